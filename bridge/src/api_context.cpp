@@ -1,0 +1,66 @@
+// CLContextCreate / CLContextFree, handle types and the per-thread last error.
+#include "boundary.hpp"
+#include "cl_api.hpp"
+#include "objects.hpp"
+
+#include <fmt/format.h>
+
+using namespace mqlcl;
+
+extern "C" {
+
+MQLCL_API int32_t CLContextCreate(int32_t device) {
+  return guarded(MQLCL_INVALID_HANDLE, [&] {
+    auto context = std::make_shared<Context>();
+    context->device = select_device(device);
+    const Device &chosen = *context->device;
+    const ClApi &cl = cl_api();
+    cl_context_properties properties[] = {
+        CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(chosen.platform), 0};
+    cl_int status = CL_SUCCESS;
+    context->context = cl.clCreateContext(properties, 1, &chosen.id, nullptr, nullptr, &status);
+    check_cl(status, "CLContextCreate: clCreateContext", MQLCL_ERR_OPENCL_CONTEXT_CREATE);
+    if (context->context == nullptr)
+      fail(MQLCL_ERR_OPENCL_CONTEXT_CREATE, "CLContextCreate: clCreateContext returned no context");
+    context->queue =
+        cl.clCreateCommandQueue(context->context, chosen.id, CL_QUEUE_PROFILING_ENABLE, &status);
+    check_cl(status, "CLContextCreate: clCreateCommandQueue", MQLCL_ERR_OPENCL_QUEUE_CREATE);
+    if (context->queue == nullptr)
+      fail(MQLCL_ERR_OPENCL_QUEUE_CREATE,
+           "CLContextCreate: clCreateCommandQueue returned no queue");
+    return registry().contexts.insert(std::move(context));
+  });
+}
+
+MQLCL_API void CLContextFree(int32_t context) {
+  guarded_void([&] {
+    if (!registry().contexts.remove(context))
+      fail(MQLCL_ERR_OPENCL_INVALID_HANDLE,
+           fmt::format("CLContextFree: {} is not a live context handle", context));
+  });
+}
+
+MQLCL_API int32_t CLHandleType(int32_t handle) {
+  return guarded(MQLCL_OPENCL_INVALID, [&] {
+    Registry &live = registry();
+    int32_t type = HandleBits::type_of(handle);
+    bool alive = (type == MQLCL_OPENCL_CONTEXT && live.contexts.find(handle)) ||
+                 (type == MQLCL_OPENCL_PROGRAM && live.programs.find(handle)) ||
+                 (type == MQLCL_OPENCL_KERNEL && live.kernels.find(handle)) ||
+                 (type == MQLCL_OPENCL_BUFFER && live.buffers.find(handle));
+    return alive ? type : MQLCL_OPENCL_INVALID;
+  });
+}
+
+MQLCL_API int32_t CLGetLastError(void) {
+  return last_error().code;
+}
+
+MQLCL_API void CLResetLastError(void) {
+  LastError &error = last_error();
+  error.code = MQLCL_ERR_SUCCESS;
+  error.cl_status = CL_SUCCESS;
+  error.message.clear();
+}
+
+} // extern "C"

@@ -1,0 +1,59 @@
+// The OpenCL entry points the bridge calls, as a table loaded at run time from the ICD loader
+// (libOpenCL.so.1 / OpenCL.dll). Loading late lets the library itself load on machines with no
+// OpenCL at all, as MetaTrader needs (every call then fails with ERR_OPENCL_NOT_SUPPORTED), and
+// gives tests one seam to inject OpenCL failures next to the real driver.
+#pragma once
+
+#include "opencl.hpp"
+
+namespace mqlcl {
+
+#define MQLCL_CL_FUNCTIONS(X)                                                                      \
+  X(clGetPlatformIDs)                                                                              \
+  X(clGetPlatformInfo)                                                                             \
+  X(clGetDeviceIDs)                                                                                \
+  X(clGetDeviceInfo)                                                                               \
+  X(clCreateContext)                                                                               \
+  X(clReleaseContext)                                                                              \
+  X(clCreateCommandQueue)                                                                          \
+  X(clReleaseCommandQueue)                                                                         \
+  X(clFlush)                                                                                       \
+  X(clFinish)                                                                                      \
+  X(clCreateProgramWithSource)                                                                     \
+  X(clBuildProgram)                                                                                \
+  X(clGetProgramBuildInfo)                                                                         \
+  X(clReleaseProgram)                                                                              \
+  X(clCreateKernel)                                                                                \
+  X(clReleaseKernel)                                                                               \
+  X(clGetKernelInfo)                                                                               \
+  X(clGetKernelWorkGroupInfo)                                                                      \
+  X(clGetKernelArgInfo)                                                                            \
+  X(clSetKernelArg)                                                                                \
+  X(clCreateBuffer)                                                                                \
+  X(clReleaseMemObject)                                                                            \
+  X(clEnqueueFillBuffer)                                                                           \
+  X(clEnqueueWriteBuffer)                                                                          \
+  X(clEnqueueReadBuffer)                                                                           \
+  X(clEnqueueNDRangeKernel)                                                                        \
+  X(clGetEventInfo)                                                                                \
+  X(clGetEventProfilingInfo)                                                                       \
+  X(clWaitForEvents)                                                                               \
+  X(clRetainEvent)                                                                                 \
+  X(clReleaseEvent)
+
+struct ClApi {
+#define MQLCL_POINTER(name) decltype(&::name) name = nullptr;
+  MQLCL_CL_FUNCTIONS(MQLCL_POINTER)
+#undef MQLCL_POINTER
+};
+
+// The table in use. Throws Failure(ERR_OPENCL_NOT_SUPPORTED) when no OpenCL library loads;
+// the reason stays available through cl_api_load_error().
+const ClApi &cl_api();
+const char *cl_api_load_error() noexcept;
+
+// Test seam (not exported from the shared library): route every call through `api`, or back to
+// the loaded library with nullptr. Swap only while no OpenCL object is alive.
+void set_cl_api_for_testing(const ClApi *api) noexcept;
+
+} // namespace mqlcl

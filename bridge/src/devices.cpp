@@ -1,0 +1,212 @@
+#include "devices.hpp"
+
+#include "cl_api.hpp"
+#include "errors.hpp"
+#include "os_library.hpp"
+
+#include <mqlcl/mqlcl.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <mutex>
+
+namespace mqlcl {
+
+namespace {
+
+std::string trimmed(std::string text) {
+  while (!text.empty() &&
+         (text.back() == '\0' || std::isspace(static_cast<unsigned char>(text.back()))))
+    text.pop_back();
+  return text;
+}
+
+int kind_rank(cl_device_type type) {
+  if (type & CL_DEVICE_TYPE_GPU)
+    return 0;
+  if (type & CL_DEVICE_TYPE_ACCELERATOR)
+    return 1;
+  if (type & CL_DEVICE_TYPE_CPU)
+    return 2;
+  return 3;
+}
+
+Device describe(cl_platform_id platform, int32_t platform_index, cl_device_id id) {
+  const ClApi &cl = cl_api();
+  Device device;
+  device.platform = platform;
+  device.platform_index = platform_index;
+  device.id = id;
+  check_cl(cl.clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof(device.type), &device.type, nullptr),
+           "clGetDeviceInfo(CL_DEVICE_TYPE)", MQLCL_ERR_OPENCL_INTERNAL);
+  device.name = device_info_string(id, CL_DEVICE_NAME);
+  device.platform_name = platform_info_string(platform, CL_PLATFORM_NAME);
+  device.max_work_group_size = device_info<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+  cl_uint dimensions = device_info<cl_uint>(id, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
+  std::vector<size_t> item_sizes(std::max<cl_uint>(dimensions, 3), 1);
+  check_cl(cl.clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof(size_t) * dimensions,
+                              item_sizes.data(), nullptr),
+           "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)", MQLCL_ERR_OPENCL_INTERNAL);
+  std::copy_n(item_sizes.begin(), 3, device.max_work_item_sizes.begin());
+  device.local_mem_size = device_info<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
+  device.max_mem_alloc_size = device_info<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  std::string extensions = device_info_string(id, CL_DEVICE_EXTENSIONS);
+  device.has_fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
+  return device;
+}
+
+std::shared_ptr<const DeviceList> enumerate() {
+  const ClApi &cl = cl_api();
+  auto list = std::make_shared<DeviceList>();
+  cl_uint platform_count = 0;
+  cl_int status = cl.clGetPlatformIDs(0, nullptr, &platform_count);
+  if (status == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ ||
+      (status == CL_SUCCESS && platform_count == 0))
+    fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED, "no OpenCL platform is installed", status);
+  check_cl(status, "clGetPlatformIDs", MQLCL_ERR_OPENCL_NOT_SUPPORTED);
+  list->platforms.resize(platform_count);
+  check_cl(cl.clGetPlatformIDs(platform_count, list->platforms.data(), nullptr), "clGetPlatformIDs",
+           MQLCL_ERR_OPENCL_NOT_SUPPORTED);
+
+  for (cl_uint p = 0; p < platform_count; ++p) {
+    cl_uint device_count = 0;
+    status = cl.clGetDeviceIDs(list->platforms[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &device_count);
+    if (status == CL_DEVICE_NOT_FOUND || device_count == 0)
+      continue; // a platform without devices is not an error
+    check_cl(status, "clGetDeviceIDs", MQLCL_ERR_OPENCL_NOT_SUPPORTED);
+    std::vector<cl_device_id> ids(device_count);
+    check_cl(cl.clGetDeviceIDs(list->platforms[p], CL_DEVICE_TYPE_ALL, device_count, ids.data(),
+                               nullptr),
+             "clGetDeviceIDs", MQLCL_ERR_OPENCL_NOT_SUPPORTED);
+    for (cl_device_id id : ids)
+      list->devices.push_back(describe(list->platforms[p], static_cast<int32_t>(p), id));
+  }
+  std::stable_sort(
+      list->devices.begin(), list->devices.end(),
+      [](const Device &a, const Device &b) { return kind_rank(a.type) < kind_rank(b.type); });
+  for (size_t i = 0; i < list->devices.size(); ++i)
+    list->devices[i].ordinal = static_cast<int32_t>(i);
+  return list;
+}
+
+std::mutex list_mutex;
+std::shared_ptr<const DeviceList> cached_list;
+
+std::string lowercase(std::string text) {
+  for (char &c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// MQLCL_DEVICE: a device ordinal, or a case-insensitive part of "platform name device name".
+const Device *device_from_environment(const DeviceList &list) {
+  std::string wanted = os::environment("MQLCL_DEVICE");
+  if (wanted.empty())
+    return nullptr;
+  char *end = nullptr;
+  long ordinal = std::strtol(wanted.c_str(), &end, 10);
+  if (end != wanted.c_str() && *end == '\0') {
+    if (ordinal >= 0 && static_cast<size_t>(ordinal) < list.devices.size())
+      return &list.devices[static_cast<size_t>(ordinal)];
+  } else {
+    for (const Device &device : list.devices)
+      if (lowercase(device.platform_name + " " + device.name).find(lowercase(wanted)) !=
+          std::string::npos)
+        return &device;
+  }
+  fail(MQLCL_ERR_OPENCL_SELECTDEVICE,
+       fmt::format("MQLCL_DEVICE={} matches none of the {} devices", wanted, list.devices.size()));
+}
+
+} // namespace
+
+std::string device_info_string(cl_device_id device, cl_device_info property) {
+  const ClApi &cl = cl_api();
+  size_t bytes = 0;
+  check_cl(cl.clGetDeviceInfo(device, property, 0, nullptr, &bytes), "clGetDeviceInfo",
+           MQLCL_ERR_OPENCL_INTERNAL);
+  std::string value(bytes, '\0');
+  check_cl(cl.clGetDeviceInfo(device, property, bytes, value.data(), nullptr), "clGetDeviceInfo",
+           MQLCL_ERR_OPENCL_INTERNAL);
+  return trimmed(std::move(value));
+}
+
+std::string platform_info_string(cl_platform_id platform, cl_platform_info property) {
+  const ClApi &cl = cl_api();
+  size_t bytes = 0;
+  check_cl(cl.clGetPlatformInfo(platform, property, 0, nullptr, &bytes), "clGetPlatformInfo",
+           MQLCL_ERR_OPENCL_INTERNAL);
+  std::string value(bytes, '\0');
+  check_cl(cl.clGetPlatformInfo(platform, property, bytes, value.data(), nullptr),
+           "clGetPlatformInfo", MQLCL_ERR_OPENCL_INTERNAL);
+  return trimmed(std::move(value));
+}
+
+std::shared_ptr<const DeviceList> device_list() {
+  std::lock_guard<std::mutex> lock(list_mutex);
+  if (!cached_list)
+    cached_list = enumerate(); // a failure is not cached: drivers may appear later
+  return cached_list;
+}
+
+void reset_device_list_for_testing() {
+  std::lock_guard<std::mutex> lock(list_mutex);
+  cached_list.reset();
+}
+
+std::shared_ptr<const Device> device_by_ordinal(int32_t ordinal) {
+  std::shared_ptr<const DeviceList> list = device_list();
+  if (ordinal < 0 || static_cast<size_t>(ordinal) >= list->devices.size())
+    return nullptr;
+  return std::shared_ptr<const Device>(list, &list->devices[static_cast<size_t>(ordinal)]);
+}
+
+std::shared_ptr<const Device> select_device(int32_t selector) {
+  std::shared_ptr<const DeviceList> list = device_list();
+  if (list->devices.empty())
+    fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED, "OpenCL platforms are installed but have no device");
+  auto share = [&](const Device &device) { return std::shared_ptr<const Device>(list, &device); };
+  auto first = [&](auto accept, const char *what) {
+    for (const Device &device : list->devices)
+      if (accept(device))
+        return &device;
+    fail(MQLCL_ERR_OPENCL_SELECTDEVICE,
+         fmt::format("no {} among the {} OpenCL devices", what, list->devices.size()));
+  };
+  auto is_gpu = [](const Device &d) {
+    return (d.type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0;
+  };
+
+  const Device *chosen = nullptr;
+  switch (selector) {
+  case MQLCL_USE_ANY:
+    chosen = &list->devices.front();
+    break;
+  case MQLCL_USE_CPU_ONLY:
+    chosen =
+        first([](const Device &d) { return (d.type & CL_DEVICE_TYPE_CPU) != 0; }, "CPU device");
+    break;
+  case MQLCL_USE_GPU_ONLY:
+    chosen = first(is_gpu, "GPU device");
+    break;
+  case MQLCL_USE_GPU_DOUBLE_ONLY:
+    chosen =
+        first([&](const Device &d) { return is_gpu(d) && d.has_fp64; }, "GPU with double support");
+    break;
+  default:
+    if (selector < 0 || static_cast<size_t>(selector) >= list->devices.size())
+      fail(MQLCL_ERR_OPENCL_SELECTDEVICE,
+           fmt::format("device {} does not exist: {} OpenCL device(s), ordinals 0-{}, or "
+                       "selectors -1 (any), -2 (CPU), -3 (GPU), -4 (GPU with double)",
+                       selector, list->devices.size(), list->devices.size() - 1));
+    chosen = &list->devices[static_cast<size_t>(selector)];
+  }
+  if (const Device *overridden = device_from_environment(*list))
+    chosen = overridden;
+  return share(*chosen);
+}
+
+} // namespace mqlcl

@@ -1,0 +1,64 @@
+// The devices of all platforms, numbered 0, 1, 2, ... in a stable order: GPUs, then
+// accelerators, then CPUs, then anything else; within a kind by platform, then by the
+// platform's own order. Enumerated once per process, on first use.
+#pragma once
+
+#include "cl_api.hpp"
+#include "errors.hpp"
+#include "opencl.hpp"
+
+#include <mqlcl/mqlcl.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mqlcl {
+
+struct Device {
+  int32_t ordinal = 0;
+  int32_t platform_index = 0;
+  cl_platform_id platform = nullptr;
+  cl_device_id id = nullptr;
+  cl_device_type type = 0;
+  std::string name;
+  std::string platform_name;
+  // Limits the bridge checks before OpenCL sees a call.
+  size_t max_work_group_size = 0;
+  std::array<size_t, 3> max_work_item_sizes{};
+  cl_ulong local_mem_size = 0;
+  cl_ulong max_mem_alloc_size = 0;
+  bool has_fp64 = false;
+};
+
+struct DeviceList {
+  std::vector<cl_platform_id> platforms;
+  std::vector<Device> devices;
+};
+
+// Throws Failure(ERR_OPENCL_NOT_SUPPORTED) when OpenCL is missing or has no platform.
+std::shared_ptr<const DeviceList> device_list();
+
+// The device CLContextCreate(selector_or_ordinal) means, after the MQLCL_DEVICE override.
+// Throws Failure(ERR_OPENCL_SELECTDEVICE) when none matches.
+std::shared_ptr<const Device> select_device(int32_t selector_or_ordinal);
+
+// Device ordinal -> device, or nullptr when out of range / no OpenCL.
+std::shared_ptr<const Device> device_by_ordinal(int32_t ordinal);
+
+// Test seam: forget the enumeration so the next call enumerates again.
+void reset_device_list_for_testing();
+
+// Typed wrappers over clGetDeviceInfo / clGetPlatformInfo that throw Failure on error.
+std::string device_info_string(cl_device_id device, cl_device_info property);
+std::string platform_info_string(cl_platform_id platform, cl_platform_info property);
+template <class T> T device_info(cl_device_id device, cl_device_info property) {
+  T value{};
+  check_cl(cl_api().clGetDeviceInfo(device, property, sizeof(T), &value, nullptr),
+           "clGetDeviceInfo", MQLCL_ERR_OPENCL_INTERNAL);
+  return value;
+}
+
+} // namespace mqlcl

@@ -1,0 +1,127 @@
+#include "objects.hpp"
+
+#include "cl_api.hpp"
+#include "errors.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+
+namespace mqlcl {
+
+namespace {
+std::atomic<bool> process_exiting{false};
+
+// Release functions never throw: a failed release has nobody left to report to.
+template <class Handle, class Release> void release(Handle handle, Release ClApi::*fn) noexcept {
+  if (handle == nullptr || process_exiting.load())
+    return;
+  try {
+    (cl_api().*fn)(handle);
+  } catch (...) {
+  }
+}
+} // namespace
+
+void mark_process_exiting() noexcept {
+  process_exiting.store(true);
+}
+
+Context::~Context() {
+  if (queue != nullptr && !process_exiting.load()) {
+    try {
+      cl_api().clFinish(queue); // commands still queued may use this context's objects
+    } catch (...) {
+    }
+  }
+  release(queue, &ClApi::clReleaseCommandQueue);
+  release(context, &ClApi::clReleaseContext);
+}
+
+Program::~Program() {
+  release(program, &ClApi::clReleaseProgram);
+}
+
+Buffer::~Buffer() {
+  release(memory, &ClApi::clReleaseMemObject);
+}
+
+Kernel::~Kernel() {
+  release(last_launch, &ClApi::clReleaseEvent);
+  release(kernel, &ClApi::clReleaseKernel);
+}
+
+size_t Registry::live_count() const {
+  return contexts.live_count() + programs.live_count() + kernels.live_count() +
+         buffers.live_count();
+}
+
+void Registry::release_all() {
+  kernels.take_all();
+  buffers.take_all();
+  programs.take_all();
+  contexts.take_all();
+}
+
+Registry::~Registry() {
+  release_all();
+}
+
+Registry &registry() {
+  static Registry instance;
+  return instance;
+}
+
+namespace {
+template <class T>
+std::shared_ptr<T> lookup(const HandleTable<T> &table, int32_t handle, const char *function,
+                          const char *kind) {
+  std::shared_ptr<T> object = table.find(handle);
+  if (!object)
+    fail(MQLCL_ERR_OPENCL_INVALID_HANDLE,
+         fmt::format("{}: {} is not a live {} handle", function, handle, kind));
+  return object;
+}
+} // namespace
+
+std::shared_ptr<Context> context_of(int32_t handle, const char *function) {
+  return lookup(registry().contexts, handle, function, "context");
+}
+std::shared_ptr<Program> program_of(int32_t handle, const char *function) {
+  return lookup(registry().programs, handle, function, "program");
+}
+std::shared_ptr<Kernel> kernel_of(int32_t handle, const char *function) {
+  return lookup(registry().kernels, handle, function, "kernel");
+}
+std::shared_ptr<Buffer> buffer_of(int32_t handle, const char *function) {
+  return lookup(registry().buffers, handle, function, "buffer");
+}
+
+std::shared_ptr<const Device> device_of(int32_t handle, const char *function) {
+  Registry &live = registry();
+  switch (HandleBits::type_of(handle)) {
+  case MQLCL_OPENCL_CONTEXT:
+    if (auto context = live.contexts.find(handle))
+      return context->device;
+    break;
+  case MQLCL_OPENCL_PROGRAM:
+    if (auto program = live.programs.find(handle))
+      return program->context->device;
+    break;
+  case MQLCL_OPENCL_KERNEL:
+    if (auto kernel = live.kernels.find(handle))
+      return kernel->program->context->device;
+    break;
+  case MQLCL_OPENCL_BUFFER:
+    if (auto buffer = live.buffers.find(handle))
+      return buffer->context->device;
+    break;
+  default:
+    if (auto device = device_by_ordinal(handle))
+      return device;
+  }
+  fail(MQLCL_ERR_OPENCL_INVALID_HANDLE,
+       fmt::format("{}: {} is neither a device ordinal nor a live handle", function, handle));
+}
+
+} // namespace mqlcl

@@ -1,0 +1,87 @@
+// The objects behind the four handle types. Each owns its OpenCL object and releases it when the
+// last reference goes; children hold their parents, as OpenCL's retain counts do, so freeing a
+// parent handle while children live only retires the handle (see docs/api.md, "Lifetimes").
+#pragma once
+
+#include "devices.hpp"
+#include "handle_table.hpp"
+#include "opencl.hpp"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace mqlcl {
+
+struct Context {
+  std::shared_ptr<const Device> device;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr; // in order, profiling enabled
+  ~Context();
+};
+
+struct Program {
+  std::shared_ptr<Context> context;
+  cl_program program = nullptr;
+  std::string build_options; // as passed to clBuildProgram
+  std::string build_log;
+  ~Program();
+};
+
+struct Buffer {
+  std::shared_ptr<Context> context;
+  cl_mem memory = nullptr;
+  uint32_t size = 0;
+  uint32_t flags = 0;
+  ~Buffer();
+};
+
+// What clGetKernelArgInfo says of an argument (the bridge always builds with
+// -cl-kernel-arg-info), so a raw value is never passed where OpenCL expects an object.
+enum class ArgKind { Value, GlobalBuffer, Local, Unsupported, Unknown };
+
+struct Kernel {
+  std::shared_ptr<Program> program;
+  cl_kernel kernel = nullptr;
+  std::string name;
+  size_t work_group_size = 0; // CL_KERNEL_WORK_GROUP_SIZE on the context's device
+  std::vector<ArgKind> arg_kinds;
+  std::vector<std::string> arg_type_names;
+
+  // Mutable state, guarded by `mutex` (clSetKernelArg is not thread-safe per kernel).
+  std::mutex mutex;
+  std::vector<bool> arg_set;
+  std::vector<std::shared_ptr<Buffer>> bound_buffers; // keeps bound cl_mem alive
+  cl_event last_launch = nullptr;
+  ~Kernel();
+};
+
+// All live handles of the process.
+struct Registry {
+  HandleTable<Context> contexts{MQLCL_OPENCL_CONTEXT};
+  HandleTable<Program> programs{MQLCL_OPENCL_PROGRAM};
+  HandleTable<Kernel> kernels{MQLCL_OPENCL_KERNEL};
+  HandleTable<Buffer> buffers{MQLCL_OPENCL_BUFFER};
+
+  size_t live_count() const;
+  void release_all(); // children first, so parents go with their last child
+  ~Registry();
+};
+
+Registry &registry();
+
+// Lookups that throw Failure(ERR_OPENCL_INVALID_HANDLE) with a message naming `function`.
+std::shared_ptr<Context> context_of(int32_t handle, const char *function);
+std::shared_ptr<Program> program_of(int32_t handle, const char *function);
+std::shared_ptr<Kernel> kernel_of(int32_t handle, const char *function);
+std::shared_ptr<Buffer> buffer_of(int32_t handle, const char *function);
+
+// The device behind a device ordinal or any live handle; throws ERR_OPENCL_INVALID_HANDLE.
+std::shared_ptr<const Device> device_of(int32_t ordinal_or_handle, const char *function);
+
+// Set by the Windows DllMain when the process is exiting: then the OpenCL driver may already be
+// gone, and releasing objects is left to the OS.
+void mark_process_exiting() noexcept;
+
+} // namespace mqlcl

@@ -1,0 +1,34 @@
+#include "os_library.hpp"
+
+#include <cstdlib>
+#include <dlfcn.h>
+
+namespace mqlcl::os {
+
+void *open_library(const std::string &utf8_name, std::string &error) noexcept {
+  void *library = dlopen(utf8_name.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    const char *reason = dlerror();
+    try {
+      error = reason != nullptr ? reason : "dlopen failed";
+    } catch (...) {
+    }
+  }
+  return library;
+}
+
+void *find_symbol(void *library, const char *name) noexcept {
+  return dlsym(library, name);
+}
+
+const char *const *default_opencl_library_names() noexcept {
+  static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so", nullptr};
+  return names;
+}
+
+std::string environment(const char *name) {
+  const char *value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+} // namespace mqlcl::os

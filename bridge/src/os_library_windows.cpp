@@ -1,0 +1,57 @@
+#include "os_library.hpp"
+
+#include <windows.h>
+
+#include <string>
+
+namespace mqlcl::os {
+
+namespace {
+std::wstring widen(const std::string &utf8) {
+  if (utf8.empty())
+    return {};
+  int units =
+      MultiByteToWideChar(CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()), nullptr, 0);
+  std::wstring wide(static_cast<size_t>(units), L'\0');
+  MultiByteToWideChar(CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()), wide.data(), units);
+  return wide;
+}
+} // namespace
+
+void *open_library(const std::string &utf8_name, std::string &error) noexcept {
+  try {
+    HMODULE library = LoadLibraryW(widen(utf8_name).c_str());
+    if (library == nullptr)
+      error = "LoadLibraryW(" + utf8_name + ") failed with error " + std::to_string(GetLastError());
+    return reinterpret_cast<void *>(library);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void *find_symbol(void *library, const char *name) noexcept {
+  return reinterpret_cast<void *>(GetProcAddress(static_cast<HMODULE>(library), name));
+}
+
+const char *const *default_opencl_library_names() noexcept {
+  static const char *const names[] = {"OpenCL.dll", nullptr};
+  return names;
+}
+
+std::string environment(const char *name) {
+  std::wstring wide_name = widen(name);
+  DWORD units = GetEnvironmentVariableW(wide_name.c_str(), nullptr, 0);
+  if (units == 0)
+    return {};
+  std::wstring value(units, L'\0');
+  units = GetEnvironmentVariableW(wide_name.c_str(), value.data(), units);
+  value.resize(units);
+  int bytes = WideCharToMultiByte(CP_UTF8, 0, value.data(), static_cast<int>(value.size()), nullptr,
+                                  0, nullptr, nullptr);
+  std::string utf8(static_cast<size_t>(bytes), '\0');
+  WideCharToMultiByte(CP_UTF8, 0, value.data(), static_cast<int>(value.size()), utf8.data(), bytes,
+                      nullptr, nullptr);
+  return utf8;
+}
+
+} // namespace mqlcl::os

@@ -1,0 +1,333 @@
+// Every export's failure paths, each with its exact MQL5 failure value and error code.
+#define BOOST_TEST_MODULE bridge_failures
+#include "opencl_device.hpp"
+#include "test_kernels.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace mqlcl_test;
+
+namespace {
+
+struct Fixture {
+  Context context = make_context();
+  Program program = make_program(context, kTestKernels);
+  Kernel axpy = make_kernel(program, u"axpy");
+  Kernel reverse = make_kernel(program, u"reverse_in_group");
+  Buffer buffer = make_buffer(context, 256);
+};
+
+std::u16string repeated(char16_t c, size_t n) {
+  return std::u16string(n, c);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(failures, *boost::unit_test::precondition(needs_device()))
+
+BOOST_AUTO_TEST_CASE(context_create) {
+  int64_t devices = CLGetInfoInteger(0, MQLCL_CL_DEVICE_COUNT);
+  MQLCL_CHECK_FAILS(CLContextCreate(static_cast<int32_t>(devices)), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_OPENCL_SELECTDEVICE);
+  MQLCL_CHECK_FAILS(CLContextCreate(1 << 20), MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_SELECTDEVICE);
+  MQLCL_CHECK_FAILS(CLContextCreate(-5), MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_SELECTDEVICE);
+  MQLCL_CHECK_FAILS(CLContextCreate(INT32_MIN), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_OPENCL_SELECTDEVICE);
+  // A selector with no matching device: whichever of CPU / GPU this machine lacks.
+  bool has_cpu = false, has_gpu = false;
+  for (int32_t d = 0; d < devices; ++d) {
+    int64_t type = CLGetInfoInteger(d, MQLCL_CL_DEVICE_TYPE);
+    has_cpu = has_cpu || (type & 2) != 0;
+    has_gpu = has_gpu || (type & (4 | 8)) != 0;
+  }
+  if (!has_gpu)
+    MQLCL_CHECK_FAILS(CLContextCreate(MQLCL_USE_GPU_ONLY), MQLCL_INVALID_HANDLE,
+                      MQLCL_ERR_OPENCL_SELECTDEVICE);
+  if (!has_cpu)
+    MQLCL_CHECK_FAILS(CLContextCreate(MQLCL_USE_CPU_ONLY), MQLCL_INVALID_HANDLE,
+                      MQLCL_ERR_OPENCL_SELECTDEVICE);
+  for (int32_t selector : {MQLCL_USE_ANY, MQLCL_USE_CPU_ONLY, MQLCL_USE_GPU_ONLY}) {
+    if ((selector == MQLCL_USE_CPU_ONLY && !has_cpu) ||
+        (selector == MQLCL_USE_GPU_ONLY && !has_gpu))
+      continue;
+    Context context(CLContextCreate(selector));
+    BOOST_TEST(context.get() != MQLCL_INVALID_HANDLE, "selector " << selector);
+  }
+  MQLCL_CHECK_FREE_FAILS(CLContextFree(0), MQLCL_ERR_OPENCL_INVALID_HANDLE);
+}
+
+BOOST_AUTO_TEST_CASE(program_create) {
+  Context context = make_context();
+  MQLCL_CHECK_FAILS(CLProgramCreate(context, nullptr), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLProgramCreate(context, u""), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLProgramCreate(-1, kTestKernels), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  MQLCL_CHECK_FAILS(CLProgramCreate(context, u"__kernel void broken( { }"), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_OPENCL_PROGRAM_CREATE);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -11); // CL_BUILD_PROGRAM_FAILURE
+  BOOST_TEST(last_error_text().find("clBuildProgram") != std::string::npos);
+
+  // CLProgramCreateEx writes the compiler's log on failure, and never past its capacity.
+  std::vector<char16_t> log(4096, u'#');
+  MQLCL_CHECK_FAILS(CLProgramCreateEx(context, u"__kernel void k() { undefined_name = 1; }",
+                                      nullptr, log.data(), 4096),
+                    MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_PROGRAM_CREATE);
+  BOOST_TEST(to_utf8(log.data()).find("undefined_name") != std::string::npos);
+  std::vector<char16_t> small(9, u'#');
+  small[8] = u'!'; // a guard just past the capacity we pass
+  MQLCL_CHECK_FAILS(CLProgramCreateEx(context, u"__kernel void k() { undefined_name = 1; }",
+                                      nullptr, small.data(), 8),
+                    MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_PROGRAM_CREATE);
+  BOOST_TEST(small[7] == u'\0');
+  BOOST_TEST(small[8] == u'!');
+  MQLCL_CHECK_FAILS(CLProgramCreateEx(context, kTestKernels, nullptr, nullptr, 16),
+                    MQLCL_INVALID_HANDLE, MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLProgramCreateEx(context, kTestKernels, u"-not-an-option", log.data(), 4096),
+                    MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_PROGRAM_CREATE);
+  MQLCL_CHECK_FREE_FAILS(CLProgramFree(context), MQLCL_ERR_OPENCL_INVALID_HANDLE);
+}
+
+BOOST_AUTO_TEST_CASE(kernel_create) {
+  Fixture f;
+  MQLCL_CHECK_FAILS(CLKernelCreate(f.program, nullptr), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLKernelCreate(f.context, u"axpy"), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  MQLCL_CHECK_FAILS(CLKernelCreate(f.program, u"no_such_kernel"), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_OPENCL_KERNEL_CREATE);
+  MQLCL_CHECK_FAILS(CLKernelCreate(f.program, u""), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_OPENCL_KERNEL_CREATE);
+  // 127 characters is allowed (and fails only because no such kernel exists); 128 is too long.
+  MQLCL_CHECK_FAILS(CLKernelCreate(f.program, repeated(u'k', 127).c_str()), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_OPENCL_KERNEL_CREATE);
+  MQLCL_CHECK_FAILS(CLKernelCreate(f.program, repeated(u'k', 128).c_str()), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_OPENCL_TOO_LONG_KERNEL_NAME);
+  MQLCL_CHECK_FAILS(CLKernelCreate(f.program, repeated(u'k', 100000).c_str()), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_OPENCL_TOO_LONG_KERNEL_NAME);
+  MQLCL_CHECK_FREE_FAILS(CLKernelFree(f.buffer), MQLCL_ERR_OPENCL_INVALID_HANDLE);
+}
+
+BOOST_AUTO_TEST_CASE(set_kernel_arg) {
+  Fixture f;
+  const float value = 1.0f;
+  const double wide = 1.0;
+  MQLCL_CHECK_FAILS(CLSetKernelArg(f.axpy, 2, nullptr, 4), 0, MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLSetKernelArg(f.axpy, 2, &value, 0), 0, MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLSetKernelArg(f.buffer, 2, &value, 4), 0, MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  MQLCL_CHECK_FAILS(CLSetKernelArg(f.axpy, 3, &value, 4), 0, MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -49); // CL_INVALID_ARG_INDEX
+  MQLCL_CHECK_FAILS(CLSetKernelArg(f.axpy, UINT32_MAX, &value, 4), 0,
+                    MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  MQLCL_CHECK_FAILS(CLSetKernelArg(f.axpy, 2, &wide, 8), 0, MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -51); // CL_INVALID_ARG_SIZE
+  // A raw value where OpenCL expects a cl_mem would be dereferenced by the driver: refused.
+  const uint64_t forged_pointer = 0xDEADBEEF;
+  MQLCL_CHECK_FAILS(CLSetKernelArg(f.axpy, 0, &forged_pointer, 8), 0,
+                    MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  MQLCL_CHECK_FAILS(CLSetKernelArg(f.reverse, 2, &forged_pointer, 8), 0,
+                    MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+}
+
+BOOST_AUTO_TEST_CASE(set_kernel_arg_mem) {
+  Fixture f;
+  MQLCL_CHECK_FAILS(CLSetKernelArgMem(f.axpy, 0, f.context), 0, MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  MQLCL_CHECK_FAILS(CLSetKernelArgMem(f.context, 0, f.buffer), 0, MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  MQLCL_CHECK_FAILS(CLSetKernelArgMem(f.axpy, 2, f.buffer), 0,
+                    MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  MQLCL_CHECK_FAILS(CLSetKernelArgMem(f.axpy, 9, f.buffer), 0,
+                    MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  MQLCL_CHECK_FAILS(CLSetKernelArgMem(f.reverse, 2, f.buffer), 0,
+                    MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  Context other = make_context();
+  Buffer foreign = make_buffer(other, 256);
+  MQLCL_CHECK_FAILS(CLSetKernelArgMem(f.axpy, 0, foreign), 0,
+                    MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+}
+
+BOOST_AUTO_TEST_CASE(set_kernel_arg_mem_local) {
+  Fixture f;
+  MQLCL_CHECK_FAILS(CLSetKernelArgMemLocal(f.reverse, 2, 0), 0, MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLSetKernelArgMemLocal(f.buffer, 2, 64), 0, MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  MQLCL_CHECK_FAILS(CLSetKernelArgMemLocal(f.axpy, 0, 64), 0,
+                    MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  MQLCL_CHECK_FAILS(CLSetKernelArgMemLocal(f.reverse, 3, 64), 0,
+                    MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  int64_t local = CLGetInfoInteger(f.context, MQLCL_CL_DEVICE_LOCAL_MEM_SIZE);
+  MQLCL_CHECK_FAILS(CLSetKernelArgMemLocal(f.reverse, 2, static_cast<uint64_t>(local) + 1), 0,
+                    MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  MQLCL_CHECK_FAILS(CLSetKernelArgMemLocal(f.reverse, 2, UINT64_MAX), 0,
+                    MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+}
+
+BOOST_AUTO_TEST_CASE(buffer_create) {
+  Context context = make_context();
+  MQLCL_CHECK_FAILS(CLBufferCreate(context, 0, 0), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  MQLCL_CHECK_FAILS(CLBufferCreate(context, 16, 8), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLBufferCreate(context, 16, 0x80000000u), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLBufferCreate(context, 16, MQLCL_MEM_READ_ONLY | MQLCL_MEM_WRITE_ONLY),
+                    MQLCL_INVALID_HANDLE, MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLBufferCreate(-1, 16, 0), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  int64_t max_alloc = CLGetInfoInteger(context, MQLCL_CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  if (max_alloc < int64_t{UINT32_MAX})
+    MQLCL_CHECK_FAILS(CLBufferCreate(context, static_cast<uint32_t>(max_alloc) + 1, 0),
+                      MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  Buffer with_host_ptr(CLBufferCreate(context, 64, MQLCL_MEM_READ_ONLY | MQLCL_MEM_ALLOC_HOST_PTR));
+  BOOST_TEST(with_host_ptr.get() != MQLCL_INVALID_HANDLE);
+  BOOST_TEST(CLGetInfoInteger(with_host_ptr, MQLCL_CL_BUFFER_FLAGS) ==
+             (MQLCL_MEM_READ_ONLY | MQLCL_MEM_ALLOC_HOST_PTR));
+  MQLCL_CHECK_FREE_FAILS(CLBufferFree(context), MQLCL_ERR_OPENCL_INVALID_HANDLE);
+}
+
+BOOST_AUTO_TEST_CASE(buffer_write_and_read) {
+  Fixture f; // a 256-byte buffer
+  std::vector<uint8_t> data(1024, 0xAB);
+  for (auto transfer : {+[](int32_t b, uint8_t *d, uint32_t bo, uint32_t doff, uint32_t n,
+                            uint32_t es) { return CLBufferWrite(b, d, bo, doff, n, es); },
+                        +[](int32_t b, uint8_t *d, uint32_t bo, uint32_t doff, uint32_t n,
+                            uint32_t es) { return CLBufferRead(b, d, bo, doff, n, es); }}) {
+    MQLCL_CHECK_FAILS(transfer(f.buffer, nullptr, 0, 0, 1, 4), 0u, MQLCL_ERR_INVALID_PARAMETER);
+    MQLCL_CHECK_FAILS(transfer(f.buffer, data.data(), 0, 0, 0, 4), 0u, MQLCL_ERR_ZEROSIZE_ARRAY);
+    MQLCL_CHECK_FAILS(transfer(f.buffer, data.data(), 0, 0, 4, 0), 0u, MQLCL_ERR_ZEROSIZE_ARRAY);
+    MQLCL_CHECK_FAILS(transfer(f.context, data.data(), 0, 0, 1, 4), 0u,
+                      MQLCL_ERR_OPENCL_INVALID_HANDLE);
+    MQLCL_CHECK_FAILS(transfer(f.buffer, data.data(), 256, 0, 1, 1), 0u,
+                      MQLCL_ERR_OPENCL_WRONG_BUFFER_OFFSET);
+    MQLCL_CHECK_FAILS(transfer(f.buffer, data.data(), UINT32_MAX, 0, 1, 1), 0u,
+                      MQLCL_ERR_OPENCL_WRONG_BUFFER_OFFSET);
+    MQLCL_CHECK_FAILS(transfer(f.buffer, data.data(), 0, 0, 65, 4), 0u,
+                      MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+    MQLCL_CHECK_FAILS(transfer(f.buffer, data.data(), 252, 0, 2, 4), 0u,
+                      MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+    // 32-bit products that would wrap are computed in 64 bits and rejected.
+    MQLCL_CHECK_FAILS(transfer(f.buffer, data.data(), 0, 0, 0x40000001u, 4), 0u,
+                      MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+    MQLCL_CHECK_FAILS(transfer(f.buffer, data.data(), 0, 0, UINT32_MAX, UINT32_MAX), 0u,
+                      MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+    BOOST_TEST(transfer(f.buffer, data.data(), 252, 0, 1, 4) == 1u); // the last element fits
+  }
+}
+
+BOOST_AUTO_TEST_CASE(execute) {
+  Fixture f;
+  const float a = 1.0f;
+  const uint32_t global[3] = {64, 1, 1}, zero[3] = {0, 0, 0};
+  MQLCL_CHECK_FAILS(CLExecute(f.axpy, 1, nullptr, global, nullptr), 0, MQLCL_ERR_OPENCL_EXECUTE);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -52); // CL_INVALID_KERNEL_ARGS
+  BOOST_TEST(CLSetKernelArgMem(f.axpy, 0, f.buffer) == 1);
+  BOOST_TEST(CLSetKernelArgMem(f.axpy, 1, f.buffer) == 1);
+  BOOST_TEST(CLSetKernelArg(f.axpy, 2, &a, 4) == 1);
+  MQLCL_CHECK_FAILS(CLExecute(f.buffer, 1, nullptr, global, nullptr), 0,
+                    MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  MQLCL_CHECK_FAILS(CLExecute(f.axpy, 4, nullptr, global, nullptr), 0, MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLExecute(f.axpy, UINT32_MAX, nullptr, global, nullptr), 0,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLExecute(f.axpy, 1, nullptr, nullptr, nullptr), 0,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLExecute(f.axpy, 1, nullptr, zero, nullptr), 0, MQLCL_ERR_OPENCL_EXECUTE);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -63); // CL_INVALID_GLOBAL_WORK_SIZE
+  const uint32_t partial_local[2] = {8, 0}, global2[2] = {64, 64};
+  MQLCL_CHECK_FAILS(CLExecute(f.axpy, 2, nullptr, global2, partial_local), 0,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  const uint32_t not_dividing[1] = {7};
+  MQLCL_CHECK_FAILS(CLExecute(f.axpy, 1, nullptr, global, not_dividing), 0,
+                    MQLCL_ERR_OPENCL_EXECUTE);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -54);
+  int64_t item_limit = CLGetInfoInteger(f.context, MQLCL_CL_DEVICE_MAX_WORK_ITEM_SIZE_0);
+  const uint32_t too_wide[1] = {static_cast<uint32_t>(item_limit) * 2};
+  const uint32_t big_global[1] = {too_wide[0] * 4};
+  MQLCL_CHECK_FAILS(CLExecute(f.axpy, 1, nullptr, big_global, too_wide), 0,
+                    MQLCL_ERR_OPENCL_EXECUTE);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -55); // CL_INVALID_WORK_ITEM_SIZE
+  int64_t group_limit = CLGetInfoInteger(f.axpy, MQLCL_CL_KERNEL_WORK_GROUP_SIZE);
+  BOOST_TEST_REQUIRE(group_limit > 0);
+  const uint32_t square[2] = {static_cast<uint32_t>(group_limit), 2};
+  const uint32_t square_global[2] = {square[0], 2};
+  if (square[0] <= item_limit &&
+      CLGetInfoInteger(f.context, MQLCL_CL_DEVICE_MAX_WORK_ITEM_SIZE_1) >= 2) {
+    MQLCL_CHECK_FAILS(CLExecute(f.axpy, 2, nullptr, square_global, square), 0,
+                      MQLCL_ERR_OPENCL_EXECUTE);
+    BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -54);
+  }
+  BOOST_TEST(CLExecute(f.axpy, 1, nullptr, global, zero) == 1,
+             last_error_text()); // zeros: runtime picks
+}
+
+BOOST_AUTO_TEST_CASE(execution_status) {
+  Fixture f;
+  MQLCL_CHECK_FAILS(CLExecutionStatus(f.axpy), -1, MQLCL_ERR_OPENCL_EXECUTE); // never launched
+  MQLCL_CHECK_FAILS(CLExecutionStatus(f.context), -1, MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  MQLCL_CHECK_FAILS(CLGetInfoInteger(f.axpy, MQLCL_CL_KERNEL_EXECUTION_TIME), int64_t{-1},
+                    MQLCL_ERR_OPENCL_EXECUTE);
+}
+
+BOOST_AUTO_TEST_CASE(info_queries) {
+  Fixture f;
+  std::vector<char16_t> text(64);
+  MQLCL_CHECK_FAILS(CLGetInfoInteger(f.context, 9999), int64_t{-1}, MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLGetInfoInteger(f.context, MQLCL_CL_BUFFER_SIZE), int64_t{-1},
+                    MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  MQLCL_CHECK_FAILS(CLGetInfoInteger(f.buffer, MQLCL_CL_KERNEL_WORK_GROUP_SIZE), int64_t{-1},
+                    MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  MQLCL_CHECK_FAILS(CLGetInfoInteger(1 << 20, MQLCL_CL_DEVICE_TYPE), int64_t{-1},
+                    MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  MQLCL_CHECK_FAILS(CLGetInfoInteger(-3, MQLCL_CL_DEVICE_MAX_COMPUTE_UNITS), int64_t{-1},
+                    MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  MQLCL_CHECK_FAILS(CLGetInfoString(f.context, MQLCL_CL_DEVICE_NAME, nullptr, 64), 0,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLGetInfoString(f.context, MQLCL_CL_DEVICE_NAME, text.data(), 0), 0,
+                    MQLCL_ERR_SMALL_ARRAY);
+  MQLCL_CHECK_FAILS(CLGetInfoString(f.context, 9999, text.data(), 64), 0,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLGetInfoString(1 << 20, MQLCL_CL_DEVICE_NAME, text.data(), 64), 0,
+                    MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  MQLCL_CHECK_FAILS(CLGetInfoString(f.buffer, MQLCL_CL_PROGRAM_BUILD_LOG, text.data(), 64), 0,
+                    MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  // Too small: a terminated prefix, nothing past the capacity.
+  std::vector<char16_t> small(5, u'#');
+  MQLCL_CHECK_FAILS(CLGetInfoString(0, MQLCL_CL_BRIDGE_VERSION, small.data(), 4), 0,
+                    MQLCL_ERR_SMALL_ARRAY);
+  BOOST_TEST(to_utf8(small.data()) == "mql");
+  BOOST_TEST(small[4] == u'#');
+
+  uint8_t raw[8] = {};
+  uint32_t size = 0;
+  MQLCL_CHECK_FAILS(CLGetDeviceInfo(f.context, 0x1002, raw, nullptr, 8), 0,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLGetDeviceInfo(f.context, 0x1002, nullptr, &size, 8), 0,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLGetDeviceInfo(f.context, 0x7777, raw, &size, 8), 0,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLGetDeviceInfo(1 << 20, 0x1002, raw, &size, 8), 0,
+                    MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  MQLCL_CHECK_FAILS(CLGetDeviceInfo(f.context, 0x102B /* CL_DEVICE_NAME */, raw, &size, 2), 0,
+                    MQLCL_ERR_SMALL_ARRAY);
+  BOOST_TEST(size > 2u); // tells the caller how much is needed
+}
+
+BOOST_AUTO_TEST_CASE(last_error_is_per_thread_and_successes_keep_it) {
+  Fixture f;
+  CLResetLastError();
+  CLKernelFree(12345);
+  BOOST_TEST(CLGetLastError() == MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  BOOST_TEST(CLHandleType(f.context) == MQLCL_OPENCL_CONTEXT); // a success ...
+  Buffer ok = make_buffer(f.context, 16);
+  BOOST_TEST(CLGetLastError() == MQLCL_ERR_OPENCL_INVALID_HANDLE); // ... does not clear it
+  int32_t other_thread_error = -1;
+  std::thread([&] { other_thread_error = CLGetLastError(); }).join();
+  BOOST_TEST(other_thread_error == 0);
+  CLResetLastError();
+  BOOST_TEST(CLGetLastError() == 0);
+  BOOST_TEST(last_error_text() == "no error");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,134 @@
+// Shared by the device tests: skip cleanly when no OpenCL platform is present (or fail, when
+// MQLCL_REQUIRE_DEVICE=1 says one must be), plus small RAII owners for bridge handles.
+#pragma once
+
+#include <mqlcl/mqlcl.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace mqlcl_test {
+
+inline bool device_required() {
+  const char *value = std::getenv("MQLCL_REQUIRE_DEVICE");
+  return value != nullptr && std::string(value) == "1";
+}
+
+// The device every test runs on: MQLCL_TEST_DEVICE (an ordinal) or the bridge's default choice.
+inline int32_t device_under_test() {
+  const char *value = std::getenv("MQLCL_TEST_DEVICE");
+  return value != nullptr ? std::atoi(value) : MQLCL_USE_ANY;
+}
+
+inline std::string to_utf8(const char16_t *text) {
+  std::string out;
+  for (; *text != 0; ++text)
+    out += *text < 0x80 ? static_cast<char>(*text) : '?';
+  return out;
+}
+
+inline std::string last_error_text() {
+  std::vector<char16_t> text(1 << 16);
+  if (!CLGetInfoString(MQLCL_CL_LAST_ERROR, MQLCL_CL_ERROR_DESCRIPTION, text.data(),
+                       static_cast<uint32_t>(text.size())))
+    return "(no description)";
+  return to_utf8(text.data());
+}
+
+// Boost.Test precondition: runs the test only when a device can be used.
+struct needs_device {
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+    if (device_required() || CLGetInfoInteger(0, MQLCL_CL_DEVICE_COUNT) > 0)
+      return true;
+    static bool said = false;
+    if (!said) {
+      std::cout << "SKIPPED: no OpenCL platform or device is present (install pocl-opencl-icd)"
+                << std::endl;
+      said = true;
+    }
+    boost::test_tools::assertion_result result(false);
+    result.message() << "no OpenCL platform or device is present";
+    return result;
+  }
+};
+
+template <void (*Free)(int32_t)> class Owned {
+public:
+  explicit Owned(int32_t handle = MQLCL_INVALID_HANDLE) : handle_(handle) {}
+  ~Owned() {
+    if (handle_ != MQLCL_INVALID_HANDLE)
+      Free(handle_);
+  }
+  Owned(Owned &&other) noexcept : handle_(other.release()) {}
+  Owned &operator=(Owned &&other) noexcept {
+    std::swap(handle_, other.handle_);
+    return *this;
+  }
+  int32_t get() const { return handle_; }
+  operator int32_t() const { return handle_; }
+  int32_t release() {
+    int32_t handle = handle_;
+    handle_ = MQLCL_INVALID_HANDLE;
+    return handle;
+  }
+
+private:
+  int32_t handle_;
+};
+
+using Context = Owned<CLContextFree>;
+using Program = Owned<CLProgramFree>;
+using Kernel = Owned<CLKernelFree>;
+using Buffer = Owned<CLBufferFree>;
+
+inline Context make_context() {
+  Context context(CLContextCreate(device_under_test()));
+  BOOST_TEST_REQUIRE(context.get() != MQLCL_INVALID_HANDLE,
+                     "CLContextCreate: " << last_error_text());
+  return context;
+}
+
+inline Program make_program(int32_t context, const char16_t *source) {
+  Program program(CLProgramCreate(context, source));
+  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE,
+                     "CLProgramCreate: " << last_error_text());
+  return program;
+}
+
+inline Kernel make_kernel(int32_t program, const char16_t *name) {
+  Kernel kernel(CLKernelCreate(program, name));
+  BOOST_TEST_REQUIRE(kernel.get() != MQLCL_INVALID_HANDLE, "CLKernelCreate: " << last_error_text());
+  return kernel;
+}
+
+inline Buffer make_buffer(int32_t context, uint32_t bytes, uint32_t flags = MQLCL_MEM_READ_WRITE) {
+  Buffer buffer(CLBufferCreate(context, bytes, flags));
+  BOOST_TEST_REQUIRE(buffer.get() != MQLCL_INVALID_HANDLE, "CLBufferCreate: " << last_error_text());
+  return buffer;
+}
+
+// Asserts that `call` returned the failure value and set exactly `code`.
+#define MQLCL_CHECK_FAILS(call, failure_value, code)                                               \
+  do {                                                                                             \
+    CLResetLastError();                                                                            \
+    auto mqlcl_result_ = (call);                                                                   \
+    int32_t mqlcl_error_ = CLGetLastError();                                                       \
+    BOOST_TEST(mqlcl_result_ == (failure_value), #call " returned " << mqlcl_result_);             \
+    BOOST_TEST(mqlcl_error_ == (code), #call " set " << mqlcl_error_ << ", expected " << (code)    \
+                                                     << " (" << mqlcl_test::last_error_text()      \
+                                                     << ")");                                      \
+  } while (false)
+
+// For the void CL*Free functions: only the last error tells.
+#define MQLCL_CHECK_FREE_FAILS(call, code)                                                         \
+  do {                                                                                             \
+    CLResetLastError();                                                                            \
+    call;                                                                                          \
+    BOOST_TEST(CLGetLastError() == (code), #call " set " << CLGetLastError());                     \
+  } while (false)
+
+} // namespace mqlcl_test
