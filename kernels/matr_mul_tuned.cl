@@ -1,0 +1,102 @@
+// Step 14 (beyond the article): launch geometry and tiles tuned per device.
+//
+// `mqlcl-replay tune matr_mul_tuned` measures, on the device at hand, the parameters of step 13's
+// kernel (tile sizes, slice depth, work-group shape) and of the CPU form in this file, and caches
+// the fastest, keyed by device and driver. This file holds the CPU form, the article's own lesson
+// carried through: where local memory is only a part of global memory (CL_DEVICE_LOCAL_MEM_TYPE
+// = CL_GLOBAL, as on the HD 4870 and on every CPU), staging tiles there is pure overhead. Here
+// each work-item keeps an RM x RN block of C in registers as VK-wide partial sums along K, which
+// is the contiguous direction of both A's rows and B's columns, so every load is one wide vector.
+//
+// Layouts as the article's later steps: in1 = A, ROWS1 x COLSROWS, row-major; in2 = B,
+// COLSROWS x COLS2, column-major; out = C, ROWS1 x COLS2, row-major. Any sizes.
+//
+// Launch: 2-D, global = (ceil(COLS2 / RN), ceil(ROWS1 / RM)), any local size (tuned).
+
+#ifndef ROWS1
+#define ROWS1 2000
+#endif
+#ifndef COLSROWS
+#define COLSROWS 2000
+#endif
+#ifndef COLS2
+#define COLS2 2000
+#endif
+#ifndef RM // rows of C per work-item
+#define RM 4
+#endif
+#ifndef RN // columns of C per work-item
+#define RN 4
+#endif
+#ifndef VK // vector width along K: 4, 8 or 16
+#define VK 16
+#endif
+
+#define CONCAT_(a, b) a##b
+#define CONCAT(a, b) CONCAT_(a, b)
+#define floatVK CONCAT(float, VK)
+#define vloadVK CONCAT(vload, VK)
+
+inline float horizontal_sum(floatVK v) {
+#if VK == 16
+  float8 h8 = v.lo + v.hi;
+  float4 h4 = h8.lo + h8.hi;
+#elif VK == 8
+  float4 h4 = v.lo + v.hi;
+#else
+  float4 h4 = v;
+#endif
+  float2 h2 = h4.lo + h4.hi;
+  return h2.x + h2.y;
+}
+
+// vec_type_hint: the code is already vectorized, so PoCL does not scalarize it to vectorize
+// across work-items instead (which put the accumulators in memory).
+__kernel __attribute__((vec_type_hint(floatVK))) void
+matricesMul(__global const float *in1, __global const float *in2, __global float *out) {
+  const int n0 = get_global_id(0) * RN, m0 = get_global_id(1) * RM;
+  if (n0 >= COLS2 || m0 >= ROWS1)
+    return;
+  // Rows and columns past the edge repeat the last one: loads stay in bounds, stores skip them.
+  const __global float *a[RM], *b[RN];
+#pragma unroll
+  for (int i = 0; i < RM; ++i)
+    a[i] = in1 + (size_t)min(m0 + i, ROWS1 - 1) * COLSROWS;
+#pragma unroll
+  for (int j = 0; j < RN; ++j)
+    b[j] = in2 + (size_t)min(n0 + j, COLS2 - 1) * COLSROWS;
+
+  floatVK acc[RM][RN];
+#pragma unroll
+  for (int i = 0; i < RM; ++i)
+#pragma unroll
+    for (int j = 0; j < RN; ++j)
+      acc[i][j] = (floatVK)(0);
+
+  int k = 0;
+  for (; k + VK <= COLSROWS; k += VK) {
+    floatVK av[RM], bv[RN];
+#pragma unroll
+    for (int i = 0; i < RM; ++i)
+      av[i] = vloadVK(0, a[i] + k);
+#pragma unroll
+    for (int j = 0; j < RN; ++j)
+      bv[j] = vloadVK(0, b[j] + k);
+#pragma unroll
+    for (int i = 0; i < RM; ++i)
+#pragma unroll
+      for (int j = 0; j < RN; ++j)
+        acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+  }
+
+#pragma unroll
+  for (int i = 0; i < RM; ++i)
+#pragma unroll
+    for (int j = 0; j < RN; ++j) {
+      float sum = horizontal_sum(acc[i][j]);
+      for (int kk = k; kk < COLSROWS; ++kk) // the K tail, shorter than one vector
+        sum = fma(a[i][kk], b[j][kk], sum);
+      if (m0 + i < ROWS1 && n0 + j < COLS2)
+        out[(size_t)(m0 + i) * COLS2 + n0 + j] = sum;
+    }
+}
