@@ -16,6 +16,8 @@ int64_t last_launch_nanoseconds(Kernel &kernel); // api_execute.cpp
 
 namespace {
 
+std::string last_error_description();
+
 template <class T> int64_t device_integer(const Device &device, cl_device_info property) {
   return static_cast<int64_t>(device_info<T>(device.id, property));
 }
@@ -55,6 +57,8 @@ int64_t integer_property(int32_t handle, int32_t property) {
     return device_count();
   case MQLCL_CL_LAST_ERROR:
     return last_error().cl_status;
+  case MQLCL_CL_LAST_ERROR_DESCRIPTION_LENGTH:
+    return static_cast<int64_t>(utf16_length_of(last_error_description()));
   case MQLCL_CL_OBJECT_COUNT:
     return static_cast<int64_t>(registry().live_count());
   case MQLCL_CL_PLATFORM_COUNT:
@@ -136,15 +140,22 @@ const char *kind_name(cl_device_type type) {
   return "Device";
 }
 
+std::string last_error_description() {
+  const LastError &error = last_error();
+  return error.code == 0 ? "no error" : error.message;
+}
+
 // One line per ordinal, in the words of MetaTrader's journal.
 std::string device_listing() {
   std::shared_ptr<const DeviceList> list = device_list();
   std::string text;
   for (const Device &device : list->devices) {
+    if (!text.empty())
+      text += '\n';
     cl_ulong memory = device_info<cl_ulong>(device.id, CL_DEVICE_GLOBAL_MEM_SIZE);
     text += fmt::format(
         "OpenCL device #{}: {} {} {} with {} ({} units, {} MHz, {} Mb, version {}, platform "
-        "#{} {})\n",
+        "#{} {})",
         device.ordinal, kind_name(device.type), device_info_string(device.id, CL_DEVICE_VENDOR),
         device.name, device_info_string(device.id, CL_DEVICE_VERSION),
         device_info<cl_uint>(device.id, CL_DEVICE_MAX_COMPUTE_UNITS),
@@ -159,11 +170,7 @@ std::string string_property(int32_t handle, int32_t property) {
   constexpr const char *fn = "CLGetInfoString";
   switch (property) {
   case MQLCL_CL_ERROR_DESCRIPTION:
-    if (handle == MQLCL_CL_LAST_ERROR) {
-      const LastError &error = last_error();
-      return error.code == 0 ? "no error" : error.message;
-    }
-    return cl_error_name(handle);
+    return handle == MQLCL_CL_LAST_ERROR ? last_error_description() : cl_error_name(handle);
   case MQLCL_CL_DEVICE_LIST:
     return device_listing();
   case MQLCL_CL_BRIDGE_VERSION:

@@ -64,6 +64,13 @@ size_t utf16_length(const char16_t *text) noexcept {
   return length;
 }
 
+size_t utf16_length_of(std::string_view text) noexcept {
+  size_t units = 0;
+  for (size_t pos = 0; pos < text.size();)
+    units += decode_utf8(text, pos) >= 0x10000 ? 2 : 1;
+  return units;
+}
+
 std::string utf16_to_utf8(const char16_t *text) {
   std::string out;
   size_t length = utf16_length(text);

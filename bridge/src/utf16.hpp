@@ -10,6 +10,9 @@ namespace mqlcl {
 // Number of UTF-16 units before the terminator.
 size_t utf16_length(const char16_t *text) noexcept;
 
+// Number of UTF-16 units `text` (UTF-8) takes when converted.
+size_t utf16_length_of(std::string_view text) noexcept;
+
 // Converts a terminated UTF-16 string; unpaired surrogates become U+FFFD.
 std::string utf16_to_utf8(const char16_t *text);
 

@@ -132,6 +132,7 @@
 #define MQLCL_CL_BUFFER_FLAGS 116               /* buffer handle: the MQLCL_MEM_* flags */
 #define MQLCL_CL_OBJECT_COUNT 117               /* handle ignored: live handles of all types */
 #define MQLCL_CL_PROFILING_TIMER_RESOLUTION 118 /* ns */
+#define MQLCL_CL_LAST_ERROR_DESCRIPTION_LENGTH 119 /* UTF-16 units, terminator excluded */
 
 /* ---- CLGetInfoString properties -----------------------------------------------------------------
  * 0-13 are MQL5's ENUM_OPENCL_PROPERTY_STRING (with CL_PLATFORM_NAME); 100 and up are mqlcl's. */

@@ -6,6 +6,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -196,7 +197,10 @@ BOOST_AUTO_TEST_CASE(device_information) {
   BOOST_TEST(std::string(reinterpret_cast<char *>(raw_name.data())) == to_utf8(name.data()));
   std::vector<char16_t> listing(1 << 14);
   BOOST_TEST(CLGetInfoString(0, MQLCL_CL_DEVICE_LIST, listing.data(), 1 << 14) == 1);
-  BOOST_TEST(to_utf8(listing.data()).find("OpenCL device #0: ") == 0u);
+  std::string lines = to_utf8(listing.data());
+  BOOST_TEST(lines.find("OpenCL device #0: ") == 0u);
+  BOOST_TEST(lines.back() != '\n'); // one line per device, no trailing newline
+  BOOST_TEST(std::count(lines.begin(), lines.end(), '\n') == devices - 1);
 }
 
 BOOST_AUTO_TEST_CASE(error_descriptions) {
@@ -213,7 +217,13 @@ BOOST_AUTO_TEST_CASE(error_descriptions) {
   CLResetLastError();
   BOOST_TEST(CLExecute(kernel, 1, nullptr, global, local) == 0);
   BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -54);
-  BOOST_TEST(last_error_text().find("CLExecute") == 0u);
+  std::string description = last_error_text();
+  BOOST_TEST(description.find("CLExecute") == 0u);
+  // The caller can size its buffer before asking (ASCII here: one unit per character).
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR_DESCRIPTION_LENGTH) ==
+             static_cast<int64_t>(description.size()));
+  CLResetLastError();
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR_DESCRIPTION_LENGTH) == 8); // "no error"
 }
 
 BOOST_AUTO_TEST_SUITE_END()
