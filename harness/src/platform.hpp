@@ -1,0 +1,20 @@
+// The little the harness needs from the operating system, with a Windows and a POSIX branch.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace mqlcl::replay {
+
+// This executable's path (Boost.DLL's program_location, portable).
+std::filesystem::path executable_path();
+
+// Whether `stream` is a terminal (progress is shown only there).
+bool is_terminal(std::FILE *stream);
+
+// An environment variable, absent when unset or empty.
+std::optional<std::string> environment(const char *name);
+
+} // namespace mqlcl::replay
