@@ -81,6 +81,11 @@ bool needs_kernels(const CommandLine &command, const std::vector<Step> &catalogu
   return false;
 }
 
+std::string version_string() {
+  return fmt::format("mqlcl-replay {}.{}.{}", MQLCL_VERSION_MAJOR, MQLCL_VERSION_MINOR,
+                     MQLCL_VERSION_PATCH);
+}
+
 } // namespace
 
 int run_replay_command(const std::vector<std::string> &args) {
@@ -91,8 +96,7 @@ int run_replay_command(const std::vector<std::string> &args) {
     return 0;
   }
   if (command.version) {
-    fmt::print("mqlcl-replay {}.{}.{}\n", MQLCL_VERSION_MAJOR, MQLCL_VERSION_MINOR,
-               MQLCL_VERSION_PATCH);
+    fmt::print("{}\n", version_string());
     return 0;
   }
   if (command.list) {
@@ -106,6 +110,14 @@ int run_replay_command(const std::vector<std::string> &args) {
   for (const std::filesystem::path &file : command.overlays)
     for (ChartSeries &series : load_results(file))
       overlays.push_back(std::move(series));
+  std::vector<std::string> order;
+  for (const Step &step : catalogue)
+    order.push_back(step.name);
+  if (command.steps.empty() && !command.list_devices) { // a chart of saved results only
+    write_chart(*command.chart, overlays, order);
+    fmt::print(stderr, "mqlcl-replay: chart written to {}\n", command.chart->string());
+    return 0;
+  }
   std::filesystem::path kernels;
   if (needs_kernels(command, catalogue))
     kernels = find_kernels(command.kernels);
@@ -131,7 +143,7 @@ int run_replay_command(const std::vector<std::string> &args) {
   if (text && runs.size() > 1)
     fmt::print("\n{}", summary_table(runs));
   else if (command.format == Format::json)
-    fmt::print("{}", to_json(runs));
+    fmt::print("{}", to_json(runs, {version_string(), bridge.path().string(), kernels.string()}));
   else if (command.format == Format::csv)
     fmt::print("{}", to_csv(runs));
   std::fflush(stdout);
@@ -140,9 +152,6 @@ int run_replay_command(const std::vector<std::string> &args) {
     std::vector<ChartSeries> series = series_from_runs(runs);
     for (ChartSeries &overlay : overlays)
       series.push_back(std::move(overlay));
-    std::vector<std::string> order;
-    for (const Step &step : catalogue)
-      order.push_back(step.name);
     write_chart(*command.chart, series, order);
     fmt::print(stderr, "mqlcl-replay: chart written to {}\n", command.chart->string());
   }

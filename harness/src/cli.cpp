@@ -165,7 +165,8 @@ CommandLine parse_command_line(const std::vector<std::string> &args,
   command.options.sizes.cols2 = cols2.value_or(size.value_or(2000));
   if (!command.overlays.empty() && !command.chart)
     bad_input("--overlay adds saved results to a chart: give --chart FILE.svg too");
-  bool command_given = command.help || command.version || command.list || command.list_devices;
+  bool command_given = command.help || command.version || command.list || command.list_devices ||
+                       (command.chart && !command.overlays.empty());
   if (command.steps.empty() && !command_given)
     bad_input("name a script, or all (mqlcl-replay --list shows them; --help shows the options)");
   return command;
@@ -173,6 +174,7 @@ CommandLine parse_command_line(const std::vector<std::string> &args,
 
 std::string usage() {
   return R"(usage: mqlcl-replay <script>[,<script>...]|all [options]
+       mqlcl-replay --chart FILE.svg --overlay FILE [--overlay FILE ...]
        mqlcl-replay --list | --list-devices | --help | --version
 
 Replays the scripts of "OpenCL: From Naive Towards More Insightful Programming"

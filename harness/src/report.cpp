@@ -285,9 +285,13 @@ std::string json_escape(const std::string &text) {
   return out;
 }
 
-std::string to_json(const std::vector<StepRun> &runs) {
+std::string to_json(const std::vector<StepRun> &runs, const Provenance &provenance) {
   Json json;
-  json.open(nullptr, '{').str("format", "mqlcl-replay/1");
+  json.open(nullptr, '{')
+      .str("format", "mqlcl-replay/1")
+      .str("generator", provenance.generator)
+      .str("library", provenance.library)
+      .str("kernels_dir", provenance.kernels);
   json.open("runs", '[');
   for (const StepRun &run : runs) {
     json.open(nullptr, '{')

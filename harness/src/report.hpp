@@ -19,8 +19,16 @@ std::unique_ptr<Observer> make_console_observer(std::FILE *out, std::FILE *err, 
 // One line per run: total and kernel time, GFLOPS, CPU time, result (after a multi-step text run).
 std::string summary_table(const std::vector<StepRun> &runs);
 
-// {"format": "mqlcl-replay/1", "runs": [...]}: one self-contained object per run.
-std::string to_json(const std::vector<StepRun> &runs);
+// Where a run's parts came from, recorded with its results.
+struct Provenance {
+  std::string generator; // "mqlcl-replay 1.0.0"
+  std::string library;   // the bridge that was loaded
+  std::string kernels;   // the kernels directory
+};
+
+// {"format": "mqlcl-replay/1", "generator": ..., "runs": [...]}: one self-contained object per
+// run (docs/replay.md, "JSON").
+std::string to_json(const std::vector<StepRun> &runs, const Provenance &provenance = {});
 // A header line and one row per run.
 std::string to_csv(const std::vector<StepRun> &runs);
 

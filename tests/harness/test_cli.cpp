@@ -132,6 +132,10 @@ BOOST_AUTO_TEST_CASE(json_output_parses_and_documents_the_run) {
   pt::ptree root;
   pt::read_json(text, root);
   BOOST_TEST(root.get<std::string>("format") == "mqlcl-replay/1");
+  BOOST_TEST(root.get<std::string>("generator").rfind("mqlcl-replay ", 0) == 0u);
+  BOOST_TEST(fs::equivalent(root.get<std::string>("library"), MQLCL_TEST_LIBRARY));
+  BOOST_TEST(
+      fs::is_regular_file(fs::path(root.get<std::string>("kernels_dir")) / "matr_mul_vect.cl"));
   int runs = 0;
   for (const auto &entry : root.get_child("runs")) {
     const pt::ptree &r = entry.second;
@@ -201,6 +205,22 @@ BOOST_AUTO_TEST_CASE(the_chart_is_svg_with_this_run_and_the_overlays) {
   // This run and the saved one (same device name) are 2 series with total and kernel lines, the
   // article 1 with total only; each line appears in both panels.
   BOOST_TEST(polylines >= 2u * 2u * 2u + 2u);
+}
+
+BOOST_AUTO_TEST_CASE(saved_results_alone_make_a_chart) {
+  fs::path chart = work_file("saved-only.svg");
+  fs::remove(chart);
+  Outcome run = run_replay({"--chart", chart.string(), "--overlay",
+                            std::string(MQLCL_TEST_RESULTS) + "/article-hd4870.json", "--overlay",
+                            std::string(MQLCL_TEST_RESULTS) + "/article-cpu.json"});
+  BOOST_TEST_REQUIRE(run.status == 0, run.err);
+  std::ifstream in(chart);
+  pt::ptree root;
+  pt::read_xml(in, root);
+  size_t polylines = 0;
+  for (const auto &child : root.get_child("svg"))
+    polylines += child.first == "polyline" ? 1 : 0;
+  BOOST_TEST(polylines == 4u); // two series, total time only, in two panels
 }
 
 BOOST_AUTO_TEST_CASE(wrong_results_exit_with_1) {
