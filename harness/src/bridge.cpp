@@ -3,6 +3,7 @@
 #include "bridge.hpp"
 
 #include "error.hpp"
+#include "platform.hpp"
 
 #include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
@@ -28,8 +29,9 @@ Bridge::Bridge(const std::filesystem::path &library) : path_(library) {
   boost::dll::fs::error_code load_error;
   library_->library.load(library, load_error, boost::dll::load_mode::default_mode);
   if (load_error)
-    throw Error(ExitCode::bridge_failure, fmt::format("cannot load the bridge library {}: {}",
-                                                      library.string(), load_error.message()));
+    throw Error(ExitCode::bridge_failure,
+                fmt::format("cannot load the bridge library {}: {}", library.string(),
+                            library_load_error(library)));
 
   std::vector<std::string_view> missing;
 #define MQLCL_REPLAY_RESOLVE(name)                                                                 \

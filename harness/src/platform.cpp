@@ -6,7 +6,11 @@
 
 #ifdef _WIN32
 #include <io.h>
+#define NOMINMAX
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
 #else
+#include <dlfcn.h>
 #include <unistd.h>
 #endif
 
@@ -23,6 +27,32 @@ bool is_terminal(std::FILE *stream) {
   return _isatty(_fileno(stream)) != 0;
 #else
   return isatty(fileno(stream)) != 0;
+#endif
+}
+
+std::string library_load_error(const std::filesystem::path &library) {
+#ifdef _WIN32
+  HMODULE module = LoadLibraryW(library.wstring().c_str());
+  if (module != nullptr) {
+    FreeLibrary(module);
+    return "it loads now";
+  }
+  DWORD code = GetLastError();
+  char text[512] = {};
+  FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, code, 0, text,
+                 sizeof(text), nullptr);
+  std::string message = text;
+  while (!message.empty() && (message.back() == '\n' || message.back() == '\r'))
+    message.pop_back();
+  return "error " + std::to_string(code) + ": " + message;
+#else
+  void *handle = dlopen(library.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (handle != nullptr) {
+    dlclose(handle);
+    return "it loads now";
+  }
+  const char *error = dlerror();
+  return error != nullptr ? error : "unknown reason";
 #endif
 }
 

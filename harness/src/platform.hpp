@@ -14,6 +14,10 @@ std::filesystem::path executable_path();
 // Whether `stream` is a terminal (progress is shown only there).
 bool is_terminal(std::FILE *stream);
 
+// Why the operating system refuses to load `library` (dlerror() / FormatMessage()), for the
+// message when Boost.DLL's load fails: Boost.DLL reports only "bad file descriptor".
+std::string library_load_error(const std::filesystem::path &library);
+
 // An environment variable, absent when unset or empty.
 std::optional<std::string> environment(const char *name);
 

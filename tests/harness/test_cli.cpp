@@ -304,6 +304,12 @@ BOOST_AUTO_TEST_CASE(a_library_that_is_not_the_bridge) {
   BOOST_TEST(has(run.err, "is not the mqlcl bridge: it lacks 21 of the 22 exports "
                           "(CLGetInfoInteger, CLGetInfoString, CLContextCreate"),
              run.err);
+  fs::path text = work_file("not-a-library.so");
+  std::ofstream(text) << "not a shared library\n";
+  Outcome garbage = run_replay({"matr_mul_vect_v2", "--library", text.string()});
+  BOOST_TEST(garbage.status == 3);
+  BOOST_TEST(has(garbage.err, "cannot load the bridge library " + text.string() + ": "),
+             garbage.err);
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_kernels_directory) {
