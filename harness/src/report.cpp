@@ -14,6 +14,11 @@ std::string d2s(double value, int digits) {
   return fmt::format("{:.{}f}", value, digits);
 }
 
+// GFLOPS with three decimals; "n/a" when the time was too short to measure.
+std::string rate(const std::optional<double> &gflops) {
+  return gflops ? d2s(*gflops, 3) : std::string("n/a");
+}
+
 const char *kSeparator = "=======================================";
 const char *kEnd = "________________________";
 
@@ -90,7 +95,7 @@ public:
       return;
     }
     if (run.host_only) {
-      line(fmt::format("throughput = {} GFLOPS", d2s(*run.gflops(run.cpu_seconds), 3)));
+      line(fmt::format("throughput = {} GFLOPS", rate(run.gflops(run.cpu_seconds))));
       line(verification_line(run.verification));
       return;
     }
@@ -106,8 +111,8 @@ public:
                        check.cpu ? d2s(*check.cpu, 8) : std::string("n/a"), d2s(check.buf, 8)));
     line(fmt::format("device name = {}", run.device->name));
     line(fmt::format("kernel time = {} sec. (profiling)", d2s(kernel, 6)));
-    line(fmt::format("throughput = {} GFLOPS", d2s(*run.gflops(total), 3)));
-    line(fmt::format("kernel throughput = {} GFLOPS", d2s(*run.gflops(kernel), 3)));
+    line(fmt::format("throughput = {} GFLOPS", rate(run.gflops(total))));
+    line(fmt::format("kernel throughput = {} GFLOPS", rate(run.gflops(kernel))));
     if (run.repeat > 1)
       line(fmt::format("repeat = {}: OpenCL total min = {} median = {} sec.; kernel time min = {} "
                        "median = {} sec.",
@@ -418,8 +423,8 @@ std::string summary_table(const std::vector<StepRun> &runs) {
     std::optional<double> total = median_of(run.total_seconds);
     std::optional<double> kernel = median_of(run.kernel_seconds);
     std::optional<double> gflops = run.host_only ? run.gflops(run.cpu_seconds) : run.gflops(total);
-    out += fmt::format("{:<26} {:>11} {:>11} {:>9} {:>9} {:>11}  {}\n", run.step, cell(total, 4),
-                       cell(kernel, 4), cell(gflops, 3), cell(run.gflops(kernel), 3),
+    out += fmt::format("{:<26} {:>11} {:>11} {:>9} {:>9} {:>11}  {}\n", run.step, cell(total, 6),
+                       cell(kernel, 6), cell(gflops, 3), cell(run.gflops(kernel), 3),
                        cell(run.cpu_seconds, 3), status_name(run.status));
   }
   return out;
