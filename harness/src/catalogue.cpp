@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -174,6 +175,21 @@ std::vector<Step> make_article_steps() {
 
 } // namespace
 
+uint64_t cpu_runtime_group_size(uint32_t global, const DeviceCaps &device) {
+  uint64_t limit =
+      std::min<uint64_t>({global, device.max_work_group_size, device.max_work_item_sizes[0]});
+  uint64_t local = std::max<uint64_t>(limit, 1);
+  while (global % local != 0)
+    --local;
+  uint64_t groups = global / local;
+  for (uint64_t splits = device.compute_units / groups; splits > 1; --splits)
+    if (local % splits == 0) {
+      local /= splits;
+      break;
+    }
+  return local;
+}
+
 LaunchGeometry one_per_element(const GeometryInput &input) {
   LaunchGeometry geometry;
   geometry.work_dim = 2;
@@ -259,8 +275,31 @@ std::vector<std::string> size_problems(const Step &step, const Sizes &sizes, siz
 
 std::vector<std::string> device_problems(const Step &step, const Sizes &padded,
                                          const DeviceCaps &device, size_t element_size,
-                                         bool double_precision) {
+                                         bool double_precision,
+                                         const std::vector<uint32_t> &requested_local) {
   std::vector<std::string> problems;
+  if (step.private_row && device.cpu_group_stack_bytes > kCpuStackReserve) {
+    // The article's private-array steps are 1-D over ROWS1.
+    const uint64_t row_bytes = uint64_t{padded.colsrows} * element_size;
+    const uint64_t room = device.cpu_group_stack_bytes - kCpuStackReserve;
+    const bool chosen = requested_local.empty();
+    const uint64_t group =
+        chosen ? cpu_runtime_group_size(padded.rows1, device) : requested_local[0];
+    if (group * row_bytes > room) {
+      uint32_t fits = 1;
+      for (uint32_t d = 1; d <= padded.rows1 && d * row_bytes <= room; ++d)
+        if (padded.rows1 % d == 0)
+          fits = d;
+      problems.push_back(fmt::format(
+          "its private rowbuf[COLSROWS] takes {} bytes per work-item, so a work-group of {} "
+          "work-items{} needs {:.1f} MiB; a CPU device runs a work-group on one thread, whose "
+          "stack is {:.1f} MiB here (ulimit -s), and overflowing it kills the process: give "
+          "--local {} (or less), or raise ulimit -s",
+          row_bytes, group, chosen ? " (the runtime's choice)" : "",
+          static_cast<double>(group * row_bytes) / (1 << 20),
+          static_cast<double>(device.cpu_group_stack_bytes) / (1 << 20), fits));
+    }
+  }
   if (double_precision && !device.fp64)
     problems.push_back("--double needs a device with cl_khr_fp64, and this one has none");
   if (step.local_column) {

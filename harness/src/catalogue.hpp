@@ -45,7 +45,23 @@ struct DeviceCaps {
   bool fp64 = false;
   uint32_t preferred_vector_width_float = 0;
   uint32_t compute_units = 0;
+  // A CPU device runs each work-group on one worker thread, whose stack holds the private arrays
+  // of all the group's work-items: the process's default thread stack (RLIMIT_STACK on Linux,
+  // what PoCL's threads get). 0 where that is not known (GPUs, or Windows).
+  uint64_t cpu_group_stack_bytes = 0;
 };
+
+// What a CPU work-group's stack needs besides the private arrays. PoCL 3.1 with an 8 MiB stack
+// (`ulimit -s 8192`): a group of 1046 work-items x 8000 bytes ran, 1048 x 8000 killed the
+// process with SIGSEGV; with 4 MiB, 520 ran and 530 crashed (docs/replay.md, "Private and
+// __local arrays").
+constexpr uint64_t kCpuStackReserve = uint64_t{64} << 10;
+
+// The work-group size PoCL picks for a 1-D range when the runtime chooses (as its
+// pocl_default_local_size_optimizer does, leaving out its preferred-multiple grain, which only
+// makes this a bound from above): the largest divisor of the range the device allows, split so
+// there are as many groups as compute units.
+uint64_t cpu_runtime_group_size(uint32_t global, const DeviceCaps &device);
 
 // Named integer parameters of a step (tile sizes, ...): passed to the kernel as -DNAME=value and
 // to the step's geometry and local-memory functions.
@@ -149,9 +165,12 @@ Sizes padded_sizes(const Step &step, const Sizes &sizes);
 // Every reason `sizes` cannot run on `step`, independent of the device; empty when they can.
 std::vector<std::string> size_problems(const Step &step, const Sizes &sizes, size_t element_size);
 
-// The same for what depends on the device (double support, local memory, largest allocation).
+// The same for what depends on the device: double support, local memory, largest allocation,
+// and on a CPU device the private arrays of a work-group (of --local work-items, or of the
+// largest group the runtime may choose).
 std::vector<std::string> device_problems(const Step &step, const Sizes &padded,
                                          const DeviceCaps &device, size_t element_size,
-                                         bool double_precision);
+                                         bool double_precision,
+                                         const std::vector<uint32_t> &requested_local = {});
 
 } // namespace mqlcl::replay

@@ -15,6 +15,7 @@
 #include <windows.h>
 #else
 #include <dlfcn.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #endif
 
@@ -57,6 +58,19 @@ std::string library_load_error(const std::filesystem::path &library) {
   }
   const char *error = dlerror();
   return error != nullptr ? error : "unknown reason";
+#endif
+}
+
+std::optional<uint64_t> default_thread_stack_bytes() {
+#ifdef _WIN32
+  return std::nullopt;
+#else
+  struct rlimit limit {};
+  if (getrlimit(RLIMIT_STACK, &limit) != 0)
+    return std::nullopt;
+  if (limit.rlim_cur == RLIM_INFINITY)
+    return uint64_t{2} << 20;
+  return static_cast<uint64_t>(limit.rlim_cur);
 #endif
 }
 

@@ -1,6 +1,7 @@
 #include "runner.hpp"
 
 #include "matrices.hpp"
+#include "platform.hpp"
 #include "reference.hpp"
 
 #include <fmt/format.h>
@@ -152,6 +153,8 @@ DeviceInfo Runner::read_device(int32_t context) const {
                                            "CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT"));
   caps.compute_units = static_cast<uint32_t>(
       b.info_integer(context, MQLCL_CL_DEVICE_MAX_COMPUTE_UNITS, "CL_DEVICE_MAX_COMPUTE_UNITS"));
+  if (info.type == "CPU")
+    caps.cpu_group_stack_bytes = default_thread_stack_bytes().value_or(0);
   return info;
 }
 
@@ -254,7 +257,8 @@ void Runner::replay(const Step &step, const Options &options, Observer &observer
   }
   run.device = read_device(context.get());
   const DeviceCaps &caps = run.device->caps;
-  problems = device_problems(step, padded, caps, sizeof(T), options.double_precision);
+  problems =
+      device_problems(step, padded, caps, sizeof(T), options.double_precision, options.local);
   if (!problems.empty())
     bad_input(join(problems));
   GeometryInput geometry_input{padded, options.local, caps, step.params, sizeof(T)};

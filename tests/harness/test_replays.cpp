@@ -180,6 +180,25 @@ BOOST_AUTO_TEST_CASE(repeated_replays_are_each_verified) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(private_arrays_too_large_for_a_cpu_work_group_are_refused_not_crashed) {
+  // 4096 rows: PoCL would run groups of 2048 work-items x 8000 bytes of rowbuf, 16 MB on one
+  // worker thread's stack (8 MiB with the usual ulimit -s), and kill the process.
+  Options options = options_for({4096, 2000, 4});
+  options.run_cpu = false;
+  StepRun run = replay("matr_mul_row_in_private", options);
+  if (!run.device || run.device->caps.cpu_group_stack_bytes == 0) {
+    check_verified(run); // a GPU: registers and spill memory, no such limit
+    return;
+  }
+  BOOST_TEST((run.status == Status::rejected), describe(run));
+  size_t at = run.message.find("give --local ");
+  BOOST_TEST_REQUIRE(at != std::string::npos, run.message);
+  // The local size it offers works.
+  options.local = {static_cast<uint32_t>(std::stoul(run.message.substr(at + 13)))};
+  BOOST_TEST(options.local[0] * 8000u <= run.device->caps.cpu_group_stack_bytes);
+  check_verified(replay("matr_mul_row_in_private", options));
+}
+
 BOOST_AUTO_TEST_CASE(the_host_only_step_is_skipped_without_its_cpu_loop) {
   Options options = options_for({16, 16, 16});
   options.run_cpu = false;

@@ -172,6 +172,60 @@ BOOST_AUTO_TEST_CASE(device_checks_cover_double_local_memory_and_allocation) {
                  .size() == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(pocls_own_choice_of_work_group_is_estimated) {
+  DeviceCaps caps = cpu_like_caps();
+  caps.max_work_group_size = 4096;
+  caps.max_work_item_sizes = {4096, 4096, 4096};
+  caps.compute_units = 2;
+  BOOST_TEST(cpu_runtime_group_size(2000, caps) == 1000u); // one group per compute unit
+  BOOST_TEST(cpu_runtime_group_size(4096, caps) == 2048u);
+  BOOST_TEST(cpu_runtime_group_size(2001, caps) == 2001u);  // 3 x 23 x 29: no even split
+  BOOST_TEST(cpu_runtime_group_size(10000, caps) == 2500u); // already 4 groups
+  BOOST_TEST(cpu_runtime_group_size(1, caps) == 1u);
+  caps.compute_units = 16;
+  BOOST_TEST(cpu_runtime_group_size(2000, caps) == 125u);
+}
+
+BOOST_AUTO_TEST_CASE(private_arrays_of_a_work_group_must_fit_a_cpu_threads_stack) {
+  const auto &steps = article_steps();
+  DeviceCaps caps = cpu_like_caps();
+  caps.max_work_group_size = 4096;
+  caps.max_work_item_sizes = {4096, 4096, 4096};
+  caps.compute_units = 2;
+  caps.fp64 = true;
+  caps.cpu_group_stack_bytes = uint64_t{8} << 20; // ulimit -s 8192
+  const Step &private_row = *find_step(steps, "matr_mul_row_in_private");
+  // The article's size fits: PoCL picks 1000 work-items x 8000 bytes = 7.6 MiB.
+  BOOST_TEST(device_problems(private_row, {2000, 2000, 2000}, caps, 4, false).empty());
+  std::vector<std::string> doubles =
+      device_problems(private_row, {2000, 2000, 2000}, caps, 8, true);
+  BOOST_TEST_REQUIRE(doubles.size() == 1u);
+  BOOST_TEST(contains(doubles[0], "16000 bytes per work-item"), doubles[0]);
+  BOOST_TEST(contains(doubles[0], "1000 work-items (the runtime's choice) needs 15.3 MiB"),
+             doubles[0]);
+  BOOST_TEST(contains(doubles[0], "stack is 8.0 MiB here (ulimit -s)"), doubles[0]);
+  BOOST_TEST(contains(doubles[0], "give --local 500"), doubles[0]);
+  BOOST_TEST(device_problems(private_row, {2000, 2000, 2000}, caps, 8, true, {500}).empty());
+  BOOST_TEST(device_problems(private_row, {2000, 2000, 2000}, caps, 8, true, {1000}).size() == 1u);
+  // Every step that keeps a private row, at a range PoCL splits into groups of 2048.
+  for (const char *name : {"matr_mul_vect", "matr_mul_vect_v2", "matr_mul_vect_v3",
+                           "matr_mul_col_local", "matr_mul_col_local_fixed"})
+    BOOST_TEST(device_problems(*find_step(steps, name), {4096, 2000, 8}, caps, 4, false).size() ==
+                   1u,
+               name);
+  // A smaller stack (ulimit -s unlimited gives threads 2 MiB) refuses the article's size.
+  caps.cpu_group_stack_bytes = uint64_t{2} << 20;
+  std::vector<std::string> small = device_problems(private_row, {2000, 2000, 2000}, caps, 4, false);
+  BOOST_TEST_REQUIRE(small.size() == 1u);
+  BOOST_TEST(contains(small[0], "give --local 250"), small[0]);
+  // Steps without private arrays, and devices that are no CPU, are not limited here.
+  BOOST_TEST(
+      device_problems(*find_step(steps, "matr_mul_row_calc"), {4096, 4096, 8}, caps, 4, false)
+          .empty());
+  caps.cpu_group_stack_bytes = 0;
+  BOOST_TEST(device_problems(private_row, {4096, 4000, 8}, caps, 4, false).empty());
+}
+
 BOOST_AUTO_TEST_CASE(launch_geometry_checks_the_requested_work_group) {
   DeviceCaps caps = cpu_like_caps();
   Params params;
