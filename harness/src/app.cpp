@@ -1,0 +1,161 @@
+#include "app.hpp"
+
+#include "bridge.hpp"
+#include "catalogue.hpp"
+#include "chart.hpp"
+#include "cli.hpp"
+#include "error.hpp"
+#include "paths.hpp"
+#include "platform.hpp"
+#include "report.hpp"
+#include "runner.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+namespace mqlcl::replay {
+
+namespace {
+
+std::string launch_of(const Step &step) {
+  if (step.geometry == nullptr)
+    return "host only";
+  if (step.geometry == one_per_element)
+    return "2-D, ROWS1 x COLS2 work-items";
+  if (step.geometry == one_per_row)
+    return "1-D, ROWS1 work-items";
+  return "custom";
+}
+
+std::string catalogue_listing(const std::vector<Step> &steps) {
+  std::string out = "The article's ten scripts (all runs them in this order), then the extras:\n";
+  bool extras = false;
+  for (const Step &step : steps) {
+    if (!step.in_article && !extras) {
+      out += "\nNot in the article:\n";
+      extras = true;
+    }
+    out += fmt::format("  {:<26} {}\n", step.name, step.source);
+    out += fmt::format("  {:<26} {}\n", "", step.change);
+    std::string details = launch_of(step);
+    if (!step.kernel_file.empty())
+      details += fmt::format("; kernels/{}; second matrix {}", step.kernel_file,
+                             layout_name(step.layout_b));
+    for (const Constraint &constraint : step.constraints)
+      details +=
+          fmt::format("; {} a multiple of {}", dim_name(constraint.dim), constraint.multiple_of);
+    if (!step.race.empty())
+      details += fmt::format("; has a race as printed (fixed: {})", step.fixed_by);
+    out += fmt::format("  {:<26} {}\n", "", details);
+  }
+  return out;
+}
+
+// The most telling status of several runs: wrong results, then failures, then rejections.
+ExitCode combined(const std::vector<StepRun> &runs) {
+  ExitCode worst = ExitCode::ok;
+  auto rank = [](ExitCode code) {
+    switch (code) {
+    case ExitCode::wrong_results:
+      return 3;
+    case ExitCode::bridge_failure:
+      return 2;
+    case ExitCode::bad_input:
+      return 1;
+    case ExitCode::ok:
+      return 0;
+    }
+    return 0;
+  };
+  for (const StepRun &run : runs)
+    if (rank(exit_code_of(run.status)) > rank(worst))
+      worst = exit_code_of(run.status);
+  return worst;
+}
+
+bool needs_kernels(const CommandLine &command, const std::vector<Step> &catalogue) {
+  for (const std::string &name : command.steps)
+    if (!find_step(catalogue, name)->kernel_file.empty())
+      return true;
+  return false;
+}
+
+std::string version_string() {
+  return fmt::format("mqlcl-replay {}.{}.{}", MQLCL_VERSION_MAJOR, MQLCL_VERSION_MINOR,
+                     MQLCL_VERSION_PATCH);
+}
+
+} // namespace
+
+int run_replay_command(const std::vector<std::string> &args) {
+  const std::vector<Step> &catalogue = article_steps();
+  CommandLine command = parse_command_line(args, catalogue);
+  if (command.help) {
+    fmt::print("{}", usage());
+    return 0;
+  }
+  if (command.version) {
+    fmt::print("{}\n", version_string());
+    return 0;
+  }
+  if (command.list) {
+    fmt::print("{}", catalogue_listing(catalogue));
+    if (!command.list_devices && command.steps.empty())
+      return 0;
+  }
+
+  // Overlays are read before anything runs, so a bad file does not cost a long replay.
+  std::vector<ChartSeries> overlays;
+  for (const std::filesystem::path &file : command.overlays)
+    for (ChartSeries &series : load_results(file))
+      overlays.push_back(std::move(series));
+  std::vector<std::string> order;
+  for (const Step &step : catalogue)
+    order.push_back(step.name);
+  if (command.steps.empty() && !command.list_devices) { // a chart of saved results only
+    write_chart(*command.chart, overlays, order);
+    fmt::print(stderr, "mqlcl-replay: chart written to {}\n", command.chart->string());
+    return 0;
+  }
+  std::filesystem::path kernels;
+  if (needs_kernels(command, catalogue))
+    kernels = find_kernels(command.kernels);
+
+  Bridge bridge(find_library(command.library));
+  if (command.list_devices) {
+    if (bridge.api().CLGetInfoInteger(0, MQLCL_CL_DEVICE_COUNT) <= 0)
+      throw Error(ExitCode::bridge_failure,
+                  "no OpenCL device: install an OpenCL driver (pocl-opencl-icd for the CPU)");
+    fmt::print("{}", bridge.info_string(0, MQLCL_CL_DEVICE_LIST, "CL_DEVICE_LIST"));
+    if (command.steps.empty())
+      return 0;
+  }
+
+  Runner runner(bridge, kernels);
+  bool text = command.format == Format::text;
+  std::unique_ptr<Observer> observer =
+      make_console_observer(stdout, stderr, text, is_terminal(stderr));
+  std::vector<StepRun> runs;
+  for (const std::string &name : command.steps)
+    runs.push_back(runner.run(*find_step(catalogue, name), command.options, *observer));
+
+  if (text && runs.size() > 1)
+    fmt::print("\n{}", summary_table(runs));
+  else if (command.format == Format::json)
+    fmt::print("{}", to_json(runs, {version_string(), bridge.path().string(), kernels.string()}));
+  else if (command.format == Format::csv)
+    fmt::print("{}", to_csv(runs));
+  std::fflush(stdout);
+
+  if (command.chart) {
+    std::vector<ChartSeries> series = series_from_runs(runs);
+    for (ChartSeries &overlay : overlays)
+      series.push_back(std::move(overlay));
+    write_chart(*command.chart, series, order);
+    fmt::print(stderr, "mqlcl-replay: chart written to {}\n", command.chart->string());
+  }
+  return static_cast<int>(combined(runs));
+}
+
+} // namespace mqlcl::replay

@@ -1,0 +1,325 @@
+#include "catalogue.hpp"
+
+#include "error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+namespace mqlcl::replay {
+
+const char *dim_name(Dim dim) {
+  switch (dim) {
+  case Dim::rows1:
+    return "ROWS1";
+  case Dim::colsrows:
+    return "COLSROWS";
+  case Dim::cols2:
+    return "COLS2";
+  }
+  return "?";
+}
+
+uint32_t size_of(const Sizes &sizes, Dim dim) {
+  switch (dim) {
+  case Dim::rows1:
+    return sizes.rows1;
+  case Dim::colsrows:
+    return sizes.colsrows;
+  case Dim::cols2:
+    return sizes.cols2;
+  }
+  return 0;
+}
+
+const char *layout_name(Layout layout) {
+  return layout == Layout::row_major ? "row-major" : "column-major";
+}
+
+namespace {
+
+// --local for a launch of `dims` dimensions over `global`: checked, or all zero when not given.
+std::array<uint32_t, 3> requested_local(const GeometryInput &input, uint32_t dims,
+                                        const std::array<uint32_t, 3> &global, const char *range) {
+  std::array<uint32_t, 3> local{0, 0, 0};
+  const std::vector<uint32_t> &wanted = input.requested_local;
+  if (wanted.empty())
+    return local;
+  if (wanted.size() != dims)
+    bad_input(fmt::format("it is launched over a {}-D range ({}), so --local takes {} value{}",
+                          dims, range, dims, dims == 1 ? "" : "s (--local X,Y)"));
+  uint64_t group = 1;
+  for (uint32_t d = 0; d < dims; ++d) {
+    if (wanted[d] == 0 || global[d] % wanted[d] != 0)
+      bad_input(fmt::format("--local {} does not divide the global size {} of dimension {} ({}); "
+                            "OpenCL 1.2 needs every local size to divide its global size",
+                            wanted[d], global[d], d, range));
+    if (wanted[d] > input.device.max_work_item_sizes[d])
+      bad_input(fmt::format("--local {} exceeds the device's {} work-items in dimension {}",
+                            wanted[d], input.device.max_work_item_sizes[d], d));
+    local[d] = wanted[d];
+    group *= wanted[d];
+  }
+  if (group > input.device.max_work_group_size)
+    bad_input(fmt::format("a work-group of {} work-items exceeds the device's maximum of {}", group,
+                          input.device.max_work_group_size));
+  return local;
+}
+
+uint32_t round_up(uint32_t value, uint32_t multiple) {
+  return multiple <= 1 ? value : (value + multiple - 1) / multiple * multiple;
+}
+
+// The article's steps, in its order. Shared fields first, then what each step changes.
+std::vector<Step> make_article_steps() {
+  std::vector<Step> steps;
+  auto add = [&](Step step) { steps.push_back(std::move(step)); };
+
+  Step host;
+  host.name = "matr_mul_2dim";
+  host.source = "section 2.1, Listing 1";
+  host.change = "the sequential program: r-cr-c loops over 2-D arrays on one CPU core, no OpenCL";
+  host.cpu_loop = CpuLoop::r_cr_c;
+  add(host);
+
+  Step per_element;
+  per_element.geometry = one_per_element;
+  per_element.name = "matr_mul_1dim";
+  per_element.source = "section 2.2, Listing 2";
+  per_element.change = "first kernel: one work-item per element of the product (2-D range "
+                       "ROWS1 x COLS2); all matrices row-major";
+  per_element.kernel_file = "matr_mul_1dim.cl";
+  add(per_element);
+
+  per_element.layout_b = Layout::column_major;
+  per_element.name = "matr_mul_1dim_coalesced";
+  per_element.source = "section 2.3, Listing 3";
+  per_element.change = "second matrix stored column-major, so the inner loop reads both inputs "
+                       "contiguously (coalesced)";
+  per_element.kernel_file = "matr_mul_1dim_coalesced.cl";
+  add(per_element);
+
+  per_element.name = "matr_mul_sum_local";
+  per_element.source = "section 2.4, Listing 4";
+  per_element.change = "the dot product accumulates in a private variable and is written to "
+                       "global memory once";
+  per_element.kernel_file = "matr_mul_sum_local.cl";
+  add(per_element);
+
+  Step per_row = per_element;
+  per_row.geometry = one_per_row;
+  per_row.name = "matr_mul_row_calc";
+  per_row.source = "section 2.5, Listing 5";
+  per_row.change = "one work-item per row of the product: a 1-D range of ROWS1 work-items";
+  per_row.kernel_file = "matr_mul_row_calc.cl";
+  add(per_row);
+
+  per_row.private_row = true;
+  per_row.name = "matr_mul_row_in_private";
+  per_row.source = "section 2.6, Listing 6";
+  per_row.change = "the work-item's row of the first matrix copied once into a private array "
+                   "rowbuf[COLSROWS]";
+  per_row.kernel_file = "matr_mul_row_in_private.cl";
+  add(per_row);
+
+  Step col_local = per_row;
+  col_local.local_column = true;
+  col_local.name = "matr_mul_col_local";
+  col_local.source = "section 2.7, Listing 7 (as printed)";
+  col_local.change = "each column of the second matrix staged in __local colbuf[COLSROWS] by "
+                     "the whole work-group, behind a barrier";
+  col_local.kernel_file = "matr_mul_col_local.cl";
+  col_local.race = "the listing has no barrier after the reads of colbuf, so a work-item can "
+                   "overwrite it with the next column while others of its work-group still "
+                   "read this one";
+  col_local.fixed_by = "matr_mul_col_local_fixed";
+  add(col_local);
+
+  Step vect = per_row;
+  vect.name = "matr_mul_vect";
+  vect.source = "section 2.8, Listing 8";
+  vect.change = "inner loop vectorised: dot() of two REALTYPE4 vectors assembled from scalars";
+  vect.kernel_file = "matr_mul_vect.cl";
+  vect.constraints = {{Dim::colsrows, 4, "its inner loop reads 4 elements at a time"}};
+  add(vect);
+
+  vect.name = "matr_mul_vect_v2";
+  vect.source = "section 2.8, Listing 9";
+  vect.change = "the private row kept as REALTYPE4 vectors, so only in2's vector is assembled "
+                "in the main loop";
+  vect.kernel_file = "matr_mul_vect_v2.cl";
+  vect.constraints = {{Dim::colsrows, 4, "it keeps rows as COLSROWS / 4 vectors of 4"}};
+  add(vect);
+
+  vect.name = "matr_mul_vect_v3";
+  vect.source = "section 2.8, Listing 10";
+  vect.change = "vectors of 8 (REALTYPE8) and dot8()";
+  vect.kernel_file = "matr_mul_vect_v3.cl";
+  vect.constraints = {{Dim::colsrows, 8, "it keeps rows as COLSROWS / 8 vectors of 8"}};
+  add(vect);
+
+  Step fixed = col_local;
+  fixed.in_article = false;
+  fixed.name = "matr_mul_col_local_fixed";
+  fixed.source = "section 2.7, Listing 7 with a second barrier (not in the article)";
+  fixed.change = "as matr_mul_col_local, plus the barrier that keeps colbuf until the whole "
+                 "work-group has read it";
+  fixed.kernel_file = "matr_mul_col_local_fixed.cl";
+  fixed.race.clear();
+  fixed.fixed_by.clear();
+  add(fixed);
+  return steps;
+}
+
+} // namespace
+
+uint64_t cpu_runtime_group_size(uint32_t global, const DeviceCaps &device) {
+  uint64_t limit =
+      std::min<uint64_t>({global, device.max_work_group_size, device.max_work_item_sizes[0]});
+  uint64_t local = std::max<uint64_t>(limit, 1);
+  while (global % local != 0)
+    --local;
+  uint64_t groups = global / local;
+  for (uint64_t splits = device.compute_units / groups; splits > 1; --splits)
+    if (local % splits == 0) {
+      local /= splits;
+      break;
+    }
+  return local;
+}
+
+LaunchGeometry one_per_element(const GeometryInput &input) {
+  LaunchGeometry geometry;
+  geometry.work_dim = 2;
+  geometry.global = {input.sizes.rows1, input.sizes.cols2, 1};
+  geometry.local = requested_local(input, 2, geometry.global, "ROWS1 x COLS2");
+  return geometry;
+}
+
+LaunchGeometry one_per_row(const GeometryInput &input) {
+  LaunchGeometry geometry;
+  geometry.work_dim = 1;
+  geometry.global = {input.sizes.rows1, 1, 1};
+  geometry.local = requested_local(input, 1, geometry.global, "ROWS1");
+  return geometry;
+}
+
+const std::vector<Step> &article_steps() {
+  static const std::vector<Step> steps = make_article_steps();
+  return steps;
+}
+
+const Step *find_step(const std::vector<Step> &steps, std::string_view name) {
+  for (const Step &step : steps)
+    if (step.name == name)
+      return &step;
+  return nullptr;
+}
+
+std::vector<KernelArg> kernel_args(const Step &step) {
+  if (!step.args.empty())
+    return step.args;
+  return {{KernelArg::Kind::matrix_a}, {KernelArg::Kind::matrix_b}, {KernelArg::Kind::matrix_c}};
+}
+
+Sizes padded_sizes(const Step &step, const Sizes &sizes) {
+  return {round_up(sizes.rows1, step.padding.rows1),
+          round_up(sizes.colsrows, step.padding.colsrows),
+          round_up(sizes.cols2, step.padding.cols2)};
+}
+
+std::vector<std::string> size_problems(const Step &step, const Sizes &sizes, size_t element_size) {
+  std::vector<std::string> problems;
+  for (Dim dim : {Dim::rows1, Dim::colsrows, Dim::cols2})
+    if (size_of(sizes, dim) == 0)
+      problems.push_back(fmt::format("{} is 0", dim_name(dim)));
+  if (!problems.empty())
+    return problems;
+  if (step.square_only && (sizes.rows1 != sizes.colsrows || sizes.colsrows != sizes.cols2))
+    problems.push_back(fmt::format("it multiplies square matrices only; ROWS1 = {}, COLSROWS = "
+                                   "{}, COLS2 = {} (use --size N)",
+                                   sizes.rows1, sizes.colsrows, sizes.cols2));
+  for (const Constraint &constraint : step.constraints) {
+    uint32_t value = size_of(sizes, constraint.dim);
+    uint32_t multiple = constraint.multiple_of;
+    if (value % multiple != 0) {
+      uint32_t below = value / multiple * multiple;
+      std::string nearest =
+          below == 0 ? std::to_string(multiple) : fmt::format("{} or {}", below, below + multiple);
+      problems.push_back(fmt::format("{} must be a multiple of {} ({}); {} = {} is not (nearest: "
+                                     "{})",
+                                     dim_name(constraint.dim), multiple, constraint.reason,
+                                     dim_name(constraint.dim), value, nearest));
+    }
+  }
+  // Buffer sizes are uint32 bytes in MQL5's API (CLBufferCreate), which also keeps the kernels'
+  // int indexing from overflowing.
+  Sizes padded = padded_sizes(step, sizes);
+  struct Matrix {
+    const char *name;
+    uint64_t rows, cols;
+  };
+  for (const Matrix &m : {Matrix{"first (ROWS1 x COLSROWS)", padded.rows1, padded.colsrows},
+                          Matrix{"second (COLSROWS x COLS2)", padded.colsrows, padded.cols2},
+                          Matrix{"product (ROWS1 x COLS2)", padded.rows1, padded.cols2}}) {
+    uint64_t bytes = m.rows * m.cols * element_size;
+    if (bytes > std::numeric_limits<uint32_t>::max())
+      problems.push_back(fmt::format("the {} matrix needs {} bytes; MQL5's CLBufferCreate takes "
+                                     "at most 4 GiB - 1",
+                                     m.name, bytes));
+  }
+  return problems;
+}
+
+std::vector<std::string> device_problems(const Step &step, const Sizes &padded,
+                                         const DeviceCaps &device, size_t element_size,
+                                         bool double_precision,
+                                         const std::vector<uint32_t> &requested_local) {
+  std::vector<std::string> problems;
+  if (step.private_row && device.cpu_group_stack_bytes > kCpuStackReserve) {
+    // The article's private-array steps are 1-D over ROWS1.
+    const uint64_t row_bytes = uint64_t{padded.colsrows} * element_size;
+    const uint64_t room = device.cpu_group_stack_bytes - kCpuStackReserve;
+    const bool chosen = requested_local.empty();
+    const uint64_t group =
+        chosen ? cpu_runtime_group_size(padded.rows1, device) : requested_local[0];
+    if (group * row_bytes > room) {
+      uint32_t fits = 1;
+      for (uint32_t d = 1; d <= padded.rows1 && d * row_bytes <= room; ++d)
+        if (padded.rows1 % d == 0)
+          fits = d;
+      problems.push_back(fmt::format(
+          "its private rowbuf[COLSROWS] takes {} bytes per work-item, so a work-group of {} "
+          "work-items{} needs {:.1f} MiB; a CPU device runs a work-group on one thread, whose "
+          "stack is {:.1f} MiB here (ulimit -s), and overflowing it kills the process: give "
+          "--local {} (or less), or raise ulimit -s",
+          row_bytes, group, chosen ? " (the runtime's choice)" : "",
+          static_cast<double>(group * row_bytes) / (1 << 20),
+          static_cast<double>(device.cpu_group_stack_bytes) / (1 << 20), fits));
+    }
+  }
+  if (double_precision && !device.fp64)
+    problems.push_back("--double needs a device with cl_khr_fp64, and this one has none");
+  if (step.local_column) {
+    uint64_t bytes = uint64_t{padded.colsrows} * element_size;
+    if (bytes > device.local_mem_bytes)
+      problems.push_back(fmt::format("its __local colbuf[COLSROWS] needs {} bytes; the device has "
+                                     "{} bytes of local memory",
+                                     bytes, device.local_mem_bytes));
+  }
+  for (uint64_t elements :
+       {uint64_t{padded.rows1} * padded.colsrows, uint64_t{padded.colsrows} * padded.cols2,
+        uint64_t{padded.rows1} * padded.cols2}) {
+    if (elements * element_size > device.max_alloc_bytes) {
+      problems.push_back(fmt::format("a matrix of {} bytes exceeds the device's largest "
+                                     "allocation, {} bytes",
+                                     elements * element_size, device.max_alloc_bytes));
+      break;
+    }
+  }
+  return problems;
+}
+
+} // namespace mqlcl::replay

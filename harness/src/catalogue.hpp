@@ -1,0 +1,176 @@
+// The replay catalogue: each step of the article as data. A step names its kernel file, the
+// layouts of its matrices, how it is launched, what its kernel takes as arguments, the sizes it
+// accepts and which of the article's single-core CPU loops is its baseline. The runner
+// (runner.hpp) has one code path for all of them; a new step is a new entry here, plus at most a
+// small geometry function.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mqlcl::replay {
+
+// ROWS1 x COLSROWS times COLSROWS x COLS2, the article's names.
+struct Sizes {
+  uint32_t rows1 = 2000;
+  uint32_t colsrows = 2000;
+  uint32_t cols2 = 2000;
+};
+
+enum class Dim { rows1, colsrows, cols2 };
+const char *dim_name(Dim dim); // "ROWS1", "COLSROWS", "COLS2"
+uint32_t size_of(const Sizes &sizes, Dim dim);
+
+// How a matrix is flattened into its buffer (the article's Fig. 13).
+enum class Layout { row_major, column_major };
+const char *layout_name(Layout layout);
+
+// The article's single-core CPU loops, the baseline each script times.
+enum class CpuLoop {
+  r_cr_c, // Listing 1's mul() on 2-D arrays: the fastest loop order
+  c_r_cr  // mulCPUOneCore() of the OpenCL scripts, indexing each matrix in the step's layout
+};
+
+// Device properties a step's checks and geometry may depend on (read through the bridge).
+struct DeviceCaps {
+  uint64_t local_mem_bytes = 0;
+  uint64_t max_work_group_size = 0;
+  std::array<uint64_t, 3> max_work_item_sizes{};
+  uint64_t max_alloc_bytes = 0;
+  bool fp64 = false;
+  uint32_t preferred_vector_width_float = 0;
+  uint32_t compute_units = 0;
+  // A CPU device runs each work-group on one worker thread, whose stack holds the private arrays
+  // of all the group's work-items: the process's default thread stack (RLIMIT_STACK on Linux,
+  // what PoCL's threads get). 0 where that is not known (GPUs, or Windows).
+  uint64_t cpu_group_stack_bytes = 0;
+};
+
+// What a CPU work-group's stack needs besides the private arrays. PoCL 3.1 with an 8 MiB stack
+// (`ulimit -s 8192`): a group of 1046 work-items x 8000 bytes ran, 1048 x 8000 killed the
+// process with SIGSEGV; with 4 MiB, 520 ran and 530 crashed (docs/replay.md, "Private and
+// __local arrays").
+constexpr uint64_t kCpuStackReserve = uint64_t{64} << 10;
+
+// The work-group size PoCL picks for a 1-D range when the runtime chooses (as its
+// pocl_default_local_size_optimizer does, leaving out its preferred-multiple grain, which only
+// makes this a bound from above): the largest divisor of the range the device allows, split so
+// there are as many groups as compute units.
+uint64_t cpu_runtime_group_size(uint32_t global, const DeviceCaps &device);
+
+// Named integer parameters of a step (tile sizes, ...): passed to the kernel as -DNAME=value and
+// to the step's geometry and local-memory functions.
+using Params = std::map<std::string, int64_t>;
+
+struct LaunchGeometry {
+  uint32_t work_dim = 0; // 0: host only, nothing to launch
+  std::array<uint32_t, 3> global{1, 1, 1};
+  std::array<uint32_t, 3> local{0, 0, 0}; // all zero: the runtime chooses, as MQL5's CLExecute
+  bool runtime_chooses_local() const { return local[0] == 0; }
+};
+
+// What a geometry or local-memory function sees. `sizes` are the padded sizes the kernel is
+// built for; `requested_local` is --local (empty when not given).
+struct GeometryInput {
+  const Sizes &sizes;
+  const std::vector<uint32_t> &requested_local;
+  const DeviceCaps &device;
+  const Params &params;
+  size_t element_size;
+};
+
+// Computes the launch; throws Error(bad_input) with a clear message when the request cannot work.
+using GeometryFunction = LaunchGeometry (*)(const GeometryInput &);
+
+// The article's launches: one work-item per element (2-D), one per row of the product (1-D).
+LaunchGeometry one_per_element(const GeometryInput &input);
+LaunchGeometry one_per_row(const GeometryInput &input);
+
+// A kernel argument, set in order with CLSetKernelArgMem / CLSetKernelArg / CLSetKernelArgMemLocal.
+struct KernelArg {
+  enum class Kind {
+    matrix_a,     // the first matrix (in1)
+    matrix_b,     // the second matrix (in2)
+    matrix_c,     // the product (out)
+    int_rows1,    // int: the padded ROWS1
+    int_colsrows, // int: the padded COLSROWS
+    int_cols2,    // int: the padded COLS2
+    local_bytes   // a __local buffer of local_bytes(input) bytes
+  };
+  Kind kind;
+  uint64_t (*local_bytes)(const GeometryInput &) = nullptr;
+};
+
+// A size requirement of the kernel: `dim` must be a multiple of `multiple_of`.
+struct Constraint {
+  Dim dim;
+  uint32_t multiple_of;
+  std::string reason; // why, in the kernel's terms
+};
+
+// Padding: the host rounds each size up to a multiple with zeros, builds the kernel for the
+// padded sizes, and checks only the real product. 1 everywhere: no padding (the article).
+struct Padding {
+  uint32_t rows1 = 1;
+  uint32_t colsrows = 1;
+  uint32_t cols2 = 1;
+};
+
+struct Step {
+  std::string name;        // the script's name, e.g. "matr_mul_vect_v2"
+  std::string source;      // where in the article, e.g. "section 2.8, Listing 9"
+  std::string change;      // what this step changes, one line
+  std::string kernel_file; // in the kernels directory; empty for the host-only step
+  bool in_article = true;  // one of the article's ten scripts (replayed by `all`)
+
+  Layout layout_a = Layout::row_major;
+  Layout layout_b = Layout::row_major;
+  Layout layout_c = Layout::row_major;
+  CpuLoop cpu_loop = CpuLoop::c_r_cr;
+
+  GeometryFunction geometry = nullptr; // nullptr: host only
+  std::vector<KernelArg> args;         // empty: the article's (in1, in2, out)
+  Params params;
+  std::vector<Constraint> constraints;
+  Padding padding;
+  bool square_only = false;
+
+  // Arrays of COLSROWS elements the kernel keeps in private or __local memory: reported, and the
+  // __local one is checked against the device's local memory before anything runs.
+  bool private_row = false;
+  bool local_column = false;
+
+  // A known race in the kernel as printed, and the step that fixes it.
+  std::string race;
+  std::string fixed_by;
+
+  std::string kernel_name = "matricesMul";
+};
+
+// The article's ten scripts in its order, then the fixed col_local.
+const std::vector<Step> &article_steps();
+const Step *find_step(const std::vector<Step> &steps, std::string_view name);
+
+// The kernel arguments a step sets (its own, or the article's three matrices).
+std::vector<KernelArg> kernel_args(const Step &step);
+
+// Sizes rounded up to the step's padding.
+Sizes padded_sizes(const Step &step, const Sizes &sizes);
+
+// Every reason `sizes` cannot run on `step`, independent of the device; empty when they can.
+std::vector<std::string> size_problems(const Step &step, const Sizes &sizes, size_t element_size);
+
+// The same for what depends on the device: double support, local memory, largest allocation,
+// and on a CPU device the private arrays of a work-group (of --local work-items, or of the
+// largest group the runtime may choose).
+std::vector<std::string> device_problems(const Step &step, const Sizes &padded,
+                                         const DeviceCaps &device, size_t element_size,
+                                         bool double_precision,
+                                         const std::vector<uint32_t> &requested_local = {});
+
+} // namespace mqlcl::replay

@@ -1,0 +1,272 @@
+#include "chart.hpp"
+
+#include "error.hpp"
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+namespace mqlcl::replay {
+
+namespace {
+
+std::string xml_escape(const std::string &text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string short_name(const std::string &step) {
+  const std::string prefix = "matr_mul_";
+  return step.rfind(prefix, 0) == 0 ? step.substr(prefix.size()) : step;
+}
+
+ChartSeries &series_named(std::vector<ChartSeries> &all, const std::string &label) {
+  for (ChartSeries &series : all)
+    if (series.label == label)
+      return series;
+  all.push_back(ChartSeries{label, {}});
+  return all.back();
+}
+
+// A log10 axis over [lo, hi], widened to whole decades.
+struct LogAxis {
+  int low_decade = 0, high_decade = 1;
+  double top = 0, height = 1;
+  LogAxis(double lo, double hi, double top_, double height_) : top(top_), height(height_) {
+    low_decade = static_cast<int>(std::floor(std::log10(lo)));
+    high_decade = static_cast<int>(std::ceil(std::log10(hi)));
+    if (high_decade <= low_decade)
+      high_decade = low_decade + 1;
+  }
+  double y(double value) const {
+    double t = (std::log10(value) - low_decade) / (high_decade - low_decade);
+    return top + height * (1 - t);
+  }
+};
+
+const char *kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                          "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+
+} // namespace
+
+std::vector<ChartSeries> series_from_runs(const std::vector<StepRun> &runs) {
+  std::vector<ChartSeries> all;
+  for (const StepRun &run : runs) {
+    if (!run.device || run.total_seconds.empty())
+      continue;
+    ChartPoint point;
+    point.total_s = run.total_seconds.median();
+    point.kernel_s = run.kernel_seconds.median();
+    point.flops = run.flops();
+    series_named(all, run.device->name + " (" + run.real_type + ")").points[run.step] = point;
+  }
+  return all;
+}
+
+std::vector<ChartSeries> load_results(const std::filesystem::path &file) {
+  namespace pt = boost::property_tree;
+  pt::ptree root;
+  try {
+    pt::read_json(file.string(), root);
+  } catch (const pt::json_parser_error &error) {
+    bad_input(fmt::format("cannot read results file {}: {}", file.string(), error.what()));
+  }
+  std::vector<ChartSeries> all;
+  std::string file_label = root.get<std::string>("label", "");
+  auto runs = root.get_child_optional("runs");
+  if (!runs)
+    bad_input(fmt::format("{} has no \"runs\" array: it was not written by mqlcl-replay "
+                          "--format json",
+                          file.string()));
+  for (const auto &entry : *runs) {
+    const pt::ptree &run = entry.second;
+    auto step = run.get_optional<std::string>("step");
+    auto total = run.get_optional<double>("times.total_s.median");
+    if (!step || !total)
+      continue;
+    ChartPoint point;
+    point.total_s = *total;
+    if (auto kernel = run.get_optional<double>("times.kernel_s.median"))
+      point.kernel_s = *kernel;
+    point.flops = 2.0 * run.get<double>("sizes.rows1", 0) * run.get<double>("sizes.cols2", 0) *
+                  run.get<double>("sizes.colsrows", 0);
+    std::string label = file_label;
+    if (label.empty())
+      label = run.get<std::string>("device.name", "unknown device") + " (" +
+              run.get<std::string>("type", "float") + ")";
+    series_named(all, label).points[*step] = point;
+  }
+  if (all.empty())
+    bad_input(fmt::format("{} holds no timed runs to draw", file.string()));
+  return all;
+}
+
+std::string chart_svg(const std::vector<ChartSeries> &series,
+                      const std::vector<std::string> &order) {
+  std::vector<std::string> steps;
+  for (const std::string &name : order)
+    for (const ChartSeries &s : series)
+      if (s.points.count(name) && std::find(steps.begin(), steps.end(), name) == steps.end())
+        steps.push_back(name);
+  for (const ChartSeries &s : series)
+    for (const auto &[name, point] : s.points)
+      if (std::find(steps.begin(), steps.end(), name) == steps.end())
+        steps.push_back(name);
+
+  // Everything drawn, to size the two log axes.
+  double time_lo = 1e300, time_hi = 0, rate_lo = 1e300, rate_hi = 0;
+  auto extend = [](double value, double &lo, double &hi) {
+    if (value > 0 && std::isfinite(value)) {
+      lo = std::min(lo, value);
+      hi = std::max(hi, value);
+    }
+  };
+  for (const ChartSeries &s : series)
+    for (const auto &[name, p] : s.points)
+      for (const std::optional<double> &t : {p.total_s, p.kernel_s})
+        if (t && *t > 0) {
+          extend(*t, time_lo, time_hi);
+          extend(p.flops / *t / 1e9, rate_lo, rate_hi);
+        }
+  if (time_hi == 0) {
+    time_lo = rate_lo = 0.1;
+    time_hi = rate_hi = 1;
+  }
+
+  const double width = 1100, left = 80, right = 330, top = 60, gap = 70, panel = 240;
+  const double bottom = 120, plot_w = width - left - right;
+  const double height = top + panel + gap + panel + bottom;
+  LogAxis time_axis(time_lo, time_hi, top, panel);
+  LogAxis rate_axis(rate_lo, rate_hi, top + panel + gap, panel);
+  const double n = std::max<double>(1, static_cast<double>(steps.size()));
+  auto x_of = [&](size_t i) { return left + (static_cast<double>(i) + 0.5) * plot_w / n; };
+
+  std::string svg = fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n"
+      "<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n"
+      "<text x=\"{2}\" y=\"28\" font-size=\"16\" font-weight=\"bold\">Matrix multiplication, "
+      "step by step (mql5.com/en/articles/407, replayed by mqlcl-replay)</text>\n",
+      width, height, left);
+
+  auto panel_frame = [&](const LogAxis &axis, const std::string &title) {
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text>\n", left,
+                       axis.top - 8, xml_escape(title));
+    for (int decade = axis.low_decade; decade <= axis.high_decade; ++decade) {
+      double y = axis.y(std::pow(10.0, decade));
+      svg +=
+          fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#ccc\"/>\n",
+                      left, y, left + plot_w, y);
+      svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:g}</text>\n", left - 6,
+                         y + 4, std::pow(10.0, decade));
+    }
+    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
+                       "stroke=\"#444\"/>\n",
+                       left, axis.top, plot_w, axis.height);
+  };
+  panel_frame(time_axis, "OpenCL time per step, seconds (log scale)");
+  panel_frame(rate_axis, "GFLOPS = 2 * ROWS1 * COLS2 * COLSROWS / time (log scale)");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    double x = x_of(i), y = rate_axis.top + rate_axis.height + 14;
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" "
+                       "transform=\"rotate(-35 {:.1f} {:.1f})\">{}</text>\n",
+                       x, y, x, y, xml_escape(short_name(steps[i])));
+  }
+
+  // One solid line per series for the OpenCL total time, a dashed one for the kernel alone; a
+  // step missing from a series breaks its line.
+  for (size_t s = 0; s < series.size(); ++s) {
+    const char *colour = kColours[s % (sizeof(kColours) / sizeof(kColours[0]))];
+    for (int kernel_only = 0; kernel_only < 2; ++kernel_only)
+      for (const LogAxis *axis : {&time_axis, &rate_axis}) {
+        bool rate = axis == &rate_axis;
+        std::string dash = kernel_only ? " stroke-dasharray=\"6 4\"" : "";
+        std::string points;
+        auto flush = [&] {
+          if (points.find(' ') != std::string::npos)
+            svg += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} "
+                               "points=\"{}\"/>\n",
+                               colour, dash, points);
+          points.clear();
+        };
+        for (size_t i = 0; i < steps.size(); ++i) {
+          auto found = series[s].points.find(steps[i]);
+          std::optional<double> t;
+          if (found != series[s].points.end())
+            t = kernel_only ? found->second.kernel_s : found->second.total_s;
+          if (!t || *t <= 0) {
+            flush();
+            continue;
+          }
+          double value = rate ? found->second.flops / *t / 1e9 : *t;
+          double x = x_of(i), y = axis->y(value);
+          points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x, y);
+          svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\" "
+                             "stroke=\"{}\" stroke-width=\"1.5\"><title>{}: {} = {:.4g} {}</title>"
+                             "</circle>\n",
+                             x, y, kernel_only ? "white" : colour, colour,
+                             xml_escape(series[s].label), xml_escape(short_name(steps[i])), value,
+                             rate          ? "GFLOPS"
+                             : kernel_only ? "s (kernel)"
+                                           : "s (total)");
+        }
+        flush();
+      }
+  }
+
+  // Legend: devices by colour, then the two line styles.
+  double lx = left + plot_w + 20, ly = top + 10;
+  for (size_t s = 0; s < series.size(); ++s, ly += 20) {
+    const char *colour = kColours[s % (sizeof(kColours) / sizeof(kColours[0]))];
+    svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" "
+                       "stroke-width=\"3\"/>\n<text x=\"{4}\" y=\"{5}\">{6}</text>\n",
+                       lx, ly, lx + 24, colour, lx + 30, ly + 4, xml_escape(series[s].label));
+  }
+  ly += 16;
+  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#444\" "
+                     "stroke-width=\"2\"/>\n<text x=\"{3}\" y=\"{4}\">OpenCL total (execute + "
+                     "read)</text>\n",
+                     lx, ly, lx + 24, lx + 30, ly + 4);
+  ly += 20;
+  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#444\" "
+                     "stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n<text x=\"{3}\" "
+                     "y=\"{4}\">kernel only (profiling)</text>\n",
+                     lx, ly, lx + 24, lx + 30, ly + 4);
+  svg += "</svg>\n";
+  return svg;
+}
+
+void write_chart(const std::filesystem::path &file, const std::vector<ChartSeries> &series,
+                 const std::vector<std::string> &order) {
+  std::ofstream out(file, std::ios::binary);
+  if (!out)
+    bad_input(fmt::format("cannot write the chart to {}", file.string()));
+  out << chart_svg(series, order);
+  if (!out)
+    bad_input(fmt::format("writing the chart to {} failed", file.string()));
+}
+
+} // namespace mqlcl::replay

@@ -1,0 +1,41 @@
+// The article's curve as a hand-written SVG: OpenCL time and GFLOPS per step, one line per device,
+// this run's results plus saved ones (--overlay), like the author's comparison chart in the
+// article's comments.
+#pragma once
+
+#include "runner.hpp"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mqlcl::replay {
+
+struct ChartPoint {
+  std::optional<double> total_s;  // "OpenCL total" (median)
+  std::optional<double> kernel_s; // the kernel alone (median)
+  double flops = 0;               // 2 * ROWS1 * COLS2 * COLSROWS
+};
+
+struct ChartSeries {
+  std::string label;
+  std::map<std::string, ChartPoint> points; // by step name
+};
+
+// This run's results as one series per device.
+std::vector<ChartSeries> series_from_runs(const std::vector<StepRun> &runs);
+
+// A results file written with --format json (or the article's figures in docs/results/): one
+// series per device, or the file's "label" when it has one. Throws Error(bad_input).
+std::vector<ChartSeries> load_results(const std::filesystem::path &file);
+
+// The SVG text. Steps follow `order`, then any others in the order first seen.
+std::string chart_svg(const std::vector<ChartSeries> &series,
+                      const std::vector<std::string> &order);
+
+void write_chart(const std::filesystem::path &file, const std::vector<ChartSeries> &series,
+                 const std::vector<std::string> &order);
+
+} // namespace mqlcl::replay

@@ -1,0 +1,35 @@
+// mqlcl-replay's command line.
+#pragma once
+
+#include "runner.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mqlcl::replay {
+
+enum class Format { text, json, csv };
+
+struct CommandLine {
+  std::vector<std::string> steps; // catalogue names, in the order given; "all" expanded
+  bool list = false;
+  bool list_devices = false;
+  bool help = false;
+  bool version = false;
+  Options options;
+  Format format = Format::text;
+  std::optional<std::filesystem::path> chart;
+  std::vector<std::filesystem::path> overlays;
+  std::optional<std::filesystem::path> kernels;
+  std::optional<std::filesystem::path> library;
+};
+
+// Throws Error(bad_input) with a message that says what was wrong and what would be right.
+CommandLine parse_command_line(const std::vector<std::string> &args,
+                               const std::vector<Step> &catalogue);
+
+std::string usage();
+
+} // namespace mqlcl::replay

@@ -1,0 +1,37 @@
+// Reporting: the article's log lines (text), one JSON document, or CSV rows. docs/replay.md
+// documents every line and field; the MQL5 scripts print the same text lines.
+#pragma once
+
+#include "runner.hpp"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mqlcl::replay {
+
+// Prints a replay as it happens: the article's lines (when `article_lines`) on `out`, errors on
+// `err`, and the CPU loop's progress on `err` when `progress` (for a terminal).
+std::unique_ptr<Observer> make_console_observer(std::FILE *out, std::FILE *err, bool article_lines,
+                                                bool progress);
+
+// One line per run: total and kernel time, GFLOPS, CPU time, result (after a multi-step text run).
+std::string summary_table(const std::vector<StepRun> &runs);
+
+// Where a run's parts came from, recorded with its results.
+struct Provenance {
+  std::string generator; // "mqlcl-replay 1.0.0"
+  std::string library;   // the bridge that was loaded
+  std::string kernels;   // the kernels directory
+};
+
+// {"format": "mqlcl-replay/1", "generator": ..., "runs": [...]}: one self-contained object per
+// run (docs/replay.md, "JSON").
+std::string to_json(const std::vector<StepRun> &runs, const Provenance &provenance = {});
+// A header line and one row per run.
+std::string to_csv(const std::vector<StepRun> &runs);
+
+std::string json_escape(const std::string &text);
+
+} // namespace mqlcl::replay

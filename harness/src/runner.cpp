@@ -1,0 +1,418 @@
+#include "runner.hpp"
+
+#include "matrices.hpp"
+#include "platform.hpp"
+#include "reference.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+namespace mqlcl::replay {
+
+const char *status_name(Status status) {
+  switch (status) {
+  case Status::verified:
+    return "verified";
+  case Status::wrong:
+    return "wrong";
+  case Status::rejected:
+    return "rejected";
+  case Status::failed:
+    return "failed";
+  case Status::skipped:
+    return "skipped";
+  }
+  return "?";
+}
+
+ExitCode exit_code_of(Status status) {
+  switch (status) {
+  case Status::verified:
+  case Status::skipped:
+    return ExitCode::ok;
+  case Status::wrong:
+    return ExitCode::wrong_results;
+  case Status::rejected:
+    return ExitCode::bad_input;
+  case Status::failed:
+    return ExitCode::bridge_failure;
+  }
+  return ExitCode::bridge_failure;
+}
+
+double Samples::min() const {
+  return *std::min_element(values.begin(), values.end());
+}
+
+double Samples::median() const {
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  size_t n = sorted.size();
+  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+std::optional<double> StepRun::gflops(const std::optional<double> &seconds) const {
+  if (!seconds || *seconds <= 0)
+    return std::nullopt;
+  return flops() / *seconds / 1e9;
+}
+
+struct Runner::Cache {
+  // The reference of the last (sizes, seed, type): `all` multiplies the same matrices ten times.
+  Sizes sizes;
+  uint64_t seed = 0;
+  bool double_precision = false;
+  std::shared_ptr<const Reference> reference;
+};
+
+Runner::Runner(const Bridge &bridge, std::filesystem::path kernels_dir)
+    : bridge_(bridge), kernels_dir_(std::move(kernels_dir)), cache_(std::make_unique<Cache>()) {}
+
+Runner::~Runner() = default;
+
+std::string Runner::build_options(const Step &step, const Sizes &padded, bool double_precision) {
+  std::string options = fmt::format("-DCOLS2={} -DCOLSROWS={} -DREALTYPE={}", padded.cols2,
+                                    padded.colsrows, double_precision ? "double" : "float");
+  for (const auto &[name, value] : step.params)
+    options += fmt::format(" -D{}={}", name, value);
+  return options;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string join(const std::vector<std::string> &items) {
+  std::string out;
+  for (const std::string &item : items)
+    out += (out.empty() ? "" : "; ") + item;
+  return out;
+}
+
+const char *device_type_name(int64_t type) {
+  if (type & 4) // CL_DEVICE_TYPE_GPU
+    return "GPU";
+  if (type & 8) // CL_DEVICE_TYPE_ACCELERATOR
+    return "Accelerator";
+  if (type & 2) // CL_DEVICE_TYPE_CPU
+    return "CPU";
+  return "Device";
+}
+
+} // namespace
+
+std::string Runner::read_kernel(const std::string &file) const {
+  std::filesystem::path path = kernels_dir_ / file;
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    bad_input(fmt::format("kernel file {} is missing (set the kernels directory with --kernels DIR "
+                          "or MQLCL_KERNELS_DIR)",
+                          path.string()));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+DeviceInfo Runner::read_device(int32_t context) const {
+  const Bridge &b = bridge_;
+  DeviceInfo info;
+  info.ordinal =
+      static_cast<int32_t>(b.info_integer(context, MQLCL_CL_DEVICE_ORDINAL, "CL_DEVICE_ORDINAL"));
+  info.name = b.info_string(context, MQLCL_CL_DEVICE_NAME, "CL_DEVICE_NAME");
+  info.vendor = b.info_string(context, MQLCL_CL_DEVICE_VENDOR, "CL_DEVICE_VENDOR");
+  info.driver = b.info_string(context, MQLCL_CL_DRIVER_VERSION, "CL_DRIVER_VERSION");
+  info.platform = b.info_string(context, MQLCL_CL_PLATFORM_NAME, "CL_PLATFORM_NAME");
+  info.version = b.info_string(context, MQLCL_CL_DEVICE_VERSION, "CL_DEVICE_VERSION");
+  info.type = device_type_name(b.info_integer(context, MQLCL_CL_DEVICE_TYPE, "CL_DEVICE_TYPE"));
+  info.max_clock_mhz = static_cast<uint32_t>(b.info_integer(
+      context, MQLCL_CL_DEVICE_MAX_CLOCK_FREQUENCY, "CL_DEVICE_MAX_CLOCK_FREQUENCY"));
+  info.global_mem_bytes = static_cast<uint64_t>(
+      b.info_integer(context, MQLCL_CL_DEVICE_GLOBAL_MEM_SIZE, "CL_DEVICE_GLOBAL_MEM_SIZE"));
+  DeviceCaps &caps = info.caps;
+  caps.local_mem_bytes = static_cast<uint64_t>(
+      b.info_integer(context, MQLCL_CL_DEVICE_LOCAL_MEM_SIZE, "CL_DEVICE_LOCAL_MEM_SIZE"));
+  caps.max_work_group_size = static_cast<uint64_t>(b.info_integer(
+      context, MQLCL_CL_DEVICE_MAX_WORK_GROUP_SIZE, "CL_DEVICE_MAX_WORK_GROUP_SIZE"));
+  for (int32_t d = 0; d < 3; ++d)
+    caps.max_work_item_sizes[static_cast<size_t>(d)] = static_cast<uint64_t>(b.info_integer(
+        context, MQLCL_CL_DEVICE_MAX_WORK_ITEM_SIZE_0 + d, "CL_DEVICE_MAX_WORK_ITEM_SIZES"));
+  caps.max_alloc_bytes = static_cast<uint64_t>(
+      b.info_integer(context, MQLCL_CL_DEVICE_MAX_MEM_ALLOC_SIZE, "CL_DEVICE_MAX_MEM_ALLOC_SIZE"));
+  caps.fp64 =
+      b.info_integer(context, MQLCL_CL_DEVICE_DOUBLE_SUPPORT, "CL_DEVICE_DOUBLE_SUPPORT") == 1;
+  caps.preferred_vector_width_float =
+      static_cast<uint32_t>(b.info_integer(context, MQLCL_CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT,
+                                           "CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT"));
+  caps.compute_units = static_cast<uint32_t>(
+      b.info_integer(context, MQLCL_CL_DEVICE_MAX_COMPUTE_UNITS, "CL_DEVICE_MAX_COMPUTE_UNITS"));
+  if (info.type == "CPU")
+    caps.cpu_group_stack_bytes = default_thread_stack_bytes().value_or(0);
+  return info;
+}
+
+template <class T>
+std::shared_ptr<const Reference> Runner::reference_for(const Options &options,
+                                                       const Inputs<T> &inputs) {
+  Cache &cache = *cache_;
+  bool same = cache.reference && cache.seed == options.seed &&
+              cache.double_precision == options.double_precision &&
+              cache.sizes.rows1 == options.sizes.rows1 &&
+              cache.sizes.colsrows == options.sizes.colsrows &&
+              cache.sizes.cols2 == options.sizes.cols2;
+  if (!same) {
+    cache.reference.reset(); // free the old one first: at large sizes it is big
+    cache.reference = std::make_shared<const Reference>(reference_product(inputs));
+    cache.sizes = options.sizes;
+    cache.seed = options.seed;
+    cache.double_precision = options.double_precision;
+  }
+  return cache.reference;
+}
+
+StepRun Runner::run(const Step &step, const Options &options, Observer &observer) {
+  StepRun run;
+  run.step = step.name;
+  run.source = step.source;
+  run.host_only = step.geometry == nullptr;
+  run.sizes = options.sizes;
+  run.padded = padded_sizes(step, options.sizes);
+  run.real_type = options.double_precision ? "double" : "float";
+  run.repeat = std::max<uint32_t>(options.repeat, 1);
+  run.seed = options.seed;
+  try {
+    run.bridge_version = bridge_.info_string(0, MQLCL_CL_BRIDGE_VERSION, "CL_BRIDGE_VERSION");
+    if (options.double_precision)
+      run.host_only ? host_only<double>(step, options, observer, run)
+                    : replay<double>(step, options, observer, run);
+    else
+      run.host_only ? host_only<float>(step, options, observer, run)
+                    : replay<float>(step, options, observer, run);
+  } catch (const Error &error) {
+    run.status = error.code() == ExitCode::bad_input ? Status::rejected : Status::failed;
+    run.message = error.what();
+  } catch (const std::exception &error) {
+    run.status = Status::failed;
+    run.message = error.what();
+  }
+  observer.finished(run);
+  return run;
+}
+
+template <class T>
+void Runner::host_only(const Step &step, const Options &options, Observer &observer, StepRun &run) {
+  std::vector<std::string> problems = size_problems(step, options.sizes, sizeof(T));
+  if (!problems.empty())
+    bad_input(join(problems));
+  observer.started(run);
+  if (!options.run_cpu) {
+    run.status = Status::skipped;
+    run.message = "the host-only step has nothing to do with --no-cpu";
+    return;
+  }
+  ArticleRandom random(options.seed);
+  Inputs<T> in =
+      generate_inputs<T>(options.sizes, run.padded, step.layout_a, step.layout_b, random);
+  Matrix<T> third(options.sizes.rows1, options.sizes.cols2, run.padded.rows1, run.padded.cols2,
+                  step.layout_c);
+  Progress progress = [&](uint32_t done, uint32_t total) { observer.cpu_progress(done, total); };
+  Clock::time_point start = Clock::now();
+  cpu_loop(step.cpu_loop, in, third, progress);
+  run.cpu_seconds = seconds_since(start);
+  observer.cpu_finished(run);
+
+  std::shared_ptr<const Reference> reference = reference_for(options, in);
+  run.verification = verify(third, *reference,
+                            tolerance_for<T>(options.sizes.colsrows, reference->max_abs_first,
+                                             reference->max_abs_second));
+  run.status = run.verification.passed() ? Status::verified : Status::wrong;
+}
+
+template <class T>
+void Runner::replay(const Step &step, const Options &options, Observer &observer, StepRun &run) {
+  const BridgeApi &cl = bridge_.api();
+  const Sizes &padded = run.padded;
+  std::vector<std::string> problems = size_problems(step, options.sizes, sizeof(T));
+  if (!problems.empty())
+    bad_input(join(problems));
+
+  // The context first, so a bad device or a size the device cannot take is reported before the
+  // minute-long CPU loop; the bridge calls still come in the scripts' order.
+  cl.CLResetLastError();
+  Handle context(cl.CLContextFree, cl.CLContextCreate(options.device));
+  if (context.get() == MQLCL_INVALID_HANDLE) {
+    int64_t count = cl.CLGetInfoInteger(0, MQLCL_CL_DEVICE_COUNT);
+    if (options.device >= 0 && options.device >= count)
+      bad_input(fmt::format("there is no OpenCL device {}: the bridge sees {} device{} "
+                            "(mqlcl-replay --list-devices)",
+                            options.device, count, count == 1 ? "" : "s"));
+    bridge_.fail(fmt::format("CLContextCreate({})", options.device));
+  }
+  run.device = read_device(context.get());
+  const DeviceCaps &caps = run.device->caps;
+  problems =
+      device_problems(step, padded, caps, sizeof(T), options.double_precision, options.local);
+  if (!problems.empty())
+    bad_input(join(problems));
+  GeometryInput geometry_input{padded, options.local, caps, step.params, sizeof(T)};
+  run.geometry = step.geometry(geometry_input);
+  run.build_options = build_options(step, padded, options.double_precision);
+  observer.started(run);
+
+  ArticleRandom random(options.seed);
+  Inputs<T> in = generate_inputs<T>(options.sizes, padded, step.layout_a, step.layout_b, random);
+  Matrix<T> third_cpu;
+  if (options.run_cpu) {
+    third_cpu = Matrix<T>(options.sizes.rows1, options.sizes.cols2, padded.rows1, padded.cols2,
+                          step.layout_c);
+    Progress progress = [&](uint32_t done, uint32_t total) { observer.cpu_progress(done, total); };
+    Clock::time_point start = Clock::now();
+    cpu_loop(step.cpu_loop, in, third_cpu, progress);
+    run.cpu_seconds = seconds_since(start);
+    observer.cpu_finished(run);
+  }
+  std::shared_ptr<const Reference> reference = reference_for(options, in);
+  const double tolerance =
+      tolerance_for<T>(options.sizes.colsrows, reference->max_abs_first, reference->max_abs_second);
+  if (options.run_cpu)
+    run.cpu_verification = verify(third_cpu, *reference, tolerance);
+
+  // initAllDataGPU(): program, kernel, three buffers, their arguments, the three writes.
+  std::u16string source = to_utf16(read_kernel(step.kernel_file));
+  std::vector<char16_t> build_log(1 << 16);
+  Handle program(cl.CLProgramFree,
+                 cl.CLProgramCreateEx(context.get(), source.c_str(),
+                                      to_utf16(run.build_options).c_str(), build_log.data(),
+                                      static_cast<uint32_t>(build_log.size())));
+  if (program.get() == MQLCL_INVALID_HANDLE)
+    bridge_.fail(fmt::format("CLProgramCreateEx({}, \"{}\")", step.kernel_file, run.build_options));
+  Handle kernel(cl.CLKernelFree,
+                cl.CLKernelCreate(program.get(), to_utf16(step.kernel_name).c_str()));
+  if (kernel.get() == MQLCL_INVALID_HANDLE)
+    bridge_.fail(fmt::format("CLKernelCreate({})", step.kernel_name));
+  run.kernel_work_group_size = bridge_.info_integer(kernel.get(), MQLCL_CL_KERNEL_WORK_GROUP_SIZE,
+                                                    "CL_KERNEL_WORK_GROUP_SIZE");
+  run.kernel_private_bytes = bridge_.info_integer(kernel.get(), MQLCL_CL_KERNEL_PRIVATE_MEM_SIZE,
+                                                  "CL_KERNEL_PRIVATE_MEM_SIZE");
+  run.kernel_local_bytes = bridge_.info_integer(kernel.get(), MQLCL_CL_KERNEL_LOCAL_MEM_SIZE,
+                                                "CL_KERNEL_LOCAL_MEM_SIZE");
+
+  Matrix<T> buf(options.sizes.rows1, options.sizes.cols2, padded.rows1, padded.cols2,
+                step.layout_c);
+  const std::vector<T> zeros(buf.data.size(), T(0));
+  auto create_buffer = [&](uint32_t bytes, const char *what) {
+    Handle buffer(cl.CLBufferFree, cl.CLBufferCreate(context.get(), bytes, MQLCL_MEM_READ_WRITE));
+    if (buffer.get() == MQLCL_INVALID_HANDLE)
+      bridge_.fail(fmt::format("CLBufferCreate({}, {} bytes)", what, bytes));
+    return buffer;
+  };
+  // Declared in creation order, so they are freed in reverse.
+  Handle mem_in1 = create_buffer(in.first.bytes(), "in1");
+  Handle mem_in2 = create_buffer(in.second.bytes(), "in2");
+  Handle mem_out = create_buffer(buf.bytes(), "out");
+
+  std::vector<KernelArg> args = kernel_args(step);
+  for (uint32_t index = 0; index < args.size(); ++index) {
+    const KernelArg &arg = args[index];
+    int32_t ok = 0;
+    int32_t value = 0;
+    switch (arg.kind) {
+    case KernelArg::Kind::matrix_a:
+      ok = cl.CLSetKernelArgMem(kernel.get(), index, mem_in1.get());
+      break;
+    case KernelArg::Kind::matrix_b:
+      ok = cl.CLSetKernelArgMem(kernel.get(), index, mem_in2.get());
+      break;
+    case KernelArg::Kind::matrix_c:
+      ok = cl.CLSetKernelArgMem(kernel.get(), index, mem_out.get());
+      break;
+    case KernelArg::Kind::int_rows1:
+    case KernelArg::Kind::int_colsrows:
+    case KernelArg::Kind::int_cols2:
+      value = static_cast<int32_t>(arg.kind == KernelArg::Kind::int_rows1      ? padded.rows1
+                                   : arg.kind == KernelArg::Kind::int_colsrows ? padded.colsrows
+                                                                               : padded.cols2);
+      ok = cl.CLSetKernelArg(kernel.get(), index, &value, sizeof(value));
+      break;
+    case KernelArg::Kind::local_bytes:
+      ok = cl.CLSetKernelArgMemLocal(kernel.get(), index, arg.local_bytes(geometry_input));
+      break;
+    }
+    if (ok == 0)
+      bridge_.fail(fmt::format("setting argument {} of {}", index, step.kernel_name));
+  }
+  auto write = [&](const Handle &buffer, const T *data, size_t count, const char *what) {
+    if (cl.CLBufferWrite(buffer.get(), data, 0, 0, static_cast<uint32_t>(count), sizeof(T)) !=
+        count)
+      bridge_.fail(fmt::format("CLBufferWrite({})", what));
+  };
+  write(mem_in1, in.first.data.data(), in.first.data.size(), "in1");
+  write(mem_in2, in.second.data.data(), in.second.data.size(), "in2");
+  write(mem_out, zeros.data(), zeros.size(), "out"); // 0.0 everywhere: two kernels add into it
+
+  // executeGPU() + readOutBuf(), timed as the article times them; --repeat replays them.
+  const std::array<uint32_t, 3> offsets{0, 0, 0};
+  for (uint32_t replay = 0; replay < run.repeat; ++replay) {
+    if (replay > 0)
+      write(mem_out, zeros.data(), zeros.size(), "out");
+    Clock::time_point start = Clock::now();
+    if (cl.CLExecute(
+            kernel.get(), run.geometry.work_dim, offsets.data(), run.geometry.global.data(),
+            run.geometry.runtime_chooses_local() ? nullptr : run.geometry.local.data()) == 0)
+      bridge_.fail(fmt::format("CLExecute({})", step.kernel_name));
+    uint32_t read = cl.CLBufferRead(mem_out.get(), buf.data.data(), 0, 0,
+                                    static_cast<uint32_t>(buf.data.size()), sizeof(T));
+    double total = seconds_since(start);
+    if (read == 0)
+      bridge_.fail("CLBufferRead(out)");
+    run.total_seconds.values.push_back(total);
+    run.kernel_seconds.values.push_back(
+        static_cast<double>(bridge_.info_integer(kernel.get(), MQLCL_CL_KERNEL_EXECUTION_TIME,
+                                                 "CL_KERNEL_EXECUTION_TIME")) *
+        1e-9);
+    merge(run.verification, verify(buf, *reference, tolerance));
+    if (replay == 0) {
+      run.elements_read = read;
+      observer.read_finished(run);
+    }
+  }
+
+  // checkRandom(): ten elements recomputed in REALTYPE, next to thirdCPU and the device's.
+  for (uint32_t i = 0; i < options.random_checks; ++i) {
+    RandomCheck check;
+    check.row = random.gen_rnd(options.sizes.rows1);
+    check.col = random.gen_rnd(options.sizes.cols2);
+    T sum = 0;
+    for (uint32_t k = 0; k < options.sizes.colsrows; ++k)
+      sum += in.first.at(check.row, k) * in.second.at(k, check.col);
+    check.sum = sum;
+    if (options.run_cpu)
+      check.cpu = third_cpu.at(check.row, check.col);
+    check.buf = buf.at(check.row, check.col);
+    run.checks.push_back(check);
+  }
+
+  bool right =
+      run.verification.passed() && (!run.cpu_verification || run.cpu_verification->passed());
+  run.status = right ? Status::verified : Status::wrong;
+  if (run.cpu_verification && !run.cpu_verification->passed())
+    run.message = "the CPU loop's product is wrong (a harness bug)";
+  if (!step.race.empty())
+    run.message = run.verification.passed()
+                      ? fmt::format("the race of the listing as printed ({}) did not corrupt the "
+                                    "product on this device with this work-group size; {} adds "
+                                    "the missing barrier",
+                                    step.race, step.fixed_by)
+                      : fmt::format("this is the race of the listing as printed: {}; {} adds "
+                                    "the missing barrier",
+                                    step.race, step.fixed_by);
+}
+
+} // namespace mqlcl::replay

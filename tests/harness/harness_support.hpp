@@ -1,0 +1,138 @@
+// Shared by the harness tests: the bridge loaded as mqlcl-replay loads it, the skip rule of
+// tests/support/opencl_device.hpp (skip without a device unless MQLCL_REQUIRE_DEVICE=1), and a
+// way to run the real executable and see its exit status and output.
+#pragma once
+
+#include "bridge.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef _WIN32
+#include <sys/wait.h>
+#endif
+
+namespace harness_test {
+
+inline bool device_required() {
+  const char *value = std::getenv("MQLCL_REQUIRE_DEVICE");
+  return value != nullptr && std::string(value) == "1";
+}
+
+// The bridge under test, loaded once (by path, as the harness does).
+inline const mqlcl::replay::Bridge &bridge() {
+  static mqlcl::replay::Bridge loaded(MQLCL_TEST_LIBRARY);
+  return loaded;
+}
+
+// MQLCL_TEST_DEVICE (an ordinal) or the bridge's default choice, as the bridge tests use.
+inline int32_t device_under_test() {
+  const char *value = std::getenv("MQLCL_TEST_DEVICE");
+  return value != nullptr ? std::atoi(value) : MQLCL_USE_ANY;
+}
+
+struct needs_device {
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+    if (device_required() || bridge().api().CLGetInfoInteger(0, MQLCL_CL_DEVICE_COUNT) > 0)
+      return true;
+    static bool said = false;
+    if (!said) {
+      std::cout << "SKIPPED: no OpenCL platform or device is present (install pocl-opencl-icd)"
+                << std::endl;
+      said = true;
+    }
+    boost::test_tools::assertion_result result(false);
+    result.message() << "no OpenCL platform or device is present";
+    return result;
+  }
+};
+
+inline std::string read_file(const std::filesystem::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Sets an environment variable for this process and the programs it starts; restores it after.
+class ScopedEnvironment {
+public:
+  ScopedEnvironment(const char *name, const std::optional<std::string> &value) : name_(name) {
+    if (const char *old = std::getenv(name))
+      old_ = old;
+    set(value);
+  }
+  ~ScopedEnvironment() { set(old_); }
+  ScopedEnvironment(const ScopedEnvironment &) = delete;
+  ScopedEnvironment &operator=(const ScopedEnvironment &) = delete;
+
+private:
+  void set(const std::optional<std::string> &value) {
+#ifdef _WIN32
+    _putenv_s(name_.c_str(), value ? value->c_str() : "");
+#else
+    if (value)
+      setenv(name_.c_str(), value->c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+#endif
+  }
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+#ifdef MQLCL_TEST_REPLAY // the tests of the executable
+
+struct Outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs mqlcl-replay with `args` (each quoted) and returns its exit status, stdout and stderr.
+inline Outcome run_replay(const std::vector<std::string> &args) {
+  static int counter = 0;
+  std::filesystem::path dir = MQLCL_TEST_WORK_DIR;
+  std::filesystem::create_directories(dir);
+  std::string stem = "run" + std::to_string(++counter);
+  std::filesystem::path out = dir / (stem + ".out"), err = dir / (stem + ".err");
+  std::string command = "\"" + std::string(MQLCL_TEST_REPLAY) + "\"";
+  for (const std::string &arg : args)
+    command += " \"" + arg + "\"";
+  command += " >\"" + out.string() + "\" 2>\"" + err.string() + "\"";
+#ifdef _WIN32
+  command = "\"" + command + "\""; // cmd.exe strips the outer quotes
+#endif
+  Outcome outcome;
+  int raw = std::system(command.c_str());
+#ifdef _WIN32
+  outcome.status = raw;
+#else
+  outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+#endif
+  outcome.out = read_file(out);
+  outcome.err = read_file(err);
+  BOOST_TEST_MESSAGE("mqlcl-replay exited " << outcome.status << "\n" << outcome.err);
+  return outcome;
+}
+
+#endif // MQLCL_TEST_REPLAY
+
+inline std::vector<std::string> lines_of(const std::string &text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  return lines;
+}
+
+} // namespace harness_test

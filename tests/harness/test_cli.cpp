@@ -1,0 +1,336 @@
+// mqlcl-replay as a user runs it: the real executable, its exit status, its output.
+#define BOOST_TEST_MODULE harness_cli
+#include "harness_support.hpp"
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+
+#include <regex>
+
+using harness_test::lines_of;
+using harness_test::needs_device;
+using harness_test::Outcome;
+using harness_test::run_replay;
+using harness_test::ScopedEnvironment;
+namespace pt = boost::property_tree;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool has(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+fs::path work_file(const std::string &name) {
+  fs::create_directories(MQLCL_TEST_WORK_DIR);
+  return fs::path(MQLCL_TEST_WORK_DIR) / name;
+}
+
+// Lines of `text` matching each pattern in turn (a pattern may match several lines in a row,
+// as the ten random checks do, when given as {pattern, count}).
+void check_lines(const std::string &text,
+                 const std::vector<std::pair<std::string, size_t>> &patterns) {
+  std::vector<std::string> lines = lines_of(text);
+  size_t at = 0;
+  for (const auto &[pattern, times] : patterns)
+    for (size_t n = 0; n < times; ++n, ++at) {
+      BOOST_TEST_REQUIRE(at < lines.size(), "output ends before " << pattern);
+      BOOST_TEST(std::regex_match(lines[at], std::regex(pattern)),
+                 "line " << at + 1 << " '" << lines[at] << "' does not match " << pattern);
+    }
+  BOOST_TEST(at == lines.size(), "more lines than expected:\n" << text);
+}
+
+const std::string kNumber = R"(-?[0-9]+\.[0-9]{3})";
+const std::string kEight = R"(-?[0-9]+\.[0-9]{8})";
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(replays, *boost::unit_test::precondition(needs_device()))
+
+BOOST_AUTO_TEST_CASE(prints_the_articles_lines_then_its_own) {
+  Outcome run = run_replay({"matr_mul_vect_v2", "--size", "64"});
+  BOOST_TEST(run.status == 0, run.err);
+  check_lines(
+      run.out,
+      {{"=======================================", 1},
+       {"1st OCL martices mul:  device = [0-9]+;      ROWS1 = 64; COLSROWS = 64; COLS2 = 64", 1},
+       {"CPUTime = " + kNumber, 1},
+       {"read = 4096 elements", 1},
+       {"OpenCL total: time = " + kNumber + " sec\\.", 1},
+       {"CPUTime / GPUTotalTime = " + kNumber, 1},
+       {"sum\\( ([0-9]+),([0-9]+) \\) = " + kEight + ";    thirdCPU\\[ \\1,\\2 \\] = " + kEight +
+            ";    buf\\[ \\1,\\2 \\] = " + kEight,
+        10},
+       {"device name = .+", 1},
+       {"kernel time = [0-9]+\\.[0-9]{6} sec\\. \\(profiling\\)", 1},
+       {"throughput = " + kNumber + " GFLOPS", 1},
+       {"kernel throughput = " + kNumber + " GFLOPS", 1},
+       {"verification: passed, 4096 of 4096 elements within [0-9.e+-]+ of the "
+        "double-precision reference \\(max error [0-9.e+-]+ at \\[ [0-9]+,[0-9]+ \\]\\)",
+        1},
+       {"________________________", 1}});
+}
+
+BOOST_AUTO_TEST_CASE(the_host_only_script_prints_listing_1s_lines) {
+  Outcome run = run_replay({"matr_mul_2dim", "--size", "48"});
+  BOOST_TEST(run.status == 0, run.err);
+  check_lines(run.out, {{"=======================================", 1},
+                        {"ROWS1 = 48; COLSROWS = 48; COLS2 = 48", 1},
+                        {"CPU: time = " + kNumber + " s\\.", 1},
+                        {"throughput = " + kNumber + " GFLOPS", 1},
+                        {"verification: passed, 2304 of 2304 elements .*", 1}});
+}
+
+BOOST_AUTO_TEST_CASE(all_runs_the_ten_in_order_and_sums_them_up) {
+  Outcome run = run_replay({"all", "--size", "40", "--no-cpu", "--repeat", "2"});
+  BOOST_TEST(run.status == 0, run.err);
+  std::vector<std::string> names;
+  bool table = false;
+  for (const std::string &line : lines_of(run.out)) {
+    if (line.rfind("step ", 0) == 0)
+      table = true;
+    else if (table && !line.empty())
+      names.push_back(line.substr(0, line.find(' ')));
+  }
+  std::vector<std::string> expected{"matr_mul_2dim",           "matr_mul_1dim",
+                                    "matr_mul_1dim_coalesced", "matr_mul_sum_local",
+                                    "matr_mul_row_calc",       "matr_mul_row_in_private",
+                                    "matr_mul_col_local",      "matr_mul_vect",
+                                    "matr_mul_vect_v2",        "matr_mul_vect_v3"};
+  BOOST_TEST(names == expected, boost::test_tools::per_element());
+  BOOST_TEST(has(run.out, "skipped: the host-only step has nothing to do with --no-cpu"));
+  BOOST_TEST(has(run.out, "repeat = 2: OpenCL total min = "));
+  BOOST_TEST(!has(run.out, "\nCPUTime = "));
+  BOOST_TEST((has(run.out, "thirdCPU[ ") && has(run.out, " ] = n/a;")));
+}
+
+BOOST_AUTO_TEST_CASE(col_local_reports_its_race_and_the_fix) {
+  Outcome run = run_replay({"matr_mul_col_local", "matr_mul_col_local_fixed", "--size", "64",
+                            "--no-cpu", "--local", "16"});
+  BOOST_TEST((run.status == 0 || run.status == 1), run.err);
+  BOOST_TEST(has(run.out, "note: "));
+  BOOST_TEST(has(run.out, "matr_mul_col_local_fixed adds the missing barrier"));
+  Outcome listing = run_replay({"--list"});
+  BOOST_TEST(has(listing.out, "has a race as printed (fixed: matr_mul_col_local_fixed)"));
+}
+
+BOOST_AUTO_TEST_CASE(double_precision_and_non_square_sizes) {
+  Outcome run = run_replay({"matr_mul_row_in_private,matr_mul_1dim", "--rows1", "33", "--colsrows",
+                            "21", "--cols2", "17", "--double", "--no-cpu"});
+  BOOST_TEST(run.status == 0, run.err);
+  BOOST_TEST(has(run.out, "ROWS1 = 33; COLSROWS = 21; COLS2 = 17"));
+  BOOST_TEST(has(run.out, "verification: passed, 561 of 561 elements"));
+}
+
+BOOST_AUTO_TEST_CASE(json_output_parses_and_documents_the_run) {
+  Outcome run = run_replay(
+      {"matr_mul_sum_local,matr_mul_vect", "--size", "32", "--repeat", "3", "--format", "json"});
+  BOOST_TEST_REQUIRE(run.status == 0, run.err);
+  std::stringstream text(run.out);
+  pt::ptree root;
+  pt::read_json(text, root);
+  BOOST_TEST(root.get<std::string>("format") == "mqlcl-replay/1");
+  BOOST_TEST(root.get<std::string>("generator").rfind("mqlcl-replay ", 0) == 0u);
+  BOOST_TEST(fs::equivalent(root.get<std::string>("library"), MQLCL_TEST_LIBRARY));
+  BOOST_TEST(
+      fs::is_regular_file(fs::path(root.get<std::string>("kernels_dir")) / "matr_mul_vect.cl"));
+  int runs = 0;
+  for (const auto &entry : root.get_child("runs")) {
+    const pt::ptree &r = entry.second;
+    ++runs;
+    BOOST_TEST(r.get<std::string>("status") == "verified");
+    BOOST_TEST(!r.get<std::string>("device.name").empty());
+    BOOST_TEST(!r.get<std::string>("device.vendor").empty());
+    BOOST_TEST(!r.get<std::string>("device.driver").empty());
+    BOOST_TEST(r.get<std::string>("mqlcl_version").rfind("mqlcl ", 0) == 0u);
+    BOOST_TEST(r.get<int>("sizes.rows1") == 32);
+    BOOST_TEST(r.get<std::string>("type") == "float");
+    BOOST_TEST(r.get<std::string>("local") == "null");
+    BOOST_TEST(r.get<double>("times.total_s.min") <= r.get<double>("times.total_s.median"));
+    BOOST_TEST(r.get_child("times.kernel_s.samples").size() == 3u);
+    BOOST_TEST(r.get<double>("gflops.kernel") > 0.0);
+    BOOST_TEST(r.get<double>("times.cpu_s") >= 0.0);
+    BOOST_TEST(r.get<bool>("verification.passed"));
+    BOOST_TEST(r.get<int>("verification.checked") == 3 * 32 * 32);
+    BOOST_TEST(r.get_child("random_checks").size() == 10u);
+  }
+  BOOST_TEST(runs == 2);
+  BOOST_TEST(!has(run.out, "=====")); // the article's lines are text output only
+}
+
+BOOST_AUTO_TEST_CASE(csv_output_has_a_row_per_run) {
+  Outcome run =
+      run_replay({"matr_mul_row_calc,matr_mul_vect_v3", "--size", "16", "--format", "csv"});
+  BOOST_TEST_REQUIRE(run.status == 0, run.err);
+  std::vector<std::string> lines = lines_of(run.out);
+  BOOST_TEST_REQUIRE(lines.size() == 3u);
+  auto fields = [](const std::string &line) {
+    return std::count(line.begin(), line.end(), ',') + 1;
+  };
+  BOOST_TEST(lines[0].rfind("step,status,device,", 0) == 0u);
+  BOOST_TEST(lines[1].rfind("matr_mul_row_calc,verified,", 0) == 0u);
+  BOOST_TEST(lines[2].rfind("matr_mul_vect_v3,verified,", 0) == 0u);
+  BOOST_TEST(fields(lines[1]) == fields(lines[0]));
+  BOOST_TEST(fields(lines[2]) == fields(lines[0]));
+}
+
+BOOST_AUTO_TEST_CASE(the_chart_is_svg_with_this_run_and_the_overlays) {
+  fs::path chart = work_file("chart.svg");
+  fs::remove(chart);
+  fs::path saved = work_file("saved.json");
+  Outcome first = run_replay(
+      {"matr_mul_vect_v2,matr_mul_vect_v3", "--size", "32", "--no-cpu", "--format", "json"});
+  BOOST_TEST_REQUIRE(first.status == 0, first.err);
+  std::ofstream(saved) << first.out;
+  Outcome run = run_replay({"all", "--size", "24", "--no-cpu", "--chart", chart.string(),
+                            "--overlay", std::string(MQLCL_TEST_RESULTS) + "/article-hd4870.json",
+                            "--overlay", saved.string()});
+  BOOST_TEST_REQUIRE(run.status == 0, run.err);
+  BOOST_TEST(has(run.err, "chart written to"));
+  std::ifstream in(chart);
+  pt::ptree root;
+  pt::read_xml(in, root);
+  std::vector<std::string> texts;
+  size_t polylines = 0;
+  for (const auto &child : root.get_child("svg")) {
+    if (child.first == "text")
+      texts.push_back(child.second.data());
+    polylines += child.first == "polyline" ? 1 : 0;
+  }
+  BOOST_TEST(std::count(texts.begin(), texts.end(), "Radeon HD 4870 (article, 2012)") == 1);
+  BOOST_TEST(std::count(texts.begin(), texts.end(), "vect_v3") == 1);
+  BOOST_TEST(std::count(texts.begin(), texts.end(), "1dim") == 1);
+  // This run and the saved one (same device name) are 2 series with total and kernel lines, the
+  // article 1 with total only; each line appears in both panels.
+  BOOST_TEST(polylines >= 2u * 2u * 2u + 2u);
+}
+
+BOOST_AUTO_TEST_CASE(saved_results_alone_make_a_chart) {
+  fs::path chart = work_file("saved-only.svg");
+  fs::remove(chart);
+  Outcome run = run_replay({"--chart", chart.string(), "--overlay",
+                            std::string(MQLCL_TEST_RESULTS) + "/article-hd4870.json", "--overlay",
+                            std::string(MQLCL_TEST_RESULTS) + "/article-cpu.json"});
+  BOOST_TEST_REQUIRE(run.status == 0, run.err);
+  std::ifstream in(chart);
+  pt::ptree root;
+  pt::read_xml(in, root);
+  size_t polylines = 0;
+  for (const auto &child : root.get_child("svg"))
+    polylines += child.first == "polyline" ? 1 : 0;
+  BOOST_TEST(polylines == 4u); // two series, total time only, in two panels
+}
+
+BOOST_AUTO_TEST_CASE(wrong_results_exit_with_1) {
+  Outcome run =
+      run_replay({"matr_mul_sum_local", "--size", "32", "--kernels", MQLCL_TEST_WRONG_KERNELS});
+  BOOST_TEST(run.status == 1, run.out << run.err);
+  BOOST_TEST(has(run.out, "verification: FAILED, "));
+  BOOST_TEST(has(run.out, "elements differ from the double-precision reference by more than"));
+}
+
+BOOST_AUTO_TEST_CASE(a_step_whose_size_cannot_work_is_rejected_and_the_others_run) {
+  Outcome run =
+      run_replay({"matr_mul_vect,matr_mul_vect_v2,matr_mul_vect_v3", "--size", "44", "--no-cpu"});
+  BOOST_TEST(run.status == 2);
+  BOOST_TEST(has(run.err, "matr_mul_vect_v3 rejected: COLSROWS must be a multiple of 8 (it keeps "
+                          "rows as COLSROWS / 8 vectors of 8); COLSROWS = 44 is not (nearest: 40 "
+                          "or 48)"),
+             run.err);
+  BOOST_TEST((has(run.out, "matr_mul_vect_v2 ") && has(run.out, "verified")));
+  Outcome four = run_replay({"matr_mul_vect", "--size", "50"});
+  BOOST_TEST(four.status == 2);
+  BOOST_TEST(has(four.err, "COLSROWS must be a multiple of 4"), four.err);
+  BOOST_TEST(four.out.empty(), four.out);
+}
+
+BOOST_AUTO_TEST_CASE(a_work_group_that_does_not_divide_the_range_is_rejected) {
+  Outcome run = run_replay({"matr_mul_row_calc", "--size", "64", "--local", "7"});
+  BOOST_TEST(run.status == 2);
+  BOOST_TEST(has(run.err, "--local 7 does not divide the global size 64"), run.err);
+  Outcome pair = run_replay({"matr_mul_row_calc", "--size", "64", "--local", "8,8"});
+  BOOST_TEST(pair.status == 2);
+  BOOST_TEST(has(pair.err, "--local takes 1 value"), pair.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_device_that_does_not_exist_is_named) {
+  Outcome run = run_replay({"matr_mul_vect_v2", "--size", "16", "--device", "99"});
+  BOOST_TEST(run.status == 2);
+  BOOST_TEST(has(run.err, "there is no OpenCL device 99"), run.err);
+  Outcome list = run_replay({"--list-devices"});
+  BOOST_TEST(list.status == 0);
+  BOOST_TEST(has(list.out, "OpenCL device #0: "));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// Wrong input needs no device: it must be refused before one is used.
+BOOST_AUTO_TEST_SUITE(wrong_input)
+
+BOOST_AUTO_TEST_CASE(unknown_scripts_and_bad_sizes) {
+  Outcome unknown = run_replay({"matr_mul_fastest"});
+  BOOST_TEST(unknown.status == 2);
+  BOOST_TEST(has(unknown.err, "mqlcl-replay: unknown script 'matr_mul_fastest'"), unknown.err);
+  for (const char *bad : {"0", "-3", "abc", "", "2000.5"}) {
+    Outcome run = run_replay({"matr_mul_vect_v2", "--size", bad});
+    BOOST_TEST(run.status == 2, bad);
+    BOOST_TEST(has(run.err, "expected a whole number from 1 to"), run.err);
+  }
+  Outcome none = run_replay({});
+  BOOST_TEST(none.status == 2);
+  BOOST_TEST(has(none.err, "name a script"));
+  Outcome help = run_replay({"--help"});
+  BOOST_TEST(help.status == 0);
+  BOOST_TEST(has(help.out, "usage: mqlcl-replay"));
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_library) {
+  Outcome option = run_replay({"matr_mul_vect_v2", "--library", "/nonexistent/libmqlcl.so"});
+  BOOST_TEST(option.status == 2);
+  BOOST_TEST(has(option.err, "the bridge library /nonexistent/libmqlcl.so does not exist"),
+             option.err);
+  ScopedEnvironment environment("MQLCL_LIBRARY", std::string("/nonexistent/mqlcl.dll"));
+  Outcome variable = run_replay({"matr_mul_vect_v2"});
+  BOOST_TEST(variable.status == 2);
+  BOOST_TEST(has(variable.err, "MQLCL_LIBRARY=/nonexistent/mqlcl.dll does not name a file"),
+             variable.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_library_that_is_not_the_bridge) {
+  Outcome run = run_replay({"matr_mul_vect_v2", "--library", MQLCL_TEST_PARTIAL_BRIDGE});
+  BOOST_TEST(run.status == 3);
+  BOOST_TEST(has(run.err, "is not the mqlcl bridge: it lacks 21 of the 22 exports "
+                          "(CLGetInfoInteger, CLGetInfoString, CLContextCreate"),
+             run.err);
+  fs::path text = work_file("not-a-library.so");
+  std::ofstream(text) << "not a shared library\n";
+  Outcome garbage = run_replay({"matr_mul_vect_v2", "--library", text.string()});
+  BOOST_TEST(garbage.status == 3);
+  BOOST_TEST(has(garbage.err, "cannot load the bridge library " + text.string() + ": "),
+             garbage.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_kernels_directory) {
+  Outcome option = run_replay({"matr_mul_vect_v2", "--kernels", "/nonexistent/kernels"});
+  BOOST_TEST(option.status == 2);
+  BOOST_TEST(has(option.err, "--kernels /nonexistent/kernels: no such directory"), option.err);
+  ScopedEnvironment environment("MQLCL_KERNELS_DIR", std::string("/nonexistent/kernels"));
+  Outcome variable = run_replay({"matr_mul_vect_v2"});
+  BOOST_TEST(variable.status == 2);
+  BOOST_TEST(has(variable.err, "MQLCL_KERNELS_DIR=/nonexistent/kernels: no such directory"),
+             variable.err);
+}
+
+BOOST_AUTO_TEST_CASE(a_bad_overlay_is_refused_before_anything_runs) {
+  fs::path broken = work_file("not-results.json");
+  std::ofstream(broken) << "[1, 2";
+  Outcome run = run_replay(
+      {"matr_mul_vect_v2", "--chart", work_file("x.svg").string(), "--overlay", broken.string()});
+  BOOST_TEST(run.status == 2);
+  BOOST_TEST(has(run.err, "cannot read results file"), run.err);
+  BOOST_TEST(run.out.empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

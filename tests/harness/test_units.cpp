@@ -1,0 +1,625 @@
+// The harness's parts that need no device: catalogue, size checks, launch geometry, the article's
+// random generator and CPU loops, the reference, verification, the command line, JSON/CSV/SVG.
+#define BOOST_TEST_MODULE harness_units
+#include "catalogue.hpp"
+#include "chart.hpp"
+#include "cli.hpp"
+#include "error.hpp"
+#include "matrices.hpp"
+#include "reference.hpp"
+#include "report.hpp"
+#include "verify.hpp"
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <set>
+#include <sstream>
+
+using namespace mqlcl::replay;
+namespace pt = boost::property_tree;
+
+namespace {
+
+// The message of the Error `call` throws, with the exit code it maps to.
+template <class Call> std::string error_of(Call call, ExitCode expected = ExitCode::bad_input) {
+  try {
+    call();
+  } catch (const Error &error) {
+    BOOST_TEST(static_cast<int>(error.code()) == static_cast<int>(expected));
+    return error.what();
+  }
+  BOOST_ERROR("no Error was thrown");
+  return {};
+}
+
+bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+CommandLine parse(std::vector<std::string> args) {
+  return parse_command_line(args, article_steps());
+}
+
+// Naive long double product, the referee of the reference.
+template <class T> std::vector<long double> naive_product(const Inputs<T> &in) {
+  std::vector<long double> c(size_t{in.first.rows} * in.second.cols, 0.0L);
+  for (uint32_t r = 0; r < in.first.rows; ++r)
+    for (uint32_t j = 0; j < in.second.cols; ++j)
+      for (uint32_t k = 0; k < in.first.cols; ++k)
+        c[size_t{r} * in.second.cols + j] +=
+            static_cast<long double>(in.first.at(r, k)) * in.second.at(k, j);
+  return c;
+}
+
+DeviceCaps cpu_like_caps() {
+  DeviceCaps caps;
+  caps.local_mem_bytes = 32768;
+  caps.max_work_group_size = 256;
+  caps.max_work_item_sizes = {256, 256, 256};
+  caps.max_alloc_bytes = uint64_t{1} << 30;
+  caps.fp64 = false;
+  return caps;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(catalogue)
+
+BOOST_AUTO_TEST_CASE(lists_the_articles_ten_scripts_in_order_then_the_fixed_variant) {
+  std::vector<std::string> names;
+  for (const Step &step : article_steps())
+    names.push_back(step.name);
+  std::vector<std::string> expected{
+      "matr_mul_2dim",      "matr_mul_1dim",           "matr_mul_1dim_coalesced",
+      "matr_mul_sum_local", "matr_mul_row_calc",       "matr_mul_row_in_private",
+      "matr_mul_col_local", "matr_mul_vect",           "matr_mul_vect_v2",
+      "matr_mul_vect_v3",   "matr_mul_col_local_fixed"};
+  BOOST_TEST(names == expected, boost::test_tools::per_element());
+  for (const Step &step : article_steps())
+    BOOST_TEST(step.in_article == (step.name != "matr_mul_col_local_fixed"), step.name);
+}
+
+BOOST_AUTO_TEST_CASE(every_kernel_file_belongs_to_exactly_one_step_and_exists) {
+  std::set<std::string> files;
+  for (const Step &step : article_steps()) {
+    if (step.kernel_file.empty()) {
+      BOOST_TEST(step.geometry == nullptr, step.name << " has no kernel but a launch");
+      continue;
+    }
+    BOOST_TEST(step.kernel_file == step.name + ".cl");
+    BOOST_TEST(std::filesystem::is_regular_file(std::filesystem::path(MQLCL_TEST_KERNELS) /
+                                                step.kernel_file),
+               step.kernel_file);
+    files.insert(step.kernel_file);
+  }
+  for (const auto &entry : std::filesystem::directory_iterator(MQLCL_TEST_KERNELS))
+    if (entry.path().extension() == ".cl")
+      BOOST_TEST(files.count(entry.path().filename().string()) == 1u,
+                 entry.path().filename().string() << " is in kernels/ but no step replays it");
+}
+
+BOOST_AUTO_TEST_CASE(layouts_and_launches_follow_the_article) {
+  const auto &steps = article_steps();
+  BOOST_TEST((find_step(steps, "matr_mul_1dim")->layout_b == Layout::row_major));
+  for (const char *name : {"matr_mul_1dim_coalesced", "matr_mul_sum_local", "matr_mul_row_calc",
+                           "matr_mul_vect_v3", "matr_mul_col_local_fixed"})
+    BOOST_TEST((find_step(steps, name)->layout_b == Layout::column_major), name);
+  for (const char *name : {"matr_mul_1dim", "matr_mul_1dim_coalesced", "matr_mul_sum_local"})
+    BOOST_TEST(find_step(steps, name)->geometry == &one_per_element, name);
+  for (const char *name : {"matr_mul_row_calc", "matr_mul_row_in_private", "matr_mul_col_local",
+                           "matr_mul_vect", "matr_mul_vect_v2", "matr_mul_vect_v3"})
+    BOOST_TEST(find_step(steps, name)->geometry == &one_per_row, name);
+  BOOST_TEST((find_step(steps, "matr_mul_2dim")->cpu_loop == CpuLoop::r_cr_c));
+  BOOST_TEST(find_step(steps, "matr_mul_col_local")->fixed_by == "matr_mul_col_local_fixed");
+  BOOST_TEST(find_step(steps, "matr_mul_col_local_fixed")->race.empty());
+  BOOST_TEST(find_step(steps, "no_such_step") == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(vector_steps_reject_inner_sizes_that_are_not_multiples_of_their_width) {
+  const auto &steps = article_steps();
+  Sizes sizes{64, 50, 64};
+  for (const char *name : {"matr_mul_vect", "matr_mul_vect_v2"}) {
+    std::vector<std::string> problems = size_problems(*find_step(steps, name), sizes, 4);
+    BOOST_TEST_REQUIRE(problems.size() == 1u, name);
+    BOOST_TEST(contains(problems[0], "COLSROWS must be a multiple of 4"), problems[0]);
+    BOOST_TEST(contains(problems[0], "48 or 52"), problems[0]);
+  }
+  std::vector<std::string> v3 = size_problems(*find_step(steps, "matr_mul_vect_v3"), {8, 60, 8}, 4);
+  BOOST_TEST_REQUIRE(v3.size() == 1u);
+  BOOST_TEST((contains(v3[0], "multiple of 8") && contains(v3[0], "56 or 64")), v3[0]);
+  BOOST_TEST(size_problems(*find_step(steps, "matr_mul_vect_v3"), {8, 3, 8}, 4)[0].find(
+                 "nearest: 8") != std::string::npos);
+  BOOST_TEST(size_problems(*find_step(steps, "matr_mul_vect_v3"), {37, 64, 29}, 4).empty());
+  // The scalar steps take any size.
+  for (const Step &step : steps)
+    if (step.constraints.empty())
+      BOOST_TEST(size_problems(step, {37, 50, 29}, 8).empty(), step.name);
+}
+
+BOOST_AUTO_TEST_CASE(sizes_past_mql5s_uint32_buffer_bytes_and_zero_sizes_are_rejected) {
+  const Step &step = *find_step(article_steps(), "matr_mul_sum_local");
+  std::vector<std::string> problems = size_problems(step, {40000, 40000, 8}, 4);
+  BOOST_TEST_REQUIRE(problems.size() == 1u);
+  BOOST_TEST(contains(problems[0], "first (ROWS1 x COLSROWS) matrix needs 6400000000 bytes"));
+  BOOST_TEST(size_problems(step, {32768, 32767, 1}, 4).empty()); // just under 4 GiB
+  BOOST_TEST(size_problems(step, {32768, 32768, 1}, 4).size() == 1u);
+  BOOST_TEST(size_problems(step, {32768, 32767, 1}, 8).size() == 1u); // double: twice the bytes
+  BOOST_TEST(size_problems(step, {0, 8, 8}, 4) == std::vector<std::string>{"ROWS1 is 0"});
+}
+
+BOOST_AUTO_TEST_CASE(device_checks_cover_double_local_memory_and_allocation) {
+  const auto &steps = article_steps();
+  DeviceCaps caps = cpu_like_caps();
+  const Step &col_local = *find_step(steps, "matr_mul_col_local");
+  BOOST_TEST(device_problems(col_local, {64, 8192, 64}, caps, 4, false).empty());
+  std::vector<std::string> local = device_problems(col_local, {64, 8193, 64}, caps, 4, false);
+  BOOST_TEST_REQUIRE(local.size() == 1u);
+  BOOST_TEST(contains(local[0], "colbuf[COLSROWS] needs 32772 bytes"), local[0]);
+  BOOST_TEST(device_problems(*find_step(steps, "matr_mul_row_calc"), {64, 8193, 64}, caps, 4, false)
+                 .empty());
+  std::vector<std::string> fp64 =
+      device_problems(*find_step(steps, "matr_mul_row_calc"), {8, 8, 8}, caps, 8, true);
+  BOOST_TEST_REQUIRE(fp64.size() == 1u);
+  BOOST_TEST(contains(fp64[0], "cl_khr_fp64"));
+  caps.max_alloc_bytes = 1000;
+  BOOST_TEST(device_problems(*find_step(steps, "matr_mul_row_calc"), {16, 16, 16}, caps, 4, false)
+                 .size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(pocls_own_choice_of_work_group_is_estimated) {
+  DeviceCaps caps = cpu_like_caps();
+  caps.max_work_group_size = 4096;
+  caps.max_work_item_sizes = {4096, 4096, 4096};
+  caps.compute_units = 2;
+  BOOST_TEST(cpu_runtime_group_size(2000, caps) == 1000u); // one group per compute unit
+  BOOST_TEST(cpu_runtime_group_size(4096, caps) == 2048u);
+  BOOST_TEST(cpu_runtime_group_size(2001, caps) == 2001u);  // 3 x 23 x 29: no even split
+  BOOST_TEST(cpu_runtime_group_size(10000, caps) == 2500u); // already 4 groups
+  BOOST_TEST(cpu_runtime_group_size(1, caps) == 1u);
+  caps.compute_units = 16;
+  BOOST_TEST(cpu_runtime_group_size(2000, caps) == 125u);
+}
+
+BOOST_AUTO_TEST_CASE(private_arrays_of_a_work_group_must_fit_a_cpu_threads_stack) {
+  const auto &steps = article_steps();
+  DeviceCaps caps = cpu_like_caps();
+  caps.max_work_group_size = 4096;
+  caps.max_work_item_sizes = {4096, 4096, 4096};
+  caps.compute_units = 2;
+  caps.fp64 = true;
+  caps.cpu_group_stack_bytes = uint64_t{8} << 20; // ulimit -s 8192
+  const Step &private_row = *find_step(steps, "matr_mul_row_in_private");
+  // The article's size fits: PoCL picks 1000 work-items x 8000 bytes = 7.6 MiB.
+  BOOST_TEST(device_problems(private_row, {2000, 2000, 2000}, caps, 4, false).empty());
+  std::vector<std::string> doubles =
+      device_problems(private_row, {2000, 2000, 2000}, caps, 8, true);
+  BOOST_TEST_REQUIRE(doubles.size() == 1u);
+  BOOST_TEST(contains(doubles[0], "16000 bytes per work-item"), doubles[0]);
+  BOOST_TEST(contains(doubles[0], "1000 work-items (the runtime's choice) needs 15.3 MiB"),
+             doubles[0]);
+  BOOST_TEST(contains(doubles[0], "stack is 8.0 MiB here (ulimit -s)"), doubles[0]);
+  BOOST_TEST(contains(doubles[0], "give --local 500"), doubles[0]);
+  BOOST_TEST(device_problems(private_row, {2000, 2000, 2000}, caps, 8, true, {500}).empty());
+  BOOST_TEST(device_problems(private_row, {2000, 2000, 2000}, caps, 8, true, {1000}).size() == 1u);
+  // Every step that keeps a private row, at a range PoCL splits into groups of 2048.
+  for (const char *name : {"matr_mul_vect", "matr_mul_vect_v2", "matr_mul_vect_v3",
+                           "matr_mul_col_local", "matr_mul_col_local_fixed"})
+    BOOST_TEST(device_problems(*find_step(steps, name), {4096, 2000, 8}, caps, 4, false).size() ==
+                   1u,
+               name);
+  // A smaller stack (ulimit -s unlimited gives threads 2 MiB) refuses the article's size.
+  caps.cpu_group_stack_bytes = uint64_t{2} << 20;
+  std::vector<std::string> small = device_problems(private_row, {2000, 2000, 2000}, caps, 4, false);
+  BOOST_TEST_REQUIRE(small.size() == 1u);
+  BOOST_TEST(contains(small[0], "give --local 250"), small[0]);
+  // Steps without private arrays, and devices that are no CPU, are not limited here.
+  BOOST_TEST(
+      device_problems(*find_step(steps, "matr_mul_row_calc"), {4096, 4096, 8}, caps, 4, false)
+          .empty());
+  caps.cpu_group_stack_bytes = 0;
+  BOOST_TEST(device_problems(private_row, {4096, 4000, 8}, caps, 4, false).empty());
+}
+
+BOOST_AUTO_TEST_CASE(launch_geometry_checks_the_requested_work_group) {
+  DeviceCaps caps = cpu_like_caps();
+  Params params;
+  Sizes sizes{64, 32, 48};
+  std::vector<uint32_t> none, row16{16}, pair{8, 16}, seven{7}, big{512}, huge_group{16, 24};
+  LaunchGeometry rows = one_per_row({sizes, none, caps, params, 4});
+  BOOST_TEST(rows.work_dim == 1u);
+  BOOST_TEST(rows.global[0] == 64u);
+  BOOST_TEST(rows.runtime_chooses_local());
+  BOOST_TEST(one_per_row({sizes, row16, caps, params, 4}).local[0] == 16u);
+  LaunchGeometry elements = one_per_element({sizes, pair, caps, params, 4});
+  BOOST_TEST(elements.work_dim == 2u);
+  BOOST_TEST(elements.global[0] == 64u);
+  BOOST_TEST(elements.global[1] == 48u);
+  BOOST_TEST(elements.local[0] == 8u);
+  BOOST_TEST(elements.local[1] == 16u);
+  BOOST_TEST(contains(error_of([&] {
+                        one_per_row({sizes, seven, caps, params, 4});
+                      }),
+                      "--local 7 does not divide the global size 64"));
+  BOOST_TEST(contains(error_of([&] {
+                        one_per_row({sizes, pair, caps, params, 4});
+                      }),
+                      "1-D range (ROWS1), so --local takes 1 value"));
+  BOOST_TEST(contains(error_of([&] {
+                        one_per_element({sizes, row16, caps, params, 4});
+                      }),
+                      "--local takes 2 values"));
+  BOOST_TEST(contains(error_of([&] {
+                        one_per_element({sizes, huge_group, caps, params, 4});
+                      }),
+                      "a work-group of 384 work-items exceeds the device's maximum of 256"));
+  Sizes wide{1024, 8, 8};
+  BOOST_TEST(contains(error_of([&] {
+                        one_per_row({wide, big, caps, params, 4});
+                      }),
+                      "exceeds the device's 256 work-items in dimension 0"));
+}
+
+BOOST_AUTO_TEST_CASE(padding_rounds_sizes_up) {
+  Step step = *find_step(article_steps(), "matr_mul_vect_v3");
+  step.padding = {16, 8, 4};
+  Sizes padded = padded_sizes(step, {37, 50, 29});
+  BOOST_TEST(padded.rows1 == 48u);
+  BOOST_TEST(padded.colsrows == 56u);
+  BOOST_TEST(padded.cols2 == 32u);
+  BOOST_TEST(kernel_args(step).size() == 3u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(host_side)
+
+BOOST_AUTO_TEST_CASE(article_random_is_seeded_and_in_the_articles_range) {
+  ArticleRandom a(7), b(7), c(8);
+  bool differs = false;
+  for (int i = 0; i < 10000; ++i) {
+    double x = a.gen_val();
+    BOOST_TEST_REQUIRE(x >= -0.5);
+    BOOST_TEST_REQUIRE(x <= 0.5);
+    BOOST_TEST_REQUIRE(x == b.gen_val());
+    differs = differs || x != c.gen_val();
+    BOOST_TEST_REQUIRE(a.gen_rnd(37) < 37u);
+    b.gen_rnd(37);
+    c.gen_rnd(37);
+  }
+  BOOST_TEST(differs);
+  // std::mt19937's 10000th output is fixed by the C++ standard, so seeds mean the same matrices
+  // with every compiler and on every platform.
+  std::mt19937 engine(5489u);
+  engine.discard(9999);
+  BOOST_TEST(engine() == 4123659995u);
+}
+
+BOOST_AUTO_TEST_CASE(layouts_hold_the_same_matrices) {
+  Sizes sizes{5, 7, 3}, padded{8, 8, 4};
+  ArticleRandom r1(3), r2(3);
+  Inputs<float> rows =
+      generate_inputs<float>(sizes, sizes, Layout::row_major, Layout::row_major, r1);
+  Inputs<float> cols =
+      generate_inputs<float>(sizes, padded, Layout::row_major, Layout::column_major, r2);
+  BOOST_TEST(cols.second.data.size() == 8u * 4u);
+  for (uint32_t r = 0; r < 7; ++r)
+    for (uint32_t c = 0; c < 3; ++c) {
+      BOOST_TEST(rows.second.at(r, c) == cols.second.at(r, c));
+      BOOST_TEST(cols.second.data[r + c * 8u] == cols.second.at(r, c)); // Fig. 13, column-major
+    }
+  BOOST_TEST(cols.first.at(4, 6) == rows.first.data[4 * 7 + 6]);
+  BOOST_TEST(cols.first.data[5 * 8 + 0] == 0.0f); // padding rows are zero
+  BOOST_TEST(cols.second.data[7 + 0 * 8] == 0.0f);
+}
+
+BOOST_AUTO_TEST_CASE(reference_matches_a_naive_product_at_odd_sizes_and_any_thread_count) {
+  Sizes sizes{37, 301, 45}, padded{40, 304, 48};
+  ArticleRandom random(11);
+  Inputs<float> in =
+      generate_inputs<float>(sizes, padded, Layout::row_major, Layout::column_major, random);
+  std::vector<long double> naive = naive_product(in);
+  Reference one = reference_product(in, 1);
+  Reference three = reference_product(in, 3);
+  BOOST_TEST(one.rows == 37u);
+  BOOST_TEST(one.cols == 45u);
+  double worst = 0;
+  for (size_t i = 0; i < naive.size(); ++i) {
+    worst = std::max(worst, static_cast<double>(std::fabs(one.product[i] - naive[i])));
+    BOOST_TEST_REQUIRE(one.product[i] == three.product[i]);
+  }
+  BOOST_TEST(worst < 1e-13);
+  BOOST_TEST(one.max_abs_first <= 0.5);
+  BOOST_TEST(one.max_abs_first > 0.49);
+}
+
+BOOST_AUTO_TEST_CASE(the_articles_cpu_loops_compute_the_product_in_every_layout) {
+  Sizes sizes{19, 23, 17};
+  for (Layout second : {Layout::row_major, Layout::column_major})
+    for (CpuLoop loop : {CpuLoop::r_cr_c, CpuLoop::c_r_cr}) {
+      ArticleRandom random(5);
+      Inputs<float> in = generate_inputs<float>(sizes, sizes, Layout::row_major, second, random);
+      Matrix<float> third(19, 17, 19, 17, Layout::row_major);
+      uint32_t calls = 0, last_total = 0;
+      cpu_loop(loop, in, third, [&](uint32_t done, uint32_t total) {
+        ++calls;
+        last_total = total;
+        BOOST_TEST_REQUIRE(done <= total);
+      });
+      BOOST_TEST((calls == (loop == CpuLoop::r_cr_c ? 19u : 17u)));
+      BOOST_TEST(last_total == calls);
+      Reference ref = reference_product(in);
+      Verification v = verify(third, ref, tolerance_for<float>(23, 0.5, 0.5));
+      BOOST_TEST(v.passed());
+      BOOST_TEST(v.checked == 19u * 17u);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(verification_finds_every_wrong_element_and_the_worst) {
+  Sizes sizes{16, 64, 12};
+  ArticleRandom random(2);
+  Inputs<float> in =
+      generate_inputs<float>(sizes, sizes, Layout::row_major, Layout::row_major, random);
+  Reference ref = reference_product(in);
+  Matrix<float> got(16, 12, 16, 12, Layout::row_major);
+  for (uint32_t r = 0; r < 16; ++r)
+    for (uint32_t c = 0; c < 12; ++c)
+      got.at(r, c) = static_cast<float>(ref.at(r, c));
+  double tolerance = tolerance_for<float>(64, ref.max_abs_first, ref.max_abs_second);
+  BOOST_TEST(tolerance == kToleranceFactor * 64 * std::numeric_limits<float>::epsilon() *
+                              ref.max_abs_first * ref.max_abs_second);
+  BOOST_TEST(verify(got, ref, tolerance).passed());
+
+  got.at(3, 5) += static_cast<float>(3 * tolerance);
+  got.at(9, 1) = std::numeric_limits<float>::quiet_NaN();
+  Verification v = verify(got, ref, tolerance);
+  BOOST_TEST(!v.passed());
+  BOOST_TEST(v.mismatches == 2u);
+  BOOST_TEST(v.worst_row == 9u);
+  BOOST_TEST(v.worst_col == 1u);
+  BOOST_TEST(std::isinf(v.max_error));
+
+  Verification merged;
+  merge(merged, verify(got, ref, tolerance));
+  merge(merged, v);
+  BOOST_TEST(merged.checked == 2u * 16u * 12u);
+  BOOST_TEST(merged.mismatches == 4u);
+  BOOST_TEST(tolerance_for<double>(64, 0.5, 0.5) < tolerance_for<float>(64, 0.5, 0.5) * 1e-8);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(command_line)
+
+BOOST_AUTO_TEST_CASE(all_expands_to_the_articles_ten_in_order) {
+  CommandLine all = parse({"all"});
+  BOOST_TEST(all.steps.size() == 10u);
+  BOOST_TEST(all.steps.front() == "matr_mul_2dim");
+  BOOST_TEST(all.steps.back() == "matr_mul_vect_v3");
+  CommandLine two = parse({"matr_mul_col_local,matr_mul_col_local_fixed", "matr_mul_vect"});
+  BOOST_TEST(two.steps == (std::vector<std::string>{"matr_mul_col_local",
+                                                    "matr_mul_col_local_fixed", "matr_mul_vect"}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(options_are_read) {
+  CommandLine c =
+      parse({"matr_mul_vect_v2", "--size", "512",       "--cols2=100", "--local",   "16",
+             "--repeat",         "3",      "--device",  "1",           "--double",  "--no-cpu",
+             "--seed",           "9",      "--format",  "json",        "--chart",   "x.svg",
+             "--overlay",        "a.json", "--overlay", "b.json",      "--kernels", "k",
+             "--library",        "l.so"});
+  BOOST_TEST(c.options.sizes.rows1 == 512u);
+  BOOST_TEST(c.options.sizes.colsrows == 512u);
+  BOOST_TEST(c.options.sizes.cols2 == 100u);
+  BOOST_TEST(c.options.local == std::vector<uint32_t>{16}, boost::test_tools::per_element());
+  BOOST_TEST(c.options.repeat == 3u);
+  BOOST_TEST(c.options.device == 1);
+  BOOST_TEST(c.options.double_precision);
+  BOOST_TEST(!c.options.run_cpu);
+  BOOST_TEST(c.options.seed == 9u);
+  BOOST_TEST((c.format == Format::json));
+  BOOST_TEST(c.overlays.size() == 2u);
+  BOOST_TEST(c.kernels->string() == "k");
+  BOOST_TEST(c.library->string() == "l.so");
+  CommandLine defaults = parse({"matr_mul_1dim"});
+  BOOST_TEST(defaults.options.sizes.rows1 == 2000u); // the article's size
+  BOOST_TEST(defaults.options.device == MQLCL_USE_ANY);
+  BOOST_TEST(defaults.options.local.empty());
+  BOOST_TEST(defaults.options.run_cpu);
+  BOOST_TEST(parse({"matr_mul_1dim", "--local", "8,4"}).options.local ==
+                 (std::vector<uint32_t>{8, 4}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(bad_sizes_are_rejected_with_a_clear_message) {
+  for (const char *bad :
+       {"0", "-5", "abc", "12x", "", "1e3", "4294967296", "99999999999999999999999"}) {
+    std::string message = error_of([&] { parse({"matr_mul_1dim", "--size", bad}); });
+    BOOST_TEST(contains(message, "--size"), message);
+    BOOST_TEST(contains(message, "expected a whole number from 1 to 4294967295"), message);
+  }
+  BOOST_TEST(contains(error_of([] { parse({"matr_mul_1dim", "--rows1", "-1"}); }), "--rows1 '-1'"));
+  BOOST_TEST(contains(error_of([] { parse({"matr_mul_1dim", "--local", "8,0"}); }), "--local '0'"));
+  BOOST_TEST(contains(error_of([] {
+                        parse({"matr_mul_1dim", "--local", "1,2,3,4"});
+                      }),
+                      "at most 3 sizes"));
+  BOOST_TEST(contains(error_of([] { parse({"matr_mul_1dim", "--repeat", "0"}); }), "--repeat"));
+  BOOST_TEST(contains(error_of([] { parse({"matr_mul_1dim", "--device", "-2"}); }), "--device"));
+  BOOST_TEST(contains(error_of([] { parse({"matr_mul_1dim", "--size"}); }), "needs a value"));
+}
+
+BOOST_AUTO_TEST_CASE(unknown_scripts_and_options_are_rejected_with_a_hint) {
+  std::string unknown = error_of([] { parse({"vect_v2"}); });
+  BOOST_TEST(contains(unknown, "unknown script 'vect_v2'"), unknown);
+  BOOST_TEST(contains(unknown, "did you mean matr_mul_vect_v2?"), unknown);
+  BOOST_TEST(contains(error_of([] {
+                        parse({"matr_mul_1dim", "--fast"});
+                      }),
+                      "unknown option --fast"));
+  BOOST_TEST(contains(error_of([] {
+                        parse({"matr_mul_1dim", "--format", "xml"});
+                      }),
+                      "expected text, json or csv"));
+  BOOST_TEST(contains(error_of([] {
+                        parse({"matr_mul_1dim", "--overlay", "a.json"});
+                      }),
+                      "give --chart FILE.svg too"));
+  BOOST_TEST(contains(error_of([] { parse({}); }), "name a script"));
+  BOOST_TEST(contains(error_of([] { parse({"matr_mul_1dim", "--no-cpu=1"}); }), "takes no value"));
+  BOOST_TEST(parse({"--list"}).list);
+  BOOST_TEST(parse({"--list-devices"}).list_devices);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(output)
+
+namespace {
+
+StepRun sample_run() {
+  StepRun run;
+  run.step = "matr_mul_vect_v2";
+  run.source = "section 2.8, Listing 9";
+  run.sizes = run.padded = {64, 48, 32};
+  run.bridge_version = "mqlcl 1.0.0";
+  DeviceInfo device;
+  device.ordinal = 0;
+  device.name = "Device \"quoted\", with comma";
+  device.type = "CPU";
+  run.device = device;
+  run.build_options = "-DCOLS2=32 -DCOLSROWS=48 -DREALTYPE=float";
+  run.geometry.work_dim = 1;
+  run.geometry.global = {64, 1, 1};
+  run.geometry.local = {16, 0, 0};
+  run.cpu_seconds = 0.5;
+  run.elements_read = 64 * 32;
+  run.total_seconds.values = {0.004, 0.002, 0.003};
+  run.kernel_seconds.values = {0.001, 0.0015, 0.002};
+  run.verification.done = true;
+  run.verification.checked = 3 * 64 * 32;
+  run.verification.tolerance = 1e-5;
+  run.verification.max_error = 2e-6;
+  run.checks.push_back({1, 2, 0.25, std::nullopt, 0.25});
+  run.status = Status::verified;
+  return run;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(json_is_parseable_and_holds_the_documented_fields) {
+  StepRun failed;
+  failed.step = "matr_mul_vect";
+  failed.status = Status::rejected;
+  failed.message = "COLSROWS must be a multiple of 4\n(line two)";
+  std::stringstream text(to_json({sample_run(), failed}));
+  pt::ptree root;
+  pt::read_json(text, root);
+  BOOST_TEST(root.get<std::string>("format") == "mqlcl-replay/1");
+  std::vector<pt::ptree> runs;
+  for (const auto &entry : root.get_child("runs"))
+    runs.push_back(entry.second);
+  BOOST_TEST_REQUIRE(runs.size() == 2u);
+  const pt::ptree &run = runs[0];
+  BOOST_TEST(run.get<std::string>("step") == "matr_mul_vect_v2");
+  BOOST_TEST(run.get<std::string>("status") == "verified");
+  BOOST_TEST(run.get<std::string>("device.name") == "Device \"quoted\", with comma");
+  BOOST_TEST(run.get<std::string>("mqlcl_version") == "mqlcl 1.0.0");
+  BOOST_TEST(run.get<int>("sizes.colsrows") == 48);
+  BOOST_TEST(run.get<std::string>("type") == "float");
+  BOOST_TEST(run.get_child("local").begin()->second.get_value<int>() == 16);
+  BOOST_TEST(run.get<double>("times.total_s.min") == 0.002);
+  BOOST_TEST(run.get<double>("times.total_s.median") == 0.003);
+  BOOST_TEST(run.get<double>("times.kernel_s.median") == 0.0015);
+  BOOST_TEST(run.get<double>("gflops.kernel") == 2.0 * 64 * 48 * 32 / 0.0015 / 1e9,
+             boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(run.get<bool>("verification.passed"));
+  BOOST_TEST(run.get<int>("verification.checked") == 3 * 64 * 32);
+  BOOST_TEST(run.get_child("random_checks").begin()->second.get<std::string>("cpu") == "null");
+  BOOST_TEST(runs[1].get<std::string>("status") == "rejected");
+  BOOST_TEST(runs[1].get<std::string>("message") == "COLSROWS must be a multiple of 4\n(line two)");
+  BOOST_TEST(runs[1].get<std::string>("device") == "null");
+}
+
+BOOST_AUTO_TEST_CASE(csv_has_one_row_per_run_with_the_headers_columns) {
+  std::string csv = to_csv({sample_run(), sample_run()});
+  std::istringstream in(csv);
+  std::string header, row;
+  std::getline(in, header);
+  BOOST_TEST(header.rfind("step,status,device,rows1,", 0) == 0u);
+  size_t columns = static_cast<size_t>(std::count(header.begin(), header.end(), ',')) + 1;
+  int rows = 0;
+  while (std::getline(in, row)) {
+    ++rows;
+    // The device name is quoted: count commas outside quotes.
+    size_t fields = 1;
+    bool quoted = false;
+    for (char c : row) {
+      quoted = c == '"' ? !quoted : quoted;
+      fields += (!quoted && c == ',') ? 1 : 0;
+    }
+    BOOST_TEST(fields == columns, row);
+    BOOST_TEST(row.find("\"Device \"\"quoted\"\", with comma\"") != std::string::npos);
+    BOOST_TEST(row.find(",0.003,") != std::string::npos); // total median
+  }
+  BOOST_TEST(rows == 2);
+}
+
+BOOST_AUTO_TEST_CASE(json_strings_are_escaped) {
+  BOOST_TEST(json_escape("a\"b\\c\n\t\x01") == "a\\\"b\\\\c\\n\\t\\u0001");
+}
+
+BOOST_AUTO_TEST_CASE(chart_is_well_formed_svg_with_a_line_per_series) {
+  StepRun v3 = sample_run();
+  v3.step = "matr_mul_vect_v3";
+  std::vector<ChartSeries> series = series_from_runs({sample_run(), v3});
+  BOOST_TEST_REQUIRE(series.size() == 1u);
+  BOOST_TEST(series[0].points.size() == 2u);
+  for (const char *file : {"article-hd4870.json", "article-cpu.json"})
+    for (ChartSeries &s : load_results(std::filesystem::path(MQLCL_TEST_RESULTS) / file))
+      series.push_back(std::move(s));
+  BOOST_TEST_REQUIRE(series.size() == 3u);
+  BOOST_TEST(series[1].label == "Radeon HD 4870 (article, 2012)");
+  BOOST_TEST(series[1].points.size() == 9u);
+  BOOST_TEST(*series[1].points.at("matr_mul_vect_v2").total_s == 0.499);
+  BOOST_TEST(series[2].points.count("matr_mul_2dim") == 0u); // no OpenCL time to draw
+
+  std::vector<std::string> order;
+  for (const Step &step : article_steps())
+    order.push_back(step.name);
+  std::stringstream svg(chart_svg(series, order));
+  pt::ptree root;
+  pt::read_xml(svg, root); // throws unless well-formed
+  const pt::ptree &top = root.get_child("svg");
+  int polylines = 0, labels = 0;
+  for (const auto &child : top) {
+    polylines += child.first == "polyline" ? 1 : 0;
+    if (child.first == "text" && child.second.data() == "Radeon HD 4870 (article, 2012)")
+      ++labels;
+  }
+  // Both panels: total time for each series, kernel time for the one that has it (the article
+  // gives none).
+  BOOST_TEST(polylines == 2 * (3 + 1));
+  BOOST_TEST(labels == 1);
+}
+
+BOOST_AUTO_TEST_CASE(results_files_that_are_not_results_are_refused) {
+  std::filesystem::path dir = MQLCL_TEST_WORK_DIR;
+  std::filesystem::create_directories(dir);
+  std::filesystem::path broken = dir / "broken.json";
+  std::ofstream(broken) << "{\"runs\": [ {\"step\": ";
+  BOOST_TEST(contains(error_of([&] { load_results(broken); }), "cannot read results file"));
+  std::filesystem::path other = dir / "other.json";
+  std::ofstream(other) << "{\"name\": 1}";
+  BOOST_TEST(contains(error_of([&] { load_results(other); }), "has no \"runs\" array"));
+  BOOST_TEST(
+      contains(error_of([&] { load_results(dir / "missing.json"); }), "cannot read results file"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
