@@ -8,14 +8,20 @@ namespace mql5check {
 
 namespace {
 
-bool identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool identifier_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool identifier_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+bool digit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
 
 // Longest first, so that "<<=" wins over "<<" and "<".
-const char *const kPunctuators[] = {
-    "<<=", ">>=", "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
-    "+=",  "-=",  "*=", "/=", "%=", "&=", "|=", "^=", "##", "#"};
+const char *const kPunctuators[] = {"<<=", ">>=", "::", "->", "++", "--", "<<", ">>",
+                                    "<=",  ">=",  "==", "!=", "&&", "||", "+=", "-=",
+                                    "*=",  "/=",  "%=", "&=", "|=", "^=", "##", "#"};
 
 class Lexer {
 public:

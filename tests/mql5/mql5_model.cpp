@@ -13,19 +13,21 @@ namespace {
 
 // MQL5 names that are followed by '(' without being calls.
 const std::set<std::string> kStatementKeywords = {
-    "if",     "for",    "while",  "switch",   "return",   "sizeof", "do",       "else",
-    "case",   "new",    "delete", "typename", "template", "offsetof", "operator"};
+    "if",   "for", "while",  "switch",   "return",   "sizeof",   "do",      "else",
+    "case", "new", "delete", "typename", "template", "offsetof", "operator"};
 // Type names: before '(' they are casts ("string(x)"), before a name they start a declaration.
-const std::set<std::string> kTypeKeywords = {
-    "void",   "bool",   "char",    "uchar",    "short",  "ushort", "int",    "uint",
-    "long",   "ulong",  "float",   "double",   "string", "color",  "datetime", "matrix",
-    "vector", "matrixf", "vectorf", "complex"};
-const std::set<std::string> kDeclarationWords = {"static", "const", "input", "sinput", "extern",
-                                                 "virtual"};
+const std::set<std::string> kTypeKeywords = {"void",   "bool",   "char",    "uchar",   "short",
+                                             "ushort", "int",    "uint",    "long",    "ulong",
+                                             "float",  "double", "string",  "color",   "datetime",
+                                             "matrix", "vector", "matrixf", "vectorf", "complex"};
+const std::set<std::string> kDeclarationWords = {"static", "const",  "input",
+                                                 "sinput", "extern", "virtual"};
 // An MQL5 identifier is at most 63 characters (MQL5 Reference, Language Basics: Identifiers).
 constexpr size_t kMaxIdentifier = 63;
 
-std::string at(const std::string &file, int line) { return file + ":" + std::to_string(line); }
+std::string at(const std::string &file, int line) {
+  return file + ":" + std::to_string(line);
+}
 
 // Splits tokens[first, last) at commas outside (), [] and {}.
 std::vector<std::vector<Token>> split_top_level(const std::vector<Token> &tokens, size_t first,
@@ -260,8 +262,7 @@ private:
         // The scope of an imported function is the module's file name without its extension.
         std::string stem = fs::path(module).stem().string();
         std::string extension = fs::path(module).extension().string();
-        if (extension.empty() || extension == ".dll" || extension == ".DLL" ||
-            extension == ".ex5")
+        if (extension.empty() || extension == ".dll" || extension == ".DLL" || extension == ".ex5")
           import_module = stem;
         else
           program_.problems.push_back(where + ": #import of " + module +
@@ -327,8 +328,7 @@ private:
         continue;
       if (t.text.size() > kMaxIdentifier)
         program_.problems.push_back(at(file, t.line) + ": identifier " + t.text + " has " +
-                                    std::to_string(t.text.size()) +
-                                    " characters; MQL5 allows 63");
+                                    std::to_string(t.text.size()) + " characters; MQL5 allows 63");
       bool before_paren = i + 1 < tokens.size() && tokens[i + 1].is_punct("(");
       const Token *previous = i > 0 ? &tokens[i - 1] : nullptr;
       bool after_type = previous != nullptr && previous->is_identifier() &&
@@ -385,9 +385,9 @@ private:
 
 // The MQL5 type of a C scalar (by value, or as a pointee).
 const std::map<std::string, std::string> kCToMql5 = {
-    {"int8_t", "char"},   {"uint8_t", "uchar"}, {"int16_t", "short"},  {"uint16_t", "ushort"},
-    {"int32_t", "int"},   {"uint32_t", "uint"}, {"int64_t", "long"},   {"uint64_t", "ulong"},
-    {"float", "float"},   {"double", "double"}, {"char16_t", "ushort"}};
+    {"int8_t", "char"}, {"uint8_t", "uchar"}, {"int16_t", "short"},  {"uint16_t", "ushort"},
+    {"int32_t", "int"}, {"uint32_t", "uint"}, {"int64_t", "long"},   {"uint64_t", "ulong"},
+    {"float", "float"}, {"double", "double"}, {"char16_t", "ushort"}};
 
 // The element types one `void *` export needs an overload for: MQL5's numeric types.
 const std::vector<std::string> kElementTypes = {"char", "uchar", "short", "ushort", "int",
@@ -557,7 +557,9 @@ std::string MqlFunction::signature() const {
   return s + ")";
 }
 
-std::optional<long long> Define::integer() const { return integer_value(value); }
+std::optional<long long> Define::integer() const {
+  return integer_value(value);
+}
 
 Program load_program(const std::string &main_file, const std::string &include_root) {
   ProgramReader reader(include_root);
@@ -574,8 +576,8 @@ Program parse_program(const std::string &text, const std::string &name,
 
 size_t mql5_size_of(const std::string &type) {
   static const std::map<std::string, size_t> sizes = {
-      {"bool", 1},  {"char", 1},  {"uchar", 1}, {"short", 2},  {"ushort", 2},
-      {"int", 4},   {"uint", 4},  {"color", 4}, {"float", 4},  {"long", 8},
+      {"bool", 1},  {"char", 1},     {"uchar", 1}, {"short", 2}, {"ushort", 2},
+      {"int", 4},   {"uint", 4},     {"color", 4}, {"float", 4}, {"long", 8},
       {"ulong", 8}, {"datetime", 8}, {"double", 8}};
   auto it = sizes.find(type);
   return it == sizes.end() ? 0 : it->second;
@@ -593,8 +595,8 @@ std::vector<std::string> check_imports(const CHeader &header,
     if (!seen_signatures.insert(types_of(f)).second)
       problems.push_back(where + ": the same parameter types are imported twice");
     if (exports.count(f.name) == 0)
-      problems.push_back(where + ": the library exports no " + f.name +
-                         " (\"Cannot find '" + f.name + "'\": the program would not start)");
+      problems.push_back(where + ": the library exports no " + f.name + " (\"Cannot find '" +
+                         f.name + "'\": the program would not start)");
     const CFunction *c = header.find(f.name);
     if (c == nullptr) {
       problems.push_back(where + ": mqlcl.h declares no " + f.name);
@@ -603,8 +605,8 @@ std::vector<std::string> check_imports(const CHeader &header,
     if (auto why = incompatible_result(c->result, f.result))
       problems.push_back(where + ": " + *why);
     if (f.params.size() != c->params.size()) {
-      problems.push_back(where + ": has " + std::to_string(f.params.size()) +
-                         " parameters; C " + f.name + " has " + std::to_string(c->params.size()));
+      problems.push_back(where + ": has " + std::to_string(f.params.size()) + " parameters; C " +
+                         f.name + " has " + std::to_string(c->params.size()));
       continue;
     }
     const MqlParam *pointee = nullptr; // the MQL5 parameter behind C's void pointer
@@ -652,14 +654,11 @@ std::vector<std::string> check_imports(const CHeader &header,
       continue;
     }
     for (const std::string &element : kElementTypes) {
-      bool covered = std::any_of(found->second.begin(), found->second.end(),
-                                 [&](const MqlFunction *f) {
-                                   return std::any_of(
-                                       f->params.begin(), f->params.end(),
-                                       [&](const MqlParam &p) {
-                                         return p.reference && p.type == element;
-                                       });
-                                 });
+      bool covered =
+          std::any_of(found->second.begin(), found->second.end(), [&](const MqlFunction *f) {
+            return std::any_of(f->params.begin(), f->params.end(),
+                               [&](const MqlParam &p) { return p.reference && p.type == element; });
+          });
       if (!covered)
         problems.push_back(found->second[0]->where() + ": " + c.name + " has no overload for " +
                            element);
@@ -690,8 +689,8 @@ std::vector<std::string> check_constants(const CHeader &header, const std::vecto
   }
   for (const auto &[name, value] : header.constants)
     if (ours.count(name) == 0)
-      problems.push_back(mqh_file + ": no #define " + name + " (mqlcl.h: " +
-                         std::to_string(value) + ")");
+      problems.push_back(mqh_file + ": no #define " + name + " (mqlcl.h: " + std::to_string(value) +
+                         ")");
   return problems;
 }
 
@@ -735,8 +734,9 @@ std::vector<std::string> check_calls(const Program &program,
         problems.push_back(where + c.scope + "::" + c.name + "() with " + std::to_string(count) +
                            " arguments: no imported overload takes that many");
     } else if (imported.count(c.name) != 0) {
-      problems.push_back(where + c.name + "() calls an imported function without its module: "
-                                          "MQL5's built-in of that name wins; write " +
+      problems.push_back(where + c.name +
+                         "() calls an imported function without its module: "
+                         "MQL5's built-in of that name wins; write " +
                          imported[c.name][0]->module + "::" + c.name + "()");
     } else if (defined.count(c.name) != 0) {
       if (!accepts(defined[c.name], count))

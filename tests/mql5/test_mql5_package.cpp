@@ -99,8 +99,8 @@ BOOST_AUTO_TEST_CASE(every_include_and_resource_resolves_inside_the_package) {
                       path.find(':') == std::string::npos && path.find("..") == std::string::npos;
       BOOST_TEST(relative, where << ": #resource \"" << path << "\" must be a plain relative path");
       fs::path file = fs::path(resource.file).parent_path() / path;
-      BOOST_TEST(fs::is_regular_file(file), where << ": #resource \"" << path << "\" -> " << file
-                                                  << " does not exist");
+      BOOST_TEST(fs::is_regular_file(file),
+                 where << ": #resource \"" << path << "\" -> " << file << " does not exist");
       if (!fs::is_regular_file(file))
         continue;
       BOOST_TEST(resource.type == "string", where);
@@ -113,8 +113,8 @@ BOOST_AUTO_TEST_CASE(every_include_and_resource_resolves_inside_the_package) {
         BOOST_TEST((text == read_file(original.string())), file << " differs from " << original);
       BOOST_TEST(file.stem() == script.stem(), where << ": the kernel is named after its script");
       auto [user, fresh] = kernel_users.emplace(file.filename().string(), script.stem().string());
-      BOOST_TEST(fresh, file.filename() << " is embedded by " << user->second << " and "
-                                        << script.stem());
+      BOOST_TEST(fresh, file.filename()
+                            << " is embedded by " << user->second << " and " << script.stem());
       BOOST_TEST(program.identifiers.count(resource.variable) == 1u,
                  where << ": " << resource.variable << " is never used");
       embedded[resource.variable] = text;
@@ -130,8 +130,8 @@ BOOST_AUTO_TEST_CASE(every_include_and_resource_resolves_inside_the_package) {
       bool found = false;
       for (const auto &[variable, text] : embedded)
         found = found || kernel_functions(text, variable).count(string_value(name[0])) == 1u;
-      BOOST_TEST(found, script.filename() << ": no embedded kernel defines "
-                                          << string_value(name[0]));
+      BOOST_TEST(found, script.filename()
+                            << ": no embedded kernel defines " << string_value(name[0]));
     }
   }
   for (const fs::path &kernel : files_in(kKernels, ".cl"))
@@ -140,9 +140,9 @@ BOOST_AUTO_TEST_CASE(every_include_and_resource_resolves_inside_the_package) {
 }
 
 BOOST_AUTO_TEST_CASE(the_kernel_parser_finds_kernels_and_only_kernels) {
-  std::set<std::string> found = kernel_functions(
-      "// __kernel void commented(\ninline float helper(float x) { return x; }\n"
-      "__kernel void first(__global float *a) {}\nkernel void second() {}\n",
-      "sample.cl");
+  std::set<std::string> found =
+      kernel_functions("// __kernel void commented(\ninline float helper(float x) { return x; }\n"
+                       "__kernel void first(__global float *a) {}\nkernel void second() {}\n",
+                       "sample.cl");
   BOOST_TEST((found == std::set<std::string>{"first", "second"}));
 }

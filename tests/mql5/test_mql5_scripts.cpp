@@ -60,11 +60,10 @@ BOOST_AUTO_TEST_CASE(the_article_scripts_are_all_there) {
   for (const fs::path &script : scripts())
     names.insert(script.stem().string());
   // The article's ten files, the race-free col_local, and the device caps of its Fig. 18.
-  for (const char *name :
-       {"matr_mul_2dim", "matr_mul_1dim", "matr_mul_1dim_coalesced", "matr_mul_sum_local",
-        "matr_mul_row_calc", "matr_mul_row_in_private", "matr_mul_col_local",
-        "matr_mul_col_local_fixed", "matr_mul_vect", "matr_mul_vect_v2", "matr_mul_vect_v3",
-        "mqlcl_device_info"})
+  for (const char *name : {"matr_mul_2dim", "matr_mul_1dim", "matr_mul_1dim_coalesced",
+                           "matr_mul_sum_local", "matr_mul_row_calc", "matr_mul_row_in_private",
+                           "matr_mul_col_local", "matr_mul_col_local_fixed", "matr_mul_vect",
+                           "matr_mul_vect_v2", "matr_mul_vect_v3", "mqlcl_device_info"})
     BOOST_TEST(names.count(name) == 1u, name);
 }
 
@@ -99,10 +98,10 @@ BOOST_AUTO_TEST_CASE(the_opencl_scripts_call_the_dll_and_print_the_articles_line
     BOOST_TEST(dll_calls.count("CLGetLastError") == 1u, script.filename());
     if (script.stem() == "mqlcl_device_info")
       continue;
-    for (const char *name : {"CLContextCreate", "CLProgramCreateEx", "CLKernelCreate",
-                             "CLBufferCreate", "CLSetKernelArgMem", "CLBufferWrite", "CLExecute",
-                             "CLBufferRead", "CLGetInfoInteger", "CLGetInfoString",
-                             "CLBufferFree", "CLKernelFree", "CLProgramFree", "CLContextFree"})
+    for (const char *name :
+         {"CLContextCreate", "CLProgramCreateEx", "CLKernelCreate", "CLBufferCreate",
+          "CLSetKernelArgMem", "CLBufferWrite", "CLExecute", "CLBufferRead", "CLGetInfoInteger",
+          "CLGetInfoString", "CLBufferFree", "CLKernelFree", "CLProgramFree", "CLContextFree"})
       BOOST_TEST(dll_calls.count(name) == 1u, script.filename() << " calls mqlcl::" << name);
   }
 }
@@ -152,14 +151,14 @@ void helper(int a) { Print(a); }
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_include_is_reported) {
-  Program program = parse_program("#include <mqlcl/nothing.mqh>\nvoid OnStart() {}\n",
-                                  "missing.mq5", kInclude);
+  Program program =
+      parse_program("#include <mqlcl/nothing.mqh>\nvoid OnStart() {}\n", "missing.mq5", kInclude);
   BOOST_TEST(reported(check_calls(program, builtins()),
                       {"missing.mq5:1", "#include <mqlcl/nothing.mqh> does not resolve"}));
 }
 
 BOOST_AUTO_TEST_CASE(an_unterminated_string_is_reported) {
   Program program = parse_program("void OnStart() { Print(\"oops); }\n", "broken.mq5", kInclude);
-  BOOST_TEST(reported(check_calls(program, builtins()),
-                      {"broken.mq5:1", "unterminated string literal"}));
+  BOOST_TEST(
+      reported(check_calls(program, builtins()), {"broken.mq5:1", "unterminated string literal"}));
 }
