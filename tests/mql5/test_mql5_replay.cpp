@@ -25,7 +25,7 @@ BOOST_TEST_GLOBAL_FIXTURE(LoadTheLibrary);
 
 long long bridge_integer(int handle, int property) {
   using F = long long (*)(int, int);
-  static const F get = mql5rt::import<F>(kModule, "CLGetInfoInteger");
+  static const F get = mql5rt::import <F>(kModule, "CLGetInfoInteger");
   return get(handle, property);
 }
 constexpr int kDeviceCount = 0, kObjectCount = 117; // MQLCL_CL_DEVICE_COUNT, _OBJECT_COUNT
@@ -116,8 +116,8 @@ BOOST_AUTO_TEST_CASE(the_opencl_scripts_print_the_articles_lines_and_the_right_p
                      *boost::unit_test::precondition(needs_device())) {
   for (const char *script :
        {"matr_mul_1dim", "matr_mul_1dim_coalesced", "matr_mul_sum_local", "matr_mul_row_calc",
-        "matr_mul_row_in_private", "matr_mul_col_local_fixed", "matr_mul_vect",
-        "matr_mul_vect_v2", "matr_mul_vect_v3"})
+        "matr_mul_row_in_private", "matr_mul_col_local_fixed", "matr_mul_vect", "matr_mul_vect_v2",
+        "matr_mul_vect_v3"})
     check_opencl_log(run(script, {{"_device", device()}}), script, true);
 }
 
@@ -128,7 +128,7 @@ BOOST_AUTO_TEST_CASE(the_racy_col_local_runs_and_its_result_is_reported,
   int correct = check_opencl_log(run("matr_mul_col_local", {{"_device", device()}}),
                                  "matr_mul_col_local", false);
   BOOST_TEST_MESSAGE("matr_mul_col_local (the race as printed): " << correct
-                                                                   << " of 10 checks right");
+                                                                  << " of 10 checks right");
 }
 
 BOOST_AUTO_TEST_CASE(the_host_only_script_prints_its_three_lines) {
@@ -156,10 +156,10 @@ BOOST_AUTO_TEST_CASE(the_device_info_script_reads_what_gpu_caps_viewer_showed,
   BOOST_TEST(matches(values["CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT"], R"(\d+)"));
   // The raw bytes of CL_DEVICE_MAX_WORK_ITEM_SIZES, decoded by the script, against the bridge's
   // own three properties.
-  BOOST_TEST(log.back() == "CLGetDeviceInfo(0x1005) = 24 bytes: " +
-                               values["CL_DEVICE_MAX_WORK_ITEM_SIZES[0]"] + ", " +
-                               values["CL_DEVICE_MAX_WORK_ITEM_SIZES[1]"] + ", " +
-                               values["CL_DEVICE_MAX_WORK_ITEM_SIZES[2]"]);
+  BOOST_TEST(log.back() ==
+             "CLGetDeviceInfo(0x1005) = 24 bytes: " + values["CL_DEVICE_MAX_WORK_ITEM_SIZES[0]"] +
+                 ", " + values["CL_DEVICE_MAX_WORK_ITEM_SIZES[1]"] + ", " +
+                 values["CL_DEVICE_MAX_WORK_ITEM_SIZES[2]"]);
 }
 
 BOOST_AUTO_TEST_CASE(a_device_that_does_not_exist_is_reported_not_crashed,

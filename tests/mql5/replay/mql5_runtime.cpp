@@ -128,21 +128,35 @@ std::map<std::string, Runner> &scripts() {
   return registered;
 }
 
-void set_input(int &variable, const std::string &text) { variable = std::stoi(text); }
-void set_input(double &variable, const std::string &text) { variable = std::stod(text); }
-void set_input(string &variable, const std::string &text) { variable = string(text); }
+void set_input(int &variable, const std::string &text) {
+  variable = std::stoi(text);
+}
+void set_input(double &variable, const std::string &text) {
+  variable = std::stod(text);
+}
+void set_input(string &variable, const std::string &text) {
+  variable = string(text);
+}
 
 // ---- built-ins ----------------------------------------------------------------------------------
 
-std::string to_text(const string &s) { return s.utf8(); }
-std::string to_text(const char *s) { return s; }
+std::string to_text(const string &s) {
+  return s.utf8();
+}
+std::string to_text(const char *s) {
+  return s;
+}
 std::string to_text(double d) {
   char text[64];
   std::snprintf(text, sizeof text, "%.16g", d);
   return text;
 }
-std::string to_text(float f) { return to_text(static_cast<double>(f)); }
-std::string to_text(bool b) { return b ? "true" : "false"; }
+std::string to_text(float f) {
+  return to_text(static_cast<double>(f));
+}
+std::string to_text(bool b) {
+  return b ? "true" : "false";
+}
 
 string DoubleToString(double value, int digits) {
   char text[512];
@@ -164,7 +178,9 @@ bool StringInit(string &s, int new_len, ushort character) {
   return true;
 }
 
-void MathSrand(int seed) { random_state = static_cast<unsigned>(seed); }
+void MathSrand(int seed) {
+  random_state = static_cast<unsigned>(seed);
+}
 
 int MathRand() { // 0 to 32767, as MQL5's
   random_state = random_state * 214013u + 2531011u;
@@ -177,6 +193,8 @@ uint GetTickCount() {
       duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
 }
 
-datetime TimeLocal() { return static_cast<datetime>(std::time(nullptr)); }
+datetime TimeLocal() {
+  return static_cast<datetime>(std::time(nullptr));
+}
 
 } // namespace mql5rt

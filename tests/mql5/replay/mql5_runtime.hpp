@@ -130,7 +130,9 @@ std::string to_text(const char *s);
 std::string to_text(double d);
 std::string to_text(float f);
 std::string to_text(bool b);
-template <class T> std::string to_text(T integer) { return std::to_string(integer); }
+template <class T> std::string to_text(T integer) {
+  return std::to_string(integer);
+}
 
 void print_line(const std::string &line);
 template <class... Args> void Print(const Args &...args) {
@@ -142,19 +144,31 @@ template <class... Args> void Print(const Args &...args) {
 string DoubleToString(double value, int digits = 8);
 string IntegerToString(long number, int str_len = 0, ushort fill_symbol = ' ');
 bool StringInit(string &s, int new_len = 0, ushort character = 0);
-inline int StringLen(const string &s) { return s.length(); }
-inline int StringBufferLen(const string &s) { return s.buffer_length(); }
+inline int StringLen(const string &s) {
+  return s.length();
+}
+inline int StringBufferLen(const string &s) {
+  return s.buffer_length();
+}
 
 void MathSrand(int seed);
 int MathRand();
-template <class A, class B> auto MathMax(A a, B b) { return a > b ? a : b; }
-template <class A, class B> auto MathMin(A a, B b) { return a < b ? a : b; }
-template <class A> A MathAbs(A a) { return a < 0 ? -a : a; }
+template <class A, class B> auto MathMax(A a, B b) {
+  return a > b ? a : b;
+}
+template <class A, class B> auto MathMin(A a, B b) {
+  return a < b ? a : b;
+}
+template <class A> A MathAbs(A a) {
+  return a < 0 ? -a : a;
+}
 
 uint GetTickCount();
 datetime TimeLocal();
 
-template <class T> int ArraySize(const array<T> &a) { return a.size(); }
+template <class T> int ArraySize(const array<T> &a) {
+  return a.size();
+}
 template <class T> int ArrayResize(array<T> &a, int new_size, int = 0) {
   if (a.is_fixed() || new_size < 0)
     return a.is_fixed() && new_size == a.size() ? new_size : -1;

@@ -13,8 +13,8 @@
 // functions load the library's function by name and call it with the parameter types of the MQL5
 // declaration: `T &a[]` passes a pointer to the first element, `string` a copy of its UTF-16
 // text, `string &` the string's own buffer. The rest is a token-level rewrite: MQL5's types and
-// built-ins come from mql5_runtime.hpp, arrays become mql5rt::array, string literals mql5rt::string,
-// and #line directives keep compiler messages pointing at the MQL5 source.
+// built-ins come from mql5_runtime.hpp, arrays become mql5rt::array, string literals
+// mql5rt::string, and #line directives keep compiler messages pointing at the MQL5 source.
 #include "mql5_model.hpp"
 
 #include <filesystem>
@@ -33,13 +33,15 @@ struct Item {
 };
 
 const std::map<std::string, std::string> kTypes = {
-    {"string", "mql5rt::string"}, {"uchar", "mql5rt::uchar"},       {"ushort", "mql5rt::ushort"},
-    {"uint", "mql5rt::uint"},     {"ulong", "mql5rt::ulong"},       {"datetime", "mql5rt::datetime"},
+    {"string", "mql5rt::string"}, {"uchar", "mql5rt::uchar"}, {"ushort", "mql5rt::ushort"},
+    {"uint", "mql5rt::uint"},     {"ulong", "mql5rt::ulong"}, {"datetime", "mql5rt::datetime"},
     {"color", "mql5rt::color"}};
-const std::set<std::string> kNotATypeBeforeName = {"return", "else", "do", "case", "new", "delete",
-                                                   "sizeof", "typename"};
+const std::set<std::string> kNotATypeBeforeName = {"return", "else",   "do",     "case",
+                                                   "new",    "delete", "sizeof", "typename"};
 
-[[noreturn]] void fail(const std::string &what) { throw std::runtime_error(what); }
+[[noreturn]] void fail(const std::string &what) {
+  throw std::runtime_error(what);
+}
 
 std::string renamed_type(const std::string &type) {
   auto found = kTypes.find(type);
@@ -110,8 +112,8 @@ private:
         ++depth;
       else if (t.is_punct("}"))
         --depth;
-      else if (t.kind == TokenKind::String && !(i > 0 && is_code(i - 1) &&
-                                                 tok(i - 1).kind == TokenKind::String)) {
+      else if (t.kind == TokenKind::String &&
+               !(i > 0 && is_code(i - 1) && tok(i - 1).kind == TokenKind::String)) {
         size_t last = i;
         while (is_code(last + 1) && tok(last + 1).kind == TokenKind::String)
           ++last;
