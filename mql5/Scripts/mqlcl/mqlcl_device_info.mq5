@@ -41,7 +41,7 @@ string stringNames[]=
    "CL_DEVICE_NAME","CL_DEVICE_VENDOR","CL_DEVICE_VERSION",
    "CL_DEVICE_OPENCL_C_VERSION","CL_DRIVER_VERSION","CL_PLATFORM_NAME"
   };
-#define CL_DEVICE_MAX_WORK_ITEM_SIZES_ID 0x1005   // a raw Khronos cl_device_info code
+#define KHR_DEVICE_MAX_WORK_ITEM_SIZES 0x1005   // a raw Khronos cl_device_info code
 //+------------------------------------------------------------------+
 //| Script program start function                                    |
 //+------------------------------------------------------------------+
@@ -82,7 +82,7 @@ void OnStart()
 //--- the raw bytes of a Khronos property, as MQL5's CLGetDeviceInfo returns them: size_t[3]
    uchar data[];
    uint size=0;
-   if(!mqlclGetDeviceInfo(_device,CL_DEVICE_MAX_WORK_ITEM_SIZES_ID,data,size))
+   if(!mqlclGetDeviceInfo(_device,KHR_DEVICE_MAX_WORK_ITEM_SIZES,data,size))
      {
       mqlclPrintError("CLGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
       return;
