@@ -121,6 +121,19 @@ BOOST_AUTO_TEST_CASE(the_opencl_scripts_print_the_articles_lines_and_the_right_p
     check_opencl_log(run(script, {{"_device", device()}}), script, true);
 }
 
+BOOST_AUTO_TEST_CASE(the_random_generators_stay_inside_the_arrays_at_their_extremes,
+                     *boost::unit_test::precondition(needs_device())) {
+  // MathRand() returns 0 to 32767 inclusive; at 32767 the article's genRnd returned max itself,
+  // an index one past the end, which stops an MQL5 script ("array out of range"). Found by a
+  // full-size replay of matr_mul_vect_v2.
+  for (int value : {32767, 0}) {
+    mql5rt::fix_rand(value);
+    BOOST_TEST_MESSAGE("MathRand() = " << value);
+    check_opencl_log(run("matr_mul_row_calc", {{"_device", device()}}), "matr_mul_row_calc", true);
+    mql5rt::unfix_rand();
+  }
+}
+
 BOOST_AUTO_TEST_CASE(the_racy_col_local_runs_and_its_result_is_reported,
                      *boost::unit_test::precondition(needs_device())) {
   // Listing 7 as printed lacks the barrier after the sum loop: whether its result is right

@@ -44,11 +44,13 @@ REALTYPE genVal()
    return((REALTYPE)((MathRand()-16383.5)/32767.));
   }
 //+------------------------------------------------------------------+
-//| genRnd                                                           |
+//| genRnd: a random index 0..max-1                                  |
 //+------------------------------------------------------------------+
 int genRnd(int max)
   {
-   return((int)(MathRand()/32767.*max));
+//--- MathRand() includes 32767: the article's MathRand()/32767.*max could return max itself,
+//--- one past the last row or column ("array out of range" in checkRandom)
+   return((int)(MathRand()/32768.*max));
   }
 //+------------------------------------------------------------------+
 //| buildOptions: the sizes as OpenCL build options - the kernel     |

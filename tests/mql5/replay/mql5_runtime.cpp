@@ -35,6 +35,7 @@ Library &library(const std::string &module) {
 }
 
 unsigned random_state = 1;
+int fixed_random = -1;
 
 } // namespace
 
@@ -182,7 +183,16 @@ void MathSrand(int seed) {
   random_state = static_cast<unsigned>(seed);
 }
 
+void fix_rand(int value) {
+  fixed_random = value;
+}
+void unfix_rand() {
+  fixed_random = -1;
+}
+
 int MathRand() { // 0 to 32767, as MQL5's
+  if (fixed_random >= 0)
+    return fixed_random;
   random_state = random_state * 214013u + 2531011u;
   return static_cast<int>((random_state >> 16) & 0x7FFF);
 }

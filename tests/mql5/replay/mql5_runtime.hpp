@@ -153,6 +153,9 @@ inline int StringBufferLen(const string &s) {
 
 void MathSrand(int seed);
 int MathRand();
+// For tests: MathRand() returns `value` (0 to 32767) from now on, until unfix_rand().
+void fix_rand(int value);
+void unfix_rand();
 template <class A, class B> auto MathMax(A a, B b) {
   return a > b ? a : b;
 }
