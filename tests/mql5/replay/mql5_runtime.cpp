@@ -1,0 +1,210 @@
+#include "mql5_runtime.hpp"
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+
+namespace mql5rt {
+
+namespace {
+
+struct Library {
+  std::string path;
+  void *handle = nullptr;
+};
+
+std::map<std::string, Library> &libraries() {
+  static std::map<std::string, Library> loaded;
+  return loaded;
+}
+
+Library &library(const std::string &module) {
+  auto found = libraries().find(module);
+  if (found == libraries().end())
+    throw critical_error("cannot load '" + module + "': no library is set for it");
+  Library &lib = found->second;
+  if (lib.handle == nullptr) {
+    lib.handle = dlopen(lib.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (lib.handle == nullptr)
+      throw critical_error("cannot load '" + module + "' (" + lib.path + "): " + dlerror());
+  }
+  return lib;
+}
+
+unsigned random_state = 1;
+int fixed_random = -1;
+
+} // namespace
+
+// ---- string -------------------------------------------------------------------------------------
+
+string::string(const char *utf8) {
+  for (const unsigned char *p = reinterpret_cast<const unsigned char *>(utf8); *p != 0;) {
+    char32_t code = *p++;
+    int extra = code >= 0xF0 ? 3 : code >= 0xE0 ? 2 : code >= 0xC0 ? 1 : 0;
+    code &= extra == 3 ? 0x07 : extra == 2 ? 0x0F : extra == 1 ? 0x1F : 0x7F;
+    for (; extra > 0 && (*p & 0xC0) == 0x80; --extra)
+      code = (code << 6) | (*p++ & 0x3F);
+    if (code >= 0x10000) {
+      code -= 0x10000;
+      buffer_ += static_cast<char16_t>(0xD800 + (code >> 10));
+      buffer_ += static_cast<char16_t>(0xDC00 + (code & 0x3FF));
+    } else {
+      buffer_ += static_cast<char16_t>(code);
+    }
+  }
+}
+
+std::u16string string::text() const {
+  size_t end = buffer_.find(u'\0');
+  return end == std::u16string::npos ? buffer_ : buffer_.substr(0, end);
+}
+
+std::string string::utf8() const {
+  std::string out;
+  std::u16string t = text();
+  for (size_t i = 0; i < t.size(); ++i) {
+    char32_t c = t[i];
+    if (c >= 0xD800 && c < 0xDC00 && i + 1 < t.size())
+      c = 0x10000 + ((c - 0xD800) << 10) + (t[++i] - 0xDC00);
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+  return out;
+}
+
+string &string::operator+=(const string &other) {
+  buffer_ = text() + other.text();
+  return *this;
+}
+
+// ---- #import ------------------------------------------------------------------------------------
+
+void set_library(const std::string &module, const std::string &path) {
+  libraries()[module] = Library{path, nullptr};
+}
+
+void bind(const std::string &module, const std::vector<std::string> &names) {
+  for (const std::string &name : names)
+    symbol(module, name);
+}
+
+void *symbol(const std::string &module, const std::string &name) {
+  void *address = dlsym(library(module).handle, name.c_str());
+  if (address == nullptr)
+    throw critical_error("Cannot find '" + name + "' in '" + module + "'");
+  return address;
+}
+
+// ---- journal and scripts ------------------------------------------------------------------------
+
+std::vector<std::string> &journal() {
+  static std::vector<std::string> lines;
+  return lines;
+}
+
+void print_line(const std::string &line) {
+  journal().push_back(line);
+  std::cout << "  | " << line << std::endl;
+}
+
+std::map<std::string, Runner> &scripts() {
+  static std::map<std::string, Runner> registered;
+  return registered;
+}
+
+void set_input(int &variable, const std::string &text) {
+  variable = std::stoi(text);
+}
+void set_input(double &variable, const std::string &text) {
+  variable = std::stod(text);
+}
+void set_input(string &variable, const std::string &text) {
+  variable = string(text);
+}
+
+// ---- built-ins ----------------------------------------------------------------------------------
+
+std::string to_text(const string &s) {
+  return s.utf8();
+}
+std::string to_text(const char *s) {
+  return s;
+}
+std::string to_text(double d) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.16g", d);
+  return text;
+}
+std::string to_text(float f) {
+  return to_text(static_cast<double>(f));
+}
+std::string to_text(bool b) {
+  return b ? "true" : "false";
+}
+
+string DoubleToString(double value, int digits) {
+  char text[512];
+  std::snprintf(text, sizeof text, "%.*f", std::max(0, std::min(digits, 16)), value);
+  return string(text);
+}
+
+string IntegerToString(long number, int str_len, ushort fill_symbol) {
+  std::string digits = std::to_string(number);
+  if (str_len > static_cast<int>(digits.size()))
+    digits.insert(0, static_cast<size_t>(str_len) - digits.size(), static_cast<char>(fill_symbol));
+  return string(digits);
+}
+
+bool StringInit(string &s, int new_len, ushort character) {
+  if (new_len < 0)
+    return false;
+  s.init(new_len, character);
+  return true;
+}
+
+void MathSrand(int seed) {
+  random_state = static_cast<unsigned>(seed);
+}
+
+void fix_rand(int value) {
+  fixed_random = value;
+}
+void unfix_rand() {
+  fixed_random = -1;
+}
+
+int MathRand() { // 0 to 32767, as MQL5's
+  if (fixed_random >= 0)
+    return fixed_random;
+  random_state = random_state * 214013u + 2531011u;
+  return static_cast<int>((random_state >> 16) & 0x7FFF);
+}
+
+uint GetTickCount() {
+  using namespace std::chrono;
+  return static_cast<uint>(
+      duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
+}
+
+datetime TimeLocal() {
+  return static_cast<datetime>(std::time(nullptr));
+}
+
+} // namespace mql5rt

@@ -1,0 +1,196 @@
+// The part of MQL5 the translated scripts need (mql5_translate.cpp writes them): its string and
+// array types, the built-ins the scripts call, and #import the way MetaTrader does it - load the
+// library by name, find each function by its undecorated name before the script starts, and call
+// it with the parameter types of the MQL5 declaration (not of the C header).
+//
+// This is a stand-in for the terminal, not a second implementation of MQL5: what it does not
+// need, it does not have, and a script that uses more fails to compile here.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mql5rt {
+
+static_assert(sizeof(long) == 8, "MQL5's long is 64-bit: the replay needs an LP64 host");
+using uchar = std::uint8_t;
+using ushort = std::uint16_t;
+using uint = std::uint32_t;
+using ulong = std::uint64_t;
+using datetime = std::int64_t;
+using color = std::uint32_t;
+
+// What stops an MQL5 program ("array out of range", "Cannot find 'F' in 'x.dll'").
+struct critical_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// ---- string: UTF-16 in a buffer that may be longer than the text (StringInit), whose end is the
+// first NUL - MQL5's own representation, which is what lets a DLL write into a `string &`.
+class string {
+public:
+  string() = default;
+  string(const char *utf8);
+  string(const std::string &utf8) : string(utf8.c_str()) {}
+
+  std::u16string text() const;
+  std::string utf8() const;
+  int length() const { return static_cast<int>(text().size()); }
+  int buffer_length() const { return static_cast<int>(buffer_.size()); }
+  void init(int length, ushort fill) { buffer_.assign(static_cast<size_t>(length), fill); }
+
+  // `string &` parameter: the DLL writes into this buffer (and its terminator) in place.
+  char16_t *dll_buffer() { return buffer_.data(); }
+  // `string` parameter: the DLL gets a copy of the text.
+  std::u16string dll_copy() const { return text(); }
+
+  string &operator+=(const string &other);
+  friend string operator+(const string &a, const string &b) { return string(a) += b; }
+  friend bool operator==(const string &a, const string &b) { return a.text() == b.text(); }
+  friend bool operator!=(const string &a, const string &b) { return !(a == b); }
+
+private:
+  std::u16string buffer_;
+};
+
+// ---- array: dynamic (T a[]) or static (T a[N]); an index outside it stops the program.
+template <class T> class array {
+public:
+  array() = default;
+  static array fixed(long size, std::initializer_list<T> values = {}) {
+    array a;
+    a.items_.assign(static_cast<size_t>(size), T{});
+    std::copy(values.begin(), values.end(), a.items_.begin());
+    a.fixed_ = true;
+    return a;
+  }
+  static array of(std::initializer_list<T> values) {
+    array a;
+    a.items_.assign(values.begin(), values.end());
+    return a;
+  }
+  T &operator[](long i) { return items_[checked(i)]; }
+  const T &operator[](long i) const { return items_[checked(i)]; }
+  int size() const { return static_cast<int>(items_.size()); }
+  bool is_fixed() const { return fixed_; }
+  std::vector<T> &items() { return items_; }
+  const std::vector<T> &items() const { return items_; }
+  // `T &a[]` parameter: a pointer to the first element, and nothing about the length.
+  T *dll_data() { return items_.data(); }
+  const T *dll_data() const { return items_.data(); }
+
+private:
+  size_t checked(long i) const {
+    if (i < 0 || static_cast<size_t>(i) >= items_.size())
+      throw critical_error("array out of range: index " + std::to_string(i) + " of " +
+                           std::to_string(items_.size()));
+    return static_cast<size_t>(i);
+  }
+  std::vector<T> items_;
+  bool fixed_ = false;
+};
+
+// ---- #import ------------------------------------------------------------------------------------
+
+// Where a module's library file is: mqlcl.dll -> build/bin/libmqlcl.so.
+void set_library(const std::string &module, const std::string &path);
+// Loads the module and finds every name, as the terminal does when a program starts.
+void bind(const std::string &module, const std::vector<std::string> &names);
+void *symbol(const std::string &module, const std::string &name);
+template <class F> F import(const char *module, const char *name) {
+  return reinterpret_cast<F>(symbol(module, name));
+}
+
+// ---- the journal: every Print line of the running script -------------------------------------
+
+std::vector<std::string> &journal();
+
+// ---- the scripts: each translated file registers one ------------------------------------------
+
+using Inputs = std::map<std::string, std::string>; // input variable -> value, as text
+using Runner = std::function<void(const Inputs &)>;
+std::map<std::string, Runner> &scripts();
+struct registration {
+  registration(const std::string &name, Runner run) { scripts()[name] = std::move(run); }
+};
+void set_input(int &variable, const std::string &text);
+void set_input(double &variable, const std::string &text);
+void set_input(string &variable, const std::string &text);
+
+// ---- built-ins (each as MQL5 Reference documents it) -------------------------------------------
+
+std::string to_text(const string &s);
+std::string to_text(const char *s);
+std::string to_text(double d);
+std::string to_text(float f);
+std::string to_text(bool b);
+template <class T> std::string to_text(T integer) {
+  return std::to_string(integer);
+}
+
+void print_line(const std::string &line);
+template <class... Args> void Print(const Args &...args) {
+  std::string line;
+  ((line += to_text(args)), ...);
+  print_line(line);
+}
+
+string DoubleToString(double value, int digits = 8);
+string IntegerToString(long number, int str_len = 0, ushort fill_symbol = ' ');
+bool StringInit(string &s, int new_len = 0, ushort character = 0);
+inline int StringLen(const string &s) {
+  return s.length();
+}
+inline int StringBufferLen(const string &s) {
+  return s.buffer_length();
+}
+
+void MathSrand(int seed);
+int MathRand();
+// For tests: MathRand() returns `value` (0 to 32767) from now on, until unfix_rand().
+void fix_rand(int value);
+void unfix_rand();
+template <class A, class B> auto MathMax(A a, B b) {
+  return a > b ? a : b;
+}
+template <class A, class B> auto MathMin(A a, B b) {
+  return a < b ? a : b;
+}
+template <class A> A MathAbs(A a) {
+  return a < 0 ? -a : a;
+}
+
+uint GetTickCount();
+datetime TimeLocal();
+
+template <class T> int ArraySize(const array<T> &a) {
+  return a.size();
+}
+template <class T> int ArrayResize(array<T> &a, int new_size, int = 0) {
+  if (a.is_fixed() || new_size < 0)
+    return a.is_fixed() && new_size == a.size() ? new_size : -1;
+  a.items().resize(static_cast<size_t>(new_size));
+  return new_size;
+}
+template <class T> void ArrayFree(array<T> &a) {
+  if (!a.is_fixed())
+    a.items().clear();
+}
+template <class T, class V> int ArrayInitialize(array<T> &a, V value) {
+  std::fill(a.items().begin(), a.items().end(), static_cast<T>(value));
+  return a.size();
+}
+template <class T, size_t R, size_t C, class V> int ArrayInitialize(T (&a)[R][C], V value) {
+  for (auto &row : a)
+    for (T &item : row)
+      item = static_cast<T>(value);
+  return static_cast<int>(R * C);
+}
+
+} // namespace mql5rt

@@ -1,0 +1,164 @@
+// Every script under mql5/Scripts/mqlcl, with everything it includes, calls only what exists: its
+// own functions, mqlcl.dll's imports (as mqlcl::CLxxx, with an argument count an overload takes)
+// and MQL5 built-ins from mql5/builtins.txt. A call MetaEditor would reject, or an unqualified
+// CLxxx that MQL5's built-in would silently take, fails here.
+#define BOOST_TEST_MODULE mql5_scripts
+#include <boost/test/unit_test.hpp>
+
+#include "mql5_model.hpp"
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+using namespace mql5check;
+
+namespace {
+
+const std::string kMql5 = MQLCL_MQL5_DIR;
+const std::string kInclude = kMql5 + "/Include";
+
+const std::set<std::string> &builtins() {
+  static const std::set<std::string> names = load_builtins(kMql5 + "/builtins.txt");
+  return names;
+}
+
+std::vector<fs::path> scripts() {
+  std::vector<fs::path> found;
+  for (const auto &entry : fs::directory_iterator(kMql5 + "/Scripts/mqlcl"))
+    if (entry.path().extension() == ".mq5")
+      found.push_back(entry.path());
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+std::string lines(const std::vector<std::string> &problems) {
+  std::string text;
+  for (const std::string &p : problems)
+    text += "\n  " + p;
+  return text;
+}
+
+bool reported(const std::vector<std::string> &problems,
+              std::initializer_list<std::string> fragments) {
+  return std::any_of(problems.begin(), problems.end(), [&](const std::string &p) {
+    return std::all_of(fragments.begin(), fragments.end(),
+                       [&](const std::string &f) { return p.find(f) != std::string::npos; });
+  });
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(the_builtins_list_is_read) {
+  BOOST_TEST(builtins().count("Print") == 1u);
+  BOOST_TEST(builtins().count("GetTickCount") == 1u);
+  BOOST_TEST(builtins().count("https://www.mql5.com/en/docs/common/print") == 0u);
+  BOOST_TEST(builtins().count("#") == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(the_article_scripts_are_all_there) {
+  std::set<std::string> names;
+  for (const fs::path &script : scripts())
+    names.insert(script.stem().string());
+  // The article's ten files, the race-free col_local, and the device caps of its Fig. 18.
+  for (const char *name : {"matr_mul_2dim", "matr_mul_1dim", "matr_mul_1dim_coalesced",
+                           "matr_mul_sum_local", "matr_mul_row_calc", "matr_mul_row_in_private",
+                           "matr_mul_col_local", "matr_mul_col_local_fixed", "matr_mul_vect",
+                           "matr_mul_vect_v2", "matr_mul_vect_v3", "mqlcl_device_info"})
+    BOOST_TEST(names.count(name) == 1u, name);
+}
+
+BOOST_AUTO_TEST_CASE(every_script_calls_only_what_exists) {
+  for (const fs::path &script : scripts()) {
+    Program program = load_program(script.string(), kInclude);
+    std::vector<std::string> problems = check_calls(program, builtins());
+    BOOST_TEST(problems.empty(), script.filename() << lines(problems));
+    BOOST_TEST(!program.calls.empty(), script.filename());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_include_calls_only_what_exists) {
+  for (const auto &entry : fs::directory_iterator(kInclude + "/mqlcl")) {
+    if (entry.path().filename() == "matr_mul.mqh")
+      continue; // it calls what each script defines (genMatrices, ...): checked with the scripts
+    Program program = load_program(entry.path().string(), kInclude);
+    std::vector<std::string> problems = check_calls(program, builtins());
+    BOOST_TEST(problems.empty(), entry.path().filename() << lines(problems));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_opencl_scripts_call_the_dll_and_print_the_articles_lines) {
+  for (const fs::path &script : scripts()) {
+    if (script.stem() == "matr_mul_2dim")
+      continue; // host only
+    Program program = load_program(script.string(), kInclude);
+    std::set<std::string> dll_calls;
+    for (const Call &call : program.calls)
+      if (call.scope == "mqlcl")
+        dll_calls.insert(call.name);
+    BOOST_TEST(dll_calls.count("CLGetLastError") == 1u, script.filename());
+    if (script.stem() == "mqlcl_device_info")
+      continue;
+    for (const char *name :
+         {"CLContextCreate", "CLProgramCreateEx", "CLKernelCreate", "CLBufferCreate",
+          "CLSetKernelArgMem", "CLBufferWrite", "CLExecute", "CLBufferRead", "CLGetInfoInteger",
+          "CLGetInfoString", "CLBufferFree", "CLKernelFree", "CLProgramFree", "CLContextFree"})
+      BOOST_TEST(dll_calls.count(name) == 1u, script.filename() << " calls mqlcl::" << name);
+  }
+}
+
+// The checker itself: each kind of wrong call must be reported, and what only looks like a call
+// (in a comment, in a string) must not be.
+BOOST_AUTO_TEST_CASE(wrong_calls_are_reported_and_comments_and_strings_skipped) {
+  const std::string snippet = R"MQL(
+#include <mqlcl/mqlcl.mqh>
+#define TWICE(x) ((x)*2)
+void OnStart()
+  {
+   // InComment(1);
+   /* InBlockComment(2); */
+   string s="InString(3)";
+   int ctx=CLContextCreate(0);          // MQL5's built-in would win
+   mqlcl::CLNoSuchImport(1);            // not imported
+   mqlcl::CLContextCreate(0,1);         // no overload takes 2
+   mqlcl::CLBufferWrite(1,s);           // no overload takes 2 (element_size is the only default)
+   kernel32::Sleep(1);                  // no such module
+   PrintFormatted("x");                 // not an MQL5 built-in
+   helper(1,2);                         // defined with one parameter
+   ::Print("fine");
+   Print(TWICE(ctx));
+   helper(ctx);
+   uint none[1]={0};
+   mqlclExecute(1,1,none,none);
+  }
+void helper(int a) { Print(a); }
+)MQL";
+  Program program = parse_program(snippet, "wrong.mq5", kInclude);
+  BOOST_TEST(program.problems.empty(), lines(program.problems));
+  std::vector<std::string> problems = check_calls(program, builtins());
+  BOOST_TEST_MESSAGE("reported:" << lines(problems));
+  BOOST_TEST(reported(problems, {"wrong.mq5:9", "CLContextCreate() calls an imported function "
+                                                "without its module"}));
+  BOOST_TEST(reported(problems, {"wrong.mq5:10", "mqlcl imports no CLNoSuchImport"}));
+  BOOST_TEST(reported(problems, {"wrong.mq5:11", "CLContextCreate() with 2 arguments"}));
+  BOOST_TEST(reported(problems, {"wrong.mq5:12", "CLBufferWrite() with 2 arguments"}));
+  BOOST_TEST(reported(problems, {"wrong.mq5:13", "no module kernel32"}));
+  BOOST_TEST(reported(problems, {"wrong.mq5:14", "PrintFormatted() is not defined"}));
+  BOOST_TEST(reported(problems, {"wrong.mq5:15", "helper() with 2 arguments"}));
+  for (const char *quiet : {"InComment", "InBlockComment", "InString", "TWICE", "wrong.mq5:16",
+                            "wrong.mq5:17", "wrong.mq5:18", "mqlclExecute"})
+    BOOST_TEST(!reported(problems, {quiet}), quiet << " must not be reported");
+  BOOST_TEST(problems.size() == 7u, lines(problems));
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_include_is_reported) {
+  Program program =
+      parse_program("#include <mqlcl/nothing.mqh>\nvoid OnStart() {}\n", "missing.mq5", kInclude);
+  BOOST_TEST(reported(check_calls(program, builtins()),
+                      {"missing.mq5:1", "#include <mqlcl/nothing.mqh> does not resolve"}));
+}
+
+BOOST_AUTO_TEST_CASE(an_unterminated_string_is_reported) {
+  Program program = parse_program("void OnStart() { Print(\"oops); }\n", "broken.mq5", kInclude);
+  BOOST_TEST(
+      reported(check_calls(program, builtins()), {"broken.mq5:1", "unterminated string literal"}));
+}
