@@ -65,6 +65,8 @@ done
 for entry in "${entries[@]}"; do
   [[ "$entry" == MQL5/* ]] || { echo "the zip has $entry outside MQL5/" >&2; exit 1; }
 done
+duplicates=$(printf '%s\n' "${entries[@]}" | sort | uniq -d)
+[[ -z "$duplicates" ]] || { echo "the zip holds these entries twice: $duplicates" >&2; exit 1; }
 
 # Unpacked over a data folder, as a user installs it; the terminal loads MQL5\Libraries\mqlcl.dll.
 data=$WINEPREFIX/drive_c/mt5-data
