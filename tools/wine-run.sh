@@ -15,7 +15,8 @@ export WINEDEBUG=${WINEDEBUG--all}
 export WINEDLLOVERRIDES=${WINEDLLOVERRIDES-mscoree,mshtml=} # no Mono / Gecko install prompts
 
 wine=
-for candidate in /usr/lib/wine/wine64 "$(command -v wine64 || true)" "$(command -v wine || true)"; do
+for candidate in /usr/lib/wine/wine64 "$(command -v wine64 || true)" \
+  "$(command -v wine || true)"; do
   [[ -n "$candidate" && -x "$candidate" ]] && { wine=$candidate; break; }
 done
 [[ -n "$wine" ]] || { echo "wine-run: no wine64 (apt-get install wine64 wine)" >&2; exit 127; }

@@ -18,7 +18,7 @@ wine=/usr/lib/wine/wine64
 
 echo "::: windows: configure and build (mingw preset)"
 cmake --preset mingw
-cmake --build --preset mingw
+cmake --build --preset mingw -j 2 # the CI machine's 2 cores
 echo "::: windows: built in $((SECONDS - start)) s"
 
 # Wine's server and its own processes first, detached: started by a test instead, they would
@@ -33,7 +33,8 @@ touch "$WINEPREFIX/.wine-run.ready" # tools/wine-run.sh: the prefix is ready
 echo "::: windows: tests under Wine"
 ctest --preset mingw
 objdump=x86_64-w64-mingw32-objdump
-echo "mqlcl.dll imports: $("$objdump" -p build-mingw/bin/mqlcl.dll | awk '/DLL Name:/ {print $3}' | xargs)"
+imports=$("$objdump" -p build-mingw/bin/mqlcl.dll | awk '/DLL Name:/ {print $3}' | xargs)
+echo "mqlcl.dll imports: $imports"
 
 if [[ -f build-mingw/bin/mqlcl-replay.exe ]]; then
   echo "::: windows: one replay under Wine"
@@ -46,7 +47,10 @@ echo "::: windows: MT5 data-folder zip"
 rm -rf build-mingw/package
 cpack --preset mingw
 zips=(build-mingw/package/*.zip)
-[[ ${#zips[@]} -eq 1 && -f "${zips[0]}" ]] || { echo "expected one zip in build-mingw/package" >&2; exit 1; }
+if [[ ${#zips[@]} -ne 1 || ! -f "${zips[0]}" ]]; then
+  echo "expected one zip in build-mingw/package" >&2
+  exit 1
+fi
 zip=$PWD/${zips[0]}
 mapfile -t entries < <(cmake -E tar tf "$zip")
 printf '  %s\n' "${entries[@]}"
@@ -73,7 +77,7 @@ data=$WINEPREFIX/drive_c/mt5-data
 rm -rf "$data" && mkdir -p "$data"
 (cd "$data" && cmake -E tar xf "$zip")
 MQLCL_TEST_DLL='C:\mt5-data\MQL5\Libraries\mqlcl.dll' tools/wine-run.sh "$WINEPREFIX" \
-  build-mingw/bin/test_windows_loader.exe --run_test=loader/loadlibraryw_finds_every_function_and_runs_a_kernel \
-  --report_level=short --log_level=message
+  build-mingw/bin/test_windows_loader.exe --report_level=short --log_level=message \
+  --run_test=loader/loadlibraryw_finds_every_function_and_runs_a_kernel
 
 echo "::: windows: passed in $((SECONDS - start)) s"

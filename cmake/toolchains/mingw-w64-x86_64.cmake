@@ -19,7 +19,8 @@ endforeach()
 # Run the cross-built programs (ctest, try_run) under Wine (/usr/lib/wine/wine64 on Debian 12),
 # through a wrapper that sets the prefix (in the build tree) and starts wineserver detached.
 get_filename_component(mqlcl_source_dir ${CMAKE_CURRENT_LIST_DIR}/../.. ABSOLUTE)
-set(CMAKE_CROSSCOMPILING_EMULATOR ${mqlcl_source_dir}/tools/wine-run.sh ${CMAKE_BINARY_DIR}/wineprefix)
+set(CMAKE_CROSSCOMPILING_EMULATOR ${mqlcl_source_dir}/tools/wine-run.sh
+                                  ${CMAKE_BINARY_DIR}/wineprefix)
 
 # Libraries, headers and packages come from the MinGW sysroot, never from the host's /usr
 # (whose Linux headers break a Windows build), except the header-only parts the project needs:

@@ -63,7 +63,8 @@ endfunction()
 
 # The header's functions.
 file(READ ${HEADER} header)
-string(REGEX MATCHALL "MQLCL_API[ \t\r\n]+[A-Za-z0-9_]+[ \t\r\n]*\\*?[ \t\r\n]*CL[A-Za-z]+[ \t\r\n]*\\("
+set(space "[ \t\r\n]")
+string(REGEX MATCHALL "MQLCL_API${space}+[A-Za-z0-9_]+${space}*\\*?${space}*CL[A-Za-z]+${space}*\\("
        declarations "${header}")
 set(declared "")
 foreach(declaration IN LISTS declarations)
