@@ -45,7 +45,10 @@ bool load_from(const std::string &name, LoadedApi &out) {
 
 const LoadedApi &loaded_api() {
   // Loaded once, on first use, and never unloaded: the driver may hold threads of its own.
-  static const LoadedApi loaded = [] {
+  // Never destroyed either: the Registry's destructor releases objects through this table when
+  // the library unloads, and it may run after this function's statics are gone (when the
+  // registry was built first, by a call such as CLHandleType that needs no OpenCL).
+  static const LoadedApi &loaded = *new LoadedApi([] {
     LoadedApi result;
     std::string chosen = os::environment("MQLCL_OPENCL_LIBRARY");
     if (!chosen.empty()) {
@@ -56,7 +59,7 @@ const LoadedApi &loaded_api() {
       if (load_from(*name, result))
         break;
     return result;
-  }();
+  }());
   return loaded;
 }
 

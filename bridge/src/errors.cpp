@@ -4,6 +4,15 @@
 
 #include <fmt/format.h>
 
+#if defined(_WIN32)
+#include <windows.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <vector>
+#endif
+
 namespace mqlcl {
 
 void fail(int32_t code, std::string message, cl_int cl_status) {
@@ -87,8 +96,83 @@ std::string cl_error_name(cl_int status) {
   }
 }
 
+#if defined(_WIN32)
+namespace {
+// Windows keeps each thread's record on the heap behind a native TLS slot, not in a C++
+// thread_local: MinGW's runtime keeps a DLL loaded while a thread that constructed a
+// thread_local with a destructor lives, and runs that destructor as the thread exits; if the DLL
+// was FreeLibrary'd in between (MetaTrader unloading a program's DLLs while its thread lives
+// on), that thread's exit deadlocks (docs/windows.md). DllMain frees a thread's record on
+// DLL_THREAD_DETACH; the records of threads that outlive the DLL go when it unloads.
+class ThreadRecords {
+public:
+  ThreadRecords() noexcept : slot_(TlsAlloc()) {}
+  ~ThreadRecords() {
+    for (LastError *record : records_)
+      delete record;
+    if (slot_ != TLS_OUT_OF_INDEXES)
+      TlsFree(slot_);
+    slot_ = TLS_OUT_OF_INDEXES;
+  }
+  ThreadRecords(const ThreadRecords &) = delete;
+  ThreadRecords &operator=(const ThreadRecords &) = delete;
+
+  // This thread's record, created on first use; nullptr when no slot or memory is left.
+  LastError *this_thread() noexcept {
+    if (slot_ == TLS_OUT_OF_INDEXES)
+      return nullptr;
+    if (auto *record = static_cast<LastError *>(TlsGetValue(slot_)))
+      return record;
+    try {
+      auto record = std::make_unique<LastError>();
+      std::lock_guard<std::mutex> lock(mutex_);
+      records_.push_back(record.get());
+      TlsSetValue(slot_, record.get());
+      return record.release();
+    } catch (...) {
+      return nullptr;
+    }
+  }
+
+  void release_this_thread() noexcept {
+    if (slot_ == TLS_OUT_OF_INDEXES)
+      return;
+    auto *record = static_cast<LastError *>(TlsGetValue(slot_));
+    if (record == nullptr)
+      return;
+    TlsSetValue(slot_, nullptr);
+    try {
+      std::lock_guard<std::mutex> lock(mutex_);
+      records_.erase(std::find(records_.begin(), records_.end(), record));
+      delete record;
+    } catch (...) {
+    }
+  }
+
+private:
+  DWORD slot_;
+  std::mutex mutex_;
+  std::vector<LastError *> records_;
+};
+
+// A namespace-scope object: built before, and so destroyed after, any function-local static
+// (the Registry) whose destructor might still record an error.
+ThreadRecords thread_records;
+} // namespace
+
+void release_thread_last_error() noexcept {
+  thread_records.release_this_thread();
+}
+#else
+void release_thread_last_error() noexcept {}
+#endif
+
 LastError &last_error() noexcept {
-  thread_local LastError error;
+#if defined(_WIN32)
+  if (LastError *record = thread_records.this_thread())
+    return *record;
+#endif
+  thread_local LastError error; // on Windows only when no TLS slot or memory was left
   return error;
 }
 

@@ -42,6 +42,9 @@ struct LastError {
   std::string message;
 };
 LastError &last_error() noexcept;
+// Frees the calling thread's record (Windows: DllMain on DLL_THREAD_DETACH; elsewhere a no-op,
+// as a thread_local there goes with its thread).
+void release_thread_last_error() noexcept;
 void record_failure(int32_t code, cl_int cl_status, const char *message) noexcept;
 
 } // namespace mqlcl
