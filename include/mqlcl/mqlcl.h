@@ -55,8 +55,7 @@
 #define MQLCL_ERR_OPENCL_INVALID_HANDLE 5102 /* bad, stale, freed, forged or wrong-type handle */
 #define MQLCL_ERR_OPENCL_CONTEXT_CREATE 5103
 #define MQLCL_ERR_OPENCL_QUEUE_CREATE 5104
-#define MQLCL_ERR_OPENCL_PROGRAM_CREATE 5105 /* build failure: see the log / CL_ERROR_DESCRIPTION  \
-                                              */
+#define MQLCL_ERR_OPENCL_PROGRAM_CREATE 5105 /* build failure: the log, CL_ERROR_DESCRIPTION */
 #define MQLCL_ERR_OPENCL_TOO_LONG_KERNEL_NAME 5106 /* more than 127 UTF-16 units */
 #define MQLCL_ERR_OPENCL_KERNEL_CREATE 5107
 #define MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER 5108
