@@ -67,9 +67,17 @@ struct Plan {
   cl_int code = CL_SUCCESS;
 };
 
+// An object whose release the layer refused, with the driver call that releases it for real.
+struct Refused {
+  void *object = nullptr;
+  cl_int(CL_API_CALL *release)(void *) = nullptr;
+};
+constexpr size_t kMaxRefused = 64;
+
 struct State {
-  std::mutex mutex; // guards plans
+  std::mutex mutex; // guards plans and refused
   std::array<Plan, kCalls> plans{};
+  std::array<Refused, kMaxRefused> refused{};
   std::array<std::atomic<uint64_t>, kCalls> calls{};
   std::array<std::atomic<uint64_t>, kCalls> injected{};
   std::array<std::atomic<int64_t>, kKinds> acquired{};
@@ -100,9 +108,7 @@ void count(Kind kind, std::array<std::atomic<int64_t>, kKinds> &counter) {
 }
 
 // The layer below, per table type (the bridge's ClApi, or the ICD loader's dispatch table).
-template <class Table> struct Next {
-  static inline Table table{};
-};
+template <class Table> struct Next { static inline Table table{}; };
 
 template <class Table, Call C> struct Member;
 #define MQLCL_FAULT_MEMBER(name)                                                                   \
@@ -120,6 +126,8 @@ struct Forward<Table, C, R(CL_API_CALL *)(Args...)> {
     auto arguments = std::forward_as_tuple(args...);
     cl_int code = CL_SUCCESS;
     if (take_fault(C, code)) {
+      if constexpr (role_of(C).effect == Effect::release) // kept, for release_refused()
+        keep_refused(std::get<0>(arguments));
       if constexpr (std::is_pointer_v<R>) { // the create functions: NULL, code in errcode_ret
         cl_int *errcode_ret = std::get<sizeof...(Args) - 1>(arguments);
         if (errcode_ret != nullptr)
@@ -154,6 +162,21 @@ struct Forward<Table, C, R(CL_API_CALL *)(Args...)> {
         std::memcpy(value, &failed, sizeof(failed));
     }
     return result;
+  }
+
+  // The driver's release of an object this layer refused to release.
+  static cl_int CL_API_CALL release_for_real(void *object) {
+    using Object = std::tuple_element_t<0, std::tuple<Args...>>;
+    return call(static_cast<Object>(object));
+  }
+
+  template <class Object> static void keep_refused(Object object) {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    for (Refused &slot : state.refused)
+      if (slot.object == nullptr) {
+        slot = Refused{object, &release_for_real};
+        return;
+      }
   }
 };
 
@@ -199,6 +222,20 @@ void fail_call(Call call, uint64_t nth, cl_int code) noexcept {
 
 void report_failed_launches(cl_int status) noexcept {
   state.failed_launch_status.store(status);
+}
+
+int64_t release_refused() noexcept {
+  std::array<Refused, kMaxRefused> refused;
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    refused = state.refused;
+    state.refused.fill(Refused{});
+  }
+  int64_t count = 0;
+  for (const Refused &slot : refused)
+    if (slot.object != nullptr && slot.release(slot.object) == CL_SUCCESS)
+      ++count;
+  return count;
 }
 
 void clear_faults() noexcept {

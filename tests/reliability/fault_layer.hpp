@@ -40,9 +40,12 @@ void fail_call(Call call, uint64_t nth, cl_int code) noexcept;
 // the device) for every event, as a driver does after a kernel crashed. 0 turns it off.
 void report_failed_launches(cl_int status) noexcept;
 void clear_faults() noexcept;
+// Releases, for real, the objects whose release an injected fault refused; returns how many.
+// Call it with the faults cleared.
+int64_t release_refused() noexcept;
 
 // ---- Observations ---------------------------------------------------------------------------
-uint64_t calls(Call call) noexcept;          // calls that reached the layer
+uint64_t calls(Call call) noexcept;           // calls that reached the layer
 uint64_t faults_injected(Call call) noexcept; // calls answered with an injected code
 // References taken (creates, retains, events returned by enqueues) and given back (releases).
 int64_t acquired(Kind kind) noexcept;

@@ -104,14 +104,14 @@ void free_handle(int64_t handle) {
 enum class Setup { none, arguments, launched };
 
 struct Scenario {
-  const char *what;       // the export and what it was doing
-  Call call;              // the OpenCL call that fails ...
-  uint64_t nth;           // ... the nth time the export makes it (1 = the first)
-  cl_int injected;        // ... with this code
-  Setup setup;            // what the world needs before the export runs
+  const char *what; // the export and what it was doing
+  Call call;        // the OpenCL call that fails ...
+  uint64_t nth;     // ... the nth time the export makes it (1 = the first)
+  cl_int injected;  // ... with this code
+  Setup setup;      // what the world needs before the export runs
   int64_t (*run)(World &);
-  int64_t failure_value;  // MQL5's failure value of the export
-  int32_t code;           // the MQLCL_ERR_* it must record
+  int64_t failure_value;    // MQL5's failure value of the export
+  int32_t code;             // the MQLCL_ERR_* it must record
   bool writes_text = false; // fills g_text: it must be terminated even on failure
 };
 
@@ -135,31 +135,30 @@ const Scenario kScenarios[] = {
     {"CLProgramCreate: clBuildProgram", Call::clBuildProgram, 1, CL_BUILD_PROGRAM_FAILURE,
      Setup::none, [](World &w) -> int64_t { return CLProgramCreate(w.context, kTestKernels); },
      MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_PROGRAM_CREATE},
-    {"CLProgramCreateEx: clBuildProgram", Call::clBuildProgram, 1, CL_OUT_OF_RESOURCES,
-     Setup::none,
+    {"CLProgramCreateEx: clBuildProgram", Call::clBuildProgram, 1, CL_OUT_OF_RESOURCES, Setup::none,
      [](World &w) -> int64_t {
        return CLProgramCreateEx(w.context, kTestKernels, u"-cl-mad-enable", g_text, 4096);
      },
      MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_PROGRAM_CREATE, true},
     // CLKernelCreate: the kernel, then what the bridge asks about it (the kernel must go back).
     {"CLKernelCreate: clCreateKernel", Call::clCreateKernel, 1, CL_OUT_OF_RESOURCES, Setup::none,
-     [](World &w) -> int64_t { return CLKernelCreate(w.program, u"axpy"); },
-     MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_KERNEL_CREATE},
+     [](World &w) -> int64_t { return CLKernelCreate(w.program, u"axpy"); }, MQLCL_INVALID_HANDLE,
+     MQLCL_ERR_OPENCL_KERNEL_CREATE},
     {"CLKernelCreate: clGetKernelInfo", Call::clGetKernelInfo, 1, CL_OUT_OF_HOST_MEMORY,
      Setup::none, [](World &w) -> int64_t { return CLKernelCreate(w.program, u"axpy"); },
      MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_KERNEL_CREATE},
     {"CLKernelCreate: clGetKernelWorkGroupInfo", Call::clGetKernelWorkGroupInfo, 1,
      CL_OUT_OF_RESOURCES, Setup::none,
-     [](World &w) -> int64_t { return CLKernelCreate(w.program, u"axpy"); },
-     MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_KERNEL_CREATE},
+     [](World &w) -> int64_t { return CLKernelCreate(w.program, u"axpy"); }, MQLCL_INVALID_HANDLE,
+     MQLCL_ERR_OPENCL_KERNEL_CREATE},
     {"CLKernelCreate: clGetKernelArgInfo (first argument)", Call::clGetKernelArgInfo, 1,
      CL_OUT_OF_HOST_MEMORY, Setup::none,
-     [](World &w) -> int64_t { return CLKernelCreate(w.program, u"axpy"); },
-     MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_KERNEL_CREATE},
-    {"CLKernelCreate: clGetKernelArgInfo (last argument's type name)", Call::clGetKernelArgInfo,
-     12, CL_OUT_OF_RESOURCES, Setup::none,
-     [](World &w) -> int64_t { return CLKernelCreate(w.program, u"axpy"); },
-     MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_KERNEL_CREATE},
+     [](World &w) -> int64_t { return CLKernelCreate(w.program, u"axpy"); }, MQLCL_INVALID_HANDLE,
+     MQLCL_ERR_OPENCL_KERNEL_CREATE},
+    {"CLKernelCreate: clGetKernelArgInfo (last argument's type name)", Call::clGetKernelArgInfo, 12,
+     CL_OUT_OF_RESOURCES, Setup::none,
+     [](World &w) -> int64_t { return CLKernelCreate(w.program, u"axpy"); }, MQLCL_INVALID_HANDLE,
+     MQLCL_ERR_OPENCL_KERNEL_CREATE},
     // Kernel arguments.
     {"CLSetKernelArg: clSetKernelArg", Call::clSetKernelArg, 1, CL_OUT_OF_RESOURCES, Setup::none,
      [](World &w) -> int64_t {
@@ -171,8 +170,8 @@ const Scenario kScenarios[] = {
      Setup::none, [](World &w) -> int64_t { return CLSetKernelArgMem(w.axpy, 0, w.x); }, 0,
      MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER},
     {"CLSetKernelArgMemLocal: clSetKernelArg", Call::clSetKernelArg, 1, CL_OUT_OF_RESOURCES,
-     Setup::none, [](World &w) -> int64_t { return CLSetKernelArgMemLocal(w.reverse, 2, 256); },
-     0, MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER},
+     Setup::none, [](World &w) -> int64_t { return CLSetKernelArgMemLocal(w.reverse, 2, 256); }, 0,
+     MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER},
     // Buffers: the allocation, then the zero fill (the buffer must be released).
     {"CLBufferCreate: clCreateBuffer", Call::clCreateBuffer, 1, CL_MEM_OBJECT_ALLOCATION_FAILURE,
      Setup::none, [](World &w) -> int64_t { return CLBufferCreate(w.context, 1024, 0); },
@@ -181,8 +180,9 @@ const Scenario kScenarios[] = {
      Setup::none, [](World &w) -> int64_t { return CLBufferCreate(w.context, 1024, 0); },
      MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_BUFFER_CREATE},
     {"CLBufferWrite: clEnqueueWriteBuffer", Call::clEnqueueWriteBuffer, 1, CL_OUT_OF_RESOURCES,
-     Setup::none, [](World &w) -> int64_t { return CLBufferWrite(w.x, w.host.data(), 0, 0, 256, 4); },
-     0, MQLCL_ERR_OPENCL_INTERNAL},
+     Setup::none,
+     [](World &w) -> int64_t { return CLBufferWrite(w.x, w.host.data(), 0, 0, 256, 4); }, 0,
+     MQLCL_ERR_OPENCL_INTERNAL},
     // A kernel that failed on the device surfaces at the next blocking read.
     {"CLBufferRead: clEnqueueReadBuffer after a failed kernel", Call::clEnqueueReadBuffer, 1,
      CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, Setup::launched,
@@ -246,10 +246,10 @@ const Scenario kScenarios[] = {
        return CLGetInfoString(w.context, MQLCL_CL_PLATFORM_VERSION, g_text, 4096);
      },
      0, MQLCL_ERR_OPENCL_INTERNAL, true},
-    {"CLGetInfoString(DEVICE_LIST): clGetDeviceInfo", Call::clGetDeviceInfo, 1,
-     CL_OUT_OF_RESOURCES, Setup::none,
-     [](World &) -> int64_t { return CLGetInfoString(0, MQLCL_CL_DEVICE_LIST, g_text, 4096); },
-     0, MQLCL_ERR_OPENCL_INTERNAL, true},
+    {"CLGetInfoString(DEVICE_LIST): clGetDeviceInfo", Call::clGetDeviceInfo, 1, CL_OUT_OF_RESOURCES,
+     Setup::none,
+     [](World &) -> int64_t { return CLGetInfoString(0, MQLCL_CL_DEVICE_LIST, g_text, 4096); }, 0,
+     MQLCL_ERR_OPENCL_INTERNAL, true},
     {"CLGetDeviceInfo: clGetDeviceInfo (size)", Call::clGetDeviceInfo, 1, CL_OUT_OF_RESOURCES,
      Setup::none,
      [](World &w) -> int64_t {
@@ -262,8 +262,8 @@ const Scenario kScenarios[] = {
        return CLGetDeviceInfo(w.context, CL_DEVICE_NAME, g_raw, &g_size, sizeof(g_raw));
      },
      0, MQLCL_ERR_OPENCL_INTERNAL},
-    {"CLGetDeviceInfo: a property the driver refuses", Call::clGetDeviceInfo, 1,
-     CL_INVALID_VALUE, Setup::none,
+    {"CLGetDeviceInfo: a property the driver refuses", Call::clGetDeviceInfo, 1, CL_INVALID_VALUE,
+     Setup::none,
      [](World &w) -> int64_t {
        return CLGetDeviceInfo(w.context, CL_DEVICE_NAME, g_raw, &g_size, sizeof(g_raw));
      },
@@ -383,8 +383,10 @@ BOOST_AUTO_TEST_CASE(a_refused_release_retires_the_handle_without_an_error) {
   mqlcl_fault::clear_faults();
   BOOST_TEST(CLGetLastError() == 0);
   std::array<int64_t, kKinds> growth{};
-  growth[static_cast<size_t>(Kind::memory)] = 1; // the one the driver kept
+  growth[static_cast<size_t>(Kind::memory)] = 1; // the one the driver was not given back
   leaks.verify(growth);
+  BOOST_TEST(mqlcl_fault::release_refused() == 1);
+  leaks.verify();
 }
 
 // Failing every call of a kind, many times over: repeated failures do not accumulate anything.
@@ -454,8 +456,7 @@ BOOST_AUTO_TEST_CASE(device_enumeration_failures_are_reported_and_not_cached) {
         CLResetLastError();
         BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_DEVICE_COUNT) == fault.device_count);
         BOOST_TEST(CLGetLastError() == (fault.device_count == 0 ? 0 : fault.context_code));
-        MQLCL_CHECK_FAILS(CLGetInfoInteger(0, MQLCL_CL_DEVICE_TYPE), int64_t{-1},
-                          fault.query_code);
+        MQLCL_CHECK_FAILS(CLGetInfoInteger(0, MQLCL_CL_DEVICE_TYPE), int64_t{-1}, fault.query_code);
         MQLCL_CHECK_FAILS(CLGetInfoString(0, MQLCL_CL_DEVICE_NAME, g_text, 4096), 0,
                           fault.query_code);
       }

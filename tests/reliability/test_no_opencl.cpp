@@ -44,8 +44,8 @@ BOOST_AUTO_TEST_CASE(device_counts_are_zero_and_not_errors) {
 }
 
 BOOST_AUTO_TEST_CASE(everything_that_needs_opencl_fails_with_5100_and_says_why) {
-  for (int32_t device : {MQLCL_USE_ANY, MQLCL_USE_CPU_ONLY, MQLCL_USE_GPU_ONLY,
-                         MQLCL_USE_GPU_DOUBLE_ONLY, 0, 1}) {
+  for (int32_t device :
+       {MQLCL_USE_ANY, MQLCL_USE_CPU_ONLY, MQLCL_USE_GPU_ONLY, MQLCL_USE_GPU_DOUBLE_ONLY, 0, 1}) {
     MQLCL_CHECK_FAILS(CLContextCreate(device), MQLCL_INVALID_HANDLE,
                       MQLCL_ERR_OPENCL_NOT_SUPPORTED);
     BOOST_TEST(last_error_text().find(expected_reason()) != std::string::npos, last_error_text());
@@ -85,8 +85,7 @@ BOOST_AUTO_TEST_CASE(calls_on_handles_fail_with_5102) {
     MQLCL_CHECK_FAILS(CLSetKernelArg(handle, 0, &value, 4), 0, MQLCL_ERR_OPENCL_INVALID_HANDLE);
     MQLCL_CHECK_FAILS(CLSetKernelArgMem(handle, 0, handle), 0, MQLCL_ERR_OPENCL_INVALID_HANDLE);
     MQLCL_CHECK_FAILS(CLSetKernelArgMemLocal(handle, 0, 64), 0, MQLCL_ERR_OPENCL_INVALID_HANDLE);
-    MQLCL_CHECK_FAILS(CLBufferWrite(handle, data, 0, 0, 4, 4), 0u,
-                      MQLCL_ERR_OPENCL_INVALID_HANDLE);
+    MQLCL_CHECK_FAILS(CLBufferWrite(handle, data, 0, 0, 4, 4), 0u, MQLCL_ERR_OPENCL_INVALID_HANDLE);
     MQLCL_CHECK_FAILS(CLBufferRead(handle, data, 0, 0, 4, 4), 0u, MQLCL_ERR_OPENCL_INVALID_HANDLE);
     MQLCL_CHECK_FAILS(CLExecute(handle, 1, nullptr, global, nullptr), 0,
                       MQLCL_ERR_OPENCL_INVALID_HANDLE);
@@ -104,7 +103,8 @@ BOOST_AUTO_TEST_CASE(what_needs_no_opencl_still_works) {
   std::vector<char16_t> text(256);
   BOOST_TEST(CLGetInfoString(0, MQLCL_CL_BRIDGE_VERSION, text.data(), 256) == 1);
   BOOST_TEST(to_utf8(text.data()).rfind("mqlcl ", 0) == 0u);
-  BOOST_TEST(CLGetInfoString(-30 /* CL_INVALID_VALUE */, MQLCL_CL_ERROR_DESCRIPTION, text.data(), 256) == 1);
+  BOOST_TEST(CLGetInfoString(-30 /* CL_INVALID_VALUE */, MQLCL_CL_ERROR_DESCRIPTION, text.data(),
+                             256) == 1);
   BOOST_TEST(to_utf8(text.data()) == "CL_INVALID_VALUE");
   CLResetLastError();
   BOOST_TEST(CLGetLastError() == 0);

@@ -101,10 +101,9 @@ Alive leave_everything_alive(Bridge &bridge) {
 void expect_nothing_live() {
   for (int k = 0; k < static_cast<int>(Kind::count); ++k) {
     Kind kind = static_cast<Kind>(k);
-    BOOST_TEST(mqlcl_fault::live(kind) == 0, mqlcl_fault::name_of(kind)
-                                                 << ": " << mqlcl_fault::acquired(kind)
-                                                 << " acquired, " << mqlcl_fault::released(kind)
-                                                 << " released");
+    BOOST_TEST(mqlcl_fault::live(kind) == 0,
+               mqlcl_fault::name_of(kind) << ": " << mqlcl_fault::acquired(kind) << " acquired, "
+                                          << mqlcl_fault::released(kind) << " released");
   }
 }
 
