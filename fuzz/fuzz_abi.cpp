@@ -80,8 +80,30 @@ bool known_error(int32_t code) {
          (code >= MQLCL_ERR_OPENCL_NOT_SUPPORTED && code <= MQLCL_ERR_OPENCL_SELECTDEVICE);
 }
 
-// MQLCL_FUZZ_TRACE=1 prints every checked call (to see what an input does).
+// MQLCL_FUZZ_TRACE=1 prints every checked call (to see what an input does); MQLCL_FUZZ_STATS=FILE
+// writes, at exit, how often each export returned each code (docs/errors.md's fuzzing table).
 const bool g_trace = std::getenv("MQLCL_FUZZ_TRACE") != nullptr;
+std::map<std::pair<std::string, int32_t>, uint64_t> *g_outcomes = [] {
+  static std::map<std::pair<std::string, int32_t>, uint64_t> outcomes;
+  const char *path = std::getenv("MQLCL_FUZZ_STATS");
+  if (path == nullptr)
+    return static_cast<decltype(&outcomes)>(nullptr);
+  static std::string file = path;
+  std::atexit([] {
+    if (FILE *out = std::fopen(file.c_str(), "w")) {
+      for (const auto &[key, count] : outcomes)
+        std::fprintf(out, "%s\t%d\t%llu\n", key.first.c_str(), key.second,
+                     static_cast<unsigned long long>(count));
+      std::fclose(out);
+    }
+  });
+  return &outcomes;
+}();
+
+void count_outcome(const char *what, int32_t code) {
+  if (g_outcomes != nullptr)
+    ++(*g_outcomes)[{what, code}];
+}
 
 // Runs one export with the last error reset; checks the failure value / error code pairing.
 template <class Result, class Call> Result checked(const char *what, Result failure, Call call) {
@@ -90,6 +112,7 @@ template <class Result, class Call> Result checked(const char *what, Result fail
   int32_t code = CLGetLastError();
   if (g_trace)
     std::fprintf(stderr, "%s -> %lld (error %d)\n", what, static_cast<long long>(result), code);
+  count_outcome(what, code);
   if (result == failure)
     require(known_error(code), std::string(what) + " failed with unknown code");
   else
@@ -258,6 +281,14 @@ std::unordered_set<int32_t> g_ever_returned;
 std::deque<int32_t> g_freed;
 uint32_t g_local_memory = 0;
 
+// A context and a program of the safe kernels that live across inputs, so most inputs need no
+// build of their own (a PoCL build costs ~100 ms under ASan). Inputs may free them like any
+// handle; the next input then makes both again.
+struct Persistent {
+  int32_t context = 0;
+  int32_t program = 0;
+} g_persistent;
+
 void remember_freed(int32_t handle) {
   g_freed.push_back(handle);
   if (g_freed.size() > 64)
@@ -269,6 +300,7 @@ public:
   explicit Harness(Reader &in) : in_(in) {}
 
   void run() {
+    adopt_persistent();
     for (size_t op = 0; op < kMaxOperations && !in_.done(); ++op)
       step(in_.u8());
     free_everything();
@@ -402,7 +434,7 @@ private:
   }
 
   void context_create() {
-    if (model_.count(MQLCL_OPENCL_CONTEXT) >= kMaxContexts)
+    if (model_.count(MQLCL_OPENCL_CONTEXT) >= kMaxContexts + 1) // + the persistent one
       return;
     static const int32_t kSelectors[] = {MQLCL_USE_ANY,
                                          MQLCL_USE_ANY,
@@ -422,14 +454,11 @@ private:
       object.type = MQLCL_OPENCL_CONTEXT;
       object.context = context;
       add(context, object, "CLContextCreate");
-      if (g_local_memory == 0)
-        g_local_memory =
-            static_cast<uint32_t>(CLGetInfoInteger(context, MQLCL_CL_DEVICE_LOCAL_MEM_SIZE));
     }
   }
 
   void program_create() {
-    if (model_.count(MQLCL_OPENCL_PROGRAM) >= kMaxPrograms)
+    if (model_.count(MQLCL_OPENCL_PROGRAM) >= kMaxPrograms + 1)
       return;
     int32_t context = choose(MQLCL_OPENCL_CONTEXT);
     std::u16string source;
@@ -582,6 +611,9 @@ private:
       CLBufferFree(handle);
     }
     int32_t code = CLGetLastError();
+    static const char *const kFrees[] = {"", "CLContextFree", "CLProgramFree", "CLKernelFree",
+                                         "CLBufferFree"};
+    count_outcome(kFrees[type], code);
     if (was_live) {
       require(code == 0, "freeing a live handle failed");
       model_.live.erase(handle);
@@ -897,6 +929,44 @@ private:
     }
   }
 
+  bool is_persistent(int32_t handle) const {
+    return handle == g_persistent.context || handle == g_persistent.program;
+  }
+
+  // Puts the persistent context and program into this input's model, making them if needed.
+  void adopt_persistent() {
+    bool context_alive =
+        g_persistent.context != 0 && CLHandleType(g_persistent.context) == MQLCL_OPENCL_CONTEXT;
+    bool program_alive =
+        g_persistent.program != 0 && CLHandleType(g_persistent.program) == MQLCL_OPENCL_PROGRAM;
+    if (!context_alive || !program_alive) { // both again, so the program is in the context
+      if (context_alive)
+        CLContextFree(g_persistent.context);
+      if (program_alive)
+        CLProgramFree(g_persistent.program);
+      g_persistent = {};
+      int32_t context = CLContextCreate(MQLCL_USE_ANY);
+      require(context != MQLCL_INVALID_HANDLE, "no OpenCL device to fuzz on");
+      auto source = exact_copy(kSafeSource);
+      int32_t program = CLProgramCreate(context, source.get());
+      require(program != MQLCL_INVALID_HANDLE, "the safe kernels do not build");
+      require(g_ever_returned.insert(context).second && g_ever_returned.insert(program).second,
+              "a persistent handle was handed out twice");
+      g_persistent = {context, program};
+      g_local_memory =
+          static_cast<uint32_t>(CLGetInfoInteger(context, MQLCL_CL_DEVICE_LOCAL_MEM_SIZE));
+    }
+    Object context;
+    context.type = MQLCL_OPENCL_CONTEXT;
+    context.context = g_persistent.context;
+    model_.live[g_persistent.context] = context;
+    Object program;
+    program.type = MQLCL_OPENCL_PROGRAM;
+    program.context = g_persistent.context;
+    program.safe = true;
+    model_.live[g_persistent.program] = program;
+  }
+
   void free_everything() {
     // Children first or parents first, as the input says: either order must release it all.
     bool parents_first = in_.u8() % 2 == 0;
@@ -905,6 +975,8 @@ private:
     for (int i = 0; i < 4; ++i) {
       int32_t type = kOrder[parents_first ? 3 - i : i];
       for (int32_t handle : model_.of_type(type)) {
+        if (is_persistent(handle))
+          continue;
         CLResetLastError();
         switch (type) {
         case MQLCL_OPENCL_CONTEXT:
@@ -924,7 +996,8 @@ private:
         remember_freed(handle);
       }
     }
-    require(CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT) == 0, "handles outlived their frees");
+    require(CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT) == static_cast<int64_t>(model_.live.size()),
+            "handles outlived their frees");
   }
 };
 
