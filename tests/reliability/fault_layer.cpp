@@ -1,6 +1,9 @@
 #include "fault_layer.hpp"
 
+#if __has_include(<CL/cl_layer.h>)
 #include <CL/cl_layer.h>
+#define MQLCL_FAULT_ICD_LAYER 1
+#endif
 
 #include <array>
 #include <atomic>
@@ -274,6 +277,7 @@ mqlcl::ClApi wrap_api(const mqlcl::ClApi &next) {
 } // namespace mqlcl_fault
 
 // ---- The same wrappers as an OpenCL layer of the ICD loader (OPENCL_LAYERS) -----------------
+#ifdef MQLCL_FAULT_ICD_LAYER
 
 extern "C" {
 
@@ -308,3 +312,5 @@ CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries,
 }
 
 } // extern "C"
+
+#endif // MQLCL_FAULT_ICD_LAYER
