@@ -75,21 +75,27 @@ int32_t create_program(const char *function, int32_t context_handle, const char1
   return registry().programs.insert(std::move(program));
 }
 
+// A driver that cannot tell (CL_KERNEL_ARG_INFO_NOT_AVAILABLE) leaves the argument Unknown, so
+// the setters pass it on to the driver's own checks; any other failure fails CLKernelCreate.
 ArgKind classify_argument(cl_kernel kernel, cl_uint index, std::string &type_name) {
   const ClApi &cl = cl_api();
+  auto query = [&](cl_kernel_arg_info property, size_t size, void *value, size_t *size_ret) {
+    cl_int status = cl.clGetKernelArgInfo(kernel, index, property, size, value, size_ret);
+    if (status == CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
+      return false;
+    check_cl(status, fmt::format("CLKernelCreate: clGetKernelArgInfo({})", index).c_str(),
+             MQLCL_ERR_OPENCL_KERNEL_CREATE);
+    return true;
+  };
   cl_kernel_arg_address_qualifier address = 0;
   cl_kernel_arg_access_qualifier access = 0;
-  if (cl.clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(address),
-                            &address, nullptr) != CL_SUCCESS ||
-      cl.clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(access), &access,
-                            nullptr) != CL_SUCCESS)
+  if (!query(CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(address), &address, nullptr) ||
+      !query(CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(access), &access, nullptr))
     return ArgKind::Unknown;
   size_t bytes = 0;
-  if (cl.clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &bytes) ==
-      CL_SUCCESS) {
+  if (query(CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &bytes)) {
     type_name.assign(bytes, '\0');
-    if (cl.clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_NAME, bytes, type_name.data(),
-                              nullptr) != CL_SUCCESS)
+    if (!query(CL_KERNEL_ARG_TYPE_NAME, bytes, type_name.data(), nullptr))
       type_name.clear();
     type_name = type_name.c_str(); // drop the terminator
   }

@@ -74,9 +74,11 @@ std::shared_ptr<const DeviceList> enumerate() {
   for (cl_uint p = 0; p < platform_count; ++p) {
     cl_uint device_count = 0;
     status = cl.clGetDeviceIDs(list->platforms[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &device_count);
-    if (status == CL_DEVICE_NOT_FOUND || device_count == 0)
+    if (status == CL_DEVICE_NOT_FOUND)
       continue; // a platform without devices is not an error
     check_cl(status, "clGetDeviceIDs", MQLCL_ERR_OPENCL_NOT_SUPPORTED);
+    if (device_count == 0)
+      continue;
     std::vector<cl_device_id> ids(device_count);
     check_cl(cl.clGetDeviceIDs(list->platforms[p], CL_DEVICE_TYPE_ALL, device_count, ids.data(),
                                nullptr),
@@ -147,8 +149,9 @@ std::string platform_info_string(cl_platform_id platform, cl_platform_info prope
 
 std::shared_ptr<const DeviceList> device_list() {
   std::lock_guard<std::mutex> lock(list_mutex);
-  if (!cached_list)
-    cached_list = enumerate(); // a failure is not cached: drivers may appear later
+  // Neither a failure nor an empty list is cached: drivers and devices may appear later.
+  if (!cached_list || cached_list->devices.empty())
+    cached_list = enumerate();
   return cached_list;
 }
 

@@ -26,8 +26,12 @@ int main(void) {
   return 0;
 }
 ]=])
+# A sanitized library needs a consumer built the same way (the runtime must load first).
+list(JOIN SANITIZE_FLAGS " " sanitize_flags)
 run(${CMAKE_COMMAND} -S ${WORK_DIR}/consumer -B ${WORK_DIR}/build -G ${GENERATOR}
-    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_RPATH=${WORK_DIR}/prefix/lib)
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_RPATH=${WORK_DIR}/prefix/lib
+    -DCMAKE_C_COMPILER=${C_COMPILER} "-DCMAKE_C_FLAGS=${sanitize_flags}"
+    "-DCMAKE_EXE_LINKER_FLAGS=${sanitize_flags}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)
 message(STATUS "install + find_package(mqlcl) consumer: OK")

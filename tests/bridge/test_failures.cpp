@@ -130,8 +130,10 @@ BOOST_AUTO_TEST_CASE(set_kernel_arg) {
   const uint64_t forged_pointer = 0xDEADBEEF;
   MQLCL_CHECK_FAILS(CLSetKernelArg(f.axpy, 0, &forged_pointer, 8), 0,
                     MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -50); // CL_INVALID_ARG_VALUE
   MQLCL_CHECK_FAILS(CLSetKernelArg(f.reverse, 2, &forged_pointer, 8), 0,
                     MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -50);
 }
 
 BOOST_AUTO_TEST_CASE(set_kernel_arg_mem) {
@@ -140,14 +142,17 @@ BOOST_AUTO_TEST_CASE(set_kernel_arg_mem) {
   MQLCL_CHECK_FAILS(CLSetKernelArgMem(f.context, 0, f.buffer), 0, MQLCL_ERR_OPENCL_INVALID_HANDLE);
   MQLCL_CHECK_FAILS(CLSetKernelArgMem(f.axpy, 2, f.buffer), 0,
                     MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -50);
   MQLCL_CHECK_FAILS(CLSetKernelArgMem(f.axpy, 9, f.buffer), 0,
                     MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -49);
   MQLCL_CHECK_FAILS(CLSetKernelArgMem(f.reverse, 2, f.buffer), 0,
                     MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
   Context other = make_context();
   Buffer foreign = make_buffer(other, 256);
   MQLCL_CHECK_FAILS(CLSetKernelArgMem(f.axpy, 0, foreign), 0,
                     MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -38); // CL_INVALID_MEM_OBJECT
 }
 
 BOOST_AUTO_TEST_CASE(set_kernel_arg_mem_local) {
@@ -163,12 +168,14 @@ BOOST_AUTO_TEST_CASE(set_kernel_arg_mem_local) {
                     MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
   MQLCL_CHECK_FAILS(CLSetKernelArgMemLocal(f.reverse, 2, UINT64_MAX), 0,
                     MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -51); // CL_INVALID_ARG_SIZE
 }
 
 BOOST_AUTO_TEST_CASE(buffer_create) {
   Context context = make_context();
   MQLCL_CHECK_FAILS(CLBufferCreate(context, 0, 0), MQLCL_INVALID_HANDLE,
                     MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -61); // CL_INVALID_BUFFER_SIZE
   MQLCL_CHECK_FAILS(CLBufferCreate(context, 16, 8), MQLCL_INVALID_HANDLE,
                     MQLCL_ERR_INVALID_PARAMETER);
   MQLCL_CHECK_FAILS(CLBufferCreate(context, 16, 0x80000000u), MQLCL_INVALID_HANDLE,
@@ -181,6 +188,8 @@ BOOST_AUTO_TEST_CASE(buffer_create) {
   if (max_alloc < int64_t{UINT32_MAX})
     MQLCL_CHECK_FAILS(CLBufferCreate(context, static_cast<uint32_t>(max_alloc) + 1, 0),
                       MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  if (max_alloc < int64_t{UINT32_MAX})
+    BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -61);
   Buffer with_host_ptr(CLBufferCreate(context, 64, MQLCL_MEM_READ_ONLY | MQLCL_MEM_ALLOC_HOST_PTR));
   BOOST_TEST(with_host_ptr.get() != MQLCL_INVALID_HANDLE);
   BOOST_TEST(CLGetInfoInteger(with_host_ptr, MQLCL_CL_BUFFER_FLAGS) ==
@@ -204,6 +213,7 @@ BOOST_AUTO_TEST_CASE(buffer_write_and_read) {
                       MQLCL_ERR_OPENCL_WRONG_BUFFER_OFFSET);
     MQLCL_CHECK_FAILS(transfer(f.buffer, data.data(), UINT32_MAX, 0, 1, 1), 0u,
                       MQLCL_ERR_OPENCL_WRONG_BUFFER_OFFSET);
+    BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -30); // CL_INVALID_VALUE
     MQLCL_CHECK_FAILS(transfer(f.buffer, data.data(), 0, 0, 65, 4), 0u,
                       MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
     MQLCL_CHECK_FAILS(transfer(f.buffer, data.data(), 252, 0, 2, 4), 0u,
@@ -213,6 +223,7 @@ BOOST_AUTO_TEST_CASE(buffer_write_and_read) {
                       MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
     MQLCL_CHECK_FAILS(transfer(f.buffer, data.data(), 0, 0, UINT32_MAX, UINT32_MAX), 0u,
                       MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+    BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -30);
     BOOST_TEST(transfer(f.buffer, data.data(), 252, 0, 1, 4) == 1u); // the last element fits
   }
 }
@@ -231,6 +242,7 @@ BOOST_AUTO_TEST_CASE(execute) {
   MQLCL_CHECK_FAILS(CLExecute(f.axpy, 4, nullptr, global, nullptr), 0, MQLCL_ERR_INVALID_PARAMETER);
   MQLCL_CHECK_FAILS(CLExecute(f.axpy, UINT32_MAX, nullptr, global, nullptr), 0,
                     MQLCL_ERR_INVALID_PARAMETER);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -53); // CL_INVALID_WORK_DIMENSION
   MQLCL_CHECK_FAILS(CLExecute(f.axpy, 1, nullptr, nullptr, nullptr), 0,
                     MQLCL_ERR_INVALID_PARAMETER);
   MQLCL_CHECK_FAILS(CLExecute(f.axpy, 1, nullptr, zero, nullptr), 0, MQLCL_ERR_OPENCL_EXECUTE);
@@ -238,6 +250,7 @@ BOOST_AUTO_TEST_CASE(execute) {
   const uint32_t partial_local[2] = {8, 0}, global2[2] = {64, 64};
   MQLCL_CHECK_FAILS(CLExecute(f.axpy, 2, nullptr, global2, partial_local), 0,
                     MQLCL_ERR_INVALID_PARAMETER);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -54);
   const uint32_t not_dividing[1] = {7};
   MQLCL_CHECK_FAILS(CLExecute(f.axpy, 1, nullptr, global, not_dividing), 0,
                     MQLCL_ERR_OPENCL_EXECUTE);
@@ -307,6 +320,7 @@ BOOST_AUTO_TEST_CASE(info_queries) {
                     MQLCL_ERR_INVALID_PARAMETER);
   MQLCL_CHECK_FAILS(CLGetDeviceInfo(f.context, 0x7777, raw, &size, 8), 0,
                     MQLCL_ERR_INVALID_PARAMETER);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -30); // the driver's CL_INVALID_VALUE
   MQLCL_CHECK_FAILS(CLGetDeviceInfo(1 << 20, 0x1002, raw, &size, 8), 0,
                     MQLCL_ERR_OPENCL_INVALID_HANDLE);
   MQLCL_CHECK_FAILS(CLGetDeviceInfo(f.context, 0x102B /* CL_DEVICE_NAME */, raw, &size, 2), 0,

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# libFuzzer over the C ABI (fuzz/fuzz_abi.cpp) under ASan+UBSan on PoCL, for about two minutes
+# (MQLCL_FUZZ_SECONDS) from the checked-in seeds. A crash, a sanitizer report or a contract
+# violation fails the job and leaves the input in build-fuzz/artifacts/; reproduce it with
+#   build-fuzz/bin/mqlcl_fuzz_abi build-fuzz/artifacts/crash-...
+# Takes about 4 minutes from cold on 2 cores (1.5 to build, 2 to fuzz).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+tools/install-deps.sh clang libclang-rt-14-dev llvm
+cmake --preset fuzz
+cmake --build --preset fuzz --target mqlcl_fuzz_abi
+
+# The same run-time options as the asan preset (CMakePresets.json); docs/reliability.md says why.
+export ASAN_OPTIONS=detect_leaks=1:use_sigaltstack=0
+export LSAN_OPTIONS=suppressions=$PWD/sanitizers/lsan.supp:print_suppressions=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+corpus=build-fuzz/corpus-ci
+rm -rf "$corpus" && mkdir -p "$corpus" build-fuzz/artifacts
+# New inputs go to the scratch corpus; the checked-in seeds are only read.
+build-fuzz/bin/mqlcl_fuzz_abi -max_total_time="${MQLCL_FUZZ_SECONDS:-120}" -max_len=4096 \
+  -timeout=60 -rss_limit_mb=8192 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/ \
+  "$corpus" fuzz/corpus

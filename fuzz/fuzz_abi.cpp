@@ -1,0 +1,1010 @@
+// libFuzzer target over mqlcl's C ABI, on the real library and the real OpenCL driver (PoCL).
+//
+// Each input is decoded into a sequence of calls (create, free, set-arg, write, read, execute and
+// information calls) on handles that are live, of the wrong type, freed, forged or raw integers,
+// with hostile sizes, offsets, flags, work sizes, NULL pointers and odd UTF-16 (unpaired
+// surrogates; output strings longer than the capacity given for them). A model of what is alive
+// checks every answer against the ABI's contract, and aborts on the first breach:
+//  - a failure returns the export's failure value and a known MQLCL_ERR_* code; a success leaves
+//    the (reset) last error at 0;
+//  - a call on a handle that is not live, or not of the right type, never succeeds;
+//  - a create returns a handle of the right type never handed out before; CLHandleType,
+//    CL_BUFFER_SIZE and CL_OBJECT_COUNT agree with the model; a free of a live handle works and
+//    a second free fails; successful output strings are terminated within their capacity;
+//  - a raw value never reaches a pointer argument (CLSetKernelArg on a buffer or __local argument
+//    fails), nor a buffer a by-value one.
+// Every buffer the harness hands over is a heap block of exactly the stated capacity, so ASan
+// catches any write or read past it.
+//
+// The harness contract (misuse the ABI cannot detect, so the harness never commits it):
+//  - pointers come with their true capacities, and input strings are terminated;
+//  - CLBufferWrite/Read get a host array that holds data_offset + data_count elements whenever
+//    the device-side range is valid (otherwise the bridge must refuse before touching it);
+//  - a kernel is launched only if its accesses stay inside the buffers and __local memory bound
+//    to it: the kernels come from a fixed set whose every access is bounded by a count argument,
+//    and the model checks those counts (build options are fixed tokens, never -D, so a fuzzed
+//    option cannot change what a kernel does);
+//  - resources are capped (live objects, buffer sizes, work-items per launch) so PoCL never runs
+//    out of memory or time. Everything else is hostile.
+#include <mqlcl/mqlcl.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace {
+
+// ---- Input decoding ---------------------------------------------------------------------------
+
+// Reads the input front to back; past its end every value is 0 (so seeds are easy to write).
+class Reader {
+public:
+  Reader(const uint8_t *data, size_t size) : data_(data), size_(size) {}
+  bool done() const { return pos_ >= size_; }
+  uint8_t u8() { return pos_ < size_ ? data_[pos_++] : 0; }
+  uint16_t u16() { return static_cast<uint16_t>(u8() | (u8() << 8)); }
+  uint32_t u32() { return static_cast<uint32_t>(u16() | (static_cast<uint32_t>(u16()) << 16)); }
+  uint64_t u64() { return u32() | (static_cast<uint64_t>(u32()) << 32); }
+  template <class T, size_t N> T pick(const T (&table)[N]) { return table[u8() % N]; }
+
+private:
+  const uint8_t *data_;
+  size_t size_;
+  size_t pos_ = 0;
+};
+
+[[noreturn]] void violation(const std::string &what) {
+  std::fprintf(stderr, "mqlcl contract violation: %s (last error %d)\n", what.c_str(),
+               CLGetLastError());
+  std::abort();
+}
+
+void require(bool condition, const std::string &what) {
+  if (!condition)
+    violation(what);
+}
+
+bool known_error(int32_t code) {
+  return code == MQLCL_ERR_INTERNAL_ERROR || code == MQLCL_ERR_INVALID_PARAMETER ||
+         code == MQLCL_ERR_NOT_ENOUGH_MEMORY || code == MQLCL_ERR_SMALL_ARRAY ||
+         code == MQLCL_ERR_ZEROSIZE_ARRAY ||
+         (code >= MQLCL_ERR_OPENCL_NOT_SUPPORTED && code <= MQLCL_ERR_OPENCL_SELECTDEVICE);
+}
+
+// MQLCL_FUZZ_TRACE=1 prints every checked call (to see what an input does); MQLCL_FUZZ_STATS=FILE
+// writes, at exit, how often each export returned each code (docs/errors.md's fuzzing table).
+const bool g_trace = std::getenv("MQLCL_FUZZ_TRACE") != nullptr;
+std::map<std::pair<std::string, int32_t>, uint64_t> *g_outcomes = [] {
+  static std::map<std::pair<std::string, int32_t>, uint64_t> outcomes;
+  const char *path = std::getenv("MQLCL_FUZZ_STATS");
+  if (path == nullptr)
+    return static_cast<decltype(&outcomes)>(nullptr);
+  static std::string file = path;
+  std::atexit([] {
+    if (FILE *out = std::fopen(file.c_str(), "w")) {
+      for (const auto &[key, count] : outcomes)
+        std::fprintf(out, "%s\t%d\t%llu\n", key.first.c_str(), key.second,
+                     static_cast<unsigned long long>(count));
+      std::fclose(out);
+    }
+  });
+  return &outcomes;
+}();
+
+void count_outcome(const char *what, int32_t code) {
+  if (g_outcomes != nullptr)
+    ++(*g_outcomes)[{what, code}];
+}
+
+// Runs one export with the last error reset; checks the failure value / error code pairing.
+template <class Result, class Call> Result checked(const char *what, Result failure, Call call) {
+  CLResetLastError();
+  Result result = call();
+  int32_t code = CLGetLastError();
+  if (g_trace)
+    std::fprintf(stderr, "%s -> %lld (error %d)\n", what, static_cast<long long>(result), code);
+  count_outcome(what, code);
+  if (result == failure)
+    require(known_error(code), std::string(what) + " failed with unknown code");
+  else
+    require(code == 0, std::string(what) + " succeeded but recorded an error");
+  return result;
+}
+
+// ---- The kernels: every access bounded by a count argument ------------------------------------
+
+constexpr const char16_t *kSafeSource = uR"CL(
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+size_t linear_id(void) {
+  return get_global_id(0) + get_global_size(0) * (get_global_id(1) + get_global_size(1) * get_global_id(2));
+}
+__kernel void fill(__global int *out, uint n, int value) {
+  size_t i = linear_id();
+  if (i < n) out[i] = value + (int)i;
+}
+__kernel void axpy(__global const float *x, __global float *y, uint n, float a) {
+  size_t i = linear_id();
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+__kernel void reverse_local(__global const int *in, __global int *out, uint n,
+                            __local int *scratch, uint scratch_n) {
+  size_t g = linear_id(), l = get_local_id(0), m = get_local_size(0);
+  if (l < scratch_n) scratch[l] = g < n ? in[g] : 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  size_t r = m - 1 - l;
+  if (g < n && r < scratch_n) out[g] = scratch[r];
+}
+__kernel void sum4(__global float *out, uint n, float4 v) {
+  size_t i = linear_id();
+  if (i < n) out[i] = v.x + v.y + v.z + v.w;
+}
+__kernel void scale_double(__global double *x, uint n, double s) {
+  size_t i = linear_id();
+  if (i < n) x[i] *= s;
+}
+__kernel void mixed(__global char *out, uint n, char c, short s, long l, uchar u) {
+  size_t i = linear_id();
+  if (i < n) out[i] = (char)(c + s + l + u);
+}
+__kernel void count(__global int *counter, uint n) {
+  size_t i = linear_id();
+  if (i < n) atomic_inc(&counter[i]);
+}
+__kernel void local_only(__local float *a, uint n) {
+  size_t l = get_local_id(0);
+  if (l < n) a[l] = (float)l;
+}
+__kernel void noop(void) {}
+)CL";
+
+struct ArgSpec {
+  enum Kind { global, local, value } kind;
+  uint32_t size;      // element size (global, local) or value size
+  int count_arg = -1; // for global/local: the uint argument that bounds the accesses
+};
+
+struct KernelSpec {
+  const char16_t *name;
+  std::vector<ArgSpec> args;
+};
+
+const KernelSpec kKernels[] = {
+    {u"fill", {{ArgSpec::global, 4, 1}, {ArgSpec::value, 4}, {ArgSpec::value, 4}}},
+    {u"axpy",
+     {{ArgSpec::global, 4, 2}, {ArgSpec::global, 4, 2}, {ArgSpec::value, 4}, {ArgSpec::value, 4}}},
+    {u"reverse_local",
+     {{ArgSpec::global, 4, 2},
+      {ArgSpec::global, 4, 2},
+      {ArgSpec::value, 4},
+      {ArgSpec::local, 4, 4},
+      {ArgSpec::value, 4}}},
+    {u"sum4", {{ArgSpec::global, 4, 1}, {ArgSpec::value, 4}, {ArgSpec::value, 16}}},
+    {u"scale_double", {{ArgSpec::global, 8, 1}, {ArgSpec::value, 4}, {ArgSpec::value, 8}}},
+    {u"mixed",
+     {{ArgSpec::global, 1, 1},
+      {ArgSpec::value, 4},
+      {ArgSpec::value, 1},
+      {ArgSpec::value, 2},
+      {ArgSpec::value, 8},
+      {ArgSpec::value, 1}}},
+    {u"count", {{ArgSpec::global, 4, 1}, {ArgSpec::value, 4}}},
+    {u"local_only", {{ArgSpec::local, 4, 1}, {ArgSpec::value, 4}}},
+    {u"noop", {}},
+};
+
+const KernelSpec *spec_named(const std::u16string &name) {
+  for (const KernelSpec &spec : kKernels)
+    if (name == spec.name)
+      return &spec;
+  return nullptr;
+}
+
+// Build options: fixed tokens only (never -D/-I, which could change what a kernel does), plus
+// tokens that are merely malformed.
+const char16_t *const kOptionTokens[] = {u"-cl-mad-enable",
+                                         u"-cl-fast-relaxed-math",
+                                         u"-cl-opt-disable",
+                                         u"-w",
+                                         u"-Werror",
+                                         u"-cl-std=CL1.2",
+                                         u"-cl-std=CL2.0",
+                                         u"-cl-denorms-are-zero",
+                                         u"-cl-no-signed-zeros",
+                                         u"-cl-finite-math-only",
+                                         u"-cl-single-precision-constant",
+                                         u"-not-an-option",
+                                         u"--",
+                                         u"-cl-std=CL9.9",
+                                         u"\xD800",
+                                         u"\xDFFF-x",
+                                         u"-\u00E9\u4E2D",
+                                         u"\U0001F600"};
+
+// ---- Caps -------------------------------------------------------------------------------------
+
+constexpr size_t kMaxContexts = 3;
+constexpr size_t kMaxPrograms = 6;
+constexpr size_t kMaxKernels = 12;
+constexpr size_t kMaxBuffers = 16;
+constexpr uint32_t kMaxBufferBytes = 64 * 1024;
+constexpr uint64_t kMaxWorkItems = 4096; // per launch: keeps PoCL's work-group overhead small
+constexpr size_t kMaxOperations = 96;
+constexpr size_t kHostBytes = kMaxBufferBytes * 2;
+
+// ---- The model --------------------------------------------------------------------------------
+
+struct ArgState {
+  bool set = false;
+  uint64_t bytes = 0;         // bound buffer's size, or __local bytes
+  std::vector<uint8_t> value; // a by-value argument's bytes
+};
+
+struct Object {
+  int32_t type = MQLCL_OPENCL_INVALID;
+  int32_t context = 0;              // the owning context's handle (kept after that is freed)
+  uint32_t size = 0;                // buffers
+  bool safe = false;                // programs: built from the safe kernels
+  const KernelSpec *spec = nullptr; // kernels
+  std::vector<ArgState> args;       // kernels
+};
+
+struct Model {
+  std::map<int32_t, Object> live;
+  size_t count(int32_t type) const {
+    return static_cast<size_t>(std::count_if(live.begin(), live.end(),
+                                             [&](const auto &e) { return e.second.type == type; }));
+  }
+  Object *find(int32_t handle, int32_t type) {
+    auto it = live.find(handle);
+    return it != live.end() && it->second.type == type ? &it->second : nullptr;
+  }
+  std::vector<int32_t> of_type(int32_t type) const {
+    std::vector<int32_t> handles;
+    for (const auto &[handle, object] : live)
+      if (object.type == type)
+        handles.push_back(handle);
+    return handles;
+  }
+};
+
+// Across inputs: every handle ever returned, and the most recently freed ones.
+std::unordered_set<int32_t> g_ever_returned;
+std::deque<int32_t> g_freed;
+uint32_t g_local_memory = 0;
+
+// A context and a program of the safe kernels that live across inputs, so most inputs need no
+// build of their own (a PoCL build costs ~100 ms under ASan). Inputs may free them like any
+// handle; the next input then makes both again.
+struct Persistent {
+  int32_t context = 0;
+  int32_t program = 0;
+} g_persistent;
+
+void remember_freed(int32_t handle) {
+  g_freed.push_back(handle);
+  if (g_freed.size() > 64)
+    g_freed.pop_front();
+}
+
+class Harness {
+public:
+  explicit Harness(Reader &in) : in_(in) {}
+
+  void run() {
+    adopt_persistent();
+    for (size_t op = 0; op < kMaxOperations && !in_.done(); ++op)
+      step(in_.u8());
+    free_everything();
+  }
+
+private:
+  Reader &in_;
+  Model model_;
+
+  // A handle for a call that wants `type`: live, wrong-type, freed, forged, special or raw.
+  int32_t choose(int32_t type) {
+    uint8_t how = in_.u8();
+    std::vector<int32_t> wanted = model_.of_type(type);
+    switch (how % 8) {
+    case 0:
+    case 1:
+    case 2:
+      if (!wanted.empty())
+        return wanted[in_.u8() % wanted.size()];
+      break;
+    case 3: {
+      std::vector<int32_t> others;
+      for (const auto &[handle, object] : model_.live)
+        if (object.type != type)
+          others.push_back(handle);
+      if (!others.empty())
+        return others[in_.u8() % others.size()];
+      break;
+    }
+    case 4:
+      if (!g_freed.empty())
+        return g_freed[in_.u8() % g_freed.size()];
+      break;
+    case 5:
+      if (!model_.live.empty()) {
+        auto it = model_.live.begin();
+        std::advance(it, in_.u8() % model_.live.size());
+        static const uint32_t kFlips[] = {1u << 16, 1u << 27, 1u, 1u << 28, 3u << 28, 1u << 31};
+        return static_cast<int32_t>(static_cast<uint32_t>(it->first) ^ in_.pick(kFlips));
+      }
+      break;
+    case 6: {
+      static const int32_t kSpecial[] = {0,          -1,         1,          INT32_MIN, INT32_MAX,
+                                         0x10000000, 0x40000000, 0x7FFF0000, 0x1FFFFFFF};
+      return in_.pick(kSpecial);
+    }
+    default:
+      return static_cast<int32_t>(in_.u32());
+    }
+    return static_cast<int32_t>(in_.u32());
+  }
+
+  // One of the values a call commonly gets (how < 0xE0), or a raw one.
+  uint32_t choose_u32(std::initializer_list<uint32_t> common) {
+    uint8_t how = in_.u8();
+    if (how >= 0xE0)
+      return in_.u32();
+    return *(common.begin() + how % common.size());
+  }
+
+  std::u16string fuzzed_utf16(size_t max_units) {
+    size_t units = in_.u8() % (max_units + 1);
+    std::u16string text;
+    for (size_t i = 0; i < units; ++i) {
+      char16_t unit = static_cast<char16_t>(in_.u16());
+      text += unit == 0 ? u' ' : unit; // inputs are terminated strings: no interior NUL
+    }
+    return text;
+  }
+
+  // Terminated UTF-16 in a heap block of exactly its size, so any over-read is caught.
+  static std::unique_ptr<char16_t[]> exact_copy(const std::u16string &text) {
+    auto copy = std::make_unique<char16_t[]>(text.size() + 1);
+    std::copy(text.begin(), text.end(), copy.get());
+    copy[text.size()] = 0;
+    return copy;
+  }
+
+  int32_t add(int32_t handle, Object object, const char *what) {
+    require(CLHandleType(handle) == object.type, std::string(what) + ": wrong handle type");
+    require(g_ever_returned.insert(handle).second, std::string(what) + ": handle handed out twice");
+    model_.live[handle] = std::move(object);
+    return handle;
+  }
+
+  // ---- Operations -----------------------------------------------------------------------------
+
+  void step(uint8_t op) {
+    switch (op % 20) {
+    case 0:
+      return context_create();
+    case 1:
+      return free_op(MQLCL_OPENCL_CONTEXT);
+    case 2:
+      return program_create();
+    case 3:
+      return free_op(MQLCL_OPENCL_PROGRAM);
+    case 4:
+      return kernel_create();
+    case 5:
+      return free_op(MQLCL_OPENCL_KERNEL);
+    case 6:
+      return buffer_create();
+    case 7:
+      return free_op(MQLCL_OPENCL_BUFFER);
+    case 8:
+      return transfer(true);
+    case 9:
+      return transfer(false);
+    case 10:
+      return set_arg_value();
+    case 11:
+      return set_arg_mem();
+    case 12:
+      return set_arg_local();
+    case 13:
+      return execute(choose(MQLCL_OPENCL_KERNEL));
+    case 14:
+      return execution_status();
+    case 15:
+      return info_integer();
+    case 16:
+      return info_string();
+    case 17:
+      return device_info();
+    case 18:
+      return handle_type();
+    default:
+      return bind_and_run();
+    }
+  }
+
+  void context_create() {
+    if (model_.count(MQLCL_OPENCL_CONTEXT) >= kMaxContexts + 1) // + the persistent one
+      return;
+    static const int32_t kSelectors[] = {MQLCL_USE_ANY,
+                                         MQLCL_USE_ANY,
+                                         MQLCL_USE_CPU_ONLY,
+                                         MQLCL_USE_GPU_ONLY,
+                                         MQLCL_USE_GPU_DOUBLE_ONLY,
+                                         0,
+                                         1,
+                                         -5,
+                                         INT32_MIN,
+                                         INT32_MAX};
+    int32_t selector = in_.u8() % 8 == 7 ? static_cast<int32_t>(in_.u32()) : in_.pick(kSelectors);
+    int32_t context =
+        checked("CLContextCreate", MQLCL_INVALID_HANDLE, [&] { return CLContextCreate(selector); });
+    if (context != MQLCL_INVALID_HANDLE) {
+      Object object;
+      object.type = MQLCL_OPENCL_CONTEXT;
+      object.context = context;
+      add(context, object, "CLContextCreate");
+    }
+  }
+
+  void program_create() {
+    if (model_.count(MQLCL_OPENCL_PROGRAM) >= kMaxPrograms + 1)
+      return;
+    int32_t context = choose(MQLCL_OPENCL_CONTEXT);
+    std::u16string source;
+    bool safe = false, null_source = false;
+    switch (in_.u8() % 7) {
+    case 0:
+    case 1:
+      source = kSafeSource;
+      safe = true;
+      break;
+    case 2: { // odd UTF-16 inside a comment ('*' removed, so the comment cannot end early)
+      std::u16string comment = fuzzed_utf16(48);
+      std::replace(comment.begin(), comment.end(), u'*', u'+');
+      source = u"/* " + comment + u" */" + kSafeSource;
+      safe = true;
+      break;
+    }
+    case 3: { // cut short: a prefix of complete kernels is still safe, anything else fails
+      std::u16string full = kSafeSource;
+      source = full.substr(0, in_.u16() % full.size());
+      safe = true;
+      break;
+    }
+    case 4:
+      source = u"__kernel void broken( { }";
+      break;
+    case 5:
+      source = u"__kernel void k(__global int *o) { o[0] = undefined_name; }";
+      break;
+    default:
+      null_source = in_.u8() % 2 == 0;
+      break; // empty or NULL source
+    }
+    auto source_copy = exact_copy(source);
+    const char16_t *source_pointer = null_source ? nullptr : source_copy.get();
+
+    int32_t program;
+    if (in_.u8() % 2 == 0) {
+      program = checked("CLProgramCreate", MQLCL_INVALID_HANDLE,
+                        [&] { return CLProgramCreate(context, source_pointer); });
+    } else {
+      std::u16string options;
+      for (int tokens = in_.u8() % 4; tokens > 0; --tokens)
+        options += std::u16string(in_.pick(kOptionTokens)) + u" ";
+      auto options_copy = exact_copy(options);
+      bool null_options = in_.u8() % 4 == 0;
+      uint32_t capacity = choose_u32({0, 1, 2, 16, 200, 4096}) % 8192;
+      bool null_log = in_.u8() % 4 == 0;
+      auto log = std::make_unique<char16_t[]>(capacity); // exactly `capacity` units
+      program = checked("CLProgramCreateEx", MQLCL_INVALID_HANDLE, [&] {
+        return CLProgramCreateEx(context, source_pointer,
+                                 null_options ? nullptr : options_copy.get(),
+                                 null_log ? nullptr : log.get(), capacity);
+      });
+      if (program != MQLCL_INVALID_HANDLE && !null_log && capacity > 0)
+        require(std::find(log.get(), log.get() + capacity, u'\0') != log.get() + capacity,
+                "CLProgramCreateEx: build log not terminated");
+    }
+    if (program != MQLCL_INVALID_HANDLE) {
+      const Object *parent = model_.find(context, MQLCL_OPENCL_CONTEXT);
+      require(parent != nullptr, "CLProgramCreate succeeded on a dead context");
+      Object object;
+      object.type = MQLCL_OPENCL_PROGRAM;
+      object.context = context;
+      object.safe = safe;
+      require(safe, "CLProgramCreate built a source that cannot build");
+      add(program, object, "CLProgramCreate");
+    }
+  }
+
+  void kernel_create() {
+    if (model_.count(MQLCL_OPENCL_KERNEL) >= kMaxKernels)
+      return;
+    int32_t program = choose(MQLCL_OPENCL_PROGRAM);
+    std::u16string name;
+    bool null_name = false;
+    switch (in_.u8() % 6) {
+    case 0:
+    case 1:
+    case 2:
+      name = in_.pick(kKernels).name;
+      break;
+    case 3: // a near miss
+      name = std::u16string(in_.pick(kKernels).name) + static_cast<char16_t>(in_.u16() | 1);
+      break;
+    case 4: // long names: 127 units is the limit
+      name = std::u16string(120 + in_.u8() % 16, u'k');
+      break;
+    default:
+      name = fuzzed_utf16(160);
+      null_name = in_.u8() % 8 == 0;
+    }
+    auto name_copy = exact_copy(name);
+    int32_t kernel = checked("CLKernelCreate", MQLCL_INVALID_HANDLE, [&] {
+      return CLKernelCreate(program, null_name ? nullptr : name_copy.get());
+    });
+    if (kernel != MQLCL_INVALID_HANDLE) {
+      const Object *parent = model_.find(program, MQLCL_OPENCL_PROGRAM);
+      require(parent != nullptr, "CLKernelCreate succeeded on a dead program");
+      const KernelSpec *spec = spec_named(name);
+      require(spec != nullptr, "CLKernelCreate found a kernel that does not exist");
+      require(CLGetInfoInteger(kernel, MQLCL_CL_KERNEL_NUM_ARGS) ==
+                  static_cast<int64_t>(spec->args.size()),
+              "CLKernelCreate: wrong argument count");
+      Object object;
+      object.type = MQLCL_OPENCL_KERNEL;
+      object.context = parent->context;
+      object.spec = spec;
+      object.args.resize(spec->args.size());
+      add(kernel, object, "CLKernelCreate");
+    }
+  }
+
+  void buffer_create() {
+    if (model_.count(MQLCL_OPENCL_BUFFER) >= kMaxBuffers)
+      return;
+    int32_t context = choose(MQLCL_OPENCL_CONTEXT);
+    uint32_t size = choose_u32({0, 1, 2, 3, 4, 8, 16, 64, 256, 1024, 4096, kMaxBufferBytes}) %
+                    (kMaxBufferBytes + 1);
+    uint32_t flags = choose_u32({0, 1, 2, 4, 16, 17, 18, 20, 3, 5, 6, 7, 8, 32, 0x80000000u});
+    int32_t buffer = checked("CLBufferCreate", MQLCL_INVALID_HANDLE,
+                             [&] { return CLBufferCreate(context, size, flags); });
+    if (buffer != MQLCL_INVALID_HANDLE) {
+      require(model_.find(context, MQLCL_OPENCL_CONTEXT) != nullptr,
+              "CLBufferCreate succeeded on a dead context");
+      require(CLGetInfoInteger(buffer, MQLCL_CL_BUFFER_SIZE) == size, "CL_BUFFER_SIZE is wrong");
+      Object object;
+      object.type = MQLCL_OPENCL_BUFFER;
+      object.context = context;
+      object.size = size;
+      add(buffer, object, "CLBufferCreate");
+    }
+  }
+
+  void free_op(int32_t type) {
+    int32_t handle = choose(type);
+    bool was_live = model_.find(handle, type) != nullptr;
+    CLResetLastError();
+    switch (type) {
+    case MQLCL_OPENCL_CONTEXT:
+      CLContextFree(handle);
+      break;
+    case MQLCL_OPENCL_PROGRAM:
+      CLProgramFree(handle);
+      break;
+    case MQLCL_OPENCL_KERNEL:
+      CLKernelFree(handle);
+      break;
+    default:
+      CLBufferFree(handle);
+    }
+    int32_t code = CLGetLastError();
+    static const char *const kFrees[] = {"", "CLContextFree", "CLProgramFree", "CLKernelFree",
+                                         "CLBufferFree"};
+    count_outcome(kFrees[type], code);
+    if (was_live) {
+      require(code == 0, "freeing a live handle failed");
+      model_.live.erase(handle);
+      remember_freed(handle);
+      require(CLHandleType(handle) == MQLCL_OPENCL_INVALID, "a freed handle is still valid");
+    } else {
+      require(code == MQLCL_ERR_OPENCL_INVALID_HANDLE, "freeing a dead handle did not fail 5102");
+    }
+  }
+
+  void transfer(bool write) {
+    int32_t buffer = choose(MQLCL_OPENCL_BUFFER);
+    const Object *target = model_.find(buffer, MQLCL_OPENCL_BUFFER);
+    uint32_t size = target != nullptr ? target->size : 64;
+    uint32_t element = choose_u32({1, 4, 8, 2, 0, 3, 16, UINT32_MAX});
+    uint32_t buffer_offset = choose_u32({0, 0, 1, 4, size - 1, size, size + 1, UINT32_MAX});
+    uint32_t count = choose_u32({1, 4, 16, element ? size / element : 0, 0, UINT32_MAX,
+                                 element ? (size - buffer_offset) / element : 1});
+    uint32_t data_offset = choose_u32({0, 0, 1, 2, 100, UINT32_MAX});
+    bool null_data = in_.u8() % 8 == 0;
+
+    // The bridge must refuse any device range outside the buffer; inside it, the harness keeps
+    // its side of the contract: the host array holds the elements it names.
+    uint64_t bytes = uint64_t{count} * element;
+    bool device_range_valid = target != nullptr && element != 0 && count != 0 &&
+                              buffer_offset < size && buffer_offset + bytes <= size;
+    if (device_range_valid && (uint64_t{data_offset} + count) * element > kHostBytes)
+      data_offset = 0;
+    auto host = std::make_unique<uint8_t[]>(kHostBytes);
+    std::memset(host.get(), 0x5A, kHostBytes);
+    void *data = null_data ? nullptr : host.get();
+    uint32_t moved = checked(write ? "CLBufferWrite" : "CLBufferRead", 0u, [&] {
+      return write ? CLBufferWrite(buffer, data, buffer_offset, data_offset, count, element)
+                   : CLBufferRead(buffer, data, buffer_offset, data_offset, count, element);
+    });
+    if (moved != 0) {
+      require(device_range_valid && !null_data, "a transfer outside the buffer succeeded");
+      require(moved == count, "a transfer moved a different count");
+    }
+  }
+
+  // Index, size and bytes of a by-value argument, hostile or right.
+  void set_arg_value() {
+    int32_t kernel = choose(MQLCL_OPENCL_KERNEL);
+    uint32_t index = choose_u32({0, 1, 2, 3, 4, 5, UINT32_MAX});
+    uint32_t size = choose_u32({4, 4, 1, 2, 8, 16, 0, 3, 64});
+    if (size > 256)
+      size = 256;
+    auto value = std::make_unique<uint8_t[]>(size); // exactly `size` bytes
+    for (uint32_t i = 0; i < size; ++i)
+      value[i] = in_.u8();
+    bool null_value = in_.u8() % 8 == 0;
+    int32_t ok = checked("CLSetKernelArg", 0, [&] {
+      return CLSetKernelArg(kernel, index, null_value ? nullptr : value.get(), size);
+    });
+    if (ok) {
+      Object *object = model_.find(kernel, MQLCL_OPENCL_KERNEL);
+      require(object != nullptr, "CLSetKernelArg succeeded on a dead kernel");
+      require(index < object->args.size() && object->spec->args[index].kind == ArgSpec::value,
+              "CLSetKernelArg passed a raw value to a pointer argument");
+      ArgState &arg = object->args[index];
+      arg.set = true;
+      arg.value.assign(value.get(), value.get() + size);
+    }
+  }
+
+  void set_arg_mem() {
+    int32_t kernel = choose(MQLCL_OPENCL_KERNEL);
+    uint32_t index = choose_u32({0, 1, 2, 3, 4, UINT32_MAX});
+    int32_t buffer = choose(MQLCL_OPENCL_BUFFER);
+    int32_t ok =
+        checked("CLSetKernelArgMem", 0, [&] { return CLSetKernelArgMem(kernel, index, buffer); });
+    if (ok)
+      bound_buffer(kernel, index, buffer);
+  }
+
+  void bound_buffer(int32_t kernel, uint32_t index, int32_t buffer) {
+    Object *object = model_.find(kernel, MQLCL_OPENCL_KERNEL);
+    const Object *memory = model_.find(buffer, MQLCL_OPENCL_BUFFER);
+    require(object != nullptr && memory != nullptr, "CLSetKernelArgMem succeeded on a dead handle");
+    require(memory->context == object->context,
+            "CLSetKernelArgMem bound a buffer of another context");
+    require(index < object->args.size() && object->spec->args[index].kind == ArgSpec::global,
+            "CLSetKernelArgMem bound a buffer to a non-buffer argument");
+    object->args[index].set = true;
+    object->args[index].bytes = memory->size;
+  }
+
+  void set_arg_local() {
+    int32_t kernel = choose(MQLCL_OPENCL_KERNEL);
+    uint32_t index = choose_u32({0, 3, 1, 2, 4, UINT32_MAX});
+    static const uint64_t kBytes[] = {4, 64, 1024, 0, 1, UINT64_MAX, 1ull << 32};
+    uint64_t bytes = in_.u8() % 4 == 3 ? in_.u64() : in_.pick(kBytes);
+    if (in_.u8() % 8 == 0 && g_local_memory != 0)
+      bytes = g_local_memory + (in_.u8() % 2); // the limit, and one past it
+    int32_t ok = checked("CLSetKernelArgMemLocal", 0,
+                         [&] { return CLSetKernelArgMemLocal(kernel, index, bytes); });
+    if (ok) {
+      Object *object = model_.find(kernel, MQLCL_OPENCL_KERNEL);
+      require(object != nullptr, "CLSetKernelArgMemLocal succeeded on a dead kernel");
+      require(index < object->args.size() && object->spec->args[index].kind == ArgSpec::local,
+              "CLSetKernelArgMemLocal set a non-local argument");
+      object->args[index].set = true;
+      object->args[index].bytes = bytes;
+    }
+  }
+
+  // Whether a launch of this kernel, as the model knows it, stays in bounds; nullopt-like -1 when
+  // some argument is not set (the bridge must then refuse the launch).
+  static int launch_is_safe(const Object &kernel) {
+    for (size_t i = 0; i < kernel.args.size(); ++i)
+      if (!kernel.args[i].set)
+        return -1;
+    for (size_t i = 0; i < kernel.args.size(); ++i) {
+      const ArgSpec &spec = kernel.spec->args[i];
+      if (spec.kind == ArgSpec::value)
+        continue;
+      const ArgState &count = kernel.args[static_cast<size_t>(spec.count_arg)];
+      if (count.value.size() != 4)
+        return 0; // the driver took another size for a uint: do not trust the count
+      uint32_t n;
+      std::memcpy(&n, count.value.data(), 4);
+      if (uint64_t{n} * spec.size > kernel.args[i].bytes)
+        return 0;
+    }
+    return 1;
+  }
+
+  void execute(int32_t kernel) {
+    uint32_t work_dim = choose_u32({1, 1, 2, 3, 0, 4, UINT32_MAX});
+    // Exactly three entries each: the bridge may read work_dim of them, and must not read more.
+    auto offsets = std::make_unique<uint32_t[]>(3);
+    auto global = std::make_unique<uint32_t[]>(3);
+    auto local = std::make_unique<uint32_t[]>(3);
+    for (int d = 0; d < 3; ++d) {
+      offsets[d] = choose_u32({0, 0, 1, 7, 1000, UINT32_MAX - 16});
+      global[d] = choose_u32({1, 2, 4, 8, 16, 64, 256, 1024, 0, 3, 100, 4096});
+      local[d] = choose_u32({0, 0, 1, 2, 4, 8, 16, 64, 3, 5000});
+    }
+    bool null_offsets = in_.u8() % 2 == 0, null_global = in_.u8() % 16 == 0,
+         null_local = in_.u8() % 2 == 0;
+    // Cap the work-items of a launch, whatever the dimensions.
+    uint64_t items = 1;
+    for (uint32_t d = 0; d < 3; ++d) {
+      if (global[d] > kMaxWorkItems)
+        global[d] = static_cast<uint32_t>(kMaxWorkItems);
+      if (items * std::max<uint32_t>(global[d], 1) > kMaxWorkItems)
+        global[d] = 1;
+      items *= std::max<uint32_t>(global[d], 1);
+    }
+
+    const Object *object = model_.find(kernel, MQLCL_OPENCL_KERNEL);
+    int safe = object != nullptr ? launch_is_safe(*object) : -1;
+    if (safe == 0)
+      return; // the contract: never launch a kernel out of the bounds of what is bound
+    int32_t ok = checked("CLExecute", 0, [&] {
+      return CLExecute(kernel, work_dim, null_offsets ? nullptr : offsets.get(),
+                       null_global ? nullptr : global.get(), null_local ? nullptr : local.get());
+    });
+    if (ok)
+      require(safe == 1, "CLExecute launched a dead kernel or one with unset arguments");
+  }
+
+  void execution_status() {
+    int32_t kernel = choose(MQLCL_OPENCL_KERNEL);
+    int32_t status = checked("CLExecutionStatus", -1, [&] { return CLExecutionStatus(kernel); });
+    if (status != -1) {
+      require(model_.find(kernel, MQLCL_OPENCL_KERNEL) != nullptr,
+              "CLExecutionStatus answered for a dead kernel");
+      require(status >= MQLCL_CL_COMPLETE && status <= MQLCL_CL_QUEUED,
+              "CLExecutionStatus: unknown status");
+    }
+  }
+
+  // Any handle type, a device ordinal, or junk.
+  int32_t any_handle() {
+    static const int32_t kTypes[] = {MQLCL_OPENCL_CONTEXT, MQLCL_OPENCL_PROGRAM,
+                                     MQLCL_OPENCL_KERNEL, MQLCL_OPENCL_BUFFER};
+    uint8_t how = in_.u8();
+    if (how % 4 == 3) {
+      static const int32_t kOrdinals[] = {0, 1, -1, 2, MQLCL_CL_LAST_ERROR};
+      return in_.pick(kOrdinals);
+    }
+    return choose(in_.pick(kTypes));
+  }
+
+  void info_integer() {
+    int32_t handle = any_handle();
+    static const int32_t kProperties[] = {
+        0,   1,   2,   3,   4,   5,   6,   7,   8,   9,   10,  11,  12,  100, 101, 102, 103, 104,
+        105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 13,  99,  119, -1};
+    int32_t property = in_.u8() % 8 == 7 ? static_cast<int32_t>(in_.u32()) : in_.pick(kProperties);
+    int64_t value = checked("CLGetInfoInteger", int64_t{-1},
+                            [&] { return CLGetInfoInteger(handle, property); });
+    if (property == MQLCL_CL_OBJECT_COUNT)
+      require(value == static_cast<int64_t>(model_.live.size()), "CL_OBJECT_COUNT is wrong");
+    if (property == MQLCL_CL_BUFFER_SIZE) {
+      const Object *buffer = model_.find(handle, MQLCL_OPENCL_BUFFER);
+      require(buffer != nullptr ? value == buffer->size : value == -1,
+              "CL_BUFFER_SIZE disagrees with the model");
+    }
+  }
+
+  void info_string() {
+    int32_t handle = in_.u8() % 4 == 0 ? static_cast<int32_t>(in_.u32()) : any_handle();
+    static const int32_t kProperties[] = {0,  1,  2,  3,   4,   5,   6,   7,   8,  9,  10,
+                                          11, 12, 13, 100, 101, 102, 103, 104, 14, 99, 105};
+    int32_t property = in_.u8() % 8 == 7 ? static_cast<int32_t>(in_.u32()) : in_.pick(kProperties);
+    uint32_t capacity = choose_u32({0, 1, 2, 4, 16, 64, 256, 2048}) % 4096;
+    auto value = std::make_unique<char16_t[]>(capacity); // exactly `capacity` units
+    bool null_value = in_.u8() % 8 == 0;
+    int32_t ok = checked("CLGetInfoString", 0, [&] {
+      return CLGetInfoString(handle, property, null_value ? nullptr : value.get(), capacity);
+    });
+    if (ok)
+      require(capacity > 0 &&
+                  std::find(value.get(), value.get() + capacity, u'\0') != value.get() + capacity,
+              "CLGetInfoString: value not terminated within its capacity");
+  }
+
+  void device_info() {
+    int32_t handle = any_handle();
+    static const int32_t kProperties[] = {0x1000, 0x1002, 0x1004, 0x1005, 0x100B, 0x1010, 0x101F,
+                                          0x1023, 0x102B, 0x102C, 0x102F, 0x1030, 0x1031, 0x1032,
+                                          0x1040, 0x1044, 0x1048, 0x104B, 0x0FFF, 0x7777, 0};
+    int32_t property = in_.u8() % 8 == 7 ? static_cast<int32_t>(in_.u32()) : in_.pick(kProperties);
+    uint32_t capacity = choose_u32({0, 1, 4, 8, 64, 1024, 4096}) % 8192;
+    auto data = std::make_unique<uint8_t[]>(capacity); // exactly `capacity` bytes
+    bool null_data = in_.u8() % 4 == 0, null_size = in_.u8() % 8 == 0;
+    uint32_t size = 0xDEADBEEF;
+    int32_t ok = checked("CLGetDeviceInfo", 0, [&] {
+      return CLGetDeviceInfo(handle, property, null_data ? nullptr : data.get(),
+                             null_size ? nullptr : &size, capacity);
+    });
+    if (ok && !null_data)
+      require(size <= capacity, "CLGetDeviceInfo: more than the capacity");
+  }
+
+  void handle_type() {
+    int32_t handle = any_handle();
+    int32_t type = CLHandleType(handle);
+    auto it = model_.live.find(handle);
+    require(type == (it != model_.live.end() ? it->second.type : MQLCL_OPENCL_INVALID),
+            "CLHandleType disagrees with the model");
+  }
+
+  // Binds a live kernel's arguments the right way (buffers of its context, counts that fit) and
+  // launches it with fuzzed geometry, then reads an output back.
+  void bind_and_run() {
+    std::vector<int32_t> kernels = model_.of_type(MQLCL_OPENCL_KERNEL);
+    if (kernels.empty())
+      return;
+    int32_t kernel = kernels[in_.u8() % kernels.size()];
+    Object &object = model_.live[kernel];
+    std::vector<int32_t> buffers;
+    for (const auto &[handle, candidate] : model_.live)
+      if (candidate.type == MQLCL_OPENCL_BUFFER && candidate.context == object.context)
+        buffers.push_back(handle);
+    const KernelSpec &spec = *object.spec;
+    std::vector<uint64_t> capacity(spec.args.size(), UINT64_MAX); // elements per count arg
+    int32_t output = 0;
+    for (size_t i = 0; i < spec.args.size(); ++i) {
+      const ArgSpec &arg = spec.args[i];
+      auto index = static_cast<uint32_t>(i);
+      if (arg.kind == ArgSpec::global) {
+        if (buffers.empty())
+          return;
+        int32_t buffer = buffers[in_.u8() % buffers.size()];
+        if (!checked("CLSetKernelArgMem", 0,
+                     [&] { return CLSetKernelArgMem(kernel, index, buffer); }))
+          violation("binding a buffer of the kernel's context failed");
+        bound_buffer(kernel, index, buffer);
+        output = buffer;
+        uint64_t &fit = capacity[static_cast<size_t>(arg.count_arg)];
+        fit = std::min<uint64_t>(fit, model_.live[buffer].size / arg.size);
+      } else if (arg.kind == ArgSpec::local) {
+        uint32_t bytes = 4u << (in_.u8() % 12);
+        if (!checked("CLSetKernelArgMemLocal", 0,
+                     [&] { return CLSetKernelArgMemLocal(kernel, index, bytes); }))
+          violation("setting a __local argument failed");
+        object.args[i].set = true;
+        object.args[i].bytes = bytes;
+        uint64_t &fit = capacity[static_cast<size_t>(arg.count_arg)];
+        fit = std::min<uint64_t>(fit, bytes / arg.size);
+      }
+    }
+    for (size_t i = 0; i < spec.args.size(); ++i) {
+      const ArgSpec &arg = spec.args[i];
+      if (arg.kind != ArgSpec::value)
+        continue;
+      std::vector<uint8_t> value(arg.size);
+      for (uint8_t &byte : value)
+        byte = in_.u8();
+      if (capacity[i] != UINT64_MAX) { // a count: all that fits, or fewer
+        uint64_t fits = std::min<uint64_t>(capacity[i], UINT32_MAX);
+        uint32_t n = static_cast<uint32_t>(in_.u8() % 4 == 0 ? in_.u32() % (fits + 1) : fits);
+        std::memcpy(value.data(), &n, 4);
+      }
+      auto index = static_cast<uint32_t>(i);
+      if (!checked("CLSetKernelArg", 0,
+                   [&] { return CLSetKernelArg(kernel, index, value.data(), arg.size); }))
+        violation("setting a by-value argument of the right size failed");
+      object.args[i].set = true;
+      object.args[i].value = value;
+    }
+    execute(kernel);
+    if (output != 0) {
+      uint32_t size = model_.live[output].size;
+      if (size == 0)
+        return;
+      auto host = std::make_unique<uint8_t[]>(size);
+      checked("CLBufferRead", 0u, [&] { return CLBufferRead(output, host.get(), 0, 0, size, 1); });
+    }
+  }
+
+  bool is_persistent(int32_t handle) const {
+    return handle == g_persistent.context || handle == g_persistent.program;
+  }
+
+  // Puts the persistent context and program into this input's model, making them if needed.
+  void adopt_persistent() {
+    bool context_alive =
+        g_persistent.context != 0 && CLHandleType(g_persistent.context) == MQLCL_OPENCL_CONTEXT;
+    bool program_alive =
+        g_persistent.program != 0 && CLHandleType(g_persistent.program) == MQLCL_OPENCL_PROGRAM;
+    if (!context_alive || !program_alive) { // both again, so the program is in the context
+      if (context_alive)
+        CLContextFree(g_persistent.context);
+      if (program_alive)
+        CLProgramFree(g_persistent.program);
+      g_persistent = {};
+      int32_t context = CLContextCreate(MQLCL_USE_ANY);
+      require(context != MQLCL_INVALID_HANDLE, "no OpenCL device to fuzz on");
+      auto source = exact_copy(kSafeSource);
+      int32_t program = CLProgramCreate(context, source.get());
+      require(program != MQLCL_INVALID_HANDLE, "the safe kernels do not build");
+      require(g_ever_returned.insert(context).second && g_ever_returned.insert(program).second,
+              "a persistent handle was handed out twice");
+      g_persistent = {context, program};
+      g_local_memory =
+          static_cast<uint32_t>(CLGetInfoInteger(context, MQLCL_CL_DEVICE_LOCAL_MEM_SIZE));
+    }
+    Object context;
+    context.type = MQLCL_OPENCL_CONTEXT;
+    context.context = g_persistent.context;
+    model_.live[g_persistent.context] = context;
+    Object program;
+    program.type = MQLCL_OPENCL_PROGRAM;
+    program.context = g_persistent.context;
+    program.safe = true;
+    model_.live[g_persistent.program] = program;
+  }
+
+  void free_everything() {
+    // Children first or parents first, as the input says: either order must release it all.
+    bool parents_first = in_.u8() % 2 == 0;
+    static const int32_t kOrder[] = {MQLCL_OPENCL_KERNEL, MQLCL_OPENCL_BUFFER, MQLCL_OPENCL_PROGRAM,
+                                     MQLCL_OPENCL_CONTEXT};
+    for (int i = 0; i < 4; ++i) {
+      int32_t type = kOrder[parents_first ? 3 - i : i];
+      for (int32_t handle : model_.of_type(type)) {
+        if (is_persistent(handle))
+          continue;
+        CLResetLastError();
+        switch (type) {
+        case MQLCL_OPENCL_CONTEXT:
+          CLContextFree(handle);
+          break;
+        case MQLCL_OPENCL_PROGRAM:
+          CLProgramFree(handle);
+          break;
+        case MQLCL_OPENCL_KERNEL:
+          CLKernelFree(handle);
+          break;
+        default:
+          CLBufferFree(handle);
+        }
+        require(CLGetLastError() == 0, "freeing a live handle failed");
+        model_.live.erase(handle);
+        remember_freed(handle);
+      }
+    }
+    require(CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT) == static_cast<int64_t>(model_.live.size()),
+            "handles outlived their frees");
+  }
+};
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  Reader in(data, size);
+  Harness(in).run();
+  return 0;
+}

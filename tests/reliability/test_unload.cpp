@@ -1,0 +1,151 @@
+// Handles left alive when the library unloads are released. The shipped libmqlcl.so is loaded
+// with dlopen, used, and unloaded with dlclose while every kind of handle is still alive; the
+// fault layer (fault_layer.hpp) sits in the ICD loader's chain (OPENCL_LAYERS, set by ctest) and
+// counts what the driver handed out and got back.
+//
+// The bridge is used from a worker thread that has ended before dlclose: glibc keeps a library
+// loaded while a live thread still has one of its thread_local objects to destroy (the bridge's
+// per-thread last error), and unloads it only at that thread's exit or the process's.
+#define BOOST_TEST_MODULE reliability_unload
+#include "fault_layer.hpp"
+#include "test_kernels.hpp"
+
+#include <mqlcl/mqlcl.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <dlfcn.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+using mqlcl_fault::Call;
+using mqlcl_fault::Kind;
+
+namespace {
+
+// The exports this test calls, resolved from the loaded file as a host program would.
+struct Bridge {
+  void *library = nullptr;
+#define MQLCL_EXPORTS(X)                                                                           \
+  X(CLContextCreate)                                                                               \
+  X(CLContextFree)                                                                                 \
+  X(CLProgramCreate)                                                                               \
+  X(CLProgramFree)                                                                                 \
+  X(CLKernelCreate)                                                                                \
+  X(CLKernelFree)                                                                                  \
+  X(CLBufferCreate)                                                                                \
+  X(CLBufferFree)                                                                                  \
+  X(CLBufferWrite)                                                                                 \
+  X(CLBufferRead)                                                                                  \
+  X(CLSetKernelArg)                                                                                \
+  X(CLSetKernelArgMem)                                                                             \
+  X(CLExecute)                                                                                     \
+  X(CLGetInfoInteger)
+#define MQLCL_POINTER(name) decltype(&::name) name = nullptr;
+  MQLCL_EXPORTS(MQLCL_POINTER)
+#undef MQLCL_POINTER
+
+  bool load() {
+    library = dlopen(MQLCL_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr)
+      return false;
+#define MQLCL_RESOLVE(name)                                                                        \
+  name = reinterpret_cast<decltype(name)>(dlsym(library, #name));                                  \
+  if (name == nullptr)                                                                             \
+    return false;
+    MQLCL_EXPORTS(MQLCL_RESOLVE)
+#undef MQLCL_RESOLVE
+    return true;
+  }
+};
+
+bool library_is_loaded() {
+  void *probe = dlopen(MQLCL_LIBRARY_PATH, RTLD_NOW | RTLD_NOLOAD);
+  if (probe != nullptr)
+    dlclose(probe);
+  return probe != nullptr;
+}
+
+// What one run left alive, by the bridge's count and the driver's.
+struct Alive {
+  bool ran = false;
+  int64_t handles = 0;
+};
+
+// Creates every kind of object (a launch too, so an event is held) and frees none of them.
+Alive leave_everything_alive(Bridge &bridge) {
+  Alive alive;
+  int32_t context = bridge.CLContextCreate(MQLCL_USE_ANY);
+  int32_t program = bridge.CLProgramCreate(context, mqlcl_test::kTestKernels);
+  int32_t axpy = bridge.CLKernelCreate(program, u"axpy");
+  int32_t spare = bridge.CLKernelCreate(program, u"coordinates");
+  int32_t x = bridge.CLBufferCreate(context, 1024, 0);
+  int32_t y = bridge.CLBufferCreate(context, 1024, 0);
+  int32_t extra = bridge.CLBufferCreate(context, 64, 0);
+  if (context < 0 || program < 0 || axpy < 0 || spare < 0 || x < 0 || y < 0 || extra < 0)
+    return alive;
+  std::vector<float> host(256, 1.0f);
+  const float a = 2.0f;
+  const uint32_t global[1] = {256};
+  alive.ran = bridge.CLBufferWrite(x, host.data(), 0, 0, 256, 4) == 256 &&
+              bridge.CLSetKernelArgMem(axpy, 0, x) && bridge.CLSetKernelArgMem(axpy, 1, y) &&
+              bridge.CLSetKernelArg(axpy, 2, &a, 4) &&
+              bridge.CLExecute(axpy, 1, nullptr, global, nullptr) &&
+              bridge.CLBufferRead(y, host.data(), 0, 0, 256, 4) == 256 && host[0] == 2.0f;
+  alive.handles = bridge.CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT);
+  return alive;
+}
+
+void expect_nothing_live() {
+  for (int k = 0; k < static_cast<int>(Kind::count); ++k) {
+    Kind kind = static_cast<Kind>(k);
+    BOOST_TEST(mqlcl_fault::live(kind) == 0,
+               mqlcl_fault::name_of(kind) << ": " << mqlcl_fault::acquired(kind) << " acquired, "
+                                          << mqlcl_fault::released(kind) << " released");
+  }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(handles_left_alive_are_released_when_the_library_unloads) {
+  BOOST_TEST_REQUIRE(!library_is_loaded());
+  Bridge bridge;
+  Alive alive;
+  std::thread([&] {
+    if (bridge.load())
+      alive = leave_everything_alive(bridge);
+  }).join();
+  BOOST_TEST_REQUIRE(bridge.library != nullptr, dlerror());
+  BOOST_TEST_REQUIRE(alive.ran, "the bridge did not run a kernel");
+  BOOST_TEST_REQUIRE(mqlcl_fault::calls(Call::clCreateContext) > 0u,
+                     "the fault layer is not in the ICD loader's chain (OPENCL_LAYERS)");
+  BOOST_TEST(alive.handles == 7);
+  BOOST_TEST(mqlcl_fault::live(Kind::context) == 1);
+  BOOST_TEST(mqlcl_fault::live(Kind::queue) == 1);
+  BOOST_TEST(mqlcl_fault::live(Kind::program) == 1);
+  BOOST_TEST(mqlcl_fault::live(Kind::kernel) == 2);
+  BOOST_TEST(mqlcl_fault::live(Kind::memory) == 3);
+  BOOST_TEST(mqlcl_fault::live(Kind::event) == 1); // the kernel's last launch
+
+  BOOST_TEST(dlclose(bridge.library) == 0);
+  BOOST_TEST(!library_is_loaded(), "dlclose did not unload the library");
+  expect_nothing_live();
+  BOOST_TEST(mqlcl_fault::released(Kind::memory) == 3);
+}
+
+// A fresh load after an unload starts from nothing and works (no state survived the unload).
+BOOST_AUTO_TEST_CASE(the_library_loads_again_and_works) {
+  Bridge bridge;
+  Alive alive;
+  std::thread([&] {
+    if (bridge.load())
+      alive = leave_everything_alive(bridge);
+  }).join();
+  BOOST_TEST_REQUIRE(alive.ran);
+  BOOST_TEST(alive.handles == 7); // none of the first load's handles are here
+  BOOST_TEST(dlclose(bridge.library) == 0);
+  BOOST_TEST(!library_is_loaded());
+  expect_nothing_live();
+}
