@@ -4,6 +4,7 @@
 #include "catalogue.hpp"
 #include "chart.hpp"
 #include "cli.hpp"
+#include "commands.hpp"
 #include "error.hpp"
 #include "paths.hpp"
 #include "platform.hpp"
@@ -25,6 +26,14 @@ std::string launch_of(const Step &step) {
     return "2-D, ROWS1 x COLS2 work-items";
   if (step.geometry == one_per_row)
     return "1-D, ROWS1 work-items";
+  if (step.geometry == blocks_2d)
+    return "2-D, BLK x BLK work-groups over ROWS1 x COLS2";
+  if (step.geometry == tiles_1d)
+    return "1-D, one work-group of (BM/TM)*(BN/TN) work-items per BM x BN tile";
+  if (step.geometry == warp_tiles_1d)
+    return "1-D, one work-group of (BM/WM)*(BN/WN) warps per BM x BN tile";
+  if (step.geometry == register_blocks_2d)
+    return "2-D, one work-item per RM x RN block, LX x LY work-groups";
   return "custom";
 }
 
@@ -47,6 +56,13 @@ std::string catalogue_listing(const std::vector<Step> &steps) {
           fmt::format("; {} a multiple of {}", dim_name(constraint.dim), constraint.multiple_of);
     if (!step.race.empty())
       details += fmt::format("; has a race as printed (fixed: {})", step.fixed_by);
+    if (!step.params.empty()) {
+      details += "; parameters";
+      for (const auto &[name, value] : step.params)
+        details += fmt::format(" {}={}", name, value);
+    }
+    if (step.requirement == Requirement::nvidia_tensor_cores)
+      details += "; NVIDIA tensor cores only (compute capability 8.0+)";
     out += fmt::format("  {:<26} {}\n", "", details);
   }
   return out;
@@ -89,7 +105,7 @@ std::string version_string() {
 } // namespace
 
 int run_replay_command(const std::vector<std::string> &args) {
-  const std::vector<Step> &catalogue = article_steps();
+  const std::vector<Step> &catalogue = replay_steps();
   CommandLine command = parse_command_line(args, catalogue);
   if (command.help) {
     fmt::print("{}", usage());
@@ -99,6 +115,10 @@ int run_replay_command(const std::vector<std::string> &args) {
     fmt::print("{}\n", version_string());
     return 0;
   }
+  if (command.mode == Mode::tune)
+    return run_tune_command(command, catalogue);
+  if (command.mode == Mode::bench)
+    return run_bench_command(command, catalogue);
   if (command.list) {
     fmt::print("{}", catalogue_listing(catalogue));
     if (!command.list_devices && command.steps.empty())

@@ -1,6 +1,7 @@
 #include "catalogue.hpp"
 
 #include "error.hpp"
+#include "tuning.hpp"
 
 #include <fmt/format.h>
 
@@ -72,8 +73,180 @@ uint32_t round_up(uint32_t value, uint32_t multiple) {
   return multiple <= 1 ? value : (value + multiple - 1) / multiple * multiple;
 }
 
+int64_t param(const GeometryInput &input, const char *name) {
+  auto it = input.params.find(name);
+  if (it == input.params.end())
+    bad_input(fmt::format("the step needs the parameter {} (--param {}=VALUE)", name, name));
+  return it->second;
+}
+
+int64_t param_or(const Params &params, const char *name, int64_t fallback) {
+  auto it = params.find(name);
+  return it == params.end() ? fallback : it->second;
+}
+
+uint32_t ceil_div(uint32_t value, uint32_t divisor) {
+  return (value + divisor - 1) / divisor;
+}
+
+// The steps beyond the article own their work-group shape; --local cannot change it.
+void refuse_local(const GeometryInput &input) {
+  if (!input.requested_local.empty())
+    bad_input("this step's work-group shape follows from its tile parameters: change them with "
+              "--param (mqlcl-replay --list shows them) instead of --local");
+}
+
+// Whether a tile configuration of the register-blocked kernels can build and run on `device`.
+bool fits(const Params &p, const DeviceCaps &device, uint64_t local_bytes, uint64_t threads) {
+  return threads >= 32 && threads % 32 == 0 && threads <= device.max_work_group_size &&
+         threads <= device.max_work_item_sizes[0] && local_bytes <= device.local_mem_bytes &&
+         param_or(p, "BM", 0) > 0;
+}
+
+bool register_tiles_valid(const Params &p, const DeviceCaps &device, uint64_t buffers) {
+  int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
+  int64_t tm = param_or(p, "TM", 0), tn = param_or(p, "TN", 0), pad = param_or(p, "PAD", 4);
+  int64_t rows = param_or(p, "WARP_ROWS", 0); // step 13's warp shape; step 12 has none
+  if (bm <= 0 || bn <= 0 || bk <= 0 || tm <= 0 || tn <= 0 || bm % tm || bn % tn || tm % 4 ||
+      tn % 4 || bk % 4)
+    return false;
+  int64_t threads_m = bm / tm, threads_n = bn / tn, threads = threads_m * threads_n;
+  if ((bm * bk / 4) % threads || (bn * bk / 4) % threads)
+    return false;
+  if (rows != 0 && (rows > 32 || 32 % rows || threads_n % (32 / rows) || threads_m % rows))
+    return false;
+  uint64_t local = static_cast<uint64_t>(buffers * bk * (bm + pad + bn + pad) * 4);
+  return fits(p, device, local, static_cast<uint64_t>(threads));
+}
+
+bool single_buffered_valid(const Params &p, const DeviceCaps &device) {
+  return register_tiles_valid(p, device, 1);
+}
+
+bool double_buffered_valid(const Params &p, const DeviceCaps &device) {
+  return register_tiles_valid(p, device, 2);
+}
+
+bool warp_tiles_valid(const Params &p, const DeviceCaps &device) {
+  int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
+  int64_t wm = param_or(p, "WM", 0), wn = param_or(p, "WN", 0);
+  if (bm <= 0 || bn <= 0 || bk <= 0 || wm <= 0 || wn <= 0 || bm % wm || bn % wn || wm % 16 ||
+      wn % 8 || bk % 8)
+    return false;
+  int64_t threads = (bm / wm) * (bn / wn) * 32;
+  if ((bm * bk / 4) % threads || (bn * bk / 4) % threads)
+    return false;
+  uint64_t local = static_cast<uint64_t>(2 * (bm + bn) * (bk + 4) * 4);
+  return fits(p, device, local, static_cast<uint64_t>(threads));
+}
+
+bool register_blocks_valid(const Params &p, const DeviceCaps &device) {
+  int64_t rm = param_or(p, "RM", 0), rn = param_or(p, "RN", 0), vk = param_or(p, "VK", 0);
+  int64_t lx = param_or(p, "LX", 0), ly = param_or(p, "LY", 0);
+  return rm > 0 && rn > 0 && (vk == 4 || vk == 8 || vk == 16) && lx > 0 && ly > 0 &&
+         static_cast<uint64_t>(lx * ly) <= device.max_work_group_size;
+}
+
+uint64_t tile_bytes(const GeometryInput &input) {
+  uint64_t blk = static_cast<uint64_t>(param(input, "BLK"));
+  return blk * blk * input.element_size;
+}
+
+// Steps 11-15: what the article's conclusion left for later.
+std::vector<Step> beyond_the_article() {
+  std::vector<Step> steps;
+  Step base;
+  base.in_article = false;
+  base.layout_b = Layout::column_major;
+
+  Step tiled = base;
+  tiled.name = "matr_mul_tiled_local";
+  tiled.source = "beyond the article, step 11: the Hands-on OpenCL course's blocked kernel";
+  tiled.change = "BLK x BLK tiles of both matrices shared in __local memory passed as kernel "
+                 "arguments (CLSetKernelArgMemLocal); one work-item per element";
+  tiled.kernel_file = "matr_mul_tiled_local.cl";
+  tiled.geometry = blocks_2d;
+  tiled.params = {{"BLK", 16}};
+  tiled.args = {{KernelArg::Kind::matrix_a},
+                {KernelArg::Kind::matrix_b},
+                {KernelArg::Kind::matrix_c},
+                {KernelArg::Kind::local_bytes, tile_bytes},
+                {KernelArg::Kind::local_bytes, tile_bytes}};
+  steps.push_back(tiled);
+
+  Step blocked = base;
+  blocked.name = "matr_mul_register_blocked";
+  blocked.source = "beyond the article, step 12: 2-D register blocking";
+  blocked.change = "each work-item accumulates a TM x TN block in registers from BK-deep slices "
+                   "staged in local memory; float4 loads from global and local memory";
+  blocked.kernel_file = "matr_mul_register_blocked.cl";
+  blocked.geometry = tiles_1d;
+  blocked.params = {{"BM", 128}, {"BN", 64}, {"BK", 16}, {"TM", 8}, {"TN", 8}, {"PAD", 4}};
+  blocked.params_valid = single_buffered_valid;
+  steps.push_back(blocked);
+
+  Step doubled = blocked;
+  doubled.name = "matr_mul_double_buffered";
+  doubled.source = "beyond the article, step 13: double-buffered local memory";
+  doubled.change = "two local buffers alternate: the next slice is loaded into registers while "
+                   "this one is computed, so one barrier per slice hides global latency";
+  doubled.kernel_file = "matr_mul_double_buffered.cl";
+  doubled.params = {{"BM", 128}, {"BN", 128}, {"BK", 16},     {"TM", 8},
+                    {"TN", 8},   {"PAD", 4},  {"GROUP_M", 8}, {"WARP_ROWS", 2}};
+  doubled.tunables = {{"BM", {64, 128, 256}}, {"BN", {64, 128, 256}}, {"BK", {8, 16}},
+                      {"TM", {4, 8, 16}},     {"TN", {4, 8, 16}},     {"WARP_ROWS", {2, 4}}};
+  doubled.params_valid = double_buffered_valid;
+  steps.push_back(doubled);
+
+  Step tuned = base;
+  tuned.name = "matr_mul_tuned";
+  tuned.source = "beyond the article, step 14: tiles and launch geometry tuned per device";
+  tuned.change = "`mqlcl-replay tune matr_mul_tuned` picks step 13's tiles, or this file's "
+                 "register-blocked CPU form where local memory is part of global memory";
+  tuned.kernel_file = "matr_mul_tuned.cl";
+  tuned.geometry = register_blocks_2d;
+  tuned.params = {{"RM", 4}, {"RN", 4}, {"VK", 16}, {"LX", 16}, {"LY", 4}};
+  tuned.tunables = {
+      {"RM", {2, 4}}, {"RN", {2, 4, 8}}, {"VK", {8, 16}}, {"LX", {8, 16, 64}}, {"LY", {1, 4, 8}}};
+  tuned.params_valid = register_blocks_valid;
+  tuned.float_only = true;
+  tuned.resolve = resolve_tuned_step;
+  steps.push_back(tuned);
+
+  Step tf32 = base;
+  tf32.name = "matr_mul_tf32";
+  tf32.source = "beyond the article, step 15: NVIDIA tensor cores through inline PTX (TF32)";
+  tf32.change = "mma.sync.m16n8k8 TF32 products, inputs rounded to 10 mantissa bits: relative "
+                "errors near 1e-3, for users who accept them";
+  tf32.kernel_file = "matr_mul_tf32.cl";
+  tf32.geometry = warp_tiles_1d;
+  tf32.params = {{"MODE", 1}, {"BM", 128}, {"BN", 128}, {"BK", 16}, {"WM", 64}, {"WN", 64}};
+  tf32.tunables = {{"BM", {64, 128, 256}},
+                   {"BN", {64, 128, 256}},
+                   {"BK", {8, 16}},
+                   {"WM", {32, 64}},
+                   {"WN", {32, 64}}};
+  tf32.params_valid = warp_tiles_valid;
+  tf32.requirement = Requirement::nvidia_tensor_cores;
+  tf32.product_rounding = 1.0 / 1024; // two inputs rounded to 2^-11 each
+  tf32.float_only = true;
+  tf32.resolve = resolve_cached_step;
+  steps.push_back(tf32);
+
+  Step tf32x3 = tf32;
+  tf32x3.name = "matr_mul_3xtf32";
+  tf32x3.source = "beyond the article, step 15: 3xTF32 on NVIDIA tensor cores, FP32 accuracy";
+  tf32x3.change = "each input split into TF32 head and tail, three products per pair, slices "
+                  "summed outside the tensor cores: FP32-level accuracy";
+  tf32x3.variant_of = "matr_mul_tf32";
+  tf32x3.params = {{"MODE", 3}, {"BM", 128}, {"BN", 128}, {"BK", 16}, {"WM", 64}, {"WN", 32}};
+  tf32x3.product_rounding = 0;
+  steps.push_back(tf32x3);
+  return steps;
+}
+
 // The article's steps, in its order. Shared fields first, then what each step changes.
-std::vector<Step> make_article_steps() {
+std::vector<Step> make_replay_steps() {
   std::vector<Step> steps;
   auto add = [&](Step step) { steps.push_back(std::move(step)); };
 
@@ -170,6 +343,9 @@ std::vector<Step> make_article_steps() {
   fixed.race.clear();
   fixed.fixed_by.clear();
   add(fixed);
+
+  for (Step &step : beyond_the_article())
+    add(std::move(step));
   return steps;
 }
 
@@ -206,8 +382,59 @@ LaunchGeometry one_per_row(const GeometryInput &input) {
   return geometry;
 }
 
-const std::vector<Step> &article_steps() {
-  static const std::vector<Step> steps = make_article_steps();
+LaunchGeometry blocks_2d(const GeometryInput &input) {
+  refuse_local(input);
+  uint32_t blk = static_cast<uint32_t>(param(input, "BLK"));
+  LaunchGeometry geometry;
+  geometry.work_dim = 2;
+  geometry.global = {round_up(input.sizes.cols2, blk), round_up(input.sizes.rows1, blk), 1};
+  geometry.local = {blk, blk, 1};
+  return geometry;
+}
+
+LaunchGeometry tiles_1d(const GeometryInput &input) {
+  refuse_local(input);
+  uint32_t bm = static_cast<uint32_t>(param(input, "BM")),
+           bn = static_cast<uint32_t>(param(input, "BN"));
+  uint32_t threads = bm / static_cast<uint32_t>(param(input, "TM")) * bn /
+                     static_cast<uint32_t>(param(input, "TN"));
+  LaunchGeometry geometry;
+  geometry.work_dim = 1;
+  geometry.global = {ceil_div(input.sizes.rows1, bm) * ceil_div(input.sizes.cols2, bn) * threads, 1,
+                     1};
+  geometry.local = {threads, 1, 1};
+  return geometry;
+}
+
+LaunchGeometry warp_tiles_1d(const GeometryInput &input) {
+  refuse_local(input);
+  uint32_t bm = static_cast<uint32_t>(param(input, "BM")),
+           bn = static_cast<uint32_t>(param(input, "BN"));
+  uint32_t threads = bm / static_cast<uint32_t>(param(input, "WM")) * bn /
+                     static_cast<uint32_t>(param(input, "WN")) * 32;
+  LaunchGeometry geometry;
+  geometry.work_dim = 1;
+  geometry.global = {ceil_div(input.sizes.rows1, bm) * ceil_div(input.sizes.cols2, bn) * threads, 1,
+                     1};
+  geometry.local = {threads, 1, 1};
+  return geometry;
+}
+
+LaunchGeometry register_blocks_2d(const GeometryInput &input) {
+  refuse_local(input);
+  uint32_t lx = static_cast<uint32_t>(param(input, "LX")),
+           ly = static_cast<uint32_t>(param(input, "LY"));
+  LaunchGeometry geometry;
+  geometry.work_dim = 2;
+  geometry.global = {
+      round_up(ceil_div(input.sizes.cols2, static_cast<uint32_t>(param(input, "RN"))), lx),
+      round_up(ceil_div(input.sizes.rows1, static_cast<uint32_t>(param(input, "RM"))), ly), 1};
+  geometry.local = {lx, ly, 1};
+  return geometry;
+}
+
+const std::vector<Step> &replay_steps() {
+  static const std::vector<Step> steps = make_replay_steps();
   return steps;
 }
 
@@ -302,6 +529,23 @@ std::vector<std::string> device_problems(const Step &step, const Sizes &padded,
   }
   if (double_precision && !device.fp64)
     problems.push_back("--double needs a device with cl_khr_fp64, and this one has none");
+  if (double_precision && step.float_only)
+    problems.push_back("this step computes in float only (it has no REALTYPE double variant)");
+  if (step.requirement == Requirement::nvidia_tensor_cores &&
+      (device.vendor_id != 0x10DE || device.compute_capability < 80))
+    problems.push_back(
+        "it runs on NVIDIA tensor cores (mma.sync with TF32, through inline PTX that only "
+        "NVIDIA's OpenCL compiler accepts) and needs an NVIDIA GPU of compute capability 8.0 or "
+        "later; this device is not one, so nothing was run. matr_mul_double_buffered and "
+        "matr_mul_tuned compute the same product in FP32 on any device");
+  if (step.params_valid != nullptr && !step.params_valid(step.params, device))
+    problems.push_back(
+        "its tile parameters do not fit this device or each other (work-group size, local "
+        "memory or divisibility; the kernel's header comment gives the rules): choose others "
+        "with --param" +
+        std::string(step.resolve != nullptr
+                        ? ", or let mqlcl-replay tune " + step.name + " find the fastest that fit"
+                        : ""));
   if (step.local_column) {
     uint64_t bytes = uint64_t{padded.colsrows} * element_size;
     if (bytes > device.local_mem_bytes)

@@ -45,6 +45,10 @@ struct DeviceCaps {
   bool fp64 = false;
   uint32_t preferred_vector_width_float = 0;
   uint32_t compute_units = 0;
+  uint32_t vendor_id = 0;              // 0x10DE NVIDIA, 0x1002 AMD, 0x8086 Intel, ...
+  uint32_t compute_capability = 0;     // NVIDIA only: major * 10 + minor (90 for Hopper)
+  bool dedicated_local_memory = false; // CL_DEVICE_LOCAL_MEM_TYPE == CL_LOCAL
+  std::string tuning_key;              // device name and driver version: the tuning cache's key
   // A CPU device runs each work-group on one worker thread, whose stack holds the private arrays
   // of all the group's work-items: the process's default thread stack (RLIMIT_STACK on Linux,
   // what PoCL's threads get). 0 where that is not known (GPUs, or Windows).
@@ -90,6 +94,28 @@ using GeometryFunction = LaunchGeometry (*)(const GeometryInput &);
 // The article's launches: one work-item per element (2-D), one per row of the product (1-D).
 LaunchGeometry one_per_element(const GeometryInput &input);
 LaunchGeometry one_per_row(const GeometryInput &input);
+
+// The launches of the steps beyond the article (their kernels' header comments say the same):
+// BLK x BLK work-groups over the product, rounded up (tiled_local);
+LaunchGeometry blocks_2d(const GeometryInput &input);
+// one work-group of (BM/TM)*(BN/TN) work-items per BM x BN tile, 1-D (register_blocked, ...);
+LaunchGeometry tiles_1d(const GeometryInput &input);
+// one work-group of (BM/WM)*(BN/WN) warps per BM x BN tile, 1-D (the tensor-core steps);
+LaunchGeometry warp_tiles_1d(const GeometryInput &input);
+// one work-item per RM x RN block of the product, 2-D, LX x LY work-groups (tuned's CPU form).
+LaunchGeometry register_blocks_2d(const GeometryInput &input);
+
+// What a step needs of the device beyond OpenCL 1.2.
+enum class Requirement {
+  none,
+  nvidia_tensor_cores // NVIDIA's compiler (inline PTX) and mma.sync TF32: compute capability 8.0+
+};
+
+// A parameter the tuner may vary, and the values it tries.
+struct Tunable {
+  std::string name;
+  std::vector<int64_t> values;
+};
 
 // A kernel argument, set in order with CLSetKernelArgMem / CLSetKernelArg / CLSetKernelArgMemLocal.
 struct KernelArg {
@@ -150,10 +176,25 @@ struct Step {
   std::string fixed_by;
 
   std::string kernel_name = "matricesMul";
+
+  // Beyond the article.
+  Requirement requirement = Requirement::none;
+  // The relative rounding of one product when the kernel rounds its inputs (TF32: 2^-10); 0 for
+  // the precision of REALTYPE. The verification tolerance scales with it.
+  double product_rounding = 0;
+  bool float_only = false; // no REALTYPE double variant
+  // Another step whose kernel file this one builds with other parameters (plain TF32 and 3xTF32
+  // share matr_mul_tf32.cl).
+  std::string variant_of;
+  // What `mqlcl-replay tune` varies, and whether a set of values can work on a device.
+  std::vector<Tunable> tunables;
+  bool (*params_valid)(const Params &, const DeviceCaps &) = nullptr;
+  // The tuned step: picks its kernel and parameters for the device at hand (tuning.hpp).
+  Step (*resolve)(const Step &, const DeviceCaps &, const Sizes &) = nullptr;
 };
 
-// The article's ten scripts in its order, then the fixed col_local.
-const std::vector<Step> &article_steps();
+// The article's ten scripts in its order, the fixed col_local, then the steps beyond the article.
+const std::vector<Step> &replay_steps();
 const Step *find_step(const std::vector<Step> &steps, std::string_view name);
 
 // The kernel arguments a step sets (its own, or the article's three matrices).

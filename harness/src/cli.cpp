@@ -71,7 +71,12 @@ CommandLine parse_command_line(const std::vector<std::string> &args,
                                const std::vector<Step> &catalogue) {
   CommandLine command;
   std::optional<uint32_t> size, rows1, colsrows, cols2;
-  for (size_t i = 0; i < args.size(); ++i) {
+  size_t first = 0;
+  if (!args.empty() && (args[0] == "tune" || args[0] == "bench")) {
+    command.mode = args[0] == "tune" ? Mode::tune : Mode::bench;
+    first = 1;
+  }
+  for (size_t i = first; i < args.size(); ++i) {
     std::string arg = args[i];
     std::optional<std::string> inline_value;
     if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
@@ -149,6 +154,23 @@ CommandLine parse_command_line(const std::vector<std::string> &args,
       command.chart = value();
     } else if (arg == "--overlay") {
       command.overlays.push_back(value());
+    } else if (arg == "--param") {
+      std::string text = value();
+      size_t equals = text.find('=');
+      std::string name = text.substr(0, equals);
+      if (equals == std::string::npos || name.empty() ||
+          name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") != std::string::npos)
+        bad_input(fmt::format("--param {}: expected NAME=VALUE with an upper-case NAME, such "
+                              "as --param BM=64",
+                              text));
+      command.options.params[name] = static_cast<int64_t>(
+          parse_unsigned("--param " + name, text.substr(equals + 1), 1, 1u << 20));
+    } else if (arg == "--sizes") {
+      for (const std::string &part : split(value(), ','))
+        command.bench_sizes.push_back(
+            static_cast<uint32_t>(parse_unsigned("--sizes", part, 1, 65536)));
+    } else if (arg == "--output") {
+      command.output = value();
     } else if (arg == "--kernels") {
       command.kernels = value();
     } else if (arg == "--library") {
@@ -167,13 +189,28 @@ CommandLine parse_command_line(const std::vector<std::string> &args,
     bad_input("--overlay adds saved results to a chart: give --chart FILE.svg too");
   bool command_given = command.help || command.version || command.list || command.list_devices ||
                        (command.chart && !command.overlays.empty());
-  if (command.steps.empty() && !command_given)
-    bad_input("name a script, or all (mqlcl-replay --list shows them; --help shows the options)");
+  if (command.mode == Mode::tune) {
+    if (command.steps.size() != 1)
+      bad_input("tune takes one step: mqlcl-replay tune matr_mul_tuned (or matr_mul_tf32, "
+                "matr_mul_3xtf32)");
+    const Step *step = find_step(catalogue, command.steps.front());
+    if (step->resolve == nullptr)
+      bad_input(fmt::format("{} is not tuned per device; the tunable steps are matr_mul_tuned, "
+                            "matr_mul_tf32 and matr_mul_3xtf32",
+                            step->name));
+  } else if (command.mode == Mode::replay) {
+    if (!command.bench_sizes.empty() || command.output)
+      bad_input("--sizes and --output belong to mqlcl-replay bench");
+    if (command.steps.empty() && !command_given)
+      bad_input("name a script, or all (mqlcl-replay --list shows them; --help shows the options)");
+  }
   return command;
 }
 
 std::string usage() {
   return R"(usage: mqlcl-replay <script>[,<script>...]|all [options]
+       mqlcl-replay tune <step> [--size N] [--device N]
+       mqlcl-replay bench [<step>,...] [--sizes N,N,...] [--repeat R] [--output FILE.json]
        mqlcl-replay --chart FILE.svg --overlay FILE [--overlay FILE ...]
        mqlcl-replay --list | --list-devices | --help | --version
 
@@ -195,8 +232,14 @@ options
   --format F          text (the article's lines, default), json or csv
   --chart FILE.svg    draw time and GFLOPS per step
   --overlay FILE      add results saved with --format json to the chart (repeatable)
+  --param NAME=VALUE  a kernel parameter of the steps beyond the article (tile sizes: --list)
   --kernels DIR       kernel directory (default: MQLCL_KERNELS_DIR, then next to the program)
   --library PATH      the bridge (default: MQLCL_LIBRARY, then next to the program)
+
+tune        measures every valid parameter set of a step on the device and caches the
+            fastest, keyed by device and driver (MQLCL_TUNE_CACHE, else ~/.cache/mqlcl/)
+bench       times the steps beyond the article against CLBlast, cuBLAS, OpenBLAS and the
+            device's FP32 limit in one run; --output saves the figures as JSON
 
 exit status: 0 verified, 1 wrong results, 2 bad input or a size a step rejects,
              3 the bridge or OpenCL failed

@@ -12,7 +12,13 @@ namespace mqlcl::replay {
 
 enum class Format { text, json, csv };
 
+// What mqlcl-replay does: replay scripts (the default), tune a step, or benchmark.
+enum class Mode { replay, tune, bench };
+
 struct CommandLine {
+  Mode mode = Mode::replay;
+  std::vector<uint32_t> bench_sizes;           // bench --sizes
+  std::optional<std::filesystem::path> output; // bench --output FILE.json
   std::vector<std::string> steps; // catalogue names, in the order given; "all" expanded
   bool list = false;
   bool list_devices = false;

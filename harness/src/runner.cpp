@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -77,6 +78,8 @@ Runner::~Runner() = default;
 std::string Runner::build_options(const Step &step, const Sizes &padded, bool double_precision) {
   std::string options = fmt::format("-DCOLS2={} -DCOLSROWS={} -DREALTYPE={}", padded.cols2,
                                     padded.colsrows, double_precision ? "double" : "float");
+  if (!step.in_article) // the article's kernels never needed ROWS1; the tiled ones bound edges
+    options += fmt::format(" -DROWS1={}", padded.rows1);
   for (const auto &[name, value] : step.params)
     options += fmt::format(" -D{}={}", name, value);
   return options;
@@ -155,7 +158,31 @@ DeviceInfo Runner::read_device(int32_t context) const {
       b.info_integer(context, MQLCL_CL_DEVICE_MAX_COMPUTE_UNITS, "CL_DEVICE_MAX_COMPUTE_UNITS"));
   if (info.type == "CPU")
     caps.cpu_group_stack_bytes = default_thread_stack_bytes().value_or(0);
+  caps.vendor_id = static_cast<uint32_t>(
+      b.info_integer(context, MQLCL_CL_DEVICE_VENDOR_ID, "CL_DEVICE_VENDOR_ID"));
+  caps.dedicated_local_memory =
+      b.info_integer(context, MQLCL_CL_DEVICE_LOCAL_MEM_TYPE, "CL_DEVICE_LOCAL_MEM_TYPE") == 1;
+  // cl_nv_device_attribute_query: CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV / _MINOR_NV.
+  uint32_t major = 0, minor = 0, size = 0;
+  uint8_t raw[4] = {};
+  const BridgeApi &cl = bridge_.api();
+  if (cl.CLGetDeviceInfo(context, 0x4000, raw, &size, sizeof raw) == 1 && size == 4)
+    std::memcpy(&major, raw, 4);
+  if (cl.CLGetDeviceInfo(context, 0x4001, raw, &size, sizeof raw) == 1 && size == 4)
+    std::memcpy(&minor, raw, 4);
+  cl.CLResetLastError(); // other vendors do not know the query; that is no failure
+  caps.compute_capability = major * 10 + minor;
+  caps.tuning_key = info.name + " | " + info.driver;
   return info;
+}
+
+DeviceInfo Runner::probe_device(int32_t device) const {
+  const BridgeApi &cl = bridge_.api();
+  cl.CLResetLastError();
+  Handle context(cl.CLContextFree, cl.CLContextCreate(device));
+  if (context.get() == MQLCL_INVALID_HANDLE)
+    bridge_.fail(fmt::format("CLContextCreate({})", device));
+  return read_device(context.get());
 }
 
 template <class T>
@@ -236,8 +263,10 @@ void Runner::host_only(const Step &step, const Options &options, Observer &obser
 }
 
 template <class T>
-void Runner::replay(const Step &step, const Options &options, Observer &observer, StepRun &run) {
+void Runner::replay(const Step &chosen, const Options &options, Observer &observer, StepRun &run) {
   const BridgeApi &cl = bridge_.api();
+  Step resolved = chosen; // the tuned step picks its kernel once the device is known
+  const Step &step = resolved;
   const Sizes &padded = run.padded;
   std::vector<std::string> problems = size_problems(step, options.sizes, sizeof(T));
   if (!problems.empty())
@@ -257,6 +286,12 @@ void Runner::replay(const Step &step, const Options &options, Observer &observer
   }
   run.device = read_device(context.get());
   const DeviceCaps &caps = run.device->caps;
+  if (chosen.resolve != nullptr) {
+    resolved = chosen.resolve(chosen, caps, options.sizes);
+    run.source = resolved.source;
+  }
+  for (const auto &[name, value] : options.params)
+    resolved.params[name] = value;
   problems =
       device_problems(step, padded, caps, sizeof(T), options.double_precision, options.local);
   if (!problems.empty())
@@ -264,6 +299,7 @@ void Runner::replay(const Step &step, const Options &options, Observer &observer
   GeometryInput geometry_input{padded, options.local, caps, step.params, sizeof(T)};
   run.geometry = step.geometry(geometry_input);
   run.build_options = build_options(step, padded, options.double_precision);
+  run.kernel_file = step.kernel_file;
   observer.started(run);
 
   ArticleRandom random(options.seed);
@@ -279,8 +315,11 @@ void Runner::replay(const Step &step, const Options &options, Observer &observer
     observer.cpu_finished(run);
   }
   std::shared_ptr<const Reference> reference = reference_for(options, in);
-  const double tolerance =
-      tolerance_for<T>(options.sizes.colsrows, reference->max_abs_first, reference->max_abs_second);
+  const double tolerance = step.product_rounding > 0
+                               ? tolerance_with(step.product_rounding, options.sizes.colsrows,
+                                                reference->max_abs_first, reference->max_abs_second)
+                               : tolerance_for<T>(options.sizes.colsrows, reference->max_abs_first,
+                                                  reference->max_abs_second);
   if (options.run_cpu)
     run.cpu_verification = verify(third_cpu, *reference, tolerance);
 

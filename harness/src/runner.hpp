@@ -28,6 +28,7 @@ struct Options {
   uint32_t repeat = 1;            // replays of CLExecute + CLBufferRead
   uint64_t seed = 2012;           // the matrices' generator
   uint32_t random_checks = 10;    // the article's checkRandom() lines
+  Params params;                  // --param NAME=VALUE: over the step's own (tile sizes, ...)
 };
 
 enum class Status {
@@ -76,6 +77,7 @@ struct StepRun {
   uint64_t seed = 0;
   std::string bridge_version;
   std::optional<DeviceInfo> device;
+  std::string kernel_file; // the one built (the tuned step chooses it per device)
   std::string build_options;
   LaunchGeometry geometry;
   int64_t kernel_work_group_size = -1, kernel_private_bytes = -1, kernel_local_bytes = -1;
@@ -115,6 +117,9 @@ public:
 
   // Never throws for a problem of the step: it is recorded in the result's status and message.
   StepRun run(const Step &step, const Options &options, Observer &observer);
+
+  // What the bridge says of a device (a context is created and freed to ask).
+  DeviceInfo probe_device(int32_t device) const;
 
   // The -D options a step is built with at `padded` sizes.
   static std::string build_options(const Step &step, const Sizes &padded, bool double_precision);

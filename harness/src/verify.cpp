@@ -9,6 +9,11 @@ template <class T> double tolerance_for(uint32_t colsrows, double max_abs_a, dou
   return kToleranceFactor * colsrows * std::numeric_limits<T>::epsilon() * max_abs_a * max_abs_b;
 }
 
+double tolerance_with(double rounding, uint32_t colsrows, double max_abs_a, double max_abs_b) {
+  return kToleranceFactor * colsrows * (rounding + std::numeric_limits<float>::epsilon()) *
+         max_abs_a * max_abs_b;
+}
+
 template <class T>
 Verification verify(const Matrix<T> &got, const Reference &reference, double tolerance) {
   Verification v;

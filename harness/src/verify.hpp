@@ -16,6 +16,9 @@ namespace mqlcl::replay {
 constexpr double kToleranceFactor = 4.0;
 
 template <class T> double tolerance_for(uint32_t colsrows, double max_abs_a, double max_abs_b);
+// The same bound for a kernel whose every product is rounded by `rounding` (TF32 inputs: 2^-10),
+// with FP32 accumulation on top.
+double tolerance_with(double rounding, uint32_t colsrows, double max_abs_a, double max_abs_b);
 
 struct Verification {
   bool done = false;

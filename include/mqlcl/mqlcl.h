@@ -125,12 +125,12 @@
 #define MQLCL_CL_DEVICE_MAX_MEM_ALLOC_SIZE 110
 #define MQLCL_CL_DEVICE_DOUBLE_SUPPORT 111 /* 1 when the device has cl_khr_fp64 */
 #define MQLCL_CL_DEVICE_GLOBAL_MEM_CACHE_SIZE 112
-#define MQLCL_CL_DEVICE_ORDINAL 113             /* any handle: the ordinal of its device */
-#define MQLCL_CL_DEVICE_PLATFORM_INDEX 114      /* the platform the device belongs to */
-#define MQLCL_CL_PLATFORM_COUNT 115             /* handle ignored */
-#define MQLCL_CL_BUFFER_FLAGS 116               /* buffer handle: the MQLCL_MEM_* flags */
-#define MQLCL_CL_OBJECT_COUNT 117               /* handle ignored: live handles of all types */
-#define MQLCL_CL_PROFILING_TIMER_RESOLUTION 118 /* ns */
+#define MQLCL_CL_DEVICE_ORDINAL 113                /* any handle: the ordinal of its device */
+#define MQLCL_CL_DEVICE_PLATFORM_INDEX 114         /* the platform the device belongs to */
+#define MQLCL_CL_PLATFORM_COUNT 115                /* handle ignored */
+#define MQLCL_CL_BUFFER_FLAGS 116                  /* buffer handle: the MQLCL_MEM_* flags */
+#define MQLCL_CL_OBJECT_COUNT 117                  /* handle ignored: live handles of all types */
+#define MQLCL_CL_PROFILING_TIMER_RESOLUTION 118    /* ns */
 #define MQLCL_CL_LAST_ERROR_DESCRIPTION_LENGTH 119 /* UTF-16 units, terminator excluded */
 
 /* ---- CLGetInfoString properties -----------------------------------------------------------------

@@ -43,7 +43,7 @@ bool contains(const std::string &text, const std::string &part) {
 }
 
 CommandLine parse(std::vector<std::string> args) {
-  return parse_command_line(args, article_steps());
+  return parse_command_line(args, replay_steps());
 }
 
 // Naive long double product, the referee of the reference.
@@ -73,26 +73,41 @@ BOOST_AUTO_TEST_SUITE(catalogue)
 
 BOOST_AUTO_TEST_CASE(lists_the_articles_ten_scripts_in_order_then_the_fixed_variant) {
   std::vector<std::string> names;
-  for (const Step &step : article_steps())
+  for (const Step &step : replay_steps())
     names.push_back(step.name);
-  std::vector<std::string> expected{
-      "matr_mul_2dim",      "matr_mul_1dim",           "matr_mul_1dim_coalesced",
-      "matr_mul_sum_local", "matr_mul_row_calc",       "matr_mul_row_in_private",
-      "matr_mul_col_local", "matr_mul_vect",           "matr_mul_vect_v2",
-      "matr_mul_vect_v3",   "matr_mul_col_local_fixed"};
+  std::vector<std::string> expected{"matr_mul_2dim",
+                                    "matr_mul_1dim",
+                                    "matr_mul_1dim_coalesced",
+                                    "matr_mul_sum_local",
+                                    "matr_mul_row_calc",
+                                    "matr_mul_row_in_private",
+                                    "matr_mul_col_local",
+                                    "matr_mul_vect",
+                                    "matr_mul_vect_v2",
+                                    "matr_mul_vect_v3",
+                                    "matr_mul_col_local_fixed",
+                                    "matr_mul_tiled_local",
+                                    "matr_mul_register_blocked",
+                                    "matr_mul_double_buffered",
+                                    "matr_mul_tuned",
+                                    "matr_mul_tf32",
+                                    "matr_mul_3xtf32"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
-  for (const Step &step : article_steps())
-    BOOST_TEST(step.in_article == (step.name != "matr_mul_col_local_fixed"), step.name);
+  for (size_t i = 0; i < replay_steps().size(); ++i)
+    BOOST_TEST(replay_steps()[i].in_article == (i < 10), replay_steps()[i].name);
 }
 
 BOOST_AUTO_TEST_CASE(every_kernel_file_belongs_to_exactly_one_step_and_exists) {
   std::set<std::string> files;
-  for (const Step &step : article_steps()) {
+  for (const Step &step : replay_steps()) {
     if (step.kernel_file.empty()) {
       BOOST_TEST(step.geometry == nullptr, step.name << " has no kernel but a launch");
       continue;
     }
-    BOOST_TEST(step.kernel_file == step.name + ".cl");
+    // A variant (3xTF32) builds another step's file with other parameters.
+    BOOST_TEST(step.kernel_file == (step.variant_of.empty() ? step.name : step.variant_of) + ".cl");
+    if (!step.variant_of.empty())
+      BOOST_TEST(find_step(replay_steps(), step.variant_of) != nullptr, step.variant_of);
     BOOST_TEST(std::filesystem::is_regular_file(std::filesystem::path(MQLCL_TEST_KERNELS) /
                                                 step.kernel_file),
                step.kernel_file);
@@ -105,7 +120,7 @@ BOOST_AUTO_TEST_CASE(every_kernel_file_belongs_to_exactly_one_step_and_exists) {
 }
 
 BOOST_AUTO_TEST_CASE(layouts_and_launches_follow_the_article) {
-  const auto &steps = article_steps();
+  const auto &steps = replay_steps();
   BOOST_TEST((find_step(steps, "matr_mul_1dim")->layout_b == Layout::row_major));
   for (const char *name : {"matr_mul_1dim_coalesced", "matr_mul_sum_local", "matr_mul_row_calc",
                            "matr_mul_vect_v3", "matr_mul_col_local_fixed"})
@@ -122,7 +137,7 @@ BOOST_AUTO_TEST_CASE(layouts_and_launches_follow_the_article) {
 }
 
 BOOST_AUTO_TEST_CASE(vector_steps_reject_inner_sizes_that_are_not_multiples_of_their_width) {
-  const auto &steps = article_steps();
+  const auto &steps = replay_steps();
   Sizes sizes{64, 50, 64};
   for (const char *name : {"matr_mul_vect", "matr_mul_vect_v2"}) {
     std::vector<std::string> problems = size_problems(*find_step(steps, name), sizes, 4);
@@ -143,7 +158,7 @@ BOOST_AUTO_TEST_CASE(vector_steps_reject_inner_sizes_that_are_not_multiples_of_t
 }
 
 BOOST_AUTO_TEST_CASE(sizes_past_mql5s_uint32_buffer_bytes_and_zero_sizes_are_rejected) {
-  const Step &step = *find_step(article_steps(), "matr_mul_sum_local");
+  const Step &step = *find_step(replay_steps(), "matr_mul_sum_local");
   std::vector<std::string> problems = size_problems(step, {40000, 40000, 8}, 4);
   BOOST_TEST_REQUIRE(problems.size() == 1u);
   BOOST_TEST(contains(problems[0], "first (ROWS1 x COLSROWS) matrix needs 6400000000 bytes"));
@@ -154,7 +169,7 @@ BOOST_AUTO_TEST_CASE(sizes_past_mql5s_uint32_buffer_bytes_and_zero_sizes_are_rej
 }
 
 BOOST_AUTO_TEST_CASE(device_checks_cover_double_local_memory_and_allocation) {
-  const auto &steps = article_steps();
+  const auto &steps = replay_steps();
   DeviceCaps caps = cpu_like_caps();
   const Step &col_local = *find_step(steps, "matr_mul_col_local");
   BOOST_TEST(device_problems(col_local, {64, 8192, 64}, caps, 4, false).empty());
@@ -187,7 +202,7 @@ BOOST_AUTO_TEST_CASE(pocls_own_choice_of_work_group_is_estimated) {
 }
 
 BOOST_AUTO_TEST_CASE(private_arrays_of_a_work_group_must_fit_a_cpu_threads_stack) {
-  const auto &steps = article_steps();
+  const auto &steps = replay_steps();
   DeviceCaps caps = cpu_like_caps();
   caps.max_work_group_size = 4096;
   caps.max_work_item_sizes = {4096, 4096, 4096};
@@ -266,7 +281,7 @@ BOOST_AUTO_TEST_CASE(launch_geometry_checks_the_requested_work_group) {
 }
 
 BOOST_AUTO_TEST_CASE(padding_rounds_sizes_up) {
-  Step step = *find_step(article_steps(), "matr_mul_vect_v3");
+  Step step = *find_step(replay_steps(), "matr_mul_vect_v3");
   step.padding = {16, 8, 4};
   Sizes padded = padded_sizes(step, {37, 50, 29});
   BOOST_TEST(padded.rows1 == 48u);
@@ -591,7 +606,7 @@ BOOST_AUTO_TEST_CASE(chart_is_well_formed_svg_with_a_line_per_series) {
   BOOST_TEST(series[2].points.count("matr_mul_2dim") == 0u); // no OpenCL time to draw
 
   std::vector<std::string> order;
-  for (const Step &step : article_steps())
+  for (const Step &step : replay_steps())
     order.push_back(step.name);
   std::stringstream svg(chart_svg(series, order));
   pt::ptree root;

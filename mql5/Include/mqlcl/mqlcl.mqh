@@ -105,6 +105,7 @@
 #define MQLCL_CL_BUFFER_FLAGS                                116
 #define MQLCL_CL_OBJECT_COUNT                                117
 #define MQLCL_CL_PROFILING_TIMER_RESOLUTION                  118
+#define MQLCL_CL_LAST_ERROR_DESCRIPTION_LENGTH               119
 
 //--- mqlcl::CLGetInfoString properties: 0-13 as MQL5's, 100 and up are the bridge's
 #define MQLCL_CL_PLATFORM_PROFILE                            0

@@ -1,0 +1,453 @@
+// `mqlcl-replay bench`: our steps through the bridge next to CLBlast, cuBLAS, OpenBLAS and the
+// device's own FP32 limit, all measured in one run on one device, every product verified against
+// the double reference; then the bridge's overhead against raw OpenCL, and the MQL5-style
+// end-to-end time (write A and B, execute, read C) against the device's transfer floor.
+#include "anchors.hpp"
+#include "bridge.hpp"
+#include "commands.hpp"
+#include "paths.hpp"
+#include "reference.hpp"
+#include "report.hpp"
+#include "runner.hpp"
+#include "verify.hpp"
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+namespace mqlcl::replay {
+
+namespace pt = boost::property_tree;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double gflops_of(double flops, double seconds) { return seconds > 0 ? flops / seconds / 1e9 : 0; }
+
+bool is_nvidia_tensor_capable(const DeviceCaps &caps) {
+  return caps.vendor_id == 0x10DE && caps.compute_capability >= 80;
+}
+
+// One line of the table: ours or an anchor, at one size.
+struct Row {
+  std::string name;
+  std::string kind; // "step" or "anchor"
+  bool ok = false;
+  std::string note;
+  Samples seconds;
+  double max_error_ratio = 0; // max |C - ref| / max |ref|
+  bool verified = false;
+};
+
+double max_abs(const std::vector<double> &values) {
+  double m = 0;
+  for (double v : values)
+    m = std::max(m, std::abs(v));
+  return m;
+}
+
+Row anchor_row(const AnchorResult &anchor, const Reference &reference, double tolerance) {
+  Row row;
+  row.name = anchor.name;
+  row.kind = "anchor";
+  row.ok = anchor.available;
+  row.note = anchor.note;
+  row.seconds = anchor.seconds;
+  if (anchor.available && anchor.product.size() == reference.product.size()) {
+    Matrix<float> product(reference.rows, reference.cols, reference.rows, reference.cols,
+                          Layout::row_major);
+    product.data = anchor.product;
+    Verification v = verify(product, reference, tolerance);
+    row.verified = v.passed();
+    row.max_error_ratio = v.max_error / max_abs(reference.product);
+  }
+  return row;
+}
+
+Row step_row(const StepRun &run, const Reference &reference) {
+  Row row;
+  row.name = run.step;
+  row.kind = "step";
+  row.ok = run.status == Status::verified || run.status == Status::wrong;
+  row.verified = run.status == Status::verified;
+  row.note = run.status == Status::verified ? run.kernel_file + ": " + run.build_options
+                                            : std::string(status_name(run.status)) + ": " +
+                                                  run.message;
+  row.seconds = run.kernel_seconds;
+  row.max_error_ratio = run.verification.max_error / max_abs(reference.product);
+  return row;
+}
+
+// The device's limit from one of kernels/bench/: FLOP/s of `global` work-items.
+struct Limit {
+  std::string name;
+  bool ok = false;
+  std::string note;
+  double flops_per_second = 0;
+};
+
+Limit measure_limit(const Bridge &bridge, const std::filesystem::path &kernels, int32_t device,
+                    const std::string &file, const std::string &options,
+                    const std::string &kernel_name, uint32_t global, uint32_t local, double flops,
+                    const std::string &name) {
+  Limit limit;
+  limit.name = name;
+  const BridgeApi &cl = bridge.api();
+  std::ifstream in(kernels / "bench" / file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  Handle context(cl.CLContextFree, cl.CLContextCreate(device));
+  Handle program(cl.CLProgramFree,
+                 cl.CLProgramCreateEx(context.get(), to_utf16(text.str()).c_str(),
+                                      to_utf16(options).c_str(), nullptr, 0));
+  Handle kernel(cl.CLKernelFree, cl.CLKernelCreate(program.get(), to_utf16(kernel_name).c_str()));
+  Handle in_buffer(cl.CLBufferFree, cl.CLBufferCreate(context.get(), 4096 * 4, 0));
+  Handle out_buffer(cl.CLBufferFree, cl.CLBufferCreate(context.get(), global * 4, 0));
+  if (kernel.get() < 0 || in_buffer.get() < 0 || out_buffer.get() < 0) {
+    limit.note = bridge.last_error_text();
+    return limit;
+  }
+  std::vector<float> ones(4096, 1.0f);
+  cl.CLBufferWrite(in_buffer.get(), ones.data(), 0, 0, 4096, 4);
+  cl.CLSetKernelArgMem(kernel.get(), 0, in_buffer.get());
+  cl.CLSetKernelArgMem(kernel.get(), 1, out_buffer.get());
+  double best = 0;
+  for (int r = 0; r < 6; ++r) {
+    if (!cl.CLExecute(kernel.get(), 1, nullptr, &global, &local)) {
+      limit.note = bridge.last_error_text();
+      return limit;
+    }
+    double seconds = static_cast<double>(cl.CLGetInfoInteger(
+                         kernel.get(), MQLCL_CL_KERNEL_EXECUTION_TIME)) *
+                     1e-9;
+    if (r > 0 && seconds > 0)
+      best = std::max(best, flops / seconds);
+  }
+  limit.ok = best > 0;
+  limit.flops_per_second = best;
+  limit.note = fmt::format("kernels/bench/{} {}, {} work-items, best of 5 after a warm-up", file,
+                           options, global);
+  return limit;
+}
+
+// Seconds per CLSetKernelArg through the bridge.
+double bridge_seconds_per_set_arg(const Bridge &bridge, int32_t device, uint32_t calls) {
+  const BridgeApi &cl = bridge.api();
+  Handle context(cl.CLContextFree, cl.CLContextCreate(device));
+  Handle program(cl.CLProgramFree,
+                 cl.CLProgramCreate(context.get(),
+                                    u"__kernel void k(__global float *x, float a) { x[0] = a; }"));
+  Handle kernel(cl.CLKernelFree, cl.CLKernelCreate(program.get(), u"k"));
+  float value = 1.0f;
+  auto start = Clock::now();
+  for (uint32_t i = 0; i < calls; ++i) {
+    value += 1.0f;
+    cl.CLSetKernelArg(kernel.get(), 1, &value, sizeof value);
+  }
+  return seconds_since(start) / calls;
+}
+
+// The MQL5 call shape end to end: CLBufferWrite A and B, CLExecute, CLBufferRead C.
+Samples end_to_end(const Bridge &bridge, const std::filesystem::path &kernels, int32_t device,
+                   const StepRun &run, const Inputs<float> &in, uint32_t repeat) {
+  Samples samples;
+  const BridgeApi &cl = bridge.api();
+  std::ifstream file(kernels / run.kernel_file, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  Handle context(cl.CLContextFree, cl.CLContextCreate(device));
+  Handle program(cl.CLProgramFree,
+                 cl.CLProgramCreateEx(context.get(), to_utf16(text.str()).c_str(),
+                                      to_utf16(run.build_options).c_str(), nullptr, 0));
+  Handle kernel(cl.CLKernelFree, cl.CLKernelCreate(program.get(), u"matricesMul"));
+  const size_t c_count = size_t{run.sizes.rows1} * run.sizes.cols2;
+  Handle a(cl.CLBufferFree, cl.CLBufferCreate(context.get(), in.first.bytes(), 0));
+  Handle b(cl.CLBufferFree, cl.CLBufferCreate(context.get(), in.second.bytes(), 0));
+  Handle c(cl.CLBufferFree,
+           cl.CLBufferCreate(context.get(), static_cast<uint32_t>(c_count * 4), 0));
+  if (kernel.get() < 0 || a.get() < 0 || b.get() < 0 || c.get() < 0)
+    return samples;
+  cl.CLSetKernelArgMem(kernel.get(), 0, a.get());
+  cl.CLSetKernelArgMem(kernel.get(), 1, b.get());
+  cl.CLSetKernelArgMem(kernel.get(), 2, c.get());
+  std::vector<float> product(c_count);
+  const uint32_t *local =
+      run.geometry.runtime_chooses_local() ? nullptr : run.geometry.local.data();
+  for (uint32_t r = 0; r <= repeat; ++r) {
+    auto start = Clock::now();
+    bool ok =
+        cl.CLBufferWrite(a.get(), in.first.data.data(), 0, 0,
+                         static_cast<uint32_t>(in.first.data.size()), 4) != 0 &&
+        cl.CLBufferWrite(b.get(), in.second.data.data(), 0, 0,
+                         static_cast<uint32_t>(in.second.data.size()), 4) != 0 &&
+        cl.CLExecute(kernel.get(), run.geometry.work_dim, nullptr, run.geometry.global.data(),
+                     local) != 0 &&
+        cl.CLBufferRead(c.get(), product.data(), 0, 0, static_cast<uint32_t>(c_count), 4) != 0;
+    double seconds = seconds_since(start);
+    if (!ok)
+      return {};
+    if (r > 0)
+      samples.values.push_back(seconds);
+  }
+  return samples;
+}
+
+std::string ratio_text(double ours, double theirs) {
+  return ours > 0 && theirs > 0 ? fmt::format("{:.2f}x", theirs / ours) : "-";
+}
+
+pt::ptree samples_tree(const Samples &samples) {
+  pt::ptree tree;
+  if (!samples.empty()) {
+    tree.put("min", samples.min());
+    tree.put("median", samples.median());
+  }
+  return tree;
+}
+
+} // namespace
+
+int run_bench_command(const CommandLine &command, const std::vector<Step> &catalogue) {
+  Bridge bridge(find_library(command.library));
+  std::filesystem::path kernels = find_kernels(command.kernels);
+  Runner runner(bridge, kernels);
+  DeviceInfo device = runner.probe_device(command.options.device);
+  const bool gpu_tensor = is_nvidia_tensor_capable(device.caps);
+  const bool cpu = device.type == "CPU";
+
+  std::vector<std::string> steps = command.steps;
+  if (steps.empty()) {
+    steps = {"matr_mul_vect_v2", "matr_mul_tiled_local", "matr_mul_register_blocked",
+             "matr_mul_double_buffered", "matr_mul_tuned"};
+    if (gpu_tensor) {
+      steps.push_back("matr_mul_tf32");
+      steps.push_back("matr_mul_3xtf32");
+    }
+  }
+  std::vector<uint32_t> sizes = command.bench_sizes;
+  if (sizes.empty())
+    sizes = {1000, 2000, 4096};
+  const uint32_t repeat = std::max<uint32_t>(command.options.repeat, 5);
+
+  fmt::print("benchmark on device {}: {} ({}, driver {}), {} compute units\n", device.ordinal,
+             device.name, device.platform, device.driver, device.caps.compute_units);
+  pt::ptree json;
+  json.put("device.name", device.name);
+  json.put("device.vendor", device.vendor);
+  json.put("device.platform", device.platform);
+  json.put("device.driver", device.driver);
+  json.put("device.version", device.version);
+  json.put("device.compute_units", device.caps.compute_units);
+  json.put("device.max_clock_mhz", device.max_clock_mhz);
+  json.put("bridge", bridge.info_string(0, MQLCL_CL_BRIDGE_VERSION, "CL_BRIDGE_VERSION"));
+  json.put("repeat", repeat);
+  json.put("gflops", "2 * M * N * K / minimum kernel time (profiling events or library events)");
+
+  // The device's limits, measured by kernels of ours.
+  pt::ptree limits;
+  // CPUs: their SIMD width, and long enough runs (tens of ms) for clocks to settle.
+  const uint32_t fp32_global = device.caps.compute_units * (cpu ? 64 : 2048);
+  const uint32_t vector_width = cpu ? 16 : 4, iterations = cpu ? 16384 : 4096;
+  Limit fp32 = measure_limit(bridge, kernels, device.ordinal, "peak_fp32.cl",
+                             fmt::format("-DVW={} -DITERATIONS={}", vector_width, iterations),
+                             "peak_fp32", fp32_global, cpu ? 64 : 256,
+                             double(fp32_global) * iterations * 16 * vector_width * 2,
+                             "FP32 FMA limit (ours, clpeak style)");
+  std::vector<Limit> all_limits{fp32};
+  if (gpu_tensor) {
+    const uint32_t global = device.caps.compute_units * 2048;
+    all_limits.push_back(measure_limit(bridge, kernels, device.ordinal, "peak_tf32_mma.cl", "",
+                                       "peak_tf32_mma", global, 256,
+                                       double(global / 32) * 4096 * 8 * 2048,
+                                       "TF32 mma.sync limit (ours)"));
+  }
+  fmt::print("\ndevice limits\n");
+  for (const Limit &limit : all_limits) {
+    fmt::print("  {:<40} {}\n", limit.name,
+               limit.ok ? fmt::format("{:10.1f} GFLOPS", limit.flops_per_second / 1e9)
+                        : "unavailable: " + limit.note);
+    pt::ptree node;
+    node.put("name", limit.name);
+    node.put("gflops", limit.flops_per_second / 1e9);
+    node.put("note", limit.note);
+    limits.push_back({"", node});
+  }
+  json.add_child("limits", limits);
+
+  RawDevice raw(device.platform, device.name);
+  pt::ptree results;
+  std::optional<StepRun> overhead_run;
+  std::optional<Inputs<float>> overhead_inputs;
+  for (uint32_t n : sizes) {
+    Sizes size{n, n, n};
+    ArticleRandom random(command.options.seed);
+    Inputs<float> in = generate_inputs<float>(size, size, Layout::row_major, Layout::column_major,
+                                              random);
+    Reference reference = reference_product(in);
+    const double flops = 2.0 * n * n * n;
+    const double fp32_tolerance =
+        tolerance_for<float>(n, reference.max_abs_first, reference.max_abs_second);
+    GemmProblem problem{n, n, n, &in.first.data, &in.second.data};
+
+    std::vector<Row> rows;
+    Options options = command.options;
+    options.sizes = size;
+    options.run_cpu = false;
+    options.repeat = repeat;
+    options.random_checks = 0;
+    options.device = device.ordinal;
+    Observer quiet;
+    for (const std::string &name : steps) {
+      const Step *step = find_step(catalogue, name);
+      if (step == nullptr)
+        bad_input(fmt::format("unknown step {} (mqlcl-replay --list)", name));
+      StepRun run = runner.run(*step, options, quiet);
+      rows.push_back(step_row(run, reference));
+      if (name == "matr_mul_tuned" && run.status == Status::verified &&
+          (!overhead_run || n == 2000)) {
+        overhead_run = run;
+        overhead_inputs = in;
+      }
+      fmt::print(stderr, "  {} at {}: {}\n", name, n, status_name(run.status));
+    }
+    rows.push_back(anchor_row(raw.clblast_sgemm(problem, repeat), reference, fp32_tolerance));
+    if (cpu)
+      rows.push_back(anchor_row(
+          openblas_sgemm(problem, repeat, static_cast<int>(device.caps.compute_units)), reference,
+          fp32_tolerance));
+    if (device.caps.vendor_id == 0x10DE) {
+      rows.push_back(anchor_row(cublas_sgemm(problem, repeat, false), reference, fp32_tolerance));
+      rows.push_back(anchor_row(
+          cublas_sgemm(problem, repeat, true), reference,
+          tolerance_with(1.0 / 1024, n, reference.max_abs_first, reference.max_abs_second)));
+    }
+
+    fmt::print("\n{0}x{0}x{0}   (kernel time, min of {1} after a warm-up; error = max|C-ref| / "
+               "max|ref|)\n",
+               n, repeat);
+    fmt::print("  {:<36} {:>10} {:>10} {:>10}  {:<9}\n", "", "ms", "GFLOPS", "error",
+               "verified");
+    for (const Row &row : rows) {
+      if (!row.ok || row.seconds.empty()) {
+        fmt::print("  {:<36} unavailable: {}\n", row.name, row.note);
+        continue;
+      }
+      double seconds = row.seconds.min();
+      fmt::print("  {:<36} {:>10.3f} {:>10.1f} {:>10.2e}  {:<9}\n", row.name, seconds * 1e3,
+                 gflops_of(flops, seconds), row.max_error_ratio, row.verified ? "yes" : "NO");
+    }
+    // Ratios: each of our steps against every anchor and the FP32 limit, same run, same device.
+    for (const Row &ours : rows) {
+      if (ours.kind != "step" || !ours.verified)
+        continue;
+      std::string line;
+      for (const Row &anchor : rows)
+        if (anchor.kind == "anchor" && anchor.verified && !anchor.seconds.empty())
+          line += fmt::format("  {} {}", ratio_text(ours.seconds.min(), anchor.seconds.min()),
+                              anchor.name);
+      if (fp32.ok)
+        line += fmt::format("  {:.0f}% of the FP32 limit",
+                            100 * gflops_of(flops, ours.seconds.min()) * 1e9 /
+                                fp32.flops_per_second);
+      fmt::print("  {:<36}{}\n", ours.name, line);
+    }
+
+    pt::ptree size_node;
+    size_node.put("n", n);
+    pt::ptree entries;
+    for (const Row &row : rows) {
+      pt::ptree node;
+      node.put("name", row.name);
+      node.put("kind", row.kind);
+      node.put("available", row.ok);
+      node.put("verified", row.verified);
+      node.put("note", row.note);
+      node.put("max_error_over_max_ref", row.max_error_ratio);
+      node.add_child("seconds", samples_tree(row.seconds));
+      if (!row.seconds.empty())
+        node.put("gflops", gflops_of(flops, row.seconds.min()));
+      entries.push_back({"", node});
+    }
+    size_node.add_child("results", entries);
+    results.push_back({"", size_node});
+  }
+  json.add_child("sizes", results);
+
+  // The bridge's cost: the same replay through raw OpenCL, and one call measured alone.
+  if (overhead_run && raw.ok()) {
+    const StepRun &run = *overhead_run;
+    std::ifstream file(kernels / run.kernel_file, std::ios::binary);
+    std::stringstream text;
+    text << file.rdbuf();
+    const uint32_t n = run.sizes.rows1;
+    GemmProblem problem{n, n, n, &overhead_inputs->first.data, &overhead_inputs->second.data};
+    AnchorResult raw_run = raw.raw_replay(text.str(), run.build_options + " -cl-kernel-arg-info",
+                                          problem, run.geometry.work_dim,
+                                          run.geometry.global.data(), run.geometry.local.data(),
+                                          repeat);
+    double bridge_call = bridge_seconds_per_set_arg(bridge, device.ordinal, 200000);
+    double raw_call = raw.seconds_per_set_arg(200000);
+    fmt::print("\nbridge overhead ({} at {}, CLExecute + CLBufferRead, median of {})\n",
+               run.step, n, repeat);
+    pt::ptree overhead;
+    if (raw_run.available) {
+      double through = run.total_seconds.median(), direct = raw_run.seconds.median();
+      fmt::print("  through the bridge {:.3f} ms, raw OpenCL {:.3f} ms: {:+.2f}%\n", through * 1e3,
+                 direct * 1e3, 100 * (through - direct) / direct);
+      overhead.put("replay_bridge_s", through);
+      overhead.put("replay_raw_s", direct);
+      overhead.put("replay_overhead_percent", 100 * (through - direct) / direct);
+    } else {
+      fmt::print("  raw replay unavailable: {}\n", raw_run.note);
+    }
+    fmt::print("  CLSetKernelArg {:.3f} us, clSetKernelArg {:.3f} us: {:+.3f} us per call\n",
+               bridge_call * 1e6, raw_call * 1e6, (bridge_call - raw_call) * 1e6);
+    overhead.put("set_arg_bridge_us", bridge_call * 1e6);
+    overhead.put("set_arg_raw_us", raw_call * 1e6);
+    overhead.put("per_call_overhead_us", (bridge_call - raw_call) * 1e6);
+
+    Samples e2e = end_to_end(bridge, kernels, device.ordinal, run, *overhead_inputs, repeat);
+    double bytes_in =
+        double(overhead_inputs->first.data.size() + overhead_inputs->second.data.size()) * 4;
+    double bytes_out = double(n) * n * 4;
+    RawDevice::Bandwidth bandwidth = raw.pinned_bandwidth(static_cast<size_t>(bytes_out));
+    if (!e2e.empty() && bandwidth.host_to_device > 0) {
+      double floor = bytes_in / bandwidth.host_to_device + bytes_out / bandwidth.device_to_host +
+                     run.kernel_seconds.min();
+      fmt::print("\nMQL5-style end to end at {} (CLBufferWrite A, B; CLExecute; CLBufferRead C)\n",
+                 n);
+      fmt::print("  {:.3f} ms (median of {}); transfer floor {:.3f} ms = {:.1f} MB in at {:.1f} "
+                 "GB/s + {:.1f} MB out at {:.1f} GB/s (pinned) + kernel {:.3f} ms: {:.2f}x the "
+                 "floor\n",
+                 e2e.median() * 1e3, repeat, floor * 1e3, bytes_in / 1e6,
+                 bandwidth.host_to_device / 1e9, bytes_out / 1e6, bandwidth.device_to_host / 1e9,
+                 run.kernel_seconds.min() * 1e3, e2e.median() / floor);
+      overhead.put("end_to_end_s", e2e.median());
+      overhead.put("transfer_floor_s", floor);
+      overhead.put("pinned_host_to_device_gbps", bandwidth.host_to_device / 1e9);
+      overhead.put("pinned_device_to_host_gbps", bandwidth.device_to_host / 1e9);
+    }
+    json.add_child("bridge", overhead);
+  }
+
+  if (command.output) {
+    std::filesystem::create_directories(command.output->parent_path().empty()
+                                            ? std::filesystem::path(".")
+                                            : command.output->parent_path());
+    pt::write_json(command.output->string(), json);
+    fmt::print("\nresults written to {}\n", command.output->string());
+  }
+  return 0;
+}
+
+} // namespace mqlcl::replay

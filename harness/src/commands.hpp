@@ -1,0 +1,32 @@
+// The commands of mqlcl-replay besides replaying: tune (tune.cpp) and bench (bench.cpp).
+#pragma once
+
+#include "catalogue.hpp"
+#include "cli.hpp"
+#include "runner.hpp"
+
+#include <functional>
+#include <string>
+
+#include <vector>
+
+namespace mqlcl::replay {
+
+// Both return the process exit code; they throw Error like the replay command does.
+int run_tune_command(const CommandLine &command, const std::vector<Step> &catalogue);
+int run_bench_command(const CommandLine &command, const std::vector<Step> &catalogue);
+
+// One tuning trial: a family of the step with one parameter set, and its replay.
+struct Trial {
+  std::string kernel_file;
+  Params params;
+  StepRun run;
+};
+
+// Replays every valid parameter set of `families` (tuning_families) with `options`, calling
+// `progress` after each; returns the trials, fastest verified first, then the rest.
+std::vector<Trial> tune_families(Runner &runner, const std::vector<Step> &families,
+                                 const DeviceCaps &device, const Options &options,
+                                 const std::function<void(const Trial &, size_t, size_t)> &progress);
+
+} // namespace mqlcl::replay

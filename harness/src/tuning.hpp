@@ -1,0 +1,53 @@
+// Per-device tuning: `mqlcl-replay tune STEP` measures a step's tunable parameters on the device
+// at hand and caches the fastest set, keyed by device and driver and by sizes; the tuned step
+// (matr_mul_tuned) reads the cache when it runs, and falls back to defaults chosen from the
+// device's kind when nothing was tuned.
+#pragma once
+
+#include "catalogue.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mqlcl::replay {
+
+struct TunedEntry {
+  std::string kernel_file; // the family the winner belongs to (step 14 has two)
+  Params params;
+  Sizes sizes;          // what it was tuned at
+  double gflops = 0;    // what it reached
+  std::string measured; // when (UTC, ISO 8601)
+};
+
+// $MQLCL_TUNE_CACHE, else $XDG_CACHE_HOME/mqlcl/tuning.json (~/.cache/...), or
+// %LOCALAPPDATA%\mqlcl\tuning.json on Windows.
+std::filesystem::path tuning_cache_path();
+
+// The entry for (device, step) tuned at the sizes closest to `sizes` (by volume), if any.
+std::optional<TunedEntry> lookup_tuned(const std::filesystem::path &cache,
+                                       const std::string &device_key, const std::string &step,
+                                       const Sizes &sizes);
+// Adds or replaces the entry for (device, step, entry.sizes).
+void store_tuned(const std::filesystem::path &cache, const std::string &device_key,
+                 const std::string &step, const TunedEntry &entry);
+
+// The kernel families the tuned step chooses among on `device`: step 13's tiles where local
+// memory is dedicated, and always this step's own CPU form (matr_mul_tuned.cl).
+std::vector<Step> tuned_families(const Step &tuned, const DeviceCaps &device);
+
+// Step::resolve of matr_mul_tuned: the cached winner for this device, or defaults by device kind.
+Step resolve_tuned_step(const Step &tuned, const DeviceCaps &device, const Sizes &sizes);
+
+// Step::resolve of the tensor-core steps: their cached parameters for this device, if tuned.
+Step resolve_cached_step(const Step &step, const DeviceCaps &device, const Sizes &sizes);
+
+// The variants `tune STEP` measures: the tuned step's families, or the step itself.
+std::vector<Step> tuning_families(const Step &step, const DeviceCaps &device);
+
+// Every combination of `step.tunables` that step.params_valid accepts on `device`, each merged
+// over step.params.
+std::vector<Params> candidate_params(const Step &step, const DeviceCaps &device);
+
+} // namespace mqlcl::replay

@@ -1,0 +1,258 @@
+// The steps beyond the article on the real device: tile parameters (--param), the tensor-core
+// steps' device check, the tuned step's cache, the tuner and the benchmark command.
+#define BOOST_TEST_MODULE harness_beyond
+#include "harness_support.hpp"
+
+#include "app.hpp"
+#include "catalogue.hpp"
+#include "cli.hpp"
+#include "commands.hpp"
+#include "runner.hpp"
+#include "tuning.hpp"
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+
+using namespace mqlcl::replay;
+using harness_test::bridge;
+using harness_test::needs_device;
+
+namespace {
+
+Runner &runner() {
+  static Runner instance(bridge(), MQLCL_TEST_KERNELS);
+  return instance;
+}
+
+const DeviceInfo &device() {
+  static const DeviceInfo info = runner().probe_device(harness_test::device_under_test());
+  return info;
+}
+
+bool has_tensor_cores() {
+  return device().caps.vendor_id == 0x10DE && device().caps.compute_capability >= 80;
+}
+
+Options options_for(uint32_t rows1, uint32_t colsrows, uint32_t cols2) {
+  Options options;
+  options.sizes = {rows1, colsrows, cols2};
+  options.device = harness_test::device_under_test();
+  options.run_cpu = false;
+  options.seed = 7;
+  return options;
+}
+
+StepRun replay(const std::string &name, const Options &options) {
+  Observer quiet;
+  return runner().run(*find_step(replay_steps(), name), options, quiet);
+}
+
+void set_environment(const char *name, const std::string &value) {
+#ifdef _WIN32
+  _putenv_s(name, value.c_str());
+#else
+  setenv(name, value.c_str(), 1);
+#endif
+}
+
+// A fresh tuning cache for the duration of a test.
+struct ScratchCache {
+  std::filesystem::path path;
+  explicit ScratchCache(const char *name) {
+    path = std::filesystem::path(MQLCL_TEST_WORK_DIR) / name;
+    std::filesystem::create_directories(path.parent_path());
+    std::filesystem::remove(path);
+    set_environment("MQLCL_TUNE_CACHE", path.string());
+  }
+  ~ScratchCache() { set_environment("MQLCL_TUNE_CACHE", ""); }
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(beyond, *boost::unit_test::precondition(needs_device()))
+
+BOOST_AUTO_TEST_CASE(tensor_core_steps_run_on_nvidia_and_say_so_elsewhere) {
+  for (const char *name : {"matr_mul_tf32", "matr_mul_3xtf32"}) {
+    StepRun run = replay(name, options_for(130, 70, 50));
+    if (has_tensor_cores()) {
+      BOOST_TEST((run.status == Status::verified), name << ": " << run.message);
+      continue;
+    }
+    BOOST_TEST((run.status == Status::rejected), name);
+    BOOST_TEST((exit_code_of(run.status) == ExitCode::bad_input));
+    BOOST_TEST(run.message.find("NVIDIA tensor cores") != std::string::npos, run.message);
+    BOOST_TEST(run.message.find("matr_mul_double_buffered") != std::string::npos, run.message);
+    BOOST_TEST(run.total_seconds.empty()); // nothing was built or run
+    BOOST_TEST(run.build_options.empty());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(three_tf32_products_keep_fp32_accuracy_on_nvidia) {
+  if (!has_tensor_cores()) {
+    BOOST_TEST_MESSAGE("no NVIDIA tensor cores here: the refusal is tested above");
+    return;
+  }
+  Options options = options_for(512, 512, 512);
+  StepRun plain = replay("matr_mul_tf32", options);
+  StepRun split = replay("matr_mul_3xtf32", options);
+  BOOST_TEST_REQUIRE((split.status == Status::verified), split.message);
+  BOOST_TEST_REQUIRE((plain.status == Status::verified), plain.message);
+  // The 3xTF32 product is checked against the FP32 tolerance; plain TF32 is far outside it.
+  double fp32 = split.verification.tolerance;
+  BOOST_TEST(split.verification.max_error <= fp32);
+  BOOST_TEST(plain.verification.max_error > 10 * split.verification.max_error);
+}
+
+BOOST_AUTO_TEST_CASE(tile_parameters_come_from_param_and_are_checked) {
+  Options options = options_for(100, 33, 70);
+  options.params = {{"BM", 64}, {"BN", 64}, {"TM", 4}, {"TN", 4}};
+  StepRun run = replay("matr_mul_double_buffered", options);
+  BOOST_TEST((run.status == Status::verified), run.message);
+  BOOST_TEST(run.build_options.find("-DBM=64") != std::string::npos, run.build_options);
+  BOOST_TEST(run.geometry.local[0] == 256u); // (64/4) * (64/4) work-items
+  options.params = {{"BM", 100}};             // not a multiple of TM
+  StepRun refused = replay("matr_mul_double_buffered", options);
+  BOOST_TEST((refused.status == Status::rejected));
+  BOOST_TEST(refused.message.find("--param") != std::string::npos, refused.message);
+}
+
+BOOST_AUTO_TEST_CASE(local_is_refused_where_tiles_set_the_work_groups) {
+  Options options = options_for(64, 64, 64);
+  options.local = {8};
+  for (const char *name :
+       {"matr_mul_tiled_local", "matr_mul_register_blocked", "matr_mul_double_buffered"}) {
+    StepRun run = replay(name, options);
+    BOOST_TEST((run.status == Status::rejected), name);
+    BOOST_TEST(run.message.find("--param") != std::string::npos, run.message);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_tuned_step_uses_its_cache_and_says_so) {
+  ScratchCache cache("tuned-cache.json");
+  Options options = options_for(96, 64, 80);
+  StepRun untuned = replay("matr_mul_tuned", options);
+  BOOST_TEST_REQUIRE((untuned.status == Status::verified), untuned.message);
+  BOOST_TEST(untuned.source.find("untuned defaults") != std::string::npos, untuned.source);
+  // Where local memory is part of global memory (CPUs), the CPU form; else step 13's tiles.
+  BOOST_TEST(untuned.kernel_file == (device().caps.dedicated_local_memory
+                                         ? "matr_mul_double_buffered.cl"
+                                         : "matr_mul_tuned.cl"));
+
+  TunedEntry entry;
+  entry.kernel_file = "matr_mul_tuned.cl"; // the CPU form exists on every device
+  entry.params = {{"RM", 2}, {"RN", 2}, {"VK", 8}, {"LX", 4}, {"LY", 4}};
+  entry.sizes = {96, 64, 80};
+  entry.gflops = 1;
+  entry.measured = "2026-01-01T00:00:00Z";
+  store_tuned(cache.path, device().caps.tuning_key, "matr_mul_tuned", entry);
+  StepRun tuned = replay("matr_mul_tuned", options);
+  BOOST_TEST_REQUIRE((tuned.status == Status::verified), tuned.message);
+  BOOST_TEST(tuned.source.find("as tuned for this device") != std::string::npos, tuned.source);
+  BOOST_TEST(tuned.build_options.find("-DRM=2 -DRN=2 -DVK=8") != std::string::npos,
+             tuned.build_options);
+  BOOST_TEST(tuned.geometry.local[0] == 4u);
+}
+
+BOOST_AUTO_TEST_CASE(the_cache_answers_with_the_nearest_tuned_sizes) {
+  ScratchCache cache("nearest-cache.json");
+  for (uint32_t n : {64u, 512u, 4096u}) {
+    TunedEntry entry;
+    entry.kernel_file = "matr_mul_tuned.cl";
+    entry.params = {{"RM", int64_t{n}}};
+    entry.sizes = {n, n, n};
+    store_tuned(cache.path, "device.with.dots | 1.0", "matr_mul_tuned", entry);
+  }
+  auto near = [&](uint32_t n) {
+    return lookup_tuned(cache.path, "device.with.dots | 1.0", "matr_mul_tuned", {n, n, n})
+        ->params.at("RM");
+  };
+  BOOST_TEST(near(50) == 64);
+  BOOST_TEST(near(600) == 512);
+  BOOST_TEST(near(3000) == 4096);
+  BOOST_TEST(!lookup_tuned(cache.path, "another device", "matr_mul_tuned", {64, 64, 64}));
+  BOOST_TEST(!lookup_tuned(cache.path, "device.with.dots | 1.0", "matr_mul_tf32", {64, 64, 64}));
+}
+
+BOOST_AUTO_TEST_CASE(the_tuner_replays_each_valid_candidate_and_ranks_the_verified) {
+  Step tuned = *find_step(replay_steps(), "matr_mul_tuned");
+  std::vector<Step> families = tuning_families(tuned, device().caps);
+  BOOST_TEST(!families.empty());
+  for (Step &family : families) // a few candidates each, to keep the test short
+    for (Tunable &tunable : family.tunables)
+      tunable.values.resize(1);
+  Step &cpu_form = families.back();
+  BOOST_TEST(cpu_form.kernel_file == "matr_mul_tuned.cl");
+  cpu_form.tunables = {{"RM", {2, 4}}, {"VK", {8, 16}}, {"LX", {1 << 20}}};
+  // LX = 2^20 exceeds every device's work-group size: filtered out, never replayed.
+  BOOST_TEST(candidate_params(cpu_form, device().caps).empty());
+  cpu_form.tunables.pop_back();
+  BOOST_TEST(candidate_params(cpu_form, device().caps).size() == 4u);
+
+  size_t progress = 0;
+  std::vector<Trial> trials =
+      tune_families(runner(), families, device().caps, options_for(64, 64, 64),
+                    [&](const Trial &, size_t done, size_t) { progress = done; });
+  BOOST_TEST(progress == trials.size());
+  BOOST_TEST_REQUIRE(trials.size() >= 4u);
+  BOOST_TEST((trials.front().run.status == Status::verified), trials.front().run.message);
+  for (size_t i = 1; i < trials.size(); ++i)
+    if (trials[i].run.status == Status::verified)
+      BOOST_TEST(trials[i - 1].run.kernel_seconds.min() <= trials[i].run.kernel_seconds.min());
+}
+
+BOOST_AUTO_TEST_CASE(bench_measures_ours_and_the_anchors_and_saves_json) {
+  std::filesystem::path output = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "bench.json";
+  std::filesystem::remove(output);
+  std::vector<std::string> args{"bench",      "matr_mul_tuned", "--sizes",
+                                "48",         "--library",      MQLCL_TEST_LIBRARY,
+                                "--kernels",  MQLCL_TEST_KERNELS,
+                                "--output",   output.string()};
+  BOOST_TEST(run_replay_command(args) == 0);
+  boost::property_tree::ptree json;
+  boost::property_tree::read_json(output.string(), json);
+  BOOST_TEST(json.get<std::string>("device.name") == device().name);
+  BOOST_TEST(json.get_child("limits").size() >= 1u);
+  const auto &sizes = json.get_child("sizes");
+  BOOST_TEST_REQUIRE(sizes.size() == 1u);
+  bool ours = false;
+  for (const auto &entry : sizes.front().second.get_child("results")) {
+    const auto &row = entry.second;
+    if (row.get<std::string>("name") == "matr_mul_tuned") {
+      ours = true;
+      BOOST_TEST(row.get<bool>("verified"));
+      BOOST_TEST(row.get<double>("gflops") > 0);
+    }
+    // Every anchor is either measured and verified, or says why not.
+    if (row.get<std::string>("kind") == "anchor" && !row.get<bool>("available"))
+      BOOST_TEST(!row.get<std::string>("note").empty());
+    if (row.get<std::string>("kind") == "anchor" && row.get<bool>("available"))
+      BOOST_TEST(row.get<bool>("verified"), row.get<std::string>("name"));
+  }
+  BOOST_TEST(ours);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_CASE(tune_and_bench_command_lines) {
+  const std::vector<Step> &steps = replay_steps();
+  CommandLine tune = parse_command_line({"tune", "matr_mul_tuned", "--size", "512"}, steps);
+  BOOST_TEST((tune.mode == Mode::tune));
+  BOOST_TEST(tune.options.sizes.rows1 == 512u);
+  for (std::vector<std::string> wrong :
+       {std::vector<std::string>{"tune"}, {"tune", "matr_mul_tuned,matr_mul_tf32"},
+        {"tune", "matr_mul_vect_v2"}, {"matr_mul_tuned", "--param", "bm=4"},
+        {"matr_mul_tuned", "--param", "BM"}, {"matr_mul_tuned", "--sizes", "64"},
+        {"bench", "--sizes", "64,x"}}) {
+    BOOST_CHECK_THROW(parse_command_line(wrong, steps), Error);
+  }
+  CommandLine bench =
+      parse_command_line({"bench", "--sizes", "64,128", "--param", "BM=64"}, steps);
+  BOOST_TEST((bench.mode == Mode::bench));
+  BOOST_TEST(bench.bench_sizes == std::vector<uint32_t>({64, 128}),
+             boost::test_tools::per_element());
+  BOOST_TEST(bench.options.params.at("BM") == 64);
+}
