@@ -300,8 +300,12 @@ AnchorResult RawDevice::raw_replay(const std::string &source, const std::string 
   cl.clEnqueueWriteBuffer(queue, b.memory, CL_TRUE, 0, p.b->size() * 4, p.b->data(), 0, nullptr,
                           nullptr);
   size_t g[3] = {global[0], global[1], global[2]}, l[3] = {local[0], local[1], local[2]};
-  result.product.resize(size_t{p.m} * p.n);
+  result.product.assign(size_t{p.m} * p.n, 0.0f);
+  const std::vector<float> zeros(result.product.size(), 0.0f);
   for (uint32_t r = 0; r <= repeat; ++r) {
+    // As the runner does before each replay: out[] back to zeros, outside the timed part.
+    cl.clEnqueueWriteBuffer(queue, c.memory, CL_TRUE, 0, zeros.size() * 4, zeros.data(), 0,
+                            nullptr, nullptr);
     auto start = Clock::now();
     status = cl.clEnqueueNDRangeKernel(queue, kernel, work_dim, nullptr, g,
                                        l[0] == 0 ? nullptr : l, 0, nullptr, nullptr);

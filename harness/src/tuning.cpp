@@ -157,8 +157,10 @@ Step resolve_tuned_step(const Step &tuned, const DeviceCaps &device, const Sizes
   Step chosen = families.front();
   if (device.dedicated_local_memory) {
     uint64_t tiles = uint64_t{(sizes.rows1 + 127) / 128} * ((sizes.cols2 + 127) / 128);
-    if (tiles < 2ull * device.compute_units)
+    if (tiles < 2ull * device.compute_units) { // 64 x 64 tiles: 8 x 8 work-items, 4 x 8 warps
       chosen.params["BM"] = chosen.params["BN"] = 64;
+      chosen.params["WARP_ROWS"] = 4;
+    }
   }
   chosen.source = fmt::format("{}: kernels/{} with untuned defaults (run mqlcl-replay tune {})",
                               tuned.source, chosen.kernel_file, tuned.name);
