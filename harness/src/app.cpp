@@ -112,7 +112,8 @@ int run_replay_command(const std::vector<std::string> &args) {
       overlays.push_back(std::move(series));
   std::vector<std::string> order;
   for (const Step &step : catalogue)
-    order.push_back(step.name);
+    if (step.in_article) // the article's sequence; variants are drawn apart
+      order.push_back(step.name);
   if (command.steps.empty() && !command.list_devices) { // a chart of saved results only
     write_chart(*command.chart, overlays, order);
     fmt::print(stderr, "mqlcl-replay: chart written to {}\n", command.chart->string());

@@ -130,6 +130,8 @@ std::string chart_svg(const std::vector<ChartSeries> &series,
     for (const ChartSeries &s : series)
       if (s.points.count(name) && std::find(steps.begin(), steps.end(), name) == steps.end())
         steps.push_back(name);
+  // Steps outside `order` (variants such as matr_mul_col_local_fixed) come last, unconnected.
+  const size_t connected = steps.size();
   for (const ChartSeries &s : series)
     for (const auto &[name, point] : s.points)
       if (std::find(steps.begin(), steps.end(), name) == steps.end())
@@ -197,7 +199,7 @@ std::string chart_svg(const std::vector<ChartSeries> &series,
   }
 
   // One solid line per series for the OpenCL total time, a dashed one for the kernel alone; a
-  // step missing from a series breaks its line.
+  // step missing from a series breaks its line, and steps outside `order` are markers only.
   for (size_t s = 0; s < series.size(); ++s) {
     const char *colour = kColours[s % (sizeof(kColours) / sizeof(kColours[0]))];
     for (int kernel_only = 0; kernel_only < 2; ++kernel_only)
@@ -213,6 +215,8 @@ std::string chart_svg(const std::vector<ChartSeries> &series,
           points.clear();
         };
         for (size_t i = 0; i < steps.size(); ++i) {
+          if (i == connected)
+            flush();
           auto found = series[s].points.find(steps[i]);
           std::optional<double> t;
           if (found != series[s].points.end())
@@ -223,7 +227,8 @@ std::string chart_svg(const std::vector<ChartSeries> &series,
           }
           double value = rate ? found->second.flops / *t / 1e9 : *t;
           double x = x_of(i), y = axis->y(value);
-          points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x, y);
+          if (i < connected)
+            points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x, y);
           svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\" "
                              "stroke=\"{}\" stroke-width=\"1.5\"><title>{}: {} = {:.4g} {}</title>"
                              "</circle>\n",

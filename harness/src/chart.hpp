@@ -31,7 +31,7 @@ std::vector<ChartSeries> series_from_runs(const std::vector<StepRun> &runs);
 // series per device, or the file's "label" when it has one. Throws Error(bad_input).
 std::vector<ChartSeries> load_results(const std::filesystem::path &file);
 
-// The SVG text. Steps follow `order`, then any others in the order first seen.
+// The SVG text. Steps follow `order`, connected by lines; any others come after, as markers.
 std::string chart_svg(const std::vector<ChartSeries> &series,
                       const std::vector<std::string> &order);
 
