@@ -123,6 +123,27 @@ std::vector<ChartSeries> load_results(const std::filesystem::path &file) {
   return all;
 }
 
+std::vector<ChartSeries> merge_series(std::vector<ChartSeries> series) {
+  std::vector<ChartSeries> merged;
+  auto smaller = [](std::optional<double> &kept, const std::optional<double> &other) {
+    if (other && (!kept || *other < *kept))
+      kept = other;
+  };
+  for (ChartSeries &one : series) {
+    ChartSeries &into = series_named(merged, one.label);
+    for (const auto &[step, point] : one.points) {
+      auto found = into.points.find(step);
+      if (found == into.points.end()) {
+        into.points[step] = point;
+        continue;
+      }
+      smaller(found->second.total_s, point.total_s);
+      smaller(found->second.kernel_s, point.kernel_s);
+    }
+  }
+  return merged;
+}
+
 std::string chart_svg(const std::vector<ChartSeries> &series,
                       const std::vector<std::string> &order) {
   std::vector<std::string> steps;

@@ -31,6 +31,10 @@ std::vector<ChartSeries> series_from_runs(const std::vector<StepRun> &runs);
 // series per device, or the file's "label" when it has one. Throws Error(bad_input).
 std::vector<ChartSeries> load_results(const std::filesystem::path &file);
 
+// Series with the same label (several saved runs of one device) become one, keeping each step's
+// best (smallest) times, as benchmarks report the minimum.
+std::vector<ChartSeries> merge_series(std::vector<ChartSeries> series);
+
 // The SVG text. Steps follow `order`, connected by lines; any others come after, as markers.
 std::string chart_svg(const std::vector<ChartSeries> &series,
                       const std::vector<std::string> &order);

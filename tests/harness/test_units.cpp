@@ -629,6 +629,23 @@ BOOST_AUTO_TEST_CASE(variants_outside_the_articles_sequence_are_not_joined_to_it
   BOOST_TEST(circles == 2 * 3);
 }
 
+BOOST_AUTO_TEST_CASE(runs_of_one_device_merge_into_their_best_times) {
+  ChartSeries first{"device", {}}, second{"device", {}}, other{"other", {}};
+  first.points["a"] = ChartPoint{2.0, 1.0, 1};
+  first.points["b"] = ChartPoint{3.0, std::nullopt, 1};
+  second.points["a"] = ChartPoint{1.5, 1.2, 1};
+  second.points["c"] = ChartPoint{4.0, 3.0, 1};
+  other.points["a"] = ChartPoint{9.0, 9.0, 1};
+  std::vector<ChartSeries> merged = merge_series({first, other, second});
+  BOOST_TEST_REQUIRE(merged.size() == 2u);
+  BOOST_TEST(merged[0].label == "device");
+  BOOST_TEST(*merged[0].points.at("a").total_s == 1.5);
+  BOOST_TEST(*merged[0].points.at("a").kernel_s == 1.0);
+  BOOST_TEST(*merged[0].points.at("b").total_s == 3.0);
+  BOOST_TEST(*merged[0].points.at("c").kernel_s == 3.0);
+  BOOST_TEST(*merged[1].points.at("a").total_s == 9.0);
+}
+
 BOOST_AUTO_TEST_CASE(results_files_that_are_not_results_are_refused) {
   std::filesystem::path dir = MQLCL_TEST_WORK_DIR;
   std::filesystem::create_directories(dir);
