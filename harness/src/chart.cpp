@@ -77,8 +77,8 @@ std::vector<ChartSeries> series_from_runs(const std::vector<StepRun> &runs) {
     if (!run.device || run.total_seconds.empty())
       continue;
     ChartPoint point;
-    point.total_s = run.total_seconds.median();
-    point.kernel_s = run.kernel_seconds.median();
+    point.total_s = run.total_seconds.min();
+    point.kernel_s = run.kernel_seconds.min();
     point.flops = run.flops();
     series_named(all, run.device->name + " (" + run.real_type + ")").points[run.step] = point;
   }
@@ -103,12 +103,12 @@ std::vector<ChartSeries> load_results(const std::filesystem::path &file) {
   for (const auto &entry : *runs) {
     const pt::ptree &run = entry.second;
     auto step = run.get_optional<std::string>("step");
-    auto total = run.get_optional<double>("times.total_s.median");
+    auto total = run.get_optional<double>("times.total_s.min");
     if (!step || !total)
       continue;
     ChartPoint point;
     point.total_s = *total;
-    if (auto kernel = run.get_optional<double>("times.kernel_s.median"))
+    if (auto kernel = run.get_optional<double>("times.kernel_s.min"))
       point.kernel_s = *kernel;
     point.flops = 2.0 * run.get<double>("sizes.rows1", 0) * run.get<double>("sizes.cols2", 0) *
                   run.get<double>("sizes.colsrows", 0);

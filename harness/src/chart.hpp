@@ -14,8 +14,8 @@
 namespace mqlcl::replay {
 
 struct ChartPoint {
-  std::optional<double> total_s;  // "OpenCL total" (median)
-  std::optional<double> kernel_s; // the kernel alone (median)
+  std::optional<double> total_s;  // "OpenCL total" (the best of --repeat)
+  std::optional<double> kernel_s; // the kernel alone (the best of --repeat)
   double flops = 0;               // 2 * ROWS1 * COLS2 * COLSROWS
 };
 
