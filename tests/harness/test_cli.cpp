@@ -326,6 +326,21 @@ BOOST_AUTO_TEST_CASE(a_missing_kernels_directory) {
              variable.err);
 }
 
+BOOST_AUTO_TEST_CASE(no_opencl_at_all) {
+  // The bridge finds no OpenCL library: every replay fails with MQL5's 5100, exit status 3.
+  ScopedEnvironment environment("MQLCL_OPENCL_LIBRARY", std::string("/nonexistent/libOpenCL.so.1"));
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"matr_mul_vect_v2", "--size", "16"},
+        {"matr_mul_vect_v2", "--size", "16", "--device", "0"}}) {
+    Outcome run = run_replay(args);
+    BOOST_TEST(run.status == 3);
+    BOOST_TEST(has(run.err, "failed: 5100 (ERR_OPENCL_NOT_SUPPORTED)"), run.err);
+  }
+  Outcome list = run_replay({"--list-devices"});
+  BOOST_TEST(list.status == 3);
+  BOOST_TEST(has(list.err, "no OpenCL device"), list.err);
+}
+
 BOOST_AUTO_TEST_CASE(a_bad_overlay_is_refused_before_anything_runs) {
   fs::path broken = work_file("not-results.json");
   std::ofstream(broken) << "[1, 2";
