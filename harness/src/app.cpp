@@ -132,9 +132,10 @@ int run_replay_command(const std::vector<std::string> &args) {
       overlays.push_back(std::move(series));
   std::vector<std::string> order;
   for (const Step &step : catalogue)
-    order.push_back(step.name);
+    if (step.in_article) // the article's sequence; variants are drawn apart
+      order.push_back(step.name);
   if (command.steps.empty() && !command.list_devices) { // a chart of saved results only
-    write_chart(*command.chart, overlays, order);
+    write_chart(*command.chart, merge_series(std::move(overlays)), order);
     fmt::print(stderr, "mqlcl-replay: chart written to {}\n", command.chart->string());
     return 0;
   }
@@ -172,7 +173,7 @@ int run_replay_command(const std::vector<std::string> &args) {
     std::vector<ChartSeries> series = series_from_runs(runs);
     for (ChartSeries &overlay : overlays)
       series.push_back(std::move(overlay));
-    write_chart(*command.chart, series, order);
+    write_chart(*command.chart, merge_series(std::move(series)), order);
     fmt::print(stderr, "mqlcl-replay: chart written to {}\n", command.chart->string());
   }
   return static_cast<int>(combined(runs));

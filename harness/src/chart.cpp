@@ -77,8 +77,8 @@ std::vector<ChartSeries> series_from_runs(const std::vector<StepRun> &runs) {
     if (!run.device || run.total_seconds.empty())
       continue;
     ChartPoint point;
-    point.total_s = run.total_seconds.median();
-    point.kernel_s = run.kernel_seconds.median();
+    point.total_s = run.total_seconds.min();
+    point.kernel_s = run.kernel_seconds.min();
     point.flops = run.flops();
     series_named(all, run.device->name + " (" + run.real_type + ")").points[run.step] = point;
   }
@@ -103,12 +103,12 @@ std::vector<ChartSeries> load_results(const std::filesystem::path &file) {
   for (const auto &entry : *runs) {
     const pt::ptree &run = entry.second;
     auto step = run.get_optional<std::string>("step");
-    auto total = run.get_optional<double>("times.total_s.median");
+    auto total = run.get_optional<double>("times.total_s.min");
     if (!step || !total)
       continue;
     ChartPoint point;
     point.total_s = *total;
-    if (auto kernel = run.get_optional<double>("times.kernel_s.median"))
+    if (auto kernel = run.get_optional<double>("times.kernel_s.min"))
       point.kernel_s = *kernel;
     point.flops = 2.0 * run.get<double>("sizes.rows1", 0) * run.get<double>("sizes.cols2", 0) *
                   run.get<double>("sizes.colsrows", 0);
@@ -123,6 +123,27 @@ std::vector<ChartSeries> load_results(const std::filesystem::path &file) {
   return all;
 }
 
+std::vector<ChartSeries> merge_series(std::vector<ChartSeries> series) {
+  std::vector<ChartSeries> merged;
+  auto smaller = [](std::optional<double> &kept, const std::optional<double> &other) {
+    if (other && (!kept || *other < *kept))
+      kept = other;
+  };
+  for (ChartSeries &one : series) {
+    ChartSeries &into = series_named(merged, one.label);
+    for (const auto &[step, point] : one.points) {
+      auto found = into.points.find(step);
+      if (found == into.points.end()) {
+        into.points[step] = point;
+        continue;
+      }
+      smaller(found->second.total_s, point.total_s);
+      smaller(found->second.kernel_s, point.kernel_s);
+    }
+  }
+  return merged;
+}
+
 std::string chart_svg(const std::vector<ChartSeries> &series,
                       const std::vector<std::string> &order) {
   std::vector<std::string> steps;
@@ -130,6 +151,8 @@ std::string chart_svg(const std::vector<ChartSeries> &series,
     for (const ChartSeries &s : series)
       if (s.points.count(name) && std::find(steps.begin(), steps.end(), name) == steps.end())
         steps.push_back(name);
+  // Steps outside `order` (variants such as matr_mul_col_local_fixed) come last, unconnected.
+  const size_t connected = steps.size();
   for (const ChartSeries &s : series)
     for (const auto &[name, point] : s.points)
       if (std::find(steps.begin(), steps.end(), name) == steps.end())
@@ -197,7 +220,7 @@ std::string chart_svg(const std::vector<ChartSeries> &series,
   }
 
   // One solid line per series for the OpenCL total time, a dashed one for the kernel alone; a
-  // step missing from a series breaks its line.
+  // step missing from a series breaks its line, and steps outside `order` are markers only.
   for (size_t s = 0; s < series.size(); ++s) {
     const char *colour = kColours[s % (sizeof(kColours) / sizeof(kColours[0]))];
     for (int kernel_only = 0; kernel_only < 2; ++kernel_only)
@@ -213,6 +236,8 @@ std::string chart_svg(const std::vector<ChartSeries> &series,
           points.clear();
         };
         for (size_t i = 0; i < steps.size(); ++i) {
+          if (i == connected)
+            flush();
           auto found = series[s].points.find(steps[i]);
           std::optional<double> t;
           if (found != series[s].points.end())
@@ -223,7 +248,8 @@ std::string chart_svg(const std::vector<ChartSeries> &series,
           }
           double value = rate ? found->second.flops / *t / 1e9 : *t;
           double x = x_of(i), y = axis->y(value);
-          points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x, y);
+          if (i < connected)
+            points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x, y);
           svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\" "
                              "stroke=\"{}\" stroke-width=\"1.5\"><title>{}: {} = {:.4g} {}</title>"
                              "</circle>\n",

@@ -14,8 +14,8 @@
 namespace mqlcl::replay {
 
 struct ChartPoint {
-  std::optional<double> total_s;  // "OpenCL total" (median)
-  std::optional<double> kernel_s; // the kernel alone (median)
+  std::optional<double> total_s;  // "OpenCL total" (the best of --repeat)
+  std::optional<double> kernel_s; // the kernel alone (the best of --repeat)
   double flops = 0;               // 2 * ROWS1 * COLS2 * COLSROWS
 };
 
@@ -31,7 +31,11 @@ std::vector<ChartSeries> series_from_runs(const std::vector<StepRun> &runs);
 // series per device, or the file's "label" when it has one. Throws Error(bad_input).
 std::vector<ChartSeries> load_results(const std::filesystem::path &file);
 
-// The SVG text. Steps follow `order`, then any others in the order first seen.
+// Series with the same label (several saved runs of one device) become one, keeping each step's
+// best (smallest) times, as benchmarks report the minimum.
+std::vector<ChartSeries> merge_series(std::vector<ChartSeries> series);
+
+// The SVG text. Steps follow `order`, connected by lines; any others come after, as markers.
 std::string chart_svg(const std::vector<ChartSeries> &series,
                       const std::vector<std::string> &order);
 

@@ -278,7 +278,7 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
   Handle context(cl.CLContextFree, cl.CLContextCreate(options.device));
   if (context.get() == MQLCL_INVALID_HANDLE) {
     int64_t count = cl.CLGetInfoInteger(0, MQLCL_CL_DEVICE_COUNT);
-    if (options.device >= 0 && options.device >= count)
+    if (options.device >= 0 && count > 0 && options.device >= count)
       bad_input(fmt::format("there is no OpenCL device {}: the bridge sees {} device{} "
                             "(mqlcl-replay --list-devices)",
                             options.device, count, count == 1 ? "" : "s"));

@@ -624,6 +624,43 @@ BOOST_AUTO_TEST_CASE(chart_is_well_formed_svg_with_a_line_per_series) {
   BOOST_TEST(labels == 1);
 }
 
+BOOST_AUTO_TEST_CASE(variants_outside_the_articles_sequence_are_not_joined_to_it) {
+  ChartSeries series{"device", {}};
+  for (const char *step : {"matr_mul_vect_v2", "matr_mul_vect_v3", "matr_mul_col_local_fixed"})
+    series.points[step] = ChartPoint{0.5, std::nullopt, 16e9};
+  std::stringstream svg(chart_svg({series}, {"matr_mul_vect_v2", "matr_mul_vect_v3"}));
+  pt::ptree root;
+  pt::read_xml(svg, root);
+  int polylines = 0, circles = 0;
+  for (const auto &child : root.get_child("svg")) {
+    if (child.first == "polyline") {
+      ++polylines;
+      std::string points = child.second.get<std::string>("<xmlattr>.points");
+      BOOST_TEST(std::count(points.begin(), points.end(), ' ') == 1); // two points: v2 to v3
+    }
+    circles += child.first == "circle" ? 1 : 0;
+  }
+  BOOST_TEST(polylines == 2); // time and GFLOPS panels
+  BOOST_TEST(circles == 2 * 3);
+}
+
+BOOST_AUTO_TEST_CASE(runs_of_one_device_merge_into_their_best_times) {
+  ChartSeries first{"device", {}}, second{"device", {}}, other{"other", {}};
+  first.points["a"] = ChartPoint{2.0, 1.0, 1};
+  first.points["b"] = ChartPoint{3.0, std::nullopt, 1};
+  second.points["a"] = ChartPoint{1.5, 1.2, 1};
+  second.points["c"] = ChartPoint{4.0, 3.0, 1};
+  other.points["a"] = ChartPoint{9.0, 9.0, 1};
+  std::vector<ChartSeries> merged = merge_series({first, other, second});
+  BOOST_TEST_REQUIRE(merged.size() == 2u);
+  BOOST_TEST(merged[0].label == "device");
+  BOOST_TEST(*merged[0].points.at("a").total_s == 1.5);
+  BOOST_TEST(*merged[0].points.at("a").kernel_s == 1.0);
+  BOOST_TEST(*merged[0].points.at("b").total_s == 3.0);
+  BOOST_TEST(*merged[0].points.at("c").kernel_s == 3.0);
+  BOOST_TEST(*merged[1].points.at("a").total_s == 9.0);
+}
+
 BOOST_AUTO_TEST_CASE(results_files_that_are_not_results_are_refused) {
   std::filesystem::path dir = MQLCL_TEST_WORK_DIR;
   std::filesystem::create_directories(dir);
