@@ -91,8 +91,7 @@ public:
 
   static std::shared_ptr<const RawOpenCL> load(std::string &why_not) {
     std::string tried;
-    auto library =
-        load_first({"libOpenCL.so.1", "libOpenCL.so", "OpenCL.dll"}, {}, tried);
+    auto library = load_first({"libOpenCL.so.1", "libOpenCL.so", "OpenCL.dll"}, {}, tried);
     if (!library) {
       why_not = "no OpenCL library (" + tried + ")";
       return nullptr;
@@ -101,7 +100,7 @@ public:
     cl->library = *library;
 #define MQLCL_RAW_RESOLVE(fn)                                                                      \
   if (!cl->library.has(#fn)) {                                                                     \
-    why_not = "the OpenCL library lacks " #fn;                                                    \
+    why_not = "the OpenCL library lacks " #fn;                                                     \
     return nullptr;                                                                                \
   }                                                                                                \
   cl->fn = &cl->library.get<std::remove_pointer_t<decltype(cl->fn)>>(#fn);
@@ -187,7 +186,8 @@ RawDevice::RawDevice(const std::string &platform_name, const std::string &device
       return;
     }
   }
-  why_not_ = "raw OpenCL does not see the device \"" + device_name + "\" of \"" + platform_name + "\"";
+  why_not_ =
+      "raw OpenCL does not see the device \"" + device_name + "\" of \"" + platform_name + "\"";
 }
 
 RawDevice::~RawDevice() {
@@ -244,8 +244,8 @@ AnchorResult RawDevice::clblast_sgemm(const GemmProblem &p, uint32_t repeat) {
   for (uint32_t r = 0; r <= repeat; ++r) {
     cl_event event = nullptr;
     auto start = Clock::now();
-    int status = sgemm(101, 111, 112, p.m, p.n, p.k, 1.0f, a.memory, 0, p.k, b.memory, 0, p.k,
-                       0.0f, c.memory, 0, p.n, &queue, &event);
+    int status = sgemm(101, 111, 112, p.m, p.n, p.k, 1.0f, a.memory, 0, p.k, b.memory, 0, p.k, 0.0f,
+                       c.memory, 0, p.n, &queue, &event);
     cl.clFinish(queue);
     double seconds = seconds_since(start);
     if (status != 0) {
@@ -264,9 +264,8 @@ AnchorResult RawDevice::clblast_sgemm(const GemmProblem &p, uint32_t repeat) {
 }
 
 AnchorResult RawDevice::raw_replay(const std::string &source, const std::string &options,
-                                   const GemmProblem &p, uint32_t work_dim,
-                                   const uint32_t *global, const uint32_t *local,
-                                   uint32_t repeat) {
+                                   const GemmProblem &p, uint32_t work_dim, const uint32_t *global,
+                                   const uint32_t *local, uint32_t repeat) {
   AnchorResult result;
   result.name = "raw OpenCL (no bridge)";
   result.timing = "steady_clock from just before clEnqueueNDRangeKernel to after the blocking "
@@ -304,11 +303,11 @@ AnchorResult RawDevice::raw_replay(const std::string &source, const std::string 
   const std::vector<float> zeros(result.product.size(), 0.0f);
   for (uint32_t r = 0; r <= repeat; ++r) {
     // As the runner does before each replay: out[] back to zeros, outside the timed part.
-    cl.clEnqueueWriteBuffer(queue, c.memory, CL_TRUE, 0, zeros.size() * 4, zeros.data(), 0,
-                            nullptr, nullptr);
+    cl.clEnqueueWriteBuffer(queue, c.memory, CL_TRUE, 0, zeros.size() * 4, zeros.data(), 0, nullptr,
+                            nullptr);
     auto start = Clock::now();
-    status = cl.clEnqueueNDRangeKernel(queue, kernel, work_dim, nullptr, g,
-                                       l[0] == 0 ? nullptr : l, 0, nullptr, nullptr);
+    status = cl.clEnqueueNDRangeKernel(queue, kernel, work_dim, nullptr, g, l[0] == 0 ? nullptr : l,
+                                       0, nullptr, nullptr);
     cl.clFlush(queue); // as CLExecute does
     cl_int read = cl.clEnqueueReadBuffer(queue, c.memory, CL_TRUE, 0, result.product.size() * 4,
                                          result.product.data(), 0, nullptr, nullptr);
@@ -412,8 +411,8 @@ AnchorResult openblas_sgemm(const GemmProblem &p, uint32_t repeat, int threads) 
   result.product.assign(size_t{p.m} * p.n, 0.0f);
   for (uint32_t r = 0; r <= repeat; ++r) {
     auto start = Clock::now();
-    sgemm(101, 111, 112, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k),
-          1.0f, p.a->data(), static_cast<int>(p.k), p.b->data(), static_cast<int>(p.k), 0.0f,
+    sgemm(101, 111, 112, static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), 1.0f,
+          p.a->data(), static_cast<int>(p.k), p.b->data(), static_cast<int>(p.k), 0.0f,
           result.product.data(), static_cast<int>(p.n));
     double seconds = seconds_since(start);
     if (r > 0)
@@ -480,11 +479,11 @@ AnchorResult cublas_sgemm(const GemmProblem &p, uint32_t repeat, bool tf32) {
     constexpr int kNoTranspose = 0, kTranspose = 1;
     for (uint32_t r = 0; r <= repeat; ++r) {
       event_record(start, nullptr);
-      int status = sgemm(handle, kTranspose, kNoTranspose, static_cast<int>(p.n),
-                         static_cast<int>(p.m), static_cast<int>(p.k), &one,
-                         static_cast<const float *>(b), static_cast<int>(p.k),
-                         static_cast<const float *>(a), static_cast<int>(p.k), &zero,
-                         static_cast<float *>(c), static_cast<int>(p.n));
+      int status =
+          sgemm(handle, kTranspose, kNoTranspose, static_cast<int>(p.n), static_cast<int>(p.m),
+                static_cast<int>(p.k), &one, static_cast<const float *>(b), static_cast<int>(p.k),
+                static_cast<const float *>(a), static_cast<int>(p.k), &zero,
+                static_cast<float *>(c), static_cast<int>(p.n));
       event_record(stop, nullptr);
       event_synchronize(stop);
       float milliseconds = 0;

@@ -56,8 +56,8 @@ public:
   // The article's replay without the bridge: the same clCreate*/clSetKernelArg/clEnqueue* calls
   // the bridge makes for one step, timed like the harness times a replay (execute + read).
   AnchorResult raw_replay(const std::string &kernel_source, const std::string &build_options,
-                          const GemmProblem &problem, uint32_t work_dim,
-                          const uint32_t *global, const uint32_t *local, uint32_t repeat);
+                          const GemmProblem &problem, uint32_t work_dim, const uint32_t *global,
+                          const uint32_t *local, uint32_t repeat);
 
   // Seconds per raw clSetKernelArg call, for the bridge's per-call overhead.
   double seconds_per_set_arg(uint32_t calls);

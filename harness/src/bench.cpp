@@ -32,7 +32,9 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-double gflops_of(double flops, double seconds) { return seconds > 0 ? flops / seconds / 1e9 : 0; }
+double gflops_of(double flops, double seconds) {
+  return seconds > 0 ? flops / seconds / 1e9 : 0;
+}
 
 bool is_nvidia_tensor_capable(const DeviceCaps &caps) {
   return caps.vendor_id == 0x10DE && caps.compute_capability >= 80;
@@ -80,9 +82,9 @@ Row step_row(const StepRun &run, const Reference &reference) {
   row.kind = "step";
   row.ok = run.status == Status::verified || run.status == Status::wrong;
   row.verified = run.status == Status::verified;
-  row.note = run.status == Status::verified ? run.kernel_file + ": " + run.build_options
-                                            : std::string(status_name(run.status)) + ": " +
-                                                  run.message;
+  row.note = run.status == Status::verified
+                 ? run.kernel_file + ": " + run.build_options
+                 : std::string(status_name(run.status)) + ": " + run.message;
   row.seconds = run.kernel_seconds;
   row.max_error_ratio = run.verification.max_error / max_abs(reference.product);
   return row;
@@ -107,9 +109,8 @@ Limit measure_limit(const Bridge &bridge, const std::filesystem::path &kernels, 
   std::stringstream text;
   text << in.rdbuf();
   Handle context(cl.CLContextFree, cl.CLContextCreate(device));
-  Handle program(cl.CLProgramFree,
-                 cl.CLProgramCreateEx(context.get(), to_utf16(text.str()).c_str(),
-                                      to_utf16(options).c_str(), nullptr, 0));
+  Handle program(cl.CLProgramFree, cl.CLProgramCreateEx(context.get(), to_utf16(text.str()).c_str(),
+                                                        to_utf16(options).c_str(), nullptr, 0));
   Handle kernel(cl.CLKernelFree, cl.CLKernelCreate(program.get(), to_utf16(kernel_name).c_str()));
   Handle in_buffer(cl.CLBufferFree, cl.CLBufferCreate(context.get(), 4096 * 4, 0));
   Handle out_buffer(cl.CLBufferFree, cl.CLBufferCreate(context.get(), global * 4, 0));
@@ -127,9 +128,9 @@ Limit measure_limit(const Bridge &bridge, const std::filesystem::path &kernels, 
       limit.note = bridge.last_error_text();
       return limit;
     }
-    double seconds = static_cast<double>(cl.CLGetInfoInteger(
-                         kernel.get(), MQLCL_CL_KERNEL_EXECUTION_TIME)) *
-                     1e-9;
+    double seconds =
+        static_cast<double>(cl.CLGetInfoInteger(kernel.get(), MQLCL_CL_KERNEL_EXECUTION_TIME)) *
+        1e-9;
     if (r > 0 && seconds > 0)
       best = std::max(best, flops / seconds);
   }
@@ -266,10 +267,9 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
   std::vector<Limit> all_limits{fp32};
   if (gpu_tensor) {
     const uint32_t global = device.caps.compute_units * 2048;
-    all_limits.push_back(measure_limit(bridge, kernels, device.ordinal, "peak_tf32_mma.cl", "",
-                                       "peak_tf32_mma", global, 256,
-                                       double(global / 32) * 4096 * 8 * 2048,
-                                       "TF32 mma.sync limit (ours)"));
+    all_limits.push_back(measure_limit(
+        bridge, kernels, device.ordinal, "peak_tf32_mma.cl", "", "peak_tf32_mma", global, 256,
+        double(global / 32) * 4096 * 8 * 2048, "TF32 mma.sync limit (ours)"));
   }
   fmt::print("\ndevice limits\n");
   for (const Limit &limit : all_limits) {
@@ -291,8 +291,8 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
   for (uint32_t n : sizes) {
     Sizes size{n, n, n};
     ArticleRandom random(command.options.seed);
-    Inputs<float> in = generate_inputs<float>(size, size, Layout::row_major, Layout::column_major,
-                                              random);
+    Inputs<float> in =
+        generate_inputs<float>(size, size, Layout::row_major, Layout::column_major, random);
     Reference reference = reference_product(in);
     const double flops = 2.0 * n * n * n;
     const double fp32_tolerance =
@@ -322,9 +322,9 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     }
     rows.push_back(anchor_row(raw.clblast_sgemm(problem, repeat), reference, fp32_tolerance));
     if (cpu)
-      rows.push_back(anchor_row(
-          openblas_sgemm(problem, repeat, static_cast<int>(device.caps.compute_units)), reference,
-          fp32_tolerance));
+      rows.push_back(
+          anchor_row(openblas_sgemm(problem, repeat, static_cast<int>(device.caps.compute_units)),
+                     reference, fp32_tolerance));
     if (device.caps.vendor_id == 0x10DE) {
       rows.push_back(anchor_row(cublas_sgemm(problem, repeat, false), reference, fp32_tolerance));
       rows.push_back(anchor_row(
@@ -335,8 +335,7 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     fmt::print("\n{0}x{0}x{0}   (kernel time, min of {1} after a warm-up; error = max|C-ref| / "
                "max|ref|)\n",
                n, repeat);
-    fmt::print("  {:<36} {:>10} {:>10} {:>10}  {:<9}\n", "", "ms", "GFLOPS", "error",
-               "verified");
+    fmt::print("  {:<36} {:>10} {:>10} {:>10}  {:<9}\n", "", "ms", "GFLOPS", "error", "verified");
     for (const Row &row : rows) {
       if (!row.ok || row.seconds.empty()) {
         fmt::print("  {:<36} unavailable: {}\n", row.name, row.note);
@@ -356,9 +355,9 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
           line += fmt::format("  {} {}", ratio_text(ours.seconds.min(), anchor.seconds.min()),
                               anchor.name);
       if (fp32.ok)
-        line += fmt::format("  {:.0f}% of the FP32 limit",
-                            100 * gflops_of(flops, ours.seconds.min()) * 1e9 /
-                                fp32.flops_per_second);
+        line +=
+            fmt::format("  {:.0f}% of the FP32 limit",
+                        100 * gflops_of(flops, ours.seconds.min()) * 1e9 / fp32.flops_per_second);
       fmt::print("  {:<36}{}\n", ours.name, line);
     }
 
@@ -391,14 +390,13 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     text << file.rdbuf();
     const uint32_t n = run.sizes.rows1;
     GemmProblem problem{n, n, n, &overhead_inputs->first.data, &overhead_inputs->second.data};
-    AnchorResult raw_run = raw.raw_replay(text.str(), run.build_options + " -cl-kernel-arg-info",
-                                          problem, run.geometry.work_dim,
-                                          run.geometry.global.data(), run.geometry.local.data(),
-                                          repeat);
+    AnchorResult raw_run = raw.raw_replay(
+        text.str(), run.build_options + " -cl-kernel-arg-info", problem, run.geometry.work_dim,
+        run.geometry.global.data(), run.geometry.local.data(), repeat);
     double bridge_call = bridge_seconds_per_set_arg(bridge, device.ordinal, 200000);
     double raw_call = raw.seconds_per_set_arg(200000);
-    fmt::print("\nbridge overhead ({} at {}, CLExecute + CLBufferRead, median of {})\n",
-               run.step, n, repeat);
+    fmt::print("\nbridge overhead ({} at {}, CLExecute + CLBufferRead, median of {})\n", run.step,
+               n, repeat);
     pt::ptree overhead;
     if (raw_run.available) {
       double through = run.total_seconds.median(), direct = raw_run.seconds.median();

@@ -25,8 +25,9 @@ struct Trial {
 
 // Replays every valid parameter set of `families` (tuning_families) with `options`, calling
 // `progress` after each; returns the trials, fastest verified first, then the rest.
-std::vector<Trial> tune_families(Runner &runner, const std::vector<Step> &families,
-                                 const DeviceCaps &device, const Options &options,
-                                 const std::function<void(const Trial &, size_t, size_t)> &progress);
+std::vector<Trial>
+tune_families(Runner &runner, const std::vector<Step> &families, const DeviceCaps &device,
+              const Options &options,
+              const std::function<void(const Trial &, size_t, size_t)> &progress);
 
 } // namespace mqlcl::replay

@@ -162,16 +162,18 @@ DeviceInfo Runner::read_device(int32_t context) const {
       b.info_integer(context, MQLCL_CL_DEVICE_VENDOR_ID, "CL_DEVICE_VENDOR_ID"));
   caps.dedicated_local_memory =
       b.info_integer(context, MQLCL_CL_DEVICE_LOCAL_MEM_TYPE, "CL_DEVICE_LOCAL_MEM_TYPE") == 1;
-  // cl_nv_device_attribute_query: CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV / _MINOR_NV.
-  uint32_t major = 0, minor = 0, size = 0;
-  uint8_t raw[4] = {};
-  const BridgeApi &cl = bridge_.api();
-  if (cl.CLGetDeviceInfo(context, 0x4000, raw, &size, sizeof raw) == 1 && size == 4)
-    std::memcpy(&major, raw, 4);
-  if (cl.CLGetDeviceInfo(context, 0x4001, raw, &size, sizeof raw) == 1 && size == 4)
-    std::memcpy(&minor, raw, 4);
-  cl.CLResetLastError(); // other vendors do not know the query; that is no failure
-  caps.compute_capability = major * 10 + minor;
+  if (caps.vendor_id == 0x10DE) {
+    // cl_nv_device_attribute_query: CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV / _MINOR_NV.
+    uint32_t major = 0, minor = 0, size = 0;
+    uint8_t raw[4] = {};
+    const BridgeApi &cl = bridge_.api();
+    if (cl.CLGetDeviceInfo(context, 0x4000, raw, &size, sizeof raw) == 1 && size == 4)
+      std::memcpy(&major, raw, 4);
+    if (cl.CLGetDeviceInfo(context, 0x4001, raw, &size, sizeof raw) == 1 && size == 4)
+      std::memcpy(&minor, raw, 4);
+    cl.CLResetLastError(); // an older NVIDIA driver without the extension: no tensor-core steps
+    caps.compute_capability = major * 10 + minor;
+  }
   caps.tuning_key = info.name + " | " + info.driver;
   return info;
 }

@@ -33,9 +33,10 @@ std::string utc_now() {
 
 } // namespace
 
-std::vector<Trial> tune_families(Runner &runner, const std::vector<Step> &families,
-                                 const DeviceCaps &device, const Options &options,
-                                 const std::function<void(const Trial &, size_t, size_t)> &progress) {
+std::vector<Trial>
+tune_families(Runner &runner, const std::vector<Step> &families, const DeviceCaps &device,
+              const Options &options,
+              const std::function<void(const Trial &, size_t, size_t)> &progress) {
   size_t total = 0;
   for (const Step &family : families)
     total += candidate_params(family, device).size();
@@ -100,9 +101,8 @@ int run_tune_command(const CommandLine &command, const std::vector<Step> &catalo
              trials.size() - verified.size());
   for (size_t i = 0; i < std::min<size_t>(verified.size(), 8); ++i) {
     const Trial &trial = *verified[i];
-    fmt::print("  {:9.2f} GFLOPS  {:<28} {}\n",
-               *trial.run.gflops(trial.run.kernel_seconds.min()), trial.kernel_file,
-               params_text(trial.params));
+    fmt::print("  {:9.2f} GFLOPS  {:<28} {}\n", *trial.run.gflops(trial.run.kernel_seconds.min()),
+               trial.kernel_file, params_text(trial.params));
   }
   const Trial &best = *verified.front();
   TunedEntry entry;

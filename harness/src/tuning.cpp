@@ -40,7 +40,9 @@ pt::ptree read_cache(const std::filesystem::path &cache) {
 }
 
 // Property trees use '.' as the path separator; device names may contain dots.
-pt::ptree::path_type key(const std::string &text) { return pt::ptree::path_type(text, '\x1f'); }
+pt::ptree::path_type key(const std::string &text) {
+  return pt::ptree::path_type(text, '\x1f');
+}
 
 } // namespace
 
@@ -145,11 +147,11 @@ Step resolve_tuned_step(const Step &tuned, const DeviceCaps &device, const Sizes
       if (family.kernel_file == entry->kernel_file) {
         for (const auto &[name, value] : entry->params)
           family.params[name] = value;
-        family.source = fmt::format("{}: kernels/{} as tuned for this device at {}x{}x{} ({:.1f} "
-                                    "GFLOPS, {}; cache {})",
-                                    tuned.source, family.kernel_file, entry->sizes.rows1,
-                                    entry->sizes.colsrows, entry->sizes.cols2, entry->gflops,
-                                    entry->measured, cache.string());
+        family.source =
+            fmt::format("{}: kernels/{} as tuned for this device at {}x{}x{} ({:.1f} "
+                        "GFLOPS, {}; cache {})",
+                        tuned.source, family.kernel_file, entry->sizes.rows1, entry->sizes.colsrows,
+                        entry->sizes.cols2, entry->gflops, entry->measured, cache.string());
         return family;
       }
   // Untuned: tiles where local memory is dedicated (smaller ones when a 128 x 128 grid would
@@ -174,9 +176,9 @@ Step resolve_cached_step(const Step &step, const DeviceCaps &device, const Sizes
   if (auto entry = lookup_tuned(cache, device.tuning_key, step.name, sizes)) {
     for (const auto &[name, value] : entry->params)
       chosen.params[name] = value;
-    chosen.source = fmt::format("{} (parameters tuned for this device at {}x{}x{}, cache {})",
-                                step.source, entry->sizes.rows1, entry->sizes.colsrows,
-                                entry->sizes.cols2, cache.string());
+    chosen.source =
+        fmt::format("{} (parameters tuned for this device at {}x{}x{}, cache {})", step.source,
+                    entry->sizes.rows1, entry->sizes.colsrows, entry->sizes.cols2, cache.string());
   }
   return chosen;
 }

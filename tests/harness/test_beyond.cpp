@@ -114,7 +114,7 @@ BOOST_AUTO_TEST_CASE(tile_parameters_come_from_param_and_are_checked) {
   BOOST_TEST((run.status == Status::verified), run.message);
   BOOST_TEST(run.build_options.find("-DBM=64") != std::string::npos, run.build_options);
   BOOST_TEST(run.geometry.local[0] == 256u); // (64/4) * (64/4) work-items
-  options.params = {{"BM", 100}};             // not a multiple of TM
+  options.params = {{"BM", 100}};            // not a multiple of TM
   StepRun refused = replay("matr_mul_double_buffered", options);
   BOOST_TEST((refused.status == Status::rejected));
   BOOST_TEST(refused.message.find("--param") != std::string::npos, refused.message);
@@ -138,9 +138,9 @@ BOOST_AUTO_TEST_CASE(the_tuned_step_uses_its_cache_and_says_so) {
   BOOST_TEST_REQUIRE((untuned.status == Status::verified), untuned.message);
   BOOST_TEST(untuned.source.find("untuned defaults") != std::string::npos, untuned.source);
   // Where local memory is part of global memory (CPUs), the CPU form; else step 13's tiles.
-  BOOST_TEST(untuned.kernel_file == (device().caps.dedicated_local_memory
-                                         ? "matr_mul_double_buffered.cl"
-                                         : "matr_mul_tuned.cl"));
+  BOOST_TEST(
+      untuned.kernel_file ==
+      (device().caps.dedicated_local_memory ? "matr_mul_double_buffered.cl" : "matr_mul_tuned.cl"));
 
   TunedEntry entry;
   entry.kernel_file = "matr_mul_tuned.cl"; // the CPU form exists on every device
@@ -207,10 +207,9 @@ BOOST_AUTO_TEST_CASE(the_tuner_replays_each_valid_candidate_and_ranks_the_verifi
 BOOST_AUTO_TEST_CASE(bench_measures_ours_and_the_anchors_and_saves_json) {
   std::filesystem::path output = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "bench.json";
   std::filesystem::remove(output);
-  std::vector<std::string> args{"bench",      "matr_mul_tuned", "--sizes",
-                                "48",         "--library",      MQLCL_TEST_LIBRARY,
-                                "--kernels",  MQLCL_TEST_KERNELS,
-                                "--output",   output.string()};
+  std::vector<std::string> args{"bench",     "matr_mul_tuned",   "--sizes",   "48",
+                                "--library", MQLCL_TEST_LIBRARY, "--kernels", MQLCL_TEST_KERNELS,
+                                "--output",  output.string()};
   BOOST_TEST(run_replay_command(args) == 0);
   boost::property_tree::ptree json;
   boost::property_tree::read_json(output.string(), json);
@@ -242,15 +241,16 @@ BOOST_AUTO_TEST_CASE(tune_and_bench_command_lines) {
   CommandLine tune = parse_command_line({"tune", "matr_mul_tuned", "--size", "512"}, steps);
   BOOST_TEST((tune.mode == Mode::tune));
   BOOST_TEST(tune.options.sizes.rows1 == 512u);
-  for (std::vector<std::string> wrong :
-       {std::vector<std::string>{"tune"}, {"tune", "matr_mul_tuned,matr_mul_tf32"},
-        {"tune", "matr_mul_vect_v2"}, {"matr_mul_tuned", "--param", "bm=4"},
-        {"matr_mul_tuned", "--param", "BM"}, {"matr_mul_tuned", "--sizes", "64"},
-        {"bench", "--sizes", "64,x"}}) {
+  for (std::vector<std::string> wrong : {std::vector<std::string>{"tune"},
+                                         {"tune", "matr_mul_tuned,matr_mul_tf32"},
+                                         {"tune", "matr_mul_vect_v2"},
+                                         {"matr_mul_tuned", "--param", "bm=4"},
+                                         {"matr_mul_tuned", "--param", "BM"},
+                                         {"matr_mul_tuned", "--sizes", "64"},
+                                         {"bench", "--sizes", "64,x"}}) {
     BOOST_CHECK_THROW(parse_command_line(wrong, steps), Error);
   }
-  CommandLine bench =
-      parse_command_line({"bench", "--sizes", "64,128", "--param", "BM=64"}, steps);
+  CommandLine bench = parse_command_line({"bench", "--sizes", "64,128", "--param", "BM=64"}, steps);
   BOOST_TEST((bench.mode == Mode::bench));
   BOOST_TEST(bench.bench_sizes == std::vector<uint32_t>({64, 128}),
              boost::test_tools::per_element());
