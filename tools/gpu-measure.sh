@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Measures mqlcl on an NVIDIA GPU machine whose OpenCL driver is installed but not registered
+# (the workplace's H100/H200 machines: ../shared/ref/gpu-device.md), from binaries built elsewhere.
+#   tools/gpu-measure.sh BIN OUT PHASE...
+# BIN holds mqlcl-replay and libmqlcl.so (and optionally libclblast1_*.deb and bridge test
+# binaries); OUT receives the results. Phases, run in the order given:
+#   env       the GPU, the OpenCL platforms, the libraries the anchors will find
+#   tests     the bridge's test binaries in BIN on the GPU (MQLCL_TEST_DEVICE=0)
+#   replay    the article's steps at 2000 (docs/replay.md's GPU columns): replay-gpu.json
+#   beyond    each step beyond the article once at 4096, untuned
+#   tune      `mqlcl-replay tune` for the tuned and tensor-core steps at 4096 (OUT/tuning.json)
+#   bench     `mqlcl-replay bench` at 2000, 4096 and 8192: bench-gpu.json
+# The tuning cache is OUT/tuning.json; copy an earlier one there to reuse it.
+set -uo pipefail
+bin=$(realpath "$1") out=$(realpath "$2")
+shift 2
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+vendors=/tmp/mqlcl-vendors
+mkdir -p "$vendors"
+echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 >"$vendors/nvidia.icd"
+[[ -f /etc/OpenCL/vendors/pocl.icd ]] && cp /etc/OpenCL/vendors/pocl.icd "$vendors/"
+export OCL_ICD_VENDORS=$vendors
+export MQLCL_KERNELS_DIR=$root/kernels MQLCL_LIBRARY=$bin/libmqlcl.so
+export MQLCL_TUNE_CACHE=$out/tuning.json
+export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+# CLBlast from the Debian package carried in BIN; cuBLAS from the CUDA toolkit or PyTorch's wheels.
+for deb in "$bin"/libclblast1_*.deb; do
+  [[ -f $deb ]] || continue
+  dpkg -x "$deb" /tmp/mqlcl-clblast
+  export MQLCL_CLBLAST_LIBRARY_DIR=/tmp/mqlcl-clblast/usr/lib/x86_64-linux-gnu
+done
+for dir in /usr/local/cuda/lib64 /opt/torch/.venv/lib/python3*/site-packages/nvidia/cu*/lib; do
+  if [[ -e $dir/libcublas.so.13 || -e $dir/libcublas.so.12 ]]; then
+    cublas_dir=$dir
+    break
+  fi
+done
+if [[ -n ${cublas_dir:-} ]]; then
+  export MQLCL_CUDA_LIBRARY_DIR=$cublas_dir
+  export LD_LIBRARY_PATH=$cublas_dir:$LD_LIBRARY_PATH
+fi
+
+replay=$bin/mqlcl-replay
+step() { echo "::: $* ($(date -u +%T))"; }
+
+for phase in "$@"; do
+  case $phase in
+  env)
+    step env
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
+    "$replay" --list-devices
+    echo "CLBlast: ${MQLCL_CLBLAST_LIBRARY_DIR:-none}; cuBLAS: ${cublas_dir:-none}"
+    ;;
+  tests)
+    for test in "$bin"/test_bridge_*; do
+      step "$(basename "$test")"
+      MQLCL_TEST_DEVICE=0 MQLCL_REQUIRE_DEVICE=1 "$test" --report_level=short --log_level=message
+    done
+    ;;
+  replay)
+    step replay
+    "$replay" all matr_mul_col_local_fixed --device 0 --no-cpu --repeat 5 --format json \
+      >"$out/replay-gpu.json"
+    echo "exit $?"
+    "$replay" matr_mul_vect_v2 --device 0 --no-cpu
+    ;;
+  beyond)
+    for name in matr_mul_tiled_local matr_mul_register_blocked matr_mul_double_buffered \
+      matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32; do
+      step "$name"
+      "$replay" "$name" --device 0 --size 4096 --no-cpu --repeat 3 --format csv
+    done
+    ;;
+  tune)
+    for name in matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32; do
+      step "tune $name"
+      "$replay" tune "$name" --device 0 --size 4096 2>"$out/tune-$name.log"
+    done
+    ;;
+  bench)
+    step bench
+    "$replay" bench --device 0 --sizes 2000,4096,8192 --output "$out/bench-gpu.json"
+    ;;
+  *)
+    echo "unknown phase $phase" >&2
+    exit 2
+    ;;
+  esac
+done
+step done
