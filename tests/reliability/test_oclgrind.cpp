@@ -21,8 +21,8 @@ namespace {
 // The article's vector steps need COLSROWS to be a multiple of 8; its 1-D steps run groups of 8
 // rows, so that work-items share a work-group (and col_local's race can happen).
 std::vector<std::string> arguments_for(const Step &step) {
-  std::vector<std::string> args{step.name, "--no-cpu", "--cols2", "19", "--colsrows",
-                                step.constraints.empty() ? "19" : "24"};
+  std::vector<std::string> args{step.name, "--no-cpu",   "--cols2",
+                                "19",      "--colsrows", step.constraints.empty() ? "19" : "24"};
   if (step.geometry == &one_per_row)
     args.insert(args.end(), {"--rows1", "24", "--local", "8"});
   else
