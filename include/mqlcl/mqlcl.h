@@ -48,7 +48,7 @@
 #define MQLCL_ERR_INTERNAL_ERROR 4001
 #define MQLCL_ERR_INVALID_PARAMETER 4003 /* NULL pointer, bad enum value, malformed size */
 #define MQLCL_ERR_NOT_ENOUGH_MEMORY 4004
-#define MQLCL_ERR_SMALL_ARRAY 5052    /* output capacity too small (prefix written, terminated) */
+#define MQLCL_ERR_SMALL_ARRAY 5052    /* output capacity too small (docs/api.md: what is written) */
 #define MQLCL_ERR_ZEROSIZE_ARRAY 5053 /* element count or element size of zero */
 #define MQLCL_ERR_OPENCL_NOT_SUPPORTED 5100 /* no OpenCL library, or no platform at all */
 #define MQLCL_ERR_OPENCL_INTERNAL 5101
