@@ -10,7 +10,6 @@
 #include <cstring>
 #include <mutex>
 #include <tuple>
-#include <type_traits>
 
 namespace mqlcl_fault {
 
@@ -62,8 +61,6 @@ constexpr Role role_of(Call call) {
   }
 }
 
-// Process-wide and trivially destructible, so the wrappers stay usable while the bridge releases
-// its objects during static destruction.
 struct Plan {
   bool every = false;
   uint64_t at_call = 0; // fire when the call counter reaches this value (0: never)
@@ -88,8 +85,10 @@ struct State {
   std::atomic<cl_int> failed_launch_status{CL_SUCCESS};
 };
 
-State state;
-static_assert(std::is_trivially_destructible_v<State>);
+// Process-wide and never destroyed (a std::mutex is not trivially destructible everywhere, MinGW's
+// among them), so the wrappers stay usable while the bridge releases its objects during static
+// destruction.
+State &state = *new State;
 
 // Counts the call and says whether to answer it with an injected code.
 bool take_fault(Call call, cl_int &code) {
