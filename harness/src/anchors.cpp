@@ -265,7 +265,8 @@ AnchorResult RawDevice::clblast_sgemm(const GemmProblem &p, uint32_t repeat) {
 
 AnchorResult RawDevice::raw_replay(const std::string &source, const std::string &options,
                                    const GemmProblem &p, uint32_t work_dim, const uint32_t *global,
-                                   const uint32_t *local, uint32_t repeat) {
+                                   const uint32_t *local, uint32_t repeat,
+                                   const std::function<void(bool counted)> &interleave) {
   AnchorResult result;
   result.name = "raw OpenCL (no bridge)";
   result.timing = "steady_clock from just before clEnqueueNDRangeKernel to after the blocking "
@@ -302,6 +303,8 @@ AnchorResult RawDevice::raw_replay(const std::string &source, const std::string 
   result.product.assign(size_t{p.m} * p.n, 0.0f);
   const std::vector<float> zeros(result.product.size(), 0.0f);
   for (uint32_t r = 0; r <= repeat; ++r) {
+    if (interleave)
+      interleave(r > 0);
     // As the runner does before each replay: out[] back to zeros, outside the timed part.
     cl.clEnqueueWriteBuffer(queue, c.memory, CL_TRUE, 0, zeros.size() * 4, zeros.data(), 0, nullptr,
                             nullptr);

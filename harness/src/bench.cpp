@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace mqlcl::replay {
@@ -158,50 +159,72 @@ double bridge_seconds_per_set_arg(const Bridge &bridge, int32_t device, uint32_t
   return seconds_since(start) / calls;
 }
 
-// The MQL5 call shape end to end: CLBufferWrite A and B, CLExecute, CLBufferRead C.
-Samples end_to_end(const Bridge &bridge, const std::filesystem::path &kernels, int32_t device,
-                   const StepRun &run, const Inputs<float> &in, uint32_t repeat) {
-  Samples samples;
-  const BridgeApi &cl = bridge.api();
-  std::ifstream file(kernels / run.kernel_file, std::ios::binary);
-  std::stringstream text;
-  text << file.rdbuf();
-  Handle context(cl.CLContextFree, cl.CLContextCreate(device));
-  Handle program(cl.CLProgramFree,
-                 cl.CLProgramCreateEx(context.get(), to_utf16(text.str()).c_str(),
-                                      to_utf16(run.build_options).c_str(), nullptr, 0));
-  Handle kernel(cl.CLKernelFree, cl.CLKernelCreate(program.get(), u"matricesMul"));
-  const size_t c_count = size_t{run.sizes.rows1} * run.sizes.cols2;
-  Handle a(cl.CLBufferFree, cl.CLBufferCreate(context.get(), in.first.bytes(), 0));
-  Handle b(cl.CLBufferFree, cl.CLBufferCreate(context.get(), in.second.bytes(), 0));
-  Handle c(cl.CLBufferFree,
-           cl.CLBufferCreate(context.get(), static_cast<uint32_t>(c_count * 4), 0));
-  if (kernel.get() < 0 || a.get() < 0 || b.get() < 0 || c.get() < 0)
-    return samples;
-  cl.CLSetKernelArgMem(kernel.get(), 0, a.get());
-  cl.CLSetKernelArgMem(kernel.get(), 1, b.get());
-  cl.CLSetKernelArgMem(kernel.get(), 2, c.get());
-  std::vector<float> product(c_count);
-  const uint32_t *local =
-      run.geometry.runtime_chooses_local() ? nullptr : run.geometry.local.data();
-  for (uint32_t r = 0; r <= repeat; ++r) {
-    auto start = Clock::now();
-    bool ok =
-        cl.CLBufferWrite(a.get(), in.first.data.data(), 0, 0,
-                         static_cast<uint32_t>(in.first.data.size()), 4) != 0 &&
-        cl.CLBufferWrite(b.get(), in.second.data.data(), 0, 0,
-                         static_cast<uint32_t>(in.second.data.size()), 4) != 0 &&
-        cl.CLExecute(kernel.get(), run.geometry.work_dim, nullptr, run.geometry.global.data(),
-                     local) != 0 &&
-        cl.CLBufferRead(c.get(), product.data(), 0, 0, static_cast<uint32_t>(c_count), 4) != 0;
-    double seconds = seconds_since(start);
-    if (!ok)
-      return {};
-    if (r > 0)
-      samples.values.push_back(seconds);
+// One step's kernel through the bridge, set up once as a replay sets it up (context, program,
+// kernel, the three buffers, A and B written). Then replay() times what the harness times of a
+// replay (CLExecute + CLBufferRead, after C is zeroed outside the timing), and end_to_end() the
+// MQL5 call shape: CLBufferWrite A and B, CLExecute, CLBufferRead C.
+class BridgeReplay {
+public:
+  BridgeReplay(const Bridge &bridge, const std::filesystem::path &kernels, int32_t device,
+               const StepRun &run, const Inputs<float> &in)
+      : cl_(bridge.api()), run_(run), in_(in), product_(size_t{run.sizes.rows1} * run.sizes.cols2),
+        zeros_(product_.size(), 0.0f) {
+    std::ifstream file(kernels / run.kernel_file, std::ios::binary);
+    std::stringstream text;
+    text << file.rdbuf();
+    context_ = Handle(cl_.CLContextFree, cl_.CLContextCreate(device));
+    program_ = Handle(cl_.CLProgramFree,
+                      cl_.CLProgramCreateEx(context_.get(), to_utf16(text.str()).c_str(),
+                                            to_utf16(run.build_options).c_str(), nullptr, 0));
+    kernel_ = Handle(cl_.CLKernelFree, cl_.CLKernelCreate(program_.get(), u"matricesMul"));
+    a_ = Handle(cl_.CLBufferFree, cl_.CLBufferCreate(context_.get(), in.first.bytes(), 0));
+    b_ = Handle(cl_.CLBufferFree, cl_.CLBufferCreate(context_.get(), in.second.bytes(), 0));
+    c_ = Handle(cl_.CLBufferFree,
+                cl_.CLBufferCreate(context_.get(), static_cast<uint32_t>(product_.size() * 4), 0));
+    ok_ = kernel_.get() >= 0 && a_.get() >= 0 && b_.get() >= 0 && c_.get() >= 0 &&
+          cl_.CLSetKernelArgMem(kernel_.get(), 0, a_.get()) != 0 &&
+          cl_.CLSetKernelArgMem(kernel_.get(), 1, b_.get()) != 0 &&
+          cl_.CLSetKernelArgMem(kernel_.get(), 2, c_.get()) != 0 && write_inputs();
   }
-  return samples;
-}
+  bool ok() const { return ok_; }
+
+  std::optional<double> replay() {
+    if (!ok_ || !write(c_, zeros_))
+      return std::nullopt;
+    auto start = Clock::now();
+    if (!execute_and_read())
+      return std::nullopt;
+    return seconds_since(start);
+  }
+
+  std::optional<double> end_to_end() {
+    auto start = Clock::now();
+    if (!ok_ || !write_inputs() || !execute_and_read())
+      return std::nullopt;
+    return seconds_since(start);
+  }
+
+private:
+  bool write(const Handle &buffer, const std::vector<float> &data) {
+    return cl_.CLBufferWrite(buffer.get(), data.data(), 0, 0, static_cast<uint32_t>(data.size()),
+                             4) != 0;
+  }
+  bool write_inputs() { return write(a_, in_.first.data) && write(b_, in_.second.data); }
+  bool execute_and_read() {
+    const LaunchGeometry &g = run_.geometry;
+    return cl_.CLExecute(kernel_.get(), g.work_dim, nullptr, g.global.data(),
+                         g.runtime_chooses_local() ? nullptr : g.local.data()) != 0 &&
+           cl_.CLBufferRead(c_.get(), product_.data(), 0, 0, static_cast<uint32_t>(product_.size()),
+                            4) != 0;
+  }
+
+  const BridgeApi &cl_;
+  const StepRun &run_;
+  const Inputs<float> &in_;
+  std::vector<float> product_, zeros_;
+  Handle context_, program_, kernel_, a_, b_, c_;
+  bool ok_ = false;
+};
 
 std::string ratio_text(double ours, double theirs) {
   return ours > 0 && theirs > 0 ? fmt::format("{:.2f}x", theirs / ours) : "-";
@@ -382,36 +405,48 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
   }
   json.add_child("sizes", results);
 
-  // The bridge's cost: the same replay through raw OpenCL, and one call measured alone.
+  // The bridge's cost: the same replay through the bridge and through raw OpenCL, alternating
+  // one of each so that both see the same state of the machine (on a GPU a pageable read of C
+  // varies by more than the kernel between phases of a process), and one call measured alone.
   if (overhead_run && raw.ok()) {
     const StepRun &run = *overhead_run;
     std::ifstream file(kernels / run.kernel_file, std::ios::binary);
     std::stringstream text;
     text << file.rdbuf();
     const uint32_t n = run.sizes.rows1;
+    const uint32_t pairs = std::max<uint32_t>(repeat, 21);
     GemmProblem problem{n, n, n, &overhead_inputs->first.data, &overhead_inputs->second.data};
+    BridgeReplay through_bridge(bridge, kernels, device.ordinal, run, *overhead_inputs);
+    Samples bridge_replays;
     AnchorResult raw_run = raw.raw_replay(
         text.str(), run.build_options + " -cl-kernel-arg-info", problem, run.geometry.work_dim,
-        run.geometry.global.data(), run.geometry.local.data(), repeat);
+        run.geometry.global.data(), run.geometry.local.data(), pairs, [&](bool counted) {
+          std::optional<double> seconds = through_bridge.replay();
+          if (seconds && counted)
+            bridge_replays.values.push_back(*seconds);
+        });
     double bridge_call = bridge_seconds_per_set_arg(bridge, device.ordinal, 200000);
     double raw_call = raw.seconds_per_set_arg(200000);
-    fmt::print("\nbridge overhead ({} at {}, CLExecute + CLBufferRead, median of {})\n", run.step,
-               n, repeat);
+    fmt::print("\nbridge overhead ({} at {}, CLExecute + CLBufferRead, {} replays of each path, "
+               "alternating)\n",
+               run.step, n, pairs);
     pt::ptree overhead;
-    if (raw_run.available) {
-      double through = run.total_seconds.median(), direct = raw_run.seconds.median();
-      fmt::print("  through the bridge {:.3f} ms, raw OpenCL {:.3f} ms: {:+.2f}% (minimums {:.3f} "
-                 "and {:.3f} ms: {:+.2f}%)\n",
-                 through * 1e3, direct * 1e3, 100 * (through - direct) / direct,
-                 run.total_seconds.min() * 1e3, raw_run.seconds.min() * 1e3,
-                 100 * (run.total_seconds.min() - raw_run.seconds.min()) / raw_run.seconds.min());
+    if (raw_run.available && bridge_replays.values.size() == raw_run.seconds.values.size()) {
+      double through = bridge_replays.median(), direct = raw_run.seconds.median();
+      double through_min = bridge_replays.min(), direct_min = raw_run.seconds.min();
+      fmt::print("  medians: through the bridge {:.3f} ms, raw OpenCL {:.3f} ms: {:+.2f}%; "
+                 "minimums {:.3f} and {:.3f} ms: {:+.2f}%\n",
+                 through * 1e3, direct * 1e3, 100 * (through - direct) / direct, through_min * 1e3,
+                 direct_min * 1e3, 100 * (through_min - direct_min) / direct_min);
+      overhead.put("replay_pairs", pairs);
       overhead.put("replay_bridge_s", through);
       overhead.put("replay_raw_s", direct);
       overhead.put("replay_overhead_percent", 100 * (through - direct) / direct);
-      overhead.put("replay_bridge_min_s", run.total_seconds.min());
-      overhead.put("replay_raw_min_s", raw_run.seconds.min());
+      overhead.put("replay_bridge_min_s", through_min);
+      overhead.put("replay_raw_min_s", direct_min);
     } else {
-      fmt::print("  raw replay unavailable: {}\n", raw_run.note);
+      fmt::print("  raw replay unavailable: {}\n",
+                 raw_run.available ? bridge.last_error_text() : raw_run.note);
     }
     fmt::print("  CLSetKernelArg {:.3f} us, clSetKernelArg {:.3f} us: {:+.3f} us per call\n",
                bridge_call * 1e6, raw_call * 1e6, (bridge_call - raw_call) * 1e6);
@@ -419,7 +454,10 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     overhead.put("set_arg_raw_us", raw_call * 1e6);
     overhead.put("per_call_overhead_us", (bridge_call - raw_call) * 1e6);
 
-    Samples e2e = end_to_end(bridge, kernels, device.ordinal, run, *overhead_inputs, repeat);
+    Samples e2e;
+    for (uint32_t r = 0; r <= repeat; ++r)
+      if (std::optional<double> seconds = through_bridge.end_to_end(); seconds && r > 0)
+        e2e.values.push_back(*seconds);
     double bytes_in =
         double(overhead_inputs->first.data.size() + overhead_inputs->second.data.size()) * 4;
     double bytes_out = double(n) * n * 4;
