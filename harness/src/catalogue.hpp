@@ -51,7 +51,8 @@ struct DeviceCaps {
   std::string tuning_key;              // device name and driver version: the tuning cache's key
   // A CPU device runs each work-group on one worker thread, whose stack holds the private arrays
   // of all the group's work-items: the process's default thread stack (RLIMIT_STACK on Linux,
-  // what PoCL's threads get). 0 where that is not known (GPUs, or Windows).
+  // what PoCL's threads get; kUnknownCpuStackBytes where the OS does not say, as on Windows).
+  // 0 on GPUs.
   uint64_t cpu_group_stack_bytes = 0;
 };
 
@@ -60,6 +61,12 @@ struct DeviceCaps {
 // process with SIGSEGV; with 4 MiB, 520 ran and 530 crashed (docs/replay.md, "Private and
 // __local arrays").
 constexpr uint64_t kCpuStackReserve = uint64_t{64} << 10;
+
+// The stack assumed for a CPU device's worker threads where the OS gives no default (Windows):
+// 1 MiB, Windows' own default for a new thread. A larger stack only lets more work-items into a
+// group; assuming too much would let the OpenCL runtime overflow it and kill the process (as
+// PoCL under Wine did, with an 8 MiB host stack and 16 MB of private arrays per group).
+constexpr uint64_t kUnknownCpuStackBytes = uint64_t{1} << 20;
 
 // The work-group size PoCL picks for a 1-D range when the runtime chooses (as its
 // pocl_default_local_size_optimizer does, leaving out its preferred-multiple grain, which only

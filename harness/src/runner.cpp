@@ -157,7 +157,7 @@ DeviceInfo Runner::read_device(int32_t context) const {
   caps.compute_units = static_cast<uint32_t>(
       b.info_integer(context, MQLCL_CL_DEVICE_MAX_COMPUTE_UNITS, "CL_DEVICE_MAX_COMPUTE_UNITS"));
   if (info.type == "CPU")
-    caps.cpu_group_stack_bytes = default_thread_stack_bytes().value_or(0);
+    caps.cpu_group_stack_bytes = default_thread_stack_bytes().value_or(kUnknownCpuStackBytes);
   caps.vendor_id = static_cast<uint32_t>(
       b.info_integer(context, MQLCL_CL_DEVICE_VENDOR_ID, "CL_DEVICE_VENDOR_ID"));
   caps.dedicated_local_memory =

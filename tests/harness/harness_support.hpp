@@ -127,11 +127,16 @@ inline Outcome run_replay(const std::vector<std::string> &args) {
 
 #endif // MQLCL_TEST_REPLAY
 
+// The lines of a program's output, without their ends: "\n", or "\r\n" where the C runtime writes
+// text-mode output the Windows way.
 inline std::vector<std::string> lines_of(const std::string &text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
     lines.push_back(line);
+  }
   return lines;
 }
 
