@@ -520,11 +520,14 @@ std::vector<std::string> device_problems(const Step &step, const Sizes &padded,
       problems.push_back(fmt::format(
           "its private rowbuf[COLSROWS] takes {} bytes per work-item, so a work-group of {} "
           "work-items{} needs {:.1f} MiB; a CPU device runs a work-group on one thread, whose "
-          "stack is {:.1f} MiB here (ulimit -s), and overflowing it kills the process: give "
-          "--local {} (or less), or raise ulimit -s",
+          "stack is {:.1f} MiB {}, and overflowing it kills the process: give --local {} (or "
+          "less){}",
           row_bytes, group, chosen ? " (the runtime's choice)" : "",
           static_cast<double>(group * row_bytes) / (1 << 20),
-          static_cast<double>(device.cpu_group_stack_bytes) / (1 << 20), fits));
+          static_cast<double>(device.cpu_group_stack_bytes) / (1 << 20),
+          device.cpu_group_stack_assumed ? "as assumed here (the OS does not say)"
+                                         : "here (ulimit -s)",
+          fits, device.cpu_group_stack_assumed ? "" : ", or raise ulimit -s"));
     }
   }
   if (double_precision && !device.fp64)

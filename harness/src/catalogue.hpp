@@ -54,6 +54,7 @@ struct DeviceCaps {
   // what PoCL's threads get; kUnknownCpuStackBytes where the OS does not say, as on Windows).
   // 0 on GPUs.
   uint64_t cpu_group_stack_bytes = 0;
+  bool cpu_group_stack_assumed = false; // kUnknownCpuStackBytes, not the OS's figure
 };
 
 // What a CPU work-group's stack needs besides the private arrays. PoCL 3.1 with an 8 MiB stack
@@ -63,10 +64,10 @@ struct DeviceCaps {
 constexpr uint64_t kCpuStackReserve = uint64_t{64} << 10;
 
 // The stack assumed for a CPU device's worker threads where the OS gives no default (Windows):
-// 1 MiB, Windows' own default for a new thread. A larger stack only lets more work-items into a
-// group; assuming too much would let the OpenCL runtime overflow it and kill the process (as
-// PoCL under Wine did, with an 8 MiB host stack and 16 MB of private arrays per group).
-constexpr uint64_t kUnknownCpuStackBytes = uint64_t{1} << 20;
+// 8 MiB, Linux's default and so what PoCL's threads have under Wine. With no bound at all, PoCL
+// under Wine was handed 16 MB of private arrays per group and killed the process; a smaller
+// guess would refuse the article's own sizes (1000 work-items x 8000 bytes at 2000).
+constexpr uint64_t kUnknownCpuStackBytes = uint64_t{8} << 20;
 
 // The work-group size PoCL picks for a 1-D range when the runtime chooses (as its
 // pocl_default_local_size_optimizer does, leaving out its preferred-multiple grain, which only

@@ -156,8 +156,11 @@ DeviceInfo Runner::read_device(int32_t context) const {
                                            "CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT"));
   caps.compute_units = static_cast<uint32_t>(
       b.info_integer(context, MQLCL_CL_DEVICE_MAX_COMPUTE_UNITS, "CL_DEVICE_MAX_COMPUTE_UNITS"));
-  if (info.type == "CPU")
-    caps.cpu_group_stack_bytes = default_thread_stack_bytes().value_or(kUnknownCpuStackBytes);
+  if (info.type == "CPU") {
+    std::optional<uint64_t> stack = default_thread_stack_bytes();
+    caps.cpu_group_stack_bytes = stack.value_or(kUnknownCpuStackBytes);
+    caps.cpu_group_stack_assumed = !stack.has_value();
+  }
   caps.vendor_id = static_cast<uint32_t>(
       b.info_integer(context, MQLCL_CL_DEVICE_VENDOR_ID, "CL_DEVICE_VENDOR_ID"));
   caps.dedicated_local_memory =

@@ -233,6 +233,16 @@ BOOST_AUTO_TEST_CASE(private_arrays_of_a_work_group_must_fit_a_cpu_threads_stack
   std::vector<std::string> small = device_problems(private_row, {2000, 2000, 2000}, caps, 4, false);
   BOOST_TEST_REQUIRE(small.size() == 1u);
   BOOST_TEST(contains(small[0], "give --local 250"), small[0]);
+  // Where the OS does not say (Windows), the assumed stack is named as such, with no ulimit advice.
+  caps.cpu_group_stack_bytes = kUnknownCpuStackBytes;
+  caps.cpu_group_stack_assumed = true;
+  BOOST_TEST(device_problems(private_row, {2000, 2000, 2000}, caps, 4, false).empty());
+  std::vector<std::string> assumed = device_problems(private_row, {4096, 2000, 8}, caps, 4, false);
+  BOOST_TEST_REQUIRE(assumed.size() == 1u);
+  BOOST_TEST(contains(assumed[0], "stack is 8.0 MiB as assumed here (the OS does not say)"),
+             assumed[0]);
+  BOOST_TEST(!contains(assumed[0], "ulimit"), assumed[0]);
+  caps.cpu_group_stack_assumed = false;
   // Steps without private arrays, and devices that are no CPU, are not limited here.
   BOOST_TEST(
       device_problems(*find_step(steps, "matr_mul_row_calc"), {4096, 4096, 8}, caps, 4, false)
