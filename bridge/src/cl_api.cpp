@@ -5,24 +5,38 @@
 
 #include <mqlcl/mqlcl.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <new>
 #include <string>
+#include <type_traits>
 
 namespace mqlcl {
 
 namespace {
 
+// Trivially destructible and never on the heap (see loaded_api()): the reason loading failed is
+// kept in a fixed array, truncated if need be, so nothing of it outlives an unload of the bridge.
 struct LoadedApi {
-  ClApi api;
+  ClApi api{};
   bool loaded = false;
-  std::string error;
+  char error[1024] = {};
+
+  void add_error(const std::string &text) {
+    size_t used = std::strlen(error);
+    std::string piece = (used == 0 ? "" : "; ") + text;
+    size_t room = sizeof(error) - 1 - used;
+    std::memcpy(error + used, piece.data(), std::min(room, piece.size()));
+  }
 };
+static_assert(std::is_trivially_destructible_v<LoadedApi>);
 
 bool load_from(const std::string &name, LoadedApi &out) {
   std::string reason;
   void *library = os::open_library(name, reason);
   if (library == nullptr) {
-    out.error += (out.error.empty() ? "" : "; ") + name + ": " + reason;
+    out.add_error(name + ": " + reason);
     return false;
   }
   ClApi api;
@@ -35,7 +49,7 @@ bool load_from(const std::string &name, LoadedApi &out) {
 #undef MQLCL_RESOLVE
   if (missing != nullptr) {
     // An OpenCL 1.0/1.1-only library: keep it loaded (unloading an ICD is never safe) but unused.
-    out.error += (out.error.empty() ? "" : "; ") + name + ": lacks " + missing + " (OpenCL 1.2)";
+    out.add_error(name + ": lacks " + missing + " (OpenCL 1.2)");
     return false;
   }
   out.api = api;
@@ -47,8 +61,11 @@ const LoadedApi &loaded_api() {
   // Loaded once, on first use, and never unloaded: the driver may hold threads of its own.
   // Never destroyed either: the Registry's destructor releases objects through this table when
   // the library unloads, and it may run after this function's statics are gone (when the
-  // registry was built first, by a call such as CLHandleType that needs no OpenCL).
-  static const LoadedApi &loaded = *new LoadedApi([] {
+  // registry was built first, by a call such as CLHandleType that needs no OpenCL). It is built
+  // in static storage, not on the heap, so an unload (dlclose, FreeLibrary) leaves nothing
+  // behind: every load of the bridge would otherwise leak a table.
+  alignas(LoadedApi) static unsigned char storage[sizeof(LoadedApi)];
+  static const LoadedApi &loaded = *new (storage) LoadedApi([] {
     LoadedApi result;
     std::string chosen = os::environment("MQLCL_OPENCL_LIBRARY");
     if (!chosen.empty()) {
@@ -73,13 +90,13 @@ const ClApi &cl_api() {
   const LoadedApi &loaded = loaded_api();
   if (!loaded.loaded)
     fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED,
-         "OpenCL not found, please install OpenCL drivers (" + loaded.error + ")");
+         "OpenCL not found, please install OpenCL drivers (" + std::string(loaded.error) + ")");
   return loaded.api;
 }
 
 const char *cl_api_load_error() noexcept {
   try {
-    return loaded_api().error.c_str();
+    return loaded_api().error;
   } catch (...) {
     return "OpenCL library loading failed";
   }
