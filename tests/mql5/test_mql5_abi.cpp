@@ -26,7 +26,8 @@ const CHeader &header() {
 }
 
 std::set<std::string> exports_of(const std::string &library) {
-  boost::dll::library_info info(library);
+  // Not only the host's format: the MinGW DLL is read on Linux too.
+  boost::dll::library_info info(library, /*throw_if_not_native_format=*/false);
   std::set<std::string> names;
   for (const std::string &symbol : info.symbols())
     if (symbol.rfind("CL", 0) == 0)
