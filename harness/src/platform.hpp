@@ -19,8 +19,9 @@ bool is_terminal(std::FILE *stream);
 // message when Boost.DLL's load fails: Boost.DLL reports only "bad file descriptor".
 std::string library_load_error(const std::filesystem::path &library);
 
-// The stack size threads get by default: RLIMIT_STACK's soft limit, or 2 MiB when it is
-// unlimited (glibc's rule on x86-64, see pthread_create(3)); absent on Windows.
+// The stack threads get by default: RLIMIT_STACK's soft limit, or 2 MiB when it is unlimited
+// (glibc's rule on x86-64, see pthread_create(3)), less what ThreadSanitizer takes of it in a
+// tsan build; absent on Windows.
 std::optional<uint64_t> default_thread_stack_bytes();
 
 // An environment variable, absent when unset or empty.
