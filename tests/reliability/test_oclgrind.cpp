@@ -6,6 +6,8 @@
 #include "harness_support.hpp"
 
 #include "catalogue.hpp"
+#include "runner.hpp"
+#include "tuning.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -39,15 +41,18 @@ struct Checked {
   std::string log;
 };
 
-Checked under_oclgrind(const Step &step) {
-  std::filesystem::path log = std::filesystem::path(MQLCL_TEST_WORK_DIR) / (step.name + ".log");
-  std::filesystem::create_directories(log.parent_path());
+// `cache`: the tuning cache the replay reads (by default one that does not exist: untuned).
+Checked under_oclgrind(const Step &step, const std::string &label = "",
+                       const std::string &cache_file = "no-tuning.json") {
+  std::filesystem::path work = MQLCL_TEST_WORK_DIR;
+  std::filesystem::path log = work / (step.name + label + ".log");
+  std::filesystem::create_directories(work);
   std::filesystem::remove(log);
   ScopedEnvironment library("MQLCL_OPENCL_LIBRARY", std::string(MQLCL_OCLGRIND_RUNTIME));
   ScopedEnvironment races("OCLGRIND_DATA_RACES", std::string("1"));
   ScopedEnvironment api("OCLGRIND_CHECK_API", std::string("1"));
   ScopedEnvironment file("OCLGRIND_LOG", log.string());
-  ScopedEnvironment cache("MQLCL_TUNE_CACHE", (log.parent_path() / "no-tuning.json").string());
+  ScopedEnvironment cache("MQLCL_TUNE_CACHE", (work / cache_file).string());
   Checked checked{harness_test::run_replay(arguments_for(step)), ""};
   if (std::filesystem::exists(log))
     checked.log = harness_test::read_file(log);
@@ -83,4 +88,33 @@ BOOST_AUTO_TEST_CASE(every_kernel_runs_clean_under_oclgrind_but_the_racy_listing
     BOOST_TEST(run.log.empty(), step.name << ": oclgrind reported\n" << run.log.substr(0, 4000));
   }
   BOOST_TEST(checked >= 14u); // the article's nine kernels, the fixed col_local, and steps 11-14
+}
+
+// oclgrind's local memory is dedicated, so untuned, the tuned step runs step 13's tiles there;
+// its own file, the CPU form, is checked through a tuning cache that names it for this device.
+BOOST_AUTO_TEST_CASE(the_tuned_steps_cpu_form_runs_clean_under_oclgrind_too) {
+  const Step &tuned = *find_step(replay_steps(), "matr_mul_tuned");
+  std::string key;
+  {
+    // This process's bridge loads oclgrind's runtime (nothing else here loaded OpenCL before).
+    ScopedEnvironment library("MQLCL_OPENCL_LIBRARY", std::string(MQLCL_OCLGRIND_RUNTIME));
+    Runner runner(harness_test::bridge(), MQLCL_TEST_KERNELS);
+    key = runner.probe_device(MQLCL_USE_ANY).caps.tuning_key;
+  }
+  BOOST_TEST_REQUIRE(key.find("Oclgrind") != std::string::npos, key);
+  std::filesystem::path cache = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "cpu-form.json";
+  std::filesystem::remove(cache);
+  TunedEntry entry;
+  entry.kernel_file = tuned.kernel_file; // matr_mul_tuned.cl
+  entry.params = tuned.params;
+  entry.sizes = {21, 19, 19};
+  entry.measured = "test";
+  store_tuned(cache, key, tuned.name, entry);
+
+  Checked run = under_oclgrind(tuned, "-cpu-form", cache.filename().string());
+  BOOST_TEST(run.outcome.status == 0, run.outcome.out << run.outcome.err);
+  BOOST_TEST(run.outcome.out.find("-DVK=") != std::string::npos, // the CPU form's parameters
+             "not the CPU form:\n"
+                 << run.outcome.out);
+  BOOST_TEST(run.log.empty(), "oclgrind reported\n" << run.log.substr(0, 4000));
 }
