@@ -186,7 +186,6 @@ public:
           cl_.CLSetKernelArgMem(kernel_.get(), 1, b_.get()) != 0 &&
           cl_.CLSetKernelArgMem(kernel_.get(), 2, c_.get()) != 0 && write_inputs();
   }
-  bool ok() const { return ok_; }
 
   std::optional<double> replay() {
     if (!ok_ || !write(c_, zeros_))
@@ -444,9 +443,10 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
       overhead.put("replay_overhead_percent", 100 * (through - direct) / direct);
       overhead.put("replay_bridge_min_s", through_min);
       overhead.put("replay_raw_min_s", direct_min);
+    } else if (!raw_run.available) {
+      fmt::print("  raw replay unavailable: {}\n", raw_run.note);
     } else {
-      fmt::print("  raw replay unavailable: {}\n",
-                 raw_run.available ? bridge.last_error_text() : raw_run.note);
+      fmt::print("  the bridge's replay failed: {}\n", bridge.last_error_text());
     }
     fmt::print("  CLSetKernelArg {:.3f} us, clSetKernelArg {:.3f} us: {:+.3f} us per call\n",
                bridge_call * 1e6, raw_call * 1e6, (bridge_call - raw_call) * 1e6);
