@@ -66,6 +66,16 @@ struct LogAxis {
   }
 };
 
+// A black cross over a point whose product was wrong (with its tooltip when `label` is given).
+std::string wrong_mark(double x, double y, const std::string &label, const std::string &step) {
+  std::string title = label.empty() ? ""
+                                    : fmt::format("<title>{}: {}: wrong product</title>",
+                                                  xml_escape(label), xml_escape(step));
+  return fmt::format("<path class=\"wrong\" d=\"M{0:.1f},{1:.1f} L{2:.1f},{3:.1f} M{0:.1f},{3:.1f} "
+                     "L{2:.1f},{1:.1f}\" stroke=\"black\" stroke-width=\"2\">{4}</path>\n",
+                     x - 6, y - 6, x + 6, y + 6, title);
+}
+
 const char *kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                           "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
@@ -80,6 +90,7 @@ std::vector<ChartSeries> series_from_runs(const std::vector<StepRun> &runs) {
     point.total_s = run.total_seconds.min();
     point.kernel_s = run.kernel_seconds.min();
     point.flops = run.flops();
+    point.wrong = run.status == Status::wrong;
     series_named(all, run.device->name + " (" + run.real_type + ")").points[run.step] = point;
   }
   return all;
@@ -112,6 +123,7 @@ std::vector<ChartSeries> load_results(const std::filesystem::path &file) {
       point.kernel_s = *kernel;
     point.flops = 2.0 * run.get<double>("sizes.rows1", 0) * run.get<double>("sizes.cols2", 0) *
                   run.get<double>("sizes.colsrows", 0);
+    point.wrong = run.get<std::string>("status", "") == "wrong";
     std::string label = file_label;
     if (label.empty())
       label = run.get<std::string>("device.name", "unknown device") + " (" +
@@ -139,6 +151,7 @@ std::vector<ChartSeries> merge_series(std::vector<ChartSeries> series) {
       }
       smaller(found->second.total_s, point.total_s);
       smaller(found->second.kernel_s, point.kernel_s);
+      found->second.wrong = found->second.wrong || point.wrong; // one wrong run marks the step
     }
   }
   return merged;
@@ -258,6 +271,8 @@ std::string chart_svg(const std::vector<ChartSeries> &series,
                              rate          ? "GFLOPS"
                              : kernel_only ? "s (kernel)"
                                            : "s (total)");
+          if (found->second.wrong && !kernel_only)
+            svg += wrong_mark(x, y, series[s].label, short_name(steps[i]));
         }
         flush();
       }
@@ -272,6 +287,10 @@ std::string chart_svg(const std::vector<ChartSeries> &series,
                        lx, ly, lx + 24, colour, lx + 30, ly + 4, xml_escape(series[s].label));
   }
   ly += 16;
+  bool any_wrong = false;
+  for (const ChartSeries &s : series)
+    for (const auto &[name, point] : s.points)
+      any_wrong = any_wrong || point.wrong;
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#444\" "
                      "stroke-width=\"2\"/>\n<text x=\"{3}\" y=\"{4}\">OpenCL total (execute + "
                      "read)</text>\n",
@@ -281,6 +300,12 @@ std::string chart_svg(const std::vector<ChartSeries> &series,
                      "stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n<text x=\"{3}\" "
                      "y=\"{4}\">kernel only (profiling)</text>\n",
                      lx, ly, lx + 24, lx + 30, ly + 4);
+  if (any_wrong) {
+    ly += 20;
+    svg += wrong_mark(lx + 12, ly, "", "");
+    svg += fmt::format("<text x=\"{}\" y=\"{}\">wrong product (failed verification)</text>\n",
+                       lx + 30, ly + 4);
+  }
   svg += "</svg>\n";
   return svg;
 }

@@ -17,6 +17,7 @@ struct ChartPoint {
   std::optional<double> total_s;  // "OpenCL total" (the best of --repeat)
   std::optional<double> kernel_s; // the kernel alone (the best of --repeat)
   double flops = 0;               // 2 * ROWS1 * COLS2 * COLSROWS
+  bool wrong = false;             // the product failed verification: the time of a wrong answer
 };
 
 struct ChartSeries {

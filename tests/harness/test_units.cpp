@@ -654,6 +654,34 @@ BOOST_AUTO_TEST_CASE(variants_outside_the_articles_sequence_are_not_joined_to_it
   BOOST_TEST(circles == 2 * 3);
 }
 
+BOOST_AUTO_TEST_CASE(a_wrong_product_is_crossed_out_on_the_chart_and_in_the_legend) {
+  StepRun wrong = sample_run();
+  wrong.status = Status::wrong;
+  StepRun right = sample_run();
+  right.step = "matr_mul_vect_v3";
+  std::vector<ChartSeries> series = series_from_runs({wrong, right});
+  BOOST_TEST_REQUIRE(series.size() == 1u);
+  BOOST_TEST(series[0].points.at(wrong.step).wrong);
+  BOOST_TEST(!series[0].points.at(right.step).wrong);
+  auto crosses = [](const std::vector<ChartSeries> &drawn) {
+    std::stringstream svg(chart_svg(drawn, {"matr_mul_vect_v2", "matr_mul_vect_v3"}));
+    pt::ptree root;
+    pt::read_xml(svg, root);
+    int count = 0;
+    for (const auto &child : root.get_child("svg"))
+      count += child.first == "path" && child.second.get("<xmlattr>.class", "") == "wrong";
+    return count;
+  };
+  BOOST_TEST(crosses(series) == 2 + 1); // the time and GFLOPS panels, and the legend
+  series[0].points.at(wrong.step).wrong = false;
+  BOOST_TEST(crosses(series) == 0);
+  // A saved run that was wrong keeps its mark when merged with a right one of the same device.
+  ChartSeries saved{"device", {}}, again{"device", {}};
+  saved.points["a"] = ChartPoint{2.0, 1.0, 1, true};
+  again.points["a"] = ChartPoint{1.0, 0.5, 1, false};
+  BOOST_TEST(merge_series({saved, again})[0].points.at("a").wrong);
+}
+
 BOOST_AUTO_TEST_CASE(runs_of_one_device_merge_into_their_best_times) {
   ChartSeries first{"device", {}}, second{"device", {}}, other{"other", {}};
   first.points["a"] = ChartPoint{2.0, 1.0, 1};
