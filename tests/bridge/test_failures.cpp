@@ -5,6 +5,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +25,18 @@ struct Fixture {
 
 std::u16string repeated(char16_t c, size_t n) {
   return std::u16string(n, c);
+}
+
+// Sets (or, with "", unsets) an environment variable of this process.
+void set_environment(const char *name, const char *value) {
+#ifdef _WIN32
+  _putenv_s(name, value);
+#else
+  if (*value != '\0')
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+#endif
 }
 
 } // namespace
@@ -342,6 +356,55 @@ BOOST_AUTO_TEST_CASE(last_error_is_per_thread_and_successes_keep_it) {
   CLResetLastError();
   BOOST_TEST(CLGetLastError() == 0);
   BOOST_TEST(last_error_text() == "no error");
+}
+
+// Inputs the bridge refuses that only the fuzzer used to reach (docs/errors.md listed them as
+// handled but untested).
+BOOST_AUTO_TEST_CASE(inputs_the_fuzzer_reached_first) {
+  Context context = make_context();
+  char16_t log[64] = {};
+  MQLCL_CHECK_FAILS(CLProgramCreateEx(context, nullptr, u"", log, 64), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLProgramCreateEx(context, u"", nullptr, nullptr, 0), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_INVALID_PARAMETER);
+
+  // A host range that would run past the end of the address space, with a valid device range:
+  // refused before the pointer is used.
+  Buffer buffer = make_buffer(context, 64);
+  void *near_the_end = reinterpret_cast<void *>(UINTPTR_MAX - 8);
+  MQLCL_CHECK_FAILS(CLBufferWrite(buffer, near_the_end, 0, 0, 4, 4), 0u,
+                    MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLBufferRead(buffer, near_the_end, 0, 1, 2, 4), 0u,
+                    MQLCL_ERR_INVALID_PARAMETER);
+
+  // CLHandleType never touches the last error, neither a failure's nor a reset one.
+  CLResetLastError();
+  CLContextFree(0);
+  BOOST_TEST(CLHandleType(123456) == MQLCL_OPENCL_INVALID);
+  BOOST_TEST(CLGetLastError() == MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  CLResetLastError();
+  BOOST_TEST(CLHandleType(-7) == MQLCL_OPENCL_INVALID);
+  BOOST_TEST(CLGetLastError() == 0);
+
+  // MQLCL_DEVICE naming no device: read on every CLContextCreate, so it can be set and unset.
+  const char *outside = std::getenv("MQLCL_DEVICE");
+  const std::string chosen = outside != nullptr ? outside : "";
+  set_environment("MQLCL_DEVICE", "no device is called this");
+  MQLCL_CHECK_FAILS(CLContextCreate(MQLCL_USE_ANY), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_OPENCL_SELECTDEVICE);
+  BOOST_TEST(last_error_text().find("MQLCL_DEVICE") != std::string::npos, last_error_text());
+  set_environment("MQLCL_DEVICE", chosen.c_str());
+  Context again(CLContextCreate(MQLCL_USE_ANY));
+  BOOST_TEST(again.get() != MQLCL_INVALID_HANDLE, last_error_text());
+
+  // MQLCL_USE_GPU_DOUBLE_ONLY where no GPU has fp64 (checked only on such a machine).
+  bool gpu_with_fp64 = false;
+  for (int32_t d = 0; d < CLGetInfoInteger(0, MQLCL_CL_DEVICE_COUNT); ++d)
+    gpu_with_fp64 = gpu_with_fp64 || ((CLGetInfoInteger(d, MQLCL_CL_DEVICE_TYPE) & (4 | 8)) != 0 &&
+                                      CLGetInfoInteger(d, MQLCL_CL_DEVICE_DOUBLE_SUPPORT) == 1);
+  if (!gpu_with_fp64)
+    MQLCL_CHECK_FAILS(CLContextCreate(MQLCL_USE_GPU_DOUBLE_ONLY), MQLCL_INVALID_HANDLE,
+                      MQLCL_ERR_OPENCL_SELECTDEVICE);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
