@@ -358,6 +358,33 @@ BOOST_AUTO_TEST_CASE(last_error_is_per_thread_and_successes_keep_it) {
   BOOST_TEST(last_error_text() == "no error");
 }
 
+// Images and samplers: the bridge creates neither, so every setter refuses such arguments.
+BOOST_AUTO_TEST_CASE(image_and_sampler_arguments_are_refused_by_every_setter) {
+  Context context = make_context();
+  CLResetLastError();
+  Program program(CLProgramCreate(context,
+                                  u"__kernel void sample(__read_only image2d_t image, "
+                                  u"sampler_t sampler, __global float *out) {"
+                                  u" out[0] = read_imagef(image, sampler, (int2)(0, 0)).x; }"));
+  if (program.get() == MQLCL_INVALID_HANDLE) {
+    BOOST_TEST_MESSAGE("this device builds no image kernels: " << last_error_text());
+    return;
+  }
+  Kernel kernel = make_kernel(program, u"sample");
+  Buffer buffer = make_buffer(context, 64);
+  const float value = 1.0f;
+  for (uint32_t index : {0u, 1u}) {
+    MQLCL_CHECK_FAILS(CLSetKernelArgMem(kernel, index, buffer), 0,
+                      MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+    BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -50); // CL_INVALID_ARG_VALUE
+    MQLCL_CHECK_FAILS(CLSetKernelArg(kernel, index, &value, sizeof value), 0,
+                      MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+    MQLCL_CHECK_FAILS(CLSetKernelArgMemLocal(kernel, index, 64), 0,
+                      MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+  }
+  BOOST_TEST(CLSetKernelArgMem(kernel, 2, buffer) == 1, last_error_text()); // the buffer is fine
+}
+
 // Inputs the bridge refuses that only the fuzzer used to reach (docs/errors.md listed them as
 // handled but untested).
 BOOST_AUTO_TEST_CASE(inputs_the_fuzzer_reached_first) {
