@@ -1,12 +1,12 @@
 // Every export's failure paths, each with its exact MQL5 failure value and error code.
 #define BOOST_TEST_MODULE bridge_failures
 #include "opencl_device.hpp"
+#include "scoped_environment.hpp"
 #include "test_kernels.hpp"
 
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,18 +25,6 @@ struct Fixture {
 
 std::u16string repeated(char16_t c, size_t n) {
   return std::u16string(n, c);
-}
-
-// Sets (or, with "", unsets) an environment variable of this process.
-void set_environment(const char *name, const char *value) {
-#ifdef _WIN32
-  _putenv_s(name, value);
-#else
-  if (*value != '\0')
-    setenv(name, value, 1);
-  else
-    unsetenv(name);
-#endif
 }
 
 } // namespace
@@ -414,13 +402,12 @@ BOOST_AUTO_TEST_CASE(inputs_the_fuzzer_reached_first) {
   BOOST_TEST(CLGetLastError() == 0);
 
   // MQLCL_DEVICE naming no device: read on every CLContextCreate, so it can be set and unset.
-  const char *outside = std::getenv("MQLCL_DEVICE");
-  const std::string chosen = outside != nullptr ? outside : "";
-  set_environment("MQLCL_DEVICE", "no device is called this");
-  MQLCL_CHECK_FAILS(CLContextCreate(MQLCL_USE_ANY), MQLCL_INVALID_HANDLE,
-                    MQLCL_ERR_OPENCL_SELECTDEVICE);
-  BOOST_TEST(last_error_text().find("MQLCL_DEVICE") != std::string::npos, last_error_text());
-  set_environment("MQLCL_DEVICE", chosen.c_str());
+  {
+    ScopedEnvironment device("MQLCL_DEVICE", std::string("no device is called this"));
+    MQLCL_CHECK_FAILS(CLContextCreate(MQLCL_USE_ANY), MQLCL_INVALID_HANDLE,
+                      MQLCL_ERR_OPENCL_SELECTDEVICE);
+    BOOST_TEST(last_error_text().find("MQLCL_DEVICE") != std::string::npos, last_error_text());
+  }
   Context again(CLContextCreate(MQLCL_USE_ANY));
   BOOST_TEST(again.get() != MQLCL_INVALID_HANDLE, last_error_text());
 

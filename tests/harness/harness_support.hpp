@@ -4,6 +4,7 @@
 #pragma once
 
 #include "bridge.hpp"
+#include "scoped_environment.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -64,32 +65,7 @@ inline std::string read_file(const std::filesystem::path &path) {
   return text.str();
 }
 
-// Sets an environment variable for this process and the programs it starts; restores it after.
-class ScopedEnvironment {
-public:
-  ScopedEnvironment(const char *name, const std::optional<std::string> &value) : name_(name) {
-    if (const char *old = std::getenv(name))
-      old_ = old;
-    set(value);
-  }
-  ~ScopedEnvironment() { set(old_); }
-  ScopedEnvironment(const ScopedEnvironment &) = delete;
-  ScopedEnvironment &operator=(const ScopedEnvironment &) = delete;
-
-private:
-  void set(const std::optional<std::string> &value) {
-#ifdef _WIN32
-    _putenv_s(name_.c_str(), value ? value->c_str() : "");
-#else
-    if (value)
-      setenv(name_.c_str(), value->c_str(), 1);
-    else
-      unsetenv(name_.c_str());
-#endif
-  }
-  std::string name_;
-  std::optional<std::string> old_;
-};
+using mqlcl_test::ScopedEnvironment; // tests/support/scoped_environment.hpp
 
 #ifdef MQLCL_TEST_REPLAY // the tests of the executable
 

@@ -51,24 +51,16 @@ StepRun replay(const std::string &name, const Options &options) {
   return runner().run(*find_step(replay_steps(), name), options, quiet);
 }
 
-void set_environment(const char *name, const std::string &value) {
-#ifdef _WIN32
-  _putenv_s(name, value.c_str());
-#else
-  setenv(name, value.c_str(), 1);
-#endif
-}
-
 // A fresh tuning cache for the duration of a test.
 struct ScratchCache {
   std::filesystem::path path;
-  explicit ScratchCache(const char *name) {
-    path = std::filesystem::path(MQLCL_TEST_WORK_DIR) / name;
+  harness_test::ScopedEnvironment variable;
+  explicit ScratchCache(const char *name)
+      : path(std::filesystem::path(MQLCL_TEST_WORK_DIR) / name),
+        variable("MQLCL_TUNE_CACHE", path.string()) {
     std::filesystem::create_directories(path.parent_path());
     std::filesystem::remove(path);
-    set_environment("MQLCL_TUNE_CACHE", path.string());
   }
-  ~ScratchCache() { set_environment("MQLCL_TUNE_CACHE", ""); }
 };
 
 } // namespace
