@@ -17,9 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 namespace mqlcl::replay {
 
@@ -99,18 +97,16 @@ struct Limit {
   double flops_per_second = 0;
 };
 
-Limit measure_limit(const Bridge &bridge, const std::filesystem::path &kernels, int32_t device,
+Limit measure_limit(const Bridge &bridge, const Runner &runner, int32_t device,
                     const std::string &file, const std::string &options,
                     const std::string &kernel_name, uint32_t global, uint32_t local, double flops,
                     const std::string &name) {
   Limit limit;
   limit.name = name;
   const BridgeApi &cl = bridge.api();
-  std::ifstream in(kernels / "bench" / file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = runner.read_kernel("bench/" + file);
   Handle context(cl.CLContextFree, cl.CLContextCreate(device));
-  Handle program(cl.CLProgramFree, cl.CLProgramCreateEx(context.get(), to_utf16(text.str()).c_str(),
+  Handle program(cl.CLProgramFree, cl.CLProgramCreateEx(context.get(), to_utf16(text).c_str(),
                                                         to_utf16(options).c_str(), nullptr, 0));
   Handle kernel(cl.CLKernelFree, cl.CLKernelCreate(program.get(), to_utf16(kernel_name).c_str()));
   Handle in_buffer(cl.CLBufferFree, cl.CLBufferCreate(context.get(), 4096 * 4, 0));
@@ -165,16 +161,13 @@ double bridge_seconds_per_set_arg(const Bridge &bridge, int32_t device, uint32_t
 // MQL5 call shape: CLBufferWrite A and B, CLExecute, CLBufferRead C.
 class BridgeReplay {
 public:
-  BridgeReplay(const Bridge &bridge, const std::filesystem::path &kernels, int32_t device,
+  BridgeReplay(const Bridge &bridge, const std::string &kernel_source, int32_t device,
                const StepRun &run, const Inputs<float> &in)
       : cl_(bridge.api()), run_(run), in_(in), product_(size_t{run.sizes.rows1} * run.sizes.cols2),
         zeros_(product_.size(), 0.0f) {
-    std::ifstream file(kernels / run.kernel_file, std::ios::binary);
-    std::stringstream text;
-    text << file.rdbuf();
     context_ = Handle(cl_.CLContextFree, cl_.CLContextCreate(device));
     program_ = Handle(cl_.CLProgramFree,
-                      cl_.CLProgramCreateEx(context_.get(), to_utf16(text.str()).c_str(),
+                      cl_.CLProgramCreateEx(context_.get(), to_utf16(kernel_source).c_str(),
                                             to_utf16(run.build_options).c_str(), nullptr, 0));
     kernel_ = Handle(cl_.CLKernelFree, cl_.CLKernelCreate(program_.get(), u"matricesMul"));
     a_ = Handle(cl_.CLBufferFree, cl_.CLBufferCreate(context_.get(), in.first.bytes(), 0));
@@ -242,8 +235,7 @@ pt::ptree samples_tree(const Samples &samples) {
 
 int run_bench_command(const CommandLine &command, const std::vector<Step> &catalogue) {
   Bridge bridge(find_library(command.library));
-  std::filesystem::path kernels = find_kernels(command.kernels);
-  Runner runner(bridge, kernels);
+  Runner runner(bridge, find_kernels(command.kernels));
   DeviceInfo device = runner.probe_device(command.options.device);
   const bool gpu_tensor = is_nvidia_tensor_capable(device.caps);
   const bool cpu = device.type == "CPU";
@@ -281,7 +273,7 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
   // CPUs: their SIMD width, and long enough runs (tens of ms) for clocks to settle.
   const uint32_t fp32_global = device.caps.compute_units * (cpu ? 64 : 2048);
   const uint32_t vector_width = cpu ? 16 : 4, iterations = cpu ? 16384 : 4096;
-  Limit fp32 = measure_limit(bridge, kernels, device.ordinal, "peak_fp32.cl",
+  Limit fp32 = measure_limit(bridge, runner, device.ordinal, "peak_fp32.cl",
                              fmt::format("-DVW={} -DITERATIONS={}", vector_width, iterations),
                              "peak_fp32", fp32_global, cpu ? 64 : 256,
                              double(fp32_global) * iterations * 16 * vector_width * 2,
@@ -290,7 +282,7 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
   if (gpu_tensor) {
     const uint32_t global = device.caps.compute_units * 2048;
     all_limits.push_back(measure_limit(
-        bridge, kernels, device.ordinal, "peak_tf32_mma.cl", "", "peak_tf32_mma", global, 256,
+        bridge, runner, device.ordinal, "peak_tf32_mma.cl", "", "peak_tf32_mma", global, 256,
         double(global / 32) * 4096 * 8 * 2048, "TF32 mma.sync limit (ours)"));
   }
   fmt::print("\ndevice limits\n");
@@ -409,16 +401,14 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
   // varies by more than the kernel between phases of a process), and one call measured alone.
   if (overhead_run && raw.ok()) {
     const StepRun &run = *overhead_run;
-    std::ifstream file(kernels / run.kernel_file, std::ios::binary);
-    std::stringstream text;
-    text << file.rdbuf();
+    const std::string source = runner.read_kernel(run.kernel_file);
     const uint32_t n = run.sizes.rows1;
     const uint32_t pairs = std::max<uint32_t>(repeat, 21);
     GemmProblem problem{n, n, n, &overhead_inputs->first.data, &overhead_inputs->second.data};
-    BridgeReplay through_bridge(bridge, kernels, device.ordinal, run, *overhead_inputs);
+    BridgeReplay through_bridge(bridge, source, device.ordinal, run, *overhead_inputs);
     Samples bridge_replays;
     AnchorResult raw_run = raw.raw_replay(
-        text.str(), run.build_options + " -cl-kernel-arg-info", problem, run.geometry.work_dim,
+        source, run.build_options + " -cl-kernel-arg-info", problem, run.geometry.work_dim,
         run.geometry.global.data(), run.geometry.local.data(), pairs, [&](bool counted) {
           std::optional<double> seconds = through_bridge.replay();
           if (seconds && counted)

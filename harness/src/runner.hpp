@@ -121,6 +121,9 @@ public:
   // What the bridge says of a device (a context is created and freed to ask).
   DeviceInfo probe_device(int32_t device) const;
 
+  // The text of `file` in the kernels directory; throws Error(bad_input) when it is missing.
+  std::string read_kernel(const std::string &file) const;
+
   // The -D options a step is built with at `padded` sizes.
   static std::string build_options(const Step &step, const Sizes &padded, bool double_precision);
 
@@ -130,7 +133,6 @@ private:
   template <class T>
   void host_only(const Step &step, const Options &options, Observer &observer, StepRun &run);
   DeviceInfo read_device(int32_t context) const;
-  std::string read_kernel(const std::string &file) const;
   template <class T>
   std::shared_ptr<const Reference> reference_for(const Options &options, const Inputs<T> &inputs);
 
