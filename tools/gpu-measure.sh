@@ -12,6 +12,8 @@
 #   tune      `mqlcl-replay tune` for the tuned and tensor-core steps at 4096 (OUT/tuning.json;
 #             TUNE_STEPS="STEP ..." to tune only those)
 #   bench     `mqlcl-replay bench` at 2000, 4096 and 8192: bench-gpu.json
+#   variants  one replay per line of the file $VARIANTS, "STEP SIZE [NAME=VALUE ...]": kernel
+#             parameters tried side by side (CSV rows, with each kernel's build options)
 # The tuning cache is OUT/tuning.json; copy an earlier one there to reuse it.
 set -uo pipefail
 bin=$(realpath "$1") out=$(realpath "$2")
@@ -87,6 +89,15 @@ for phase in "$@"; do
       step "tune $name"
       "$replay" tune "$name" --device 0 --size 4096 2>"$out/tune-$name.log"
     done
+    ;;
+  variants)
+    while read -r name size params; do
+      [[ -z $name || $name == \#* ]] && continue
+      step "$name $size $params"
+      args=()
+      for p in $params; do args+=(--param "$p"); done
+      "$replay" "$name" --device 0 --size "$size" --no-cpu --repeat 3 --format csv "${args[@]}"
+    done <"${VARIANTS:?variants needs VARIANTS=FILE}"
     ;;
   bench)
     step bench
