@@ -1,18 +1,27 @@
 // Step 15 (beyond the article): the product on NVIDIA tensor cores, through inline PTX.
 //
-// MODE 3 (3xTF32) keeps FP32 accuracy: each operand is split into a TF32 head and a TF32 tail,
-// a = a_hi + a_lo, and C = a_hi*b_hi + a_hi*b_lo + a_lo*b_hi (a_lo*b_lo is below FP32's
-// precision). Tensor cores round their sums toward zero, so the products of one K slice go into
-// a scratch accumulator that starts at zero, and that is added into the FP32 accumulator with an
-// ordinary, round-to-nearest addition after every slice (Ootomo and Yokota, 2022).
+// MODE 3 (3xTF32) keeps FP32 accuracy: each operand is split into a TF32 head and a tail,
+// a = a_hi + a_lo (a_hi is a with its 13 low mantissa bits cleared, so a_lo is exact and below
+// 2^-10 a), and C = a_hi*b_hi + a_hi*b_lo + a_lo*b_hi (a_lo*b_lo is below FP32's precision).
+// Tensor cores round their sums toward zero, so the products of FLUSH slices of K go into a
+// scratch accumulator that starts at zero, and that is added into the FP32 accumulator with an
+// ordinary, round-to-nearest addition (Ootomo and Yokota, 2022).
+// MODE 2 is the same split with the two small terms on BF16 tensor cores: a_hi*b_lo + a_lo*b_hi
+// is one m16n8k16 BF16 product over the pairs (a_hi, a_lo) and (b_lo, b_hi), which the H100
+// runs at twice the TF32 rate. The terms are below 2^-10 of each product, so rounding their
+// factors to BF16's 8 bits costs about 2^-18 of it: FP32-level accuracy from two tensor-core
+// products instead of three.
 // MODE 1 (plain TF32) multiplies the heads only: relative errors near 1e-3, for users who accept
 // them. Needs mma.sync with TF32 (compute capability 8.0 or later) and NVIDIA's OpenCL compiler,
 // which accepts inline PTX; the host checks both before building this file.
 //
 // Layouts as the article's later steps: in1 = A, ROWS1 x COLSROWS, row-major; in2 = B,
 // COLSROWS x COLS2, column-major; out = C, ROWS1 x COLS2, row-major. Both operands are
-// K-contiguous, which is exactly what mma.m16n8k8.row.col wants, so tiles are staged in local
-// memory as they are in global memory. Any sizes: loads past an edge read zeros.
+// K-contiguous, which is what mma's row.col operands want, so tiles go to local memory as they
+// are in global memory: with cp.async, straight from global memory without passing through
+// registers, STAGES slices in flight. Rows of a tile are 16-byte chunks permuted by an XOR of the
+// row (no padding), so the ldmatrix reads of 8 rows hit 8 different bank groups. Any sizes:
+// loads past an edge read zeros.
 //
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 
@@ -25,7 +34,7 @@
 #ifndef COLS2
 #define COLS2 2000
 #endif
-#ifndef MODE // 3: 3xTF32 (FP32 accuracy), 1: plain TF32
+#ifndef MODE // 3: 3xTF32, 2: TF32 + BF16 corrections (both FP32 accuracy), 1: plain TF32
 #define MODE 3
 #endif
 #ifndef BM
@@ -40,11 +49,17 @@
 #ifndef WM // rows of C per warp, a multiple of 16
 #define WM 64
 #endif
-#ifndef WN // columns of C per warp, a multiple of 8
+#ifndef WN // columns of C per warp, a multiple of 16
 #define WN 32
+#endif
+#ifndef STAGES // slices of K in local memory at once, 2 or more
+#define STAGES 2
 #endif
 #ifndef GROUP_M
 #define GROUP_M 8
+#endif
+#ifndef FLUSH // MODE 2 and 3: slices summed on the tensor cores before an FP32 addition
+#define FLUSH 4
 #endif
 
 #define M_ ROWS1
@@ -54,49 +69,117 @@
 #define THREADS (WARPS * 32)
 #define MT (WM / 16) // mma tiles per warp along M
 #define NT (WN / 8)  // and along N
-#define LDS (BK + 4) // local row stride: fragment reads hit 32 different banks
-#define A_LOADS (BM * BK / 4 / THREADS)
-#define B_LOADS (BN * BK / 4 / THREADS)
+#define CHUNKS (BK / 4) // 16-byte chunks per tile row
+#define A_COPIES (BM * CHUNKS / THREADS)
+#define B_COPIES (BN * CHUNKS / THREADS)
 
-#if (BM % WM) || (BN % WN) || (WM % 16) || (WN % 8) || (BK % 8)
-#error "BM, BN must be multiples of WM, WN; WM of 16, WN and BK of 8"
+#if (BM % WM) || (BN % WN) || (WM % 16) || (WN % 16) || (BK % 8) || STAGES < 2
+#error "BM, BN must be multiples of WM, WN; WM and WN of 16, BK of 8; STAGES at least 2"
 #endif
-#if (BM * BK / 4) % THREADS || (BN * BK / 4) % THREADS
-#error "the A and B tiles must split evenly into float4 loads over the work-group"
+#if (BM * CHUNKS) % THREADS || (BN * CHUNKS) % THREADS
+#error "the A and B tiles must split evenly into 16-byte copies over the work-group"
 #endif
 
-// Round to TF32 (10 explicit mantissa bits), to nearest, ties away from zero.
-inline uint to_tf32(float x) {
-  uint r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-  return r;
-}
+// Float k of tile row r: chunk k/4 of the row is stored at chunk (k/4) ^ (the row's group), so
+// the 8 rows one ldmatrix phase reads (and 8 rows of a fragment's scalar reads) never share a bank.
+#if CHUNKS >= 8
+#define SWIZZLE(r) ((r) % CHUNKS)
+#else
+#define SWIZZLE(r) (((r) / (8 / CHUNKS)) % CHUNKS)
+#endif
+#define TILE_AT(r, k) ((r) * BK + ((((k) >> 2) ^ SWIZZLE(r)) << 2) + ((k) & 3))
 
-// d += a * b for one 16x8x8 tile, a warp-wide operation.
+// A __local pointer as the 32-bit .shared address that cp.async and ldmatrix take.
+inline uint shared_address(const __local float *p) { return (uint)(size_t)p; }
+
+// TF32 rounding on the integer pipe: tensor cores ignore the 13 low mantissa bits of a TF32
+// operand, so adding half of their weight is rounding to nearest (ties away from zero), what
+// cvt.rna.tf32.f32 does on the slower conversion unit. (An infinite input turns into a NaN.)
+inline uint tf32_operand(float x) { return as_uint(x) + 0x1000u; }
+// The TF32 head of x, truncated: one logical operation, and x - head is exact (below 2^-10 x).
+inline uint tf32_head(float x) { return as_uint(x) & 0xffffe000u; }
+
+// d += a * b for one 16x8x8 TF32 tile, a warp-wide operation.
 inline void mma_tf32(float4 *d, const uint a[4], const uint b[2]) {
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
                "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
                : "+f"(d->x), "+f"(d->y), "+f"(d->z), "+f"(d->w)
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-inline float4 load_k4(const __global float *matrix, int line, int lines, int k) {
-#if K_ % 4 == 0
-  if (line < lines && k < K_)
-    return *(const __global float4 *)(matrix + (size_t)line * K_ + k);
-  return (float4)(0);
+// d += a * b for one 16x8x16 BF16 tile.
+inline void mma_bf16(float4 *d, const uint a[4], const uint b[2]) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(d->x), "+f"(d->y), "+f"(d->z), "+f"(d->w)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// Two floats as a BF16 pair, rounded to nearest, in one conversion: `low` in the low half (the
+// element with the smaller K).
+inline uint bf16_pair(float low, float high) {
+  uint r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(high), "f"(low));
+  return r;
+}
+
+// Four 8x4 tiles of 32-bit elements, one row address per lane (lanes 8i..8i+7 give tile i):
+// lane l receives element (l/4, l%4) of each tile.
+inline void load_matrices(uint r[4], const __local float *row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(shared_address(row)));
+}
+
+// 16 bytes from `src` to local memory, or zeros when `in` is false (then nothing is read).
+inline void copy_chunk(__local float *dst, const __global float *src, bool in) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared_address(dst)),
+               "l"(src), "r"(in ? 16 : 0)
+               : "memory");
+}
+
+// One float, for rows that are not 16-byte aligned (K not a multiple of 4).
+inline void copy_float(__local float *dst, const __global float *src, bool in) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(shared_address(dst)),
+               "l"(src), "r"(in ? 4 : 0)
+               : "memory");
+}
+
+inline void copies_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
+
+// Waits until at most STAGES - 2 groups of copies are still in flight.
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+#if STAGES == 2
+#define IN_FLIGHT 0
+#elif STAGES == 3
+#define IN_FLIGHT 1
+#elif STAGES == 4
+#define IN_FLIGHT 2
 #else
-  const __global float *p = matrix + (size_t)line * K_ + k;
-  bool in = line < lines;
-  return (float4)(in && k < K_ ? p[0] : 0, in && k + 1 < K_ ? p[1] : 0,
-                  in && k + 2 < K_ ? p[2] : 0, in && k + 3 < K_ ? p[3] : 0);
+#error "STAGES is 2, 3 or 4"
+#endif
+inline void copies_wait(void) {
+  asm volatile("cp.async.wait_group " STRINGIFY(IN_FLIGHT) ";" ::: "memory");
+}
+
+// Chunk c of row `row` of a K-contiguous matrix with `lines` rows, into a tile slot.
+inline void copy_tile_chunk(__local float *dst, const __global float *matrix, int row, int lines,
+                            int k) {
+  const bool row_in = row < lines;
+  const __global float *src = matrix + (size_t)(row_in ? row : 0) * K_;
+#if K_ % 4 == 0
+  copy_chunk(dst, src + (k < K_ ? k : 0), row_in && k < K_);
+#else
+  for (int e = 0; e < 4; ++e)
+    copy_float(dst + e, src + (k + e < K_ ? k + e : 0), row_in && k + e < K_);
 #endif
 }
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
 matricesMul(__global const float *in1, __global const float *in2, __global float *out) {
-  __local float As[2][BM][LDS] __attribute__((aligned(16)));
-  __local float Bs[2][BN][LDS] __attribute__((aligned(16)));
+  __local float As[STAGES * BM * BK] __attribute__((aligned(128)));
+  __local float Bs[STAGES * BN * BK] __attribute__((aligned(128)));
 
   const int blocks_m = (M_ + BM - 1) / BM, blocks_n = (N_ + BN - 1) / BN;
   const int block = get_group_id(0);
@@ -108,129 +191,156 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 
   const int tid = get_local_id(0), lane = tid % 32, warp = tid / 32;
   const int warp_m = warp / (BN / WN) * WM, warp_n = warp % (BN / WN) * WN;
-  const int g = lane / 4, t = lane % 4; // the mma fragment coordinates of this lane
 
   float4 acc[MT][NT];
-  #pragma unroll
+#pragma unroll
   for (int i = 0; i < MT; ++i)
-    #pragma unroll
+#pragma unroll
     for (int j = 0; j < NT; ++j)
       acc[i][j] = (float4)(0);
 
-  float4 a_next[A_LOADS], b_next[B_LOADS];
-#define LOAD_SLICE(k0)                                                                             \
-  for (int l = 0; l < A_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS;                                                                     \
-    a_next[l] = load_k4(in1, block_m + u / (BK / 4), M_, (k0) + (u % (BK / 4)) * 4);               \
-  }                                                                                                \
-  for (int l = 0; l < B_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS;                                                                     \
-    b_next[l] = load_k4(in2, block_n + u / (BK / 4), N_, (k0) + (u % (BK / 4)) * 4);               \
-  }
-// MODE 1 rounds to TF32 once per element here, not once per fragment read; MODE 3 keeps the
-// FP32 values, because the tails need them.
-#if MODE == 1
-#define STAGED(v) as_float4((uint4)(to_tf32(v.x), to_tf32(v.y), to_tf32(v.z), to_tf32(v.w)))
-#else
-#define STAGED(v) (v)
+#if MODE != 1
+  // Products of FLUSH slices, summed by the tensor cores (rounding toward zero) before they go
+  // into acc: the truncation then costs about 2^-24 of a part of the sum, not of all of it.
+  float4 part[MT][NT];
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+      part[i][j] = (float4)(0);
 #endif
-#define STORE_SLICE(buf)                                                                           \
-  for (int l = 0; l < A_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS;                                                                     \
-    *(__local float4 *)&As[buf][u / (BK / 4)][(u % (BK / 4)) * 4] = STAGED(a_next[l]);             \
-  }                                                                                                \
-  for (int l = 0; l < B_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS;                                                                     \
-    *(__local float4 *)&Bs[buf][u / (BK / 4)][(u % (BK / 4)) * 4] = STAGED(b_next[l]);             \
-  }
 
   const int slices = (K_ + BK - 1) / BK;
-  LOAD_SLICE(0)
-  STORE_SLICE(0)
-  barrier(CLK_LOCAL_MEM_FENCE);
+  // Slice s goes to stage s % STAGES; a group of copies is committed for every slice, empty past
+  // the end, so the wait below always counts the same way.
+#define COPY_SLICE(s)                                                                              \
+  {                                                                                                \
+    const int stage = (s) % STAGES, k0 = (s) * BK;                                                 \
+    if ((s) < slices) {                                                                            \
+      _Pragma("unroll") for (int l = 0; l < A_COPIES; ++l) {                                       \
+        const int u = tid + l * THREADS, r = u / CHUNKS, k = (u % CHUNKS) * 4;                     \
+        copy_tile_chunk(&As[stage * BM * BK + TILE_AT(r, k)], in1, block_m + r, M_, k0 + k);       \
+      }                                                                                            \
+      _Pragma("unroll") for (int l = 0; l < B_COPIES; ++l) {                                       \
+        const int u = tid + l * THREADS, r = u / CHUNKS, k = (u % CHUNKS) * 4;                     \
+        copy_tile_chunk(&Bs[stage * BN * BK + TILE_AT(r, k)], in2, block_n + r, N_, k0 + k);       \
+      }                                                                                            \
+    }                                                                                              \
+    copies_commit();                                                                               \
+  }
+
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s)
+    COPY_SLICE(s)
+
+  // This lane's row addresses for ldmatrix: tiles of A as (rows 0-7, k 0-3), (rows 8-15, k 0-3),
+  // (rows 0-7, k 4-7), (rows 8-15, k 4-7): the m16n8k8 A fragment; two tiles of B as
+  // (columns 0-7, k 0-3), (0-7, k 4-7), (8-15, k 0-3), (8-15, k 4-7): two B fragments.
+  const int a_row = warp_m + lane % 8 + (lane / 8) % 2 * 8, a_k = lane / 16 * 4;
+  const int b_row = warp_n + lane % 8 + lane / 16 * 8, b_k = (lane / 8) % 2 * 4;
 
   for (int s = 0; s < slices; ++s) {
-    const int buf = s & 1;
-    if (s + 1 < slices) {
-      LOAD_SLICE((s + 1) * BK)
-    }
-#if MODE == 3
-    float4 part[MT][NT];
-    #pragma unroll
-    for (int i = 0; i < MT; ++i)
-      #pragma unroll
-      for (int j = 0; j < NT; ++j)
-        part[i][j] = (float4)(0);
-#define SLICE_ACC part
-#else
-#define SLICE_ACC acc
-#endif
+    copies_wait();
+    barrier(CLK_LOCAL_MEM_FENCE); // slice s is in place; stage (s-1) % STAGES is free again
+    COPY_SLICE(s + STAGES - 1)
+
+    const __local float *as = As + (s % STAGES) * BM * BK;
+    const __local float *bs = Bs + (s % STAGES) * BN * BK;
 #pragma unroll
     for (int k = 0; k < BK; k += 8) {
-      uint a_hi[MT][4], b_hi[NT][2];
-#if MODE == 3
-      uint a_lo[MT][4], b_lo[NT][2];
-#endif
-      #pragma unroll
-      for (int i = 0; i < MT; ++i) {
-        const int r = warp_m + i * 16 + g;
-        const float v[4] = {As[buf][r][k + t], As[buf][r + 8][k + t], As[buf][r][k + t + 4],
-                            As[buf][r + 8][k + t + 4]};
-        #pragma unroll
-        for (int q = 0; q < 4; ++q) {
-#if MODE == 1
-          a_hi[i][q] = as_uint(v[q]); // rounded when staged
-#else
-          a_hi[i][q] = to_tf32(v[q]);
-          a_lo[i][q] = to_tf32(v[q] - as_float(a_hi[i][q]));
-#endif
-        }
-      }
-      #pragma unroll
-      for (int j = 0; j < NT; ++j) {
-        const int c = warp_n + j * 8 + g;
-        const float v[2] = {Bs[buf][c][k + t], Bs[buf][c][k + t + 4]};
-        #pragma unroll
-        for (int q = 0; q < 2; ++q) {
-#if MODE == 1
-          b_hi[j][q] = as_uint(v[q]);
-#else
-          b_hi[j][q] = to_tf32(v[q]);
-          b_lo[j][q] = to_tf32(v[q] - as_float(b_hi[j][q]));
-#endif
-        }
-      }
-      #pragma unroll
+      uint a[MT][4], b[NT][2];
+#pragma unroll
       for (int i = 0; i < MT; ++i)
-        #pragma unroll
-        for (int j = 0; j < NT; ++j) {
+        load_matrices(a[i], &as[TILE_AT(a_row + i * 16, k + a_k)]);
+#pragma unroll
+      for (int j = 0; j < NT; j += 2) {
+        uint r[4];
+        load_matrices(r, &bs[TILE_AT(b_row + j * 8, k + b_k)]);
+        b[j][0] = r[0];
+        b[j][1] = r[1];
+        b[j + 1][0] = r[2];
+        b[j + 1][1] = r[3];
+      }
+#if MODE == 1
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          a[i][q] = tf32_operand(as_float(a[i][q]));
+#pragma unroll
+      for (int j = 0; j < NT; ++j)
+#pragma unroll
+        for (int q = 0; q < 2; ++q)
+          b[j][q] = tf32_operand(as_float(b[j][q]));
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+          mma_tf32(&acc[i][j], a[i], b[j]);
+#else
+      // Heads in a and b, tails (MODE 3) or BF16 pairs (MODE 2) in a_lo and b_lo.
+      uint a_lo[MT][4], b_lo[NT][2];
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const float x = as_float(a[i][q]);
+          a[i][q] = tf32_head(x);
+          const float tail = x - as_float(a[i][q]);
 #if MODE == 3
-          mma_tf32(&SLICE_ACC[i][j], a_lo[i], b_hi[j]); // small terms first
-          mma_tf32(&SLICE_ACC[i][j], a_hi[i], b_lo[j]);
+          a_lo[i][q] = tf32_operand(tail);
+#else
+          a_lo[i][q] = bf16_pair(as_float(a[i][q]), tail); // K order: head, then tail
 #endif
-          mma_tf32(&SLICE_ACC[i][j], a_hi[i], b_hi[j]);
+        }
+#pragma unroll
+      for (int j = 0; j < NT; ++j)
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+          const float x = as_float(b[j][q]);
+          b[j][q] = tf32_head(x);
+          const float tail = x - as_float(b[j][q]);
+#if MODE == 3
+          b_lo[j][q] = tf32_operand(tail);
+#else
+          b_lo[j][q] = bf16_pair(tail, as_float(b[j][q])); // pairs a_hi with b_lo, a_lo with b_hi
+#endif
+        }
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+#if MODE == 3 // small terms first
+          mma_tf32(&part[i][j], a_lo[i], b[j]);
+          mma_tf32(&part[i][j], a[i], b_lo[j]);
+#else
+          mma_bf16(&part[i][j], a_lo[i], b_lo[j]);
+#endif
+          mma_tf32(&part[i][j], a[i], b[j]);
+        }
+#endif
+    }
+#if MODE != 1
+    if ((s + 1) % FLUSH == 0 || s + 1 == slices) {
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          acc[i][j] += part[i][j]; // round-to-nearest FP32 additions
+          part[i][j] = (float4)(0);
         }
     }
-#if MODE == 3
-    #pragma unroll
-    for (int i = 0; i < MT; ++i)
-      #pragma unroll
-      for (int j = 0; j < NT; ++j)
-        acc[i][j] += part[i][j]; // round-to-nearest FP32 additions
 #endif
-    if (s + 1 < slices) {
-      STORE_SLICE(buf ^ 1)
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
   }
 
   // Each lane holds C(g, 2t..2t+1) and C(g+8, 2t..2t+1) of every 16x8 tile.
-  #pragma unroll
+  const int g = lane / 4, t = lane % 4;
+#pragma unroll
   for (int i = 0; i < MT; ++i)
-    #pragma unroll
+#pragma unroll
     for (int j = 0; j < NT; ++j) {
       const int col = block_n + warp_n + j * 8 + 2 * t;
-      #pragma unroll
+#pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int row = block_m + warp_m + i * 16 + g + 8 * h;
         const float2 v = h == 0 ? acc[i][j].xy : acc[i][j].zw;

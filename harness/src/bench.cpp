@@ -247,6 +247,7 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     if (gpu_tensor) {
       steps.push_back("matr_mul_tf32");
       steps.push_back("matr_mul_3xtf32");
+      steps.push_back("matr_mul_tf32_bf16");
     }
   }
   std::vector<uint32_t> sizes = command.bench_sizes;

@@ -129,14 +129,14 @@ bool double_buffered_valid(const Params &p, const DeviceCaps &device) {
 
 bool warp_tiles_valid(const Params &p, const DeviceCaps &device) {
   int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
-  int64_t wm = param_or(p, "WM", 0), wn = param_or(p, "WN", 0);
+  int64_t wm = param_or(p, "WM", 0), wn = param_or(p, "WN", 0), stages = param_or(p, "STAGES", 2);
   if (bm <= 0 || bn <= 0 || bk <= 0 || wm <= 0 || wn <= 0 || bm % wm || bn % wn || wm % 16 ||
-      wn % 8 || bk % 8)
+      wn % 16 || bk % 8 || stages < 2 || stages > 4)
     return false;
   int64_t threads = (bm / wm) * (bn / wn) * 32;
   if ((bm * bk / 4) % threads || (bn * bk / 4) % threads)
     return false;
-  uint64_t local = static_cast<uint64_t>(2 * (bm + bn) * (bk + 4) * 4);
+  uint64_t local = static_cast<uint64_t>(stages * (bm + bn) * bk * 4);
   return fits(p, device, local, static_cast<uint64_t>(threads));
 }
 
@@ -213,6 +213,9 @@ std::vector<Step> beyond_the_article() {
   tuned.resolve = resolve_tuned_step;
   steps.push_back(tuned);
 
+  // Defaults measured on an H100 (docs/performance.md): 128 x 128 tiles in three stages for
+  // TF32; 128 x 64 tiles with 32-deep slices for the split modes, whose conversions leave the
+  // tensor cores waiting unless fewer barriers share out the slices.
   Step tf32 = base;
   tf32.name = "matr_mul_tf32";
   tf32.source = "beyond the article, step 15: NVIDIA tensor cores through inline PTX (TF32)";
@@ -220,12 +223,10 @@ std::vector<Step> beyond_the_article() {
                 "errors near 1e-3, for users who accept them";
   tf32.kernel_file = "matr_mul_tf32.cl";
   tf32.geometry = warp_tiles_1d;
-  tf32.params = {{"MODE", 1}, {"BM", 128}, {"BN", 128}, {"BK", 16}, {"WM", 64}, {"WN", 64}};
-  tf32.tunables = {{"BM", {64, 128, 256}},
-                   {"BN", {64, 128, 256}},
-                   {"BK", {8, 16}},
-                   {"WM", {32, 64}},
-                   {"WN", {32, 64}}};
+  tf32.params = {{"MODE", 1}, {"BM", 128}, {"BN", 128},   {"BK", 16},
+                 {"WM", 64},  {"WN", 64},  {"STAGES", 3}, {"FLUSH", 4}};
+  tf32.tunables = {{"BM", {64, 128, 256}}, {"BN", {64, 128, 256}}, {"BK", {16, 32}},
+                   {"WM", {32, 64}},       {"WN", {32, 64}},       {"STAGES", {2, 3}}};
   tf32.params_valid = warp_tiles_valid;
   tf32.requirement = Requirement::nvidia_tensor_cores;
   tf32.product_rounding = 1.0 / 1024; // two inputs rounded to 2^-11 each
@@ -239,9 +240,19 @@ std::vector<Step> beyond_the_article() {
   tf32x3.change = "each input split into TF32 head and tail, three products per pair, slices "
                   "summed outside the tensor cores: FP32-level accuracy";
   tf32x3.variant_of = "matr_mul_tf32";
-  tf32x3.params = {{"MODE", 3}, {"BM", 128}, {"BN", 128}, {"BK", 16}, {"WM", 64}, {"WN", 32}};
+  tf32x3.params = {{"MODE", 3}, {"BM", 128}, {"BN", 64},    {"BK", 32},
+                   {"WM", 32},  {"WN", 64},  {"STAGES", 2}, {"FLUSH", 4}};
   tf32x3.product_rounding = 0;
   steps.push_back(tf32x3);
+
+  Step bf16 = tf32x3;
+  bf16.name = "matr_mul_tf32_bf16";
+  bf16.source = "beyond the article, step 15: TF32 heads and BF16 corrections, FP32 accuracy";
+  bf16.change = "3xTF32's split with the two small products as one BF16 product at twice the "
+                "rate: two tensor-core products per pair, FP32-level accuracy";
+  bf16.params = {{"MODE", 2}, {"BM", 128}, {"BN", 64},    {"BK", 32},
+                 {"WM", 64},  {"WN", 32},  {"STAGES", 2}, {"FLUSH", 4}};
+  steps.push_back(bf16);
   return steps;
 }
 
