@@ -1,12 +1,23 @@
 // Buffers. Every transfer is range-checked against the buffer's size and the caller's array
-// before OpenCL sees it, so nothing is read or written out of bounds.
+// before OpenCL sees it, so nothing is read or written out of bounds. Large transfers to a
+// discrete GPU pass through the context's pinned staging slots (objects.hpp, Staging).
 #include "boundary.hpp"
 #include "cl_api.hpp"
 #include "objects.hpp"
+#include "os_library.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdint>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 using namespace mqlcl;
 
@@ -65,6 +76,245 @@ Transfer check_transfer(const char *function, int32_t buffer_handle, const void 
                   static_cast<size_t>(host_offset)};
 }
 
+// ---- Pinned staging -----------------------------------------------------------------------
+//
+// A staged transfer splits into chunks of one slot each. Chunk c goes to lane c % lanes; each
+// lane is a thread of its own with two slots, alternating between them so that its copy of one
+// chunk overlaps the DMA of its previous one. Several lanes are needed because the host copy is
+// the bottleneck: on an H100's host one thread copies about 8-10 GB/s, the DMA of pinned memory
+// runs at 45-55 GB/s (docs/api.md has the figures).
+
+enum class StagingMode { automatic, on, off };
+
+// MQLCL_STAGING, read once per process: auto (the default: large transfers on discrete GPUs),
+// on (every transfer, on any device: lets the tests run the staged path on PoCL) or off.
+StagingMode staging_mode() {
+  static const StagingMode mode = [] {
+    std::string value = os::environment("MQLCL_STAGING");
+    if (value == "on" || value == "1")
+      return StagingMode::on;
+    if (value == "off" || value == "0")
+      return StagingMode::off;
+    return StagingMode::automatic;
+  }();
+  return mode;
+}
+
+bool staging_pays_off(const Context &context, size_t bytes) {
+  switch (staging_mode()) {
+  case StagingMode::on:
+    return true;
+  case StagingMode::off:
+    return false;
+  case StagingMode::automatic:
+    break;
+  }
+  const Device &device = *context.device;
+  return bytes >= Staging::kThresholdBytes && (device.type & CL_DEVICE_TYPE_GPU) != 0 &&
+         !device.host_unified_memory;
+}
+
+// Creates and maps the slots on first use, with the staging lock held. Any failure leaves the
+// context on the direct path for good, instead of failing the user's call.
+bool staging_ready(Context &context) {
+  Staging &staging = context.staging;
+  if (staging.state != Staging::State::untried)
+    return staging.state == Staging::State::ready;
+  staging.state = Staging::State::unavailable;
+  staging.slots.resize(Staging::lane_count() * Staging::kSlotsPerLane);
+  const ClApi &cl = cl_api();
+  for (StagingSlot &slot : staging.slots) {
+    cl_int status = CL_SUCCESS;
+    slot.memory = cl.clCreateBuffer(context.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
+                                    Staging::kSlotBytes, nullptr, &status);
+    void *host = nullptr;
+    if (status == CL_SUCCESS && slot.memory != nullptr)
+      host = cl.clEnqueueMapBuffer(context.queue, slot.memory, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                   0, Staging::kSlotBytes, 0, nullptr, nullptr, &status);
+    if (status != CL_SUCCESS || host == nullptr) {
+      release_staging_slots(context.queue, staging);
+      staging.slots.clear();
+      return false;
+    }
+    slot.host = static_cast<char *>(host);
+  }
+  staging.state = Staging::State::ready;
+  return true;
+}
+
+// The events of one lane's transfers in flight, one per slot. However the lane ends, it leaves no
+// command still using its slots: the next call (from any thread) may refill them at once.
+class LaneEvents {
+public:
+  explicit LaneEvents(cl_command_queue queue) : queue_(queue) {}
+  LaneEvents(const LaneEvents &) = delete;
+  LaneEvents &operator=(const LaneEvents &) = delete;
+  ~LaneEvents() {
+    bool unfinished = failed_;
+    for (size_t index = 0; index < events_.size(); ++index)
+      if (events_[index] != nullptr) {
+        unfinished = true;
+        finish(index);
+      }
+    if (unfinished)
+      cl_.clFinish(queue_); // a failed wait may leave a transfer running; this one waits it out
+  }
+
+  bool pending(size_t index) const { return events_[index] != nullptr; }
+  cl_event *slot(size_t index) { return &events_[index]; }
+
+  // Waits until the slot's transfer is done; throws Failure(code) naming `call` if it failed.
+  void wait(size_t index, const char *call, int32_t code) {
+    if (events_[index] == nullptr)
+      return;
+    cl_int status = finish(index);
+    failed_ = failed_ || status != CL_SUCCESS;
+    check_cl(status, call, code);
+  }
+
+private:
+  cl_int finish(size_t index) {
+    cl_int status = cl_.clWaitForEvents(1, &events_[index]);
+    cl_.clReleaseEvent(events_[index]);
+    events_[index] = nullptr;
+    return status;
+  }
+
+  const ClApi &cl_ = cl_api();
+  cl_command_queue queue_;
+  std::array<cl_event, Staging::kSlotsPerLane> events_{};
+  bool failed_ = false;
+};
+
+// One staged call: the device range, its chunks and how they are dealt to the lanes.
+struct StagedTransfer {
+  Context &context;
+  cl_mem memory;
+  size_t offset; // in the buffer
+  size_t bytes;
+  size_t chunks = (bytes + Staging::kSlotBytes - 1) / Staging::kSlotBytes;
+  size_t lanes = std::min(chunks, Staging::lane_count());
+  std::atomic<bool> stop{false}; // a lane failed: the others end early
+
+  size_t start_of(size_t chunk) const { return chunk * Staging::kSlotBytes; }
+  size_t length_of(size_t chunk) const {
+    return std::min(Staging::kSlotBytes, bytes - start_of(chunk));
+  }
+  StagingSlot &slot(size_t lane, size_t index) const {
+    return context.staging.slots[lane * Staging::kSlotsPerLane + index];
+  }
+};
+
+// Runs lane(0) .. lane(lanes - 1): the first on the calling thread, the others on threads joined
+// before returning (none outlives the call, so the library can always unload). The first failure
+// of any lane is rethrown here, once every lane has ended.
+template <class Lane> void run_lanes(StagedTransfer &transfer, Lane &&lane) {
+  std::mutex first_failure_mutex;
+  std::exception_ptr first_failure;
+  auto guarded_lane = [&](size_t index) noexcept {
+    try {
+      lane(index);
+    } catch (...) {
+      transfer.stop.store(true);
+      std::lock_guard<std::mutex> lock(first_failure_mutex);
+      if (!first_failure)
+        first_failure = std::current_exception();
+    }
+  };
+  std::vector<std::thread> helpers;
+  std::vector<size_t> without_thread;
+  helpers.reserve(transfer.lanes); // emplace_back below then throws only if a thread can't start
+  without_thread.reserve(transfer.lanes);
+  for (size_t index = 1; index < transfer.lanes; ++index) {
+    try {
+      helpers.emplace_back(guarded_lane, index);
+    } catch (const std::system_error &) {
+      without_thread.push_back(index); // lanes are independent: run it here, after lane 0
+    }
+  }
+  guarded_lane(0);
+  for (size_t index : without_thread)
+    guarded_lane(index);
+  for (std::thread &helper : helpers)
+    helper.join();
+  if (first_failure)
+    std::rethrow_exception(first_failure);
+}
+
+void staged_write(StagedTransfer &transfer, const char *source) {
+  const ClApi &cl = cl_api();
+  cl_command_queue queue = transfer.context.queue;
+  run_lanes(transfer, [&](size_t lane) {
+    LaneEvents events(queue);
+    size_t turn = 0;
+    for (size_t chunk = lane; chunk < transfer.chunks && !transfer.stop.load();
+         chunk += transfer.lanes, ++turn) {
+      size_t index = turn % Staging::kSlotsPerLane;
+      char *host = transfer.slot(lane, index).host;
+      events.wait(index, "CLBufferWrite: clWaitForEvents", MQLCL_ERR_OPENCL_INTERNAL);
+      std::memcpy(host, source + transfer.start_of(chunk), transfer.length_of(chunk));
+      check_cl(cl.clEnqueueWriteBuffer(
+                   queue, transfer.memory, CL_FALSE, transfer.offset + transfer.start_of(chunk),
+                   transfer.length_of(chunk), host, 0, nullptr, events.slot(index)),
+               "CLBufferWrite: clEnqueueWriteBuffer", MQLCL_ERR_OPENCL_INTERNAL);
+      // Starts the DMA now, while this lane copies its next chunk.
+      check_cl(cl.clFlush(queue), "CLBufferWrite: clFlush", MQLCL_ERR_OPENCL_INTERNAL);
+    }
+    for (size_t index = 0; index < Staging::kSlotsPerLane; ++index) // blocking, as in MQL5
+      events.wait(index, "CLBufferWrite: clWaitForEvents", MQLCL_ERR_OPENCL_INTERNAL);
+  });
+}
+
+void staged_read(StagedTransfer &transfer, char *target) {
+  const ClApi &cl = cl_api();
+  cl_command_queue queue = transfer.context.queue;
+  run_lanes(transfer, [&](size_t lane) {
+    LaneEvents events(queue);
+    std::array<size_t, Staging::kSlotsPerLane> chunk_in{}; // the chunk each slot receives
+    size_t next = lane;
+    auto enqueue_next = [&](size_t index) {
+      check_cl(cl.clEnqueueReadBuffer(queue, transfer.memory, CL_FALSE,
+                                      transfer.offset + transfer.start_of(next),
+                                      transfer.length_of(next), transfer.slot(lane, index).host, 0,
+                                      nullptr, events.slot(index)),
+               "CLBufferRead: clEnqueueReadBuffer", MQLCL_ERR_OPENCL_EXECUTE);
+      check_cl(cl.clFlush(queue), "CLBufferRead: clFlush", MQLCL_ERR_OPENCL_EXECUTE);
+      chunk_in[index] = next;
+      next += transfer.lanes;
+    };
+    for (size_t index = 0; index < Staging::kSlotsPerLane && next < transfer.chunks; ++index)
+      enqueue_next(index);
+    // Slots fill in turn, so the slot whose turn it is holds the oldest read, if any is left.
+    for (size_t turn = 0; !transfer.stop.load(); ++turn) {
+      size_t index = turn % Staging::kSlotsPerLane;
+      if (!events.pending(index))
+        break;
+      // The in-order queue runs the read after every command before it: a failed kernel shows
+      // here.
+      events.wait(index, "CLBufferRead: clWaitForEvents", MQLCL_ERR_OPENCL_EXECUTE);
+      size_t chunk = chunk_in[index];
+      std::memcpy(target + transfer.start_of(chunk), transfer.slot(lane, index).host,
+                  transfer.length_of(chunk));
+      if (next < transfer.chunks)
+        enqueue_next(index);
+    }
+  });
+}
+
+// Runs `body` on the context's slots, under the staging lock; false when the call is to go
+// direct instead.
+template <class Body>
+bool staged(Context &context, cl_mem memory, size_t offset, size_t bytes, Body &&body) {
+  if (!staging_pays_off(context, bytes))
+    return false;
+  std::lock_guard<std::mutex> lock(context.staging.mutex);
+  if (!staging_ready(context))
+    return false;
+  StagedTransfer transfer{context, memory, offset, bytes};
+  body(transfer);
+  return true;
+}
+
 } // namespace
 
 extern "C" {
@@ -116,11 +366,14 @@ MQLCL_API uint32_t CLBufferWrite(int32_t buffer, const void *data, uint32_t buff
   return guarded(0u, [&] {
     Transfer transfer = check_transfer("CLBufferWrite", buffer, data, buffer_offset, data_offset,
                                        data_count, element_size);
-    const Context &context = *transfer.buffer->context;
-    check_cl(cl_api().clEnqueueWriteBuffer(context.queue, transfer.buffer->memory, CL_TRUE,
-                                           transfer.buffer_offset, transfer.bytes,
-                                           static_cast<const char *>(data) + transfer.host_offset,
-                                           0, nullptr, nullptr),
+    Context &context = *transfer.buffer->context;
+    cl_mem memory = transfer.buffer->memory;
+    const char *source = static_cast<const char *>(data) + transfer.host_offset;
+    if (staged(context, memory, transfer.buffer_offset, transfer.bytes,
+               [&](StagedTransfer &staged) { staged_write(staged, source); }))
+      return data_count;
+    check_cl(cl_api().clEnqueueWriteBuffer(context.queue, memory, CL_TRUE, transfer.buffer_offset,
+                                           transfer.bytes, source, 0, nullptr, nullptr),
              "CLBufferWrite: clEnqueueWriteBuffer", MQLCL_ERR_OPENCL_INTERNAL);
     return data_count;
   });
@@ -131,12 +384,15 @@ MQLCL_API uint32_t CLBufferRead(int32_t buffer, void *data, uint32_t buffer_offs
   return guarded(0u, [&] {
     Transfer transfer = check_transfer("CLBufferRead", buffer, data, buffer_offset, data_offset,
                                        data_count, element_size);
-    const Context &context = *transfer.buffer->context;
+    Context &context = *transfer.buffer->context;
+    cl_mem memory = transfer.buffer->memory;
+    char *target = static_cast<char *>(data) + transfer.host_offset;
+    if (staged(context, memory, transfer.buffer_offset, transfer.bytes,
+               [&](StagedTransfer &staged) { staged_read(staged, target); }))
+      return data_count;
     // Blocking on the in-order queue: waits for every kernel enqueued before it, as MQL5 does.
-    check_cl(cl_api().clEnqueueReadBuffer(context.queue, transfer.buffer->memory, CL_TRUE,
-                                          transfer.buffer_offset, transfer.bytes,
-                                          static_cast<char *>(data) + transfer.host_offset, 0,
-                                          nullptr, nullptr),
+    check_cl(cl_api().clEnqueueReadBuffer(context.queue, memory, CL_TRUE, transfer.buffer_offset,
+                                          transfer.bytes, target, 0, nullptr, nullptr),
              "CLBufferRead: clEnqueueReadBuffer",
              MQLCL_ERR_OPENCL_EXECUTE); // a failed kernel before it surfaces here
     return data_count;

@@ -34,6 +34,8 @@ namespace mqlcl {
   X(clEnqueueFillBuffer)                                                                           \
   X(clEnqueueWriteBuffer)                                                                          \
   X(clEnqueueReadBuffer)                                                                           \
+  X(clEnqueueMapBuffer)                                                                            \
+  X(clEnqueueUnmapMemObject)                                                                       \
   X(clEnqueueNDRangeKernel)                                                                        \
   X(clGetEventInfo)                                                                                \
   X(clGetEventProfilingInfo)                                                                       \

@@ -55,6 +55,11 @@ Device describe(cl_platform_id platform, int32_t platform_index, cl_device_id id
   device.max_mem_alloc_size = device_info<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   std::string extensions = device_info_string(id, CL_DEVICE_EXTENSIONS);
   device.has_fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
+  // Deprecated since OpenCL 2.0: a driver that no longer answers keeps the safe default.
+  cl_bool unified = CL_TRUE;
+  if (cl.clGetDeviceInfo(id, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof(unified), &unified, nullptr) ==
+      CL_SUCCESS)
+    device.host_unified_memory = unified != CL_FALSE;
   return device;
 }
 

@@ -31,6 +31,9 @@ struct Device {
   cl_ulong local_mem_size = 0;
   cl_ulong max_mem_alloc_size = 0;
   bool has_fp64 = false;
+  // CL_DEVICE_HOST_UNIFIED_MEMORY: the device works in host memory (a CPU, an integrated GPU),
+  // so staging transfers through pinned memory would only add a copy. True when unknown.
+  bool host_unified_memory = true;
 };
 
 struct DeviceList {

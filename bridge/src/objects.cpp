@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
+#include <thread>
 
 namespace mqlcl {
 
@@ -27,6 +29,32 @@ void mark_process_exiting() noexcept {
   process_exiting.store(true);
 }
 
+size_t Staging::lane_count() noexcept {
+  return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, kMaxLanes);
+}
+
+void release_staging_slots(cl_command_queue queue, Staging &staging) noexcept {
+  if (process_exiting.load())
+    return; // the driver may be gone; the OS takes the pinned memory back
+  try {
+    const ClApi &cl = cl_api();
+    bool unmapped = false;
+    for (StagingSlot &slot : staging.slots)
+      if (slot.host != nullptr) {
+        cl.clEnqueueUnmapMemObject(queue, slot.memory, slot.host, 0, nullptr, nullptr);
+        slot.host = nullptr;
+        unmapped = true;
+      }
+    if (unmapped)
+      cl.clFinish(queue); // the unmaps are done before their buffers go
+  } catch (...) {
+  }
+  for (StagingSlot &slot : staging.slots) {
+    release(slot.memory, &ClApi::clReleaseMemObject);
+    slot.memory = nullptr;
+  }
+}
+
 Context::~Context() {
   if (queue != nullptr && !process_exiting.load()) {
     try {
@@ -34,6 +62,7 @@ Context::~Context() {
     } catch (...) {
     }
   }
+  release_staging_slots(queue, staging);
   release(queue, &ClApi::clReleaseCommandQueue);
   release(context, &ClApi::clReleaseContext);
 }

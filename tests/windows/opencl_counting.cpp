@@ -173,11 +173,28 @@ ENQUEUE(clEnqueueReadBuffer,
         (cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset, size_t size,
          void *data, cl_uint waits, const cl_event *wait_list, cl_event *event),
         (queue, buffer, blocking, offset, size, data, waits, wait_list, event))
+ENQUEUE(clEnqueueUnmapMemObject,
+        (cl_command_queue queue, cl_mem buffer, void *mapped, cl_uint waits,
+         const cl_event *wait_list, cl_event *event),
+        (queue, buffer, mapped, waits, wait_list, event))
 ENQUEUE(clEnqueueNDRangeKernel,
         (cl_command_queue queue, cl_kernel kernel, cl_uint dimensions, const size_t *offset,
          const size_t *global, const size_t *local, cl_uint waits, const cl_event *wait_list,
          cl_event *event),
         (queue, kernel, dimensions, offset, global, local, waits, wait_list, event))
+
+// A map returns the pointer, not a status: counted like an enqueue all the same.
+__declspec(dllexport) void *CL_API_CALL
+    clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, cl_map_flags flags,
+                       size_t offset, size_t size, cl_uint waits, const cl_event *wait_list,
+                       cl_event *event, cl_int *status) {
+  note_call("clEnqueueMapBuffer");
+  void *mapped = real<decltype(&::clEnqueueMapBuffer)>("clEnqueueMapBuffer")(
+      queue, buffer, blocking, flags, offset, size, waits, wait_list, event, status);
+  if (mapped != nullptr && event != nullptr && *event != nullptr)
+    ++live[kEvent];
+  return mapped;
+}
 
 } // extern "C"
 
