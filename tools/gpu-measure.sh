@@ -12,6 +12,9 @@
 #   tune      `mqlcl-replay tune` for the tuned and tensor-core steps at 4096 (OUT/tuning.json;
 #             TUNE_STEPS="STEP ..." to tune only those)
 #   bench     `mqlcl-replay bench` at 2000, 4096 and 8192: bench-gpu.json
+#   unstaged  the bench's bridge-cost part at 2000 with the bridge's pinned staging off
+#             (MQLCL_STAGING=off), so the bridge makes the same calls as raw OpenCL:
+#             bench-gpu-unstaged.json
 #   variants  one replay per line of the file $VARIANTS, "STEP SIZE [NAME=VALUE ...]": kernel
 #             parameters tried side by side (CSV rows, with each kernel's build options)
 # The tuning cache is OUT/tuning.json; copy an earlier one there to reuse it.
@@ -72,7 +75,7 @@ for phase in "$@"; do
     ;;
   beyond)
     for name in matr_mul_tiled_local matr_mul_register_blocked matr_mul_double_buffered \
-      matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32; do
+      matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32 matr_mul_tf32_bf16; do
       step "$name"
       "$replay" "$name" --device 0 --size 4096 --no-cpu --repeat 3 --format csv
     done
@@ -80,15 +83,22 @@ for phase in "$@"; do
   sizes)
     for n in 1000 1023 4097; do
       step "steps 12-15 at $n"
-      "$replay" matr_mul_register_blocked,matr_mul_double_buffered,matr_mul_tuned,matr_mul_tf32,matr_mul_3xtf32 \
+      "$replay" matr_mul_register_blocked,matr_mul_double_buffered,matr_mul_tuned,matr_mul_tf32 \
         --device 0 --size "$n" --no-cpu --repeat 3 --format csv
+      "$replay" matr_mul_3xtf32,matr_mul_tf32_bf16 --device 0 --size "$n" --no-cpu --repeat 3 \
+        --format csv | tail -n +2
     done
     ;;
   tune)
-    for name in ${TUNE_STEPS:-matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32}; do
+    for name in ${TUNE_STEPS:-matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32 matr_mul_tf32_bf16}; do
       step "tune $name"
       "$replay" tune "$name" --device 0 --size 4096 2>"$out/tune-$name.log"
     done
+    ;;
+  unstaged)
+    step "bench at 2000, staging off"
+    MQLCL_STAGING=off "$replay" bench matr_mul_tuned --device 0 --sizes 2000 \
+      --output "$out/bench-gpu-unstaged.json"
     ;;
   variants)
     while read -r name size params; do
