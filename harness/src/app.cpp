@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace mqlcl::replay {
@@ -125,6 +126,15 @@ int run_replay_command(const std::vector<std::string> &args) {
       return 0;
   }
 
+  // A saved benchmark is a chart of its own kind (bars per size, not the article's curve).
+  if (command.chart && command.steps.empty() && !command.list_devices &&
+      std::any_of(command.overlays.begin(), command.overlays.end(), is_bench_results)) {
+    if (command.overlays.size() != 1)
+      bad_input("a benchmark's chart draws one results file (bench --output), alone");
+    write_bench_chart(*command.chart, command.overlays.front());
+    fmt::print(stderr, "mqlcl-replay: chart written to {}\n", command.chart->string());
+    return 0;
+  }
   // Overlays are read before anything runs, so a bad file does not cost a long replay.
   std::vector<ChartSeries> overlays;
   for (const std::filesystem::path &file : command.overlays)

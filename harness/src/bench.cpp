@@ -4,6 +4,7 @@
 // end-to-end time (write A and B, execute, read C) against the device's transfer floor.
 #include "anchors.hpp"
 #include "bridge.hpp"
+#include "chart.hpp"
 #include "commands.hpp"
 #include "paths.hpp"
 #include "reference.hpp"
@@ -478,6 +479,10 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
                                             : command.output->parent_path());
     pt::write_json(command.output->string(), json);
     fmt::print("\nresults written to {}\n", command.output->string());
+  }
+  if (command.chart) {
+    write_bench_chart(*command.chart, json);
+    fmt::print("chart written to {}\n", command.chart->string());
   }
   return 0;
 }

@@ -320,4 +320,156 @@ void write_chart(const std::filesystem::path &file, const std::vector<ChartSerie
     bad_input(fmt::format("writing the chart to {} failed", file.string()));
 }
 
+namespace {
+
+boost::property_tree::ptree read_results(const std::filesystem::path &file) {
+  boost::property_tree::ptree root;
+  try {
+    boost::property_tree::read_json(file.string(), root);
+  } catch (const boost::property_tree::json_parser_error &error) {
+    bad_input(fmt::format("cannot read results file {}: {}", file.string(), error.what()));
+  }
+  return root;
+}
+
+std::string gflops_text(double gflops) {
+  std::string digits = fmt::format("{:.0f}", gflops);
+  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3)
+    digits.insert(static_cast<size_t>(at), " "); // thin grouping, as the docs write figures
+  return digits;
+}
+
+void write_text(const std::filesystem::path &file, const std::string &text) {
+  std::ofstream out(file, std::ios::binary);
+  if (!out)
+    bad_input(fmt::format("cannot write the chart to {}", file.string()));
+  out << text;
+  if (!out)
+    bad_input(fmt::format("writing the chart to {} failed", file.string()));
+}
+
+} // namespace
+
+bool is_bench_results(const std::filesystem::path &file) {
+  boost::property_tree::ptree root = read_results(file);
+  return root.get_child_optional("sizes") && root.get_child_optional("limits");
+}
+
+std::string bench_chart_svg(const boost::property_tree::ptree &bench) {
+  namespace pt = boost::property_tree;
+  struct Bar {
+    std::string name, kind;
+    double gflops = 0;
+    bool verified = false;
+  };
+  struct Panel {
+    std::string title;
+    std::vector<Bar> bars;
+  };
+  std::vector<Panel> panels;
+  double low = 1e300, high = 0;
+  if (auto sizes = bench.get_child_optional("sizes"))
+    for (const auto &size : *sizes) {
+      Panel panel{fmt::format("N = {}", size.second.get<std::string>("n", "?")), {}};
+      if (auto results = size.second.get_child_optional("results"))
+        for (const auto &result : *results) {
+          const pt::ptree &row = result.second;
+          auto gflops = row.get_optional<double>("gflops");
+          if (!gflops || *gflops <= 0)
+            continue; // unavailable here: the text output says why
+          panel.bars.push_back({row.get<std::string>("name", "?"), row.get<std::string>("kind", ""),
+                                *gflops, row.get<bool>("verified", false)});
+          low = std::min(low, *gflops);
+          high = std::max(high, *gflops);
+        }
+      if (!panel.bars.empty())
+        panels.push_back(std::move(panel));
+    }
+  if (panels.empty())
+    bad_input("the benchmark results hold no measured size to draw");
+  std::vector<std::pair<std::string, double>> limits;
+  if (auto nodes = bench.get_child_optional("limits"))
+    for (const auto &node : *nodes)
+      if (auto gflops = node.second.get_optional<double>("gflops"); gflops && *gflops > 0) {
+        limits.emplace_back(node.second.get<std::string>("name", "limit"), *gflops);
+        high = std::max(high, *gflops);
+      }
+
+  // Decades of GFLOPS from below the slowest bar to above the fastest bar or limit.
+  const int first_decade = static_cast<int>(std::floor(std::log10(low)));
+  const int last_decade = static_cast<int>(std::ceil(std::log10(high)));
+  const double label_w = 250, bar_x = 260, bar_w = 560, row_h = 18, panel_gap = 34;
+  auto x_of = [&](double gflops) {
+    return bar_x + bar_w * (std::log10(gflops) - first_decade) / (last_decade - first_decade);
+  };
+  double rows = 0;
+  for (const Panel &panel : panels)
+    rows += static_cast<double>(panel.bars.size());
+  const double top = 70, panel_count = static_cast<double>(panels.size());
+  const double bottom = top + rows * row_h + panel_count * panel_gap;
+  const double height = bottom + 40 + 20 * static_cast<double>(limits.size());
+  const double width = bar_x + bar_w + 90;
+
+  std::string svg =
+      fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
+                  "viewBox=\"0 0 {0:.0f} {1:.0f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                  "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+                  width, height);
+  svg += fmt::format("<text x=\"10\" y=\"22\" font-size=\"15\">GFLOPS on {} ({}, driver {}): "
+                     "mqlcl-replay bench, kernel time, log scale</text>\n",
+                     xml_escape(bench.get<std::string>("device.name", "?")),
+                     xml_escape(bench.get<std::string>("device.platform", "?")),
+                     xml_escape(bench.get<std::string>("device.driver", "?")));
+  svg += "<text x=\"10\" y=\"42\">blue: our steps, through the bridge; grey: libraries; red: "
+         "failed verification; dashed: the device's limits (our kernels)</text>\n";
+  for (int decade = first_decade; decade <= last_decade; ++decade) {
+    double x = x_of(std::pow(10.0, decade));
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.0f}\" x2=\"{0:.1f}\" y2=\"{2:.0f}\" "
+                       "stroke=\"#ddd\"/>\n<text x=\"{0:.1f}\" y=\"{3:.0f}\" "
+                       "text-anchor=\"middle\">{4}</text>\n",
+                       x, top - 10, bottom, bottom + 16, gflops_text(std::pow(10.0, decade)));
+  }
+  double y = top;
+  for (const Panel &panel : panels) {
+    svg += fmt::format("<text x=\"10\" y=\"{:.0f}\" font-weight=\"bold\">{}</text>\n", y + 12,
+                       xml_escape(panel.title));
+    y += 20;
+    for (const Bar &bar : panel.bars) {
+      const char *colour = !bar.verified ? "#d62728" : bar.kind == "step" ? "#1f77b4" : "#8c8c8c";
+      svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\">{}</text>\n", label_w,
+                         y + 12, xml_escape(bar.name));
+      double x = x_of(bar.gflops);
+      svg += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.1f}\" height=\"{:.0f}\" "
+                         "fill=\"{}\"><title>{}: {} GFLOPS</title></rect>\n",
+                         bar_x, y + 2, std::max(1.0, x - bar_x), row_h - 4, colour,
+                         xml_escape(bar.name), gflops_text(bar.gflops));
+      svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\">{}{}</text>\n", x + 4, y + 12,
+                         gflops_text(bar.gflops), bar.verified ? "" : " (wrong)");
+      y += row_h;
+    }
+    y += panel_gap - 20;
+  }
+  double legend_y = bottom + 36;
+  for (const auto &[name, gflops] : limits) {
+    double x = x_of(gflops);
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.0f}\" x2=\"{0:.1f}\" y2=\"{2:.0f}\" "
+                       "stroke=\"#2ca02c\" stroke-dasharray=\"5 4\"/>\n",
+                       x, top - 10, bottom);
+    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\">dashed: {}, {} GFLOPS</text>\n", bar_x,
+                       legend_y, xml_escape(name), gflops_text(gflops));
+    legend_y += 20;
+  }
+  svg += "</svg>\n";
+  return svg;
+}
+
+void write_bench_chart(const std::filesystem::path &chart,
+                       const boost::property_tree::ptree &bench) {
+  write_text(chart, bench_chart_svg(bench));
+}
+
+void write_bench_chart(const std::filesystem::path &chart, const std::filesystem::path &results) {
+  write_bench_chart(chart, read_results(results));
+}
+
 } // namespace mqlcl::replay

@@ -5,6 +5,8 @@
 
 #include "runner.hpp"
 
+#include <boost/property_tree/ptree_fwd.hpp>
+
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -42,5 +44,17 @@ std::string chart_svg(const std::vector<ChartSeries> &series,
 
 void write_chart(const std::filesystem::path &file, const std::vector<ChartSeries> &series,
                  const std::vector<std::string> &order);
+
+// A benchmark's results (the tree `mqlcl-replay bench` writes with --output): for each size, the
+// GFLOPS of every step and anchor as a bar on a log scale, with the device's limits as dashed
+// lines. Throws Error(bad_input) when the tree holds no measured size.
+std::string bench_chart_svg(const boost::property_tree::ptree &bench);
+
+// True when `file` is a benchmark's results rather than a replay's (--format json).
+bool is_bench_results(const std::filesystem::path &file);
+
+void write_bench_chart(const std::filesystem::path &chart,
+                       const boost::property_tree::ptree &bench);
+void write_bench_chart(const std::filesystem::path &chart, const std::filesystem::path &results);
 
 } // namespace mqlcl::replay

@@ -187,6 +187,9 @@ CommandLine parse_command_line(const std::vector<std::string> &args,
   command.options.sizes.cols2 = cols2.value_or(size.value_or(2000));
   if (!command.overlays.empty() && !command.chart)
     bad_input("--overlay adds saved results to a chart: give --chart FILE.svg too");
+  if (command.mode == Mode::bench && !command.overlays.empty())
+    bad_input("bench --chart draws this run; a saved benchmark is drawn with "
+              "mqlcl-replay --chart FILE.svg --overlay RESULTS.json");
   bool command_given = command.help || command.version || command.list || command.list_devices ||
                        (command.chart && !command.overlays.empty());
   if (command.mode == Mode::tune) {
@@ -211,6 +214,7 @@ std::string usage() {
   return R"(usage: mqlcl-replay <script>[,<script>...]|all [options]
        mqlcl-replay tune <step> [--size N] [--device N]
        mqlcl-replay bench [<step>,...] [--sizes N,N,...] [--repeat R] [--output FILE.json]
+                          [--chart FILE.svg]
        mqlcl-replay --chart FILE.svg --overlay FILE [--overlay FILE ...]
        mqlcl-replay --list | --list-devices | --help | --version
 
@@ -231,7 +235,8 @@ options
   --seed S            seed of the random matrices (default 2012)
   --format F          text (the article's lines, default), json or csv
   --chart FILE.svg    draw time and GFLOPS per step
-  --overlay FILE      add results saved with --format json to the chart (repeatable)
+  --overlay FILE      add results saved with --format json to the chart (repeatable), or
+                      draw one benchmark's saved results (bench --output)
   --param NAME=VALUE  a kernel parameter of the steps beyond the article (tile sizes: --list)
   --kernels DIR       kernel directory (default: MQLCL_KERNELS_DIR, then next to the program)
   --library PATH      the bridge (default: MQLCL_LIBRARY, then next to the program)
@@ -239,7 +244,8 @@ options
 tune        measures every valid parameter set of a step on the device and caches the
             fastest, keyed by device and driver (MQLCL_TUNE_CACHE, else ~/.cache/mqlcl/)
 bench       times the steps beyond the article against CLBlast, cuBLAS, OpenBLAS and the
-            device's FP32 limit in one run; --output saves the figures as JSON
+            device's FP32 limit in one run; --output saves the figures as JSON, --chart
+            draws them (GFLOPS per step, anchor and size, the limits as lines)
 
 exit status: 0 verified, 1 wrong results, 2 bad input or a size a step rejects,
              3 the bridge or OpenCL failed

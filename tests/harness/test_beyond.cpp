@@ -16,6 +16,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 using namespace mqlcl::replay;
 using harness_test::bridge;
@@ -210,11 +212,16 @@ BOOST_AUTO_TEST_CASE(the_tuner_replays_each_valid_candidate_and_ranks_the_verifi
 
 BOOST_AUTO_TEST_CASE(bench_measures_ours_and_the_anchors_and_saves_json) {
   std::filesystem::path output = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "bench.json";
+  std::filesystem::path chart = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "bench.svg";
   std::filesystem::remove(output);
+  std::filesystem::remove(chart);
   std::vector<std::string> args{"bench",     "matr_mul_tuned",   "--sizes",   "48",
                                 "--library", MQLCL_TEST_LIBRARY, "--kernels", MQLCL_TEST_KERNELS,
-                                "--output",  output.string()};
+                                "--output",  output.string(),    "--chart",   chart.string()};
   BOOST_TEST(run_replay_command(args) == 0);
+  std::ifstream svg(chart);
+  std::string drawn((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  BOOST_TEST(drawn.find("<title>matr_mul_tuned: ") != std::string::npos); // this run's bar
   boost::property_tree::ptree json;
   boost::property_tree::read_json(output.string(), json);
   BOOST_TEST(json.get<std::string>("device.name") == device().name);

@@ -226,6 +226,42 @@ BOOST_AUTO_TEST_CASE(saved_results_alone_make_a_chart) {
   BOOST_TEST(polylines == 4u); // two series, total time only, in two panels
 }
 
+// A saved benchmark (bench --output) draws as bars: one per step and anchor at each size, and
+// one dashed line per device limit.
+BOOST_AUTO_TEST_CASE(a_saved_benchmark_makes_a_bar_chart) {
+  const std::string results = std::string(MQLCL_TEST_RESULTS) + "/bench-h100.json";
+  fs::path chart = work_file("bench.svg");
+  fs::remove(chart);
+  Outcome run = run_replay({"--chart", chart.string(), "--overlay", results});
+  BOOST_TEST_REQUIRE(run.status == 0, run.err);
+  pt::ptree saved;
+  pt::read_json(results, saved);
+  size_t measured = 0;
+  for (const auto &size : saved.get_child("sizes"))
+    for (const auto &row : size.second.get_child("results"))
+      measured += row.second.get_optional<double>("gflops") ? 1 : 0;
+  std::ifstream in(chart);
+  pt::ptree root;
+  pt::read_xml(in, root);
+  size_t bars = 0, dashed = 0;
+  for (const auto &child : root.get_child("svg")) {
+    bars += child.first == "rect" && child.second.get_child_optional("title") ? 1 : 0;
+    dashed += child.first == "line" &&
+                      child.second.get_optional<std::string>("<xmlattr>.stroke-dasharray")
+                  ? 1
+                  : 0;
+  }
+  BOOST_TEST(measured > 20u);
+  BOOST_TEST(bars == measured);
+  BOOST_TEST(dashed == saved.get_child("limits").size());
+
+  // One benchmark per chart, and not mixed with replays.
+  Outcome two = run_replay({"--chart", chart.string(), "--overlay", results, "--overlay",
+                            std::string(MQLCL_TEST_RESULTS) + "/article-cpu.json"});
+  BOOST_TEST(two.status == 2);
+  BOOST_TEST(has(two.err, "one results file"), two.err);
+}
+
 BOOST_AUTO_TEST_CASE(wrong_results_exit_with_1) {
   Outcome run =
       run_replay({"matr_mul_sum_local", "--size", "32", "--kernels", MQLCL_TEST_WRONG_KERNELS});
