@@ -65,6 +65,14 @@ for phase in "$@"; do
       step "$(basename "$test")"
       MQLCL_TEST_DEVICE=0 MQLCL_REQUIRE_DEVICE=1 "$test" --report_level=short --log_level=message
     done
+    # Once more with every transfer through the pinned staging, whatever its size (ctest's
+    # *_staged entries).
+    for name in staging roundtrip concurrency; do
+      [[ -x $bin/test_bridge_$name ]] || continue
+      step "test_bridge_$name, MQLCL_STAGING=on"
+      MQLCL_STAGING=on MQLCL_TEST_DEVICE=0 MQLCL_REQUIRE_DEVICE=1 "$bin/test_bridge_$name" \
+        --report_level=short --log_level=message
+    done
     ;;
   replay)
     step replay
