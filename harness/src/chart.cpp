@@ -405,7 +405,7 @@ std::string bench_chart_svg(const boost::property_tree::ptree &bench) {
   double rows = 0;
   for (const Panel &panel : panels)
     rows += static_cast<double>(panel.bars.size());
-  const double top = 70, panel_count = static_cast<double>(panels.size());
+  const double top = 86, panel_count = static_cast<double>(panels.size());
   const double bottom = top + rows * row_h + panel_count * panel_gap;
   const double height = bottom + 40 + 20 * static_cast<double>(limits.size());
   const double width = bar_x + bar_w + 90;
@@ -415,12 +415,13 @@ std::string bench_chart_svg(const boost::property_tree::ptree &bench) {
                   "viewBox=\"0 0 {0:.0f} {1:.0f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
                   "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
                   width, height);
-  svg += fmt::format("<text x=\"10\" y=\"22\" font-size=\"15\">GFLOPS on {} ({}, driver {}): "
-                     "mqlcl-replay bench, kernel time, log scale</text>\n",
+  svg += "<text x=\"10\" y=\"22\" font-size=\"15\">mqlcl-replay bench: GFLOPS from the kernel "
+         "time, log scale</text>\n";
+  svg += fmt::format("<text x=\"10\" y=\"40\">{} ({}, driver {})</text>\n",
                      xml_escape(bench.get<std::string>("device.name", "?")),
                      xml_escape(bench.get<std::string>("device.platform", "?")),
                      xml_escape(bench.get<std::string>("device.driver", "?")));
-  svg += "<text x=\"10\" y=\"42\">blue: our steps, through the bridge; grey: libraries; red: "
+  svg += "<text x=\"10\" y=\"58\">blue: our steps, through the bridge; grey: libraries; red: "
          "failed verification; dashed: the device's limits (our kernels)</text>\n";
   for (int decade = first_decade; decade <= last_decade; ++decade) {
     double x = x_of(std::pow(10.0, decade));
