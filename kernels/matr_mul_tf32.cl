@@ -81,7 +81,7 @@
 #endif
 
 // Float k of tile row r: chunk k/4 of the row is stored at chunk (k/4) ^ (the row's group), so
-// the 8 rows one ldmatrix phase reads (and 8 rows of a fragment's scalar reads) never share a bank.
+// the 8 rows one ldmatrix phase reads never share a bank.
 #if CHUNKS >= 8
 #define SWIZZLE(r) ((r) % CHUNKS)
 #else
@@ -94,7 +94,8 @@ inline uint shared_address(const __local float *p) { return (uint)(size_t)p; }
 
 // TF32 rounding on the integer pipe: tensor cores ignore the 13 low mantissa bits of a TF32
 // operand, so adding half of their weight is rounding to nearest (ties away from zero), what
-// cvt.rna.tf32.f32 does on the slower conversion unit. (An infinite input turns into a NaN.)
+// cvt.rna.tf32.f32 does on the slower conversion unit. (An infinite input turns into a NaN here,
+// and in the split modes, as inf - inf; finite inputs are exact or rounded as documented.)
 inline uint tf32_operand(float x) { return as_uint(x) + 0x1000u; }
 // The TF32 head of x, truncated: one logical operation, and x - head is exact (below 2^-10 x).
 inline uint tf32_head(float x) { return as_uint(x) & 0xffffe000u; }
