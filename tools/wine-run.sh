@@ -32,7 +32,13 @@ mkdir -p "$WINEPREFIX"
   status=0
   "$server" -p60 >/dev/null 2>&1 </dev/null 9>&- || status=$?
   if [[ $status == 0 || ! -f "$WINEPREFIX/.wine-run.ready" ]]; then
-    "$wine" wineboot --init >/dev/null 2>&1 </dev/null 9>&-
+    # A failing wineboot must not end this script silently (set -e): once in a CI run a test
+    # failed in 0.01 s with no output at all. Say so, and run the program anyway.
+    boot=0
+    "$wine" wineboot --init >/dev/null 2>&1 </dev/null 9>&- || boot=$?
+    if [[ $boot != 0 ]]; then
+      echo "wine-run: wineboot --init exited with $boot (server start: $status)" >&2
+    fi
     touch "$WINEPREFIX/.wine-run.ready"
   fi
 } 9>"$WINEPREFIX/.wine-run.lock"
