@@ -31,19 +31,8 @@ namespace {
 
 constexpr size_t kChunk = Staging::kSlotBytes;
 
-// Installs the layer over the loaded driver before any test creates an object.
-struct InstallFaultLayer {
-  InstallFaultLayer() {
-    try {
-      static const mqlcl::ClApi driver = mqlcl::cl_api();
-      static const mqlcl::ClApi layer = mqlcl_fault::wrap_api(driver);
-      mqlcl::set_cl_api_for_testing(&layer);
-    } catch (...) {
-      // No OpenCL: needs_device() skips (or, with MQLCL_REQUIRE_DEVICE=1, fails) every test.
-    }
-  }
-};
-BOOST_TEST_GLOBAL_FIXTURE(InstallFaultLayer);
+using mqlcl_fault::InstallOverDriver;
+BOOST_TEST_GLOBAL_FIXTURE(InstallOverDriver);
 
 std::string staging_variable() {
   const char *value = std::getenv("MQLCL_STAGING");

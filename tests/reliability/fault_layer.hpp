@@ -60,4 +60,22 @@ int64_t live_total() noexcept;
 // installed.
 mqlcl::ClApi wrap_api(const mqlcl::ClApi &next);
 
+// Installs the layer over the loaded driver, as the bridge's dispatch table, for the life of the
+// process: a Boost.Test global fixture (`using mqlcl_fault::InstallOverDriver;` then
+// BOOST_TEST_GLOBAL_FIXTURE(InstallOverDriver), which takes a plain name),
+// so that it is in place before any test creates an object. Without OpenCL it installs nothing,
+// and the tests' needs_device() skips (or, with MQLCL_REQUIRE_DEVICE=1, fails) them. Inline: only
+// tests that link the bridge's core use it; the layer's shared library does not link the core.
+struct InstallOverDriver {
+  InstallOverDriver() {
+    try {
+      static const mqlcl::ClApi driver = mqlcl::cl_api();
+      static const mqlcl::ClApi layer = wrap_api(driver);
+      mqlcl::set_cl_api_for_testing(&layer);
+    } catch (...) {
+      // No OpenCL: nothing to wrap.
+    }
+  }
+};
+
 } // namespace mqlcl_fault

@@ -21,19 +21,8 @@ using mqlcl_fault::Kind;
 
 namespace {
 
-// Installs the layer over the loaded driver before any test creates an object.
-struct InstallFaultLayer {
-  InstallFaultLayer() {
-    try {
-      static const mqlcl::ClApi driver = mqlcl::cl_api();
-      static const mqlcl::ClApi layer = mqlcl_fault::wrap_api(driver);
-      mqlcl::set_cl_api_for_testing(&layer);
-    } catch (...) {
-      // No OpenCL: needs_device() skips (or, with MQLCL_REQUIRE_DEVICE=1, fails) every test.
-    }
-  }
-};
-BOOST_TEST_GLOBAL_FIXTURE(InstallFaultLayer);
+using mqlcl_fault::InstallOverDriver;
+BOOST_TEST_GLOBAL_FIXTURE(InstallOverDriver);
 
 constexpr size_t kKinds = static_cast<size_t>(Kind::count);
 
