@@ -20,8 +20,10 @@ namespace mqlcl {
   X(clFlush)                                                                                       \
   X(clFinish)                                                                                      \
   X(clCreateProgramWithSource)                                                                     \
+  X(clCreateProgramWithBinary)                                                                     \
   X(clBuildProgram)                                                                                \
   X(clGetProgramBuildInfo)                                                                         \
+  X(clGetProgramInfo)                                                                              \
   X(clReleaseProgram)                                                                              \
   X(clCreateKernel)                                                                                \
   X(clReleaseKernel)                                                                               \

@@ -54,7 +54,7 @@ void release_staging_slots(cl_command_queue queue, Staging &staging) noexcept;
 struct Program {
   std::shared_ptr<Context> context;
   cl_program program = nullptr;
-  std::string build_options; // as passed to clBuildProgram
+  std::string build_options; // the bridge's and the user's, as given (-mqlcl-nv-sm90a too)
   std::string build_log;
   ~Program();
 };
@@ -68,7 +68,8 @@ struct Buffer {
 };
 
 // What clGetKernelArgInfo says of an argument (the bridge always builds with
-// -cl-kernel-arg-info), so a raw value is never passed where OpenCL expects an object.
+// -cl-kernel-arg-info), so a raw value is never passed where OpenCL expects an object. Unknown
+// where the driver cannot tell, as after -mqlcl-nv-sm90a's build from PTX.
 enum class ArgKind { Value, GlobalBuffer, Local, Unsupported, Unknown };
 
 struct Kernel {

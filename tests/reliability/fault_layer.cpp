@@ -36,6 +36,7 @@ constexpr Role role_of(Call call) {
   case Call::clReleaseCommandQueue:
     return {Effect::release, Kind::queue};
   case Call::clCreateProgramWithSource:
+  case Call::clCreateProgramWithBinary:
     return {Effect::create, Kind::program};
   case Call::clReleaseProgram:
     return {Effect::release, Kind::program};

@@ -335,6 +335,32 @@ BOOST_AUTO_TEST_CASE(argument_information_not_available_leaves_checks_to_the_dri
   leaks.verify();
 }
 
+// -mqlcl-nv-sm90a reads the program's binary after the source build: a failure there fails the
+// create, names the call in the description and the log, and gives the source build back.
+BOOST_AUTO_TEST_CASE(sm90a_binary_queries_that_fail_leave_nothing_behind) {
+  LeakCheck leaks;
+  {
+    World world;
+    for (uint64_t nth : {1, 2}) { // the binary's size, then the binary
+      BOOST_TEST_CONTEXT("clGetProgramInfo call #" << nth) {
+        uint64_t injected_before = mqlcl_fault::faults_injected(Call::clGetProgramInfo);
+        mqlcl_fault::fail_call(Call::clGetProgramInfo, nth, CL_OUT_OF_RESOURCES);
+        MQLCL_CHECK_FAILS(
+            CLProgramCreateEx(world.context, kTestKernels, u"-mqlcl-nv-sm90a", g_text, 4096),
+            MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_PROGRAM_CREATE);
+        mqlcl_fault::clear_faults();
+        BOOST_TEST(mqlcl_fault::faults_injected(Call::clGetProgramInfo) == injected_before + 1);
+        BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == CL_OUT_OF_RESOURCES);
+        BOOST_TEST(last_error_text().find("clGetProgramInfo") != std::string::npos,
+                   last_error_text());
+        BOOST_TEST(to_utf8(g_text).find("-mqlcl-nv-sm90a: clGetProgramInfo") != std::string::npos,
+                   to_utf8(g_text));
+      }
+    }
+  }
+  leaks.verify();
+}
+
 // A kernel that fails on the device: the launch was accepted, its event reports the failure.
 BOOST_AUTO_TEST_CASE(a_failed_launch_is_reported_by_execution_status) {
   LeakCheck leaks;

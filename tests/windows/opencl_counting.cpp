@@ -115,6 +115,9 @@ FORWARD(cl_int, clGetProgramBuildInfo,
         (cl_program program, cl_device_id d, cl_program_build_info what, size_t size, void *value,
          size_t *size_ret),
         (program, d, what, size, value, size_ret))
+FORWARD(cl_int, clGetProgramInfo,
+        (cl_program program, cl_program_info what, size_t size, void *value, size_t *size_ret),
+        (program, what, size, value, size_ret))
 FORWARD(cl_int, clGetKernelInfo,
         (cl_kernel kernel, cl_kernel_info what, size_t size, void *value, size_t *size_ret),
         (kernel, what, size, value, size_ret))
@@ -147,6 +150,10 @@ CREATE(cl_command_queue, clCreateCommandQueue, kQueue,
 CREATE(cl_program, clCreateProgramWithSource, kProgram,
        (cl_context context, cl_uint n, const char **strings, const size_t *lengths, cl_int *status),
        (context, n, strings, lengths, status))
+CREATE(cl_program, clCreateProgramWithBinary, kProgram,
+       (cl_context context, cl_uint n, const cl_device_id *devices, const size_t *lengths,
+        const unsigned char **binaries, cl_int *binary_status, cl_int *status),
+       (context, n, devices, lengths, binaries, binary_status, status))
 CREATE(cl_kernel, clCreateKernel, kKernel, (cl_program program, const char *name, cl_int *status),
        (program, name, status))
 CREATE(cl_mem, clCreateBuffer, kMemory,
