@@ -33,6 +33,8 @@ std::string launch_of(const Step &step) {
     return "1-D, one work-group of (BM/TM)*(BN/TN) work-items per BM x BN tile";
   if (step.geometry == warp_tiles_1d)
     return "1-D, one work-group of (BM/WM)*(BN/WN) warps per BM x BN tile";
+  if (step.geometry == warpgroup_tiles_1d)
+    return "1-D, one work-group of BM/64 warpgroups (BM*2 work-items) per BM x BN tile";
   if (step.geometry == register_blocks_2d)
     return "2-D, one work-item per RM x RN block, LX x LY work-groups";
   return "custom";
@@ -64,6 +66,8 @@ std::string catalogue_listing(const std::vector<Step> &steps) {
     }
     if (step.requirement == Requirement::nvidia_tensor_cores)
       details += "; NVIDIA tensor cores only (compute capability 8.0+)";
+    if (step.requirement == Requirement::nvidia_wgmma)
+      details += "; NVIDIA tensor cores only, through wgmma (compute capability 9.0)";
     out += fmt::format("  {:<26} {}\n", "", details);
   }
   return out;

@@ -250,6 +250,11 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
       steps.push_back("matr_mul_3xtf32");
       steps.push_back("matr_mul_tf32_bf16");
     }
+    if (gpu_tensor && device.caps.compute_capability == 90) {
+      steps.push_back("matr_mul_wgmma_tf32");
+      steps.push_back("matr_mul_wgmma_3xtf32");
+      steps.push_back("matr_mul_wgmma_tf32_bf16");
+    }
   }
   std::vector<uint32_t> sizes = command.bench_sizes;
   if (sizes.empty())

@@ -110,13 +110,16 @@ LaunchGeometry blocks_2d(const GeometryInput &input);
 LaunchGeometry tiles_1d(const GeometryInput &input);
 // one work-group of (BM/WM)*(BN/WN) warps per BM x BN tile, 1-D (the tensor-core steps);
 LaunchGeometry warp_tiles_1d(const GeometryInput &input);
+// one work-group of BM/64 warpgroups (BM * 2 work-items) per BM x BN tile, 1-D (wgmma).
+LaunchGeometry warpgroup_tiles_1d(const GeometryInput &input);
 // one work-item per RM x RN block of the product, 2-D, LX x LY work-groups (tuned's CPU form).
 LaunchGeometry register_blocks_2d(const GeometryInput &input);
 
 // What a step needs of the device beyond OpenCL 1.2.
 enum class Requirement {
   none,
-  nvidia_tensor_cores // NVIDIA's compiler (inline PTX) and mma.sync TF32: compute capability 8.0+
+  nvidia_tensor_cores, // NVIDIA's compiler (inline PTX) and mma.sync TF32: compute capability 8.0+
+  nvidia_wgmma         // and Hopper's wgmma, through the bridge's -mqlcl-nv-sm90a: exactly 9.0
 };
 
 // A parameter the tuner may vary, and the values it tries.
@@ -191,6 +194,8 @@ struct Step {
   // the precision of REALTYPE. The verification tolerance scales with it.
   double product_rounding = 0;
   bool float_only = false; // no REALTYPE double variant
+  // Options for the bridge beyond the -D definitions (wgmma: -mqlcl-nv-sm90a).
+  std::string build_options;
   // Another step whose kernel file this one builds with other parameters (plain TF32 and 3xTF32
   // share matr_mul_tf32.cl).
   std::string variant_of;

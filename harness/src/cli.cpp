@@ -194,12 +194,12 @@ CommandLine parse_command_line(const std::vector<std::string> &args,
                        (command.chart && !command.overlays.empty());
   if (command.mode == Mode::tune) {
     if (command.steps.size() != 1)
-      bad_input("tune takes one step: mqlcl-replay tune matr_mul_tuned (or matr_mul_tf32, "
-                "matr_mul_3xtf32, matr_mul_tf32_bf16)");
+      bad_input("tune takes one step: mqlcl-replay tune matr_mul_tuned (or one of the "
+                "tensor-core steps, matr_mul_tf32 ... matr_mul_wgmma_tf32_bf16)");
     const Step *step = find_step(catalogue, command.steps.front());
     if (step->resolve == nullptr)
-      bad_input(fmt::format("{} is not tuned per device; the tunable steps are matr_mul_tuned, "
-                            "matr_mul_tf32, matr_mul_3xtf32 and matr_mul_tf32_bf16",
+      bad_input(fmt::format("{} is not tuned per device; the tunable steps are matr_mul_tuned "
+                            "and the tensor-core steps (mqlcl-replay --list marks them)",
                             step->name));
   } else if (command.mode == Mode::replay) {
     if (!command.bench_sizes.empty() || command.output)

@@ -82,6 +82,8 @@ std::string Runner::build_options(const Step &step, const Sizes &padded, bool do
     options += fmt::format(" -DROWS1={}", padded.rows1);
   for (const auto &[name, value] : step.params)
     options += fmt::format(" -D{}={}", name, value);
+  if (!step.build_options.empty())
+    options += " " + step.build_options;
   return options;
 }
 

@@ -39,6 +39,14 @@ bool has_tensor_cores() {
   return device().caps.vendor_id == 0x10DE && device().caps.compute_capability >= 80;
 }
 
+bool has_wgmma() {
+  return has_tensor_cores() && device().caps.compute_capability == 90;
+}
+
+bool runs_on_this_device(const std::string &name) {
+  return name.find("wgmma") == std::string::npos ? has_tensor_cores() : has_wgmma();
+}
+
 Options options_for(uint32_t rows1, uint32_t colsrows, uint32_t cols2) {
   Options options;
   options.sizes = {rows1, colsrows, cols2};
@@ -70,9 +78,11 @@ struct ScratchCache {
 BOOST_AUTO_TEST_SUITE(beyond, *boost::unit_test::precondition(needs_device()))
 
 BOOST_AUTO_TEST_CASE(tensor_core_steps_run_on_nvidia_and_say_so_elsewhere) {
-  for (const char *name : {"matr_mul_tf32", "matr_mul_3xtf32", "matr_mul_tf32_bf16"}) {
+  for (const char *name :
+       {"matr_mul_tf32", "matr_mul_3xtf32", "matr_mul_tf32_bf16", "matr_mul_wgmma_tf32",
+        "matr_mul_wgmma_3xtf32", "matr_mul_wgmma_tf32_bf16"}) {
     StepRun run = replay(name, options_for(130, 70, 50));
-    if (has_tensor_cores()) {
+    if (runs_on_this_device(name)) {
       BOOST_TEST((run.status == Status::verified), name << ": " << run.message);
       continue;
     }
@@ -93,7 +103,10 @@ BOOST_AUTO_TEST_CASE(three_tf32_products_keep_fp32_accuracy_on_nvidia) {
   Options options = options_for(512, 512, 512);
   StepRun plain = replay("matr_mul_tf32", options);
   BOOST_TEST_REQUIRE((plain.status == Status::verified), plain.message);
-  for (const char *name : {"matr_mul_3xtf32", "matr_mul_tf32_bf16"}) {
+  for (const char *name : {"matr_mul_3xtf32", "matr_mul_tf32_bf16", "matr_mul_wgmma_3xtf32",
+                           "matr_mul_wgmma_tf32_bf16"}) {
+    if (!runs_on_this_device(name))
+      continue;
     StepRun split = replay(name, options);
     BOOST_TEST_REQUIRE((split.status == Status::verified), name << ": " << split.message);
     // The split products are checked against the FP32 tolerance; plain TF32 is far outside it.

@@ -92,7 +92,10 @@ BOOST_AUTO_TEST_CASE(lists_the_articles_ten_scripts_in_order_then_the_fixed_vari
                                     "matr_mul_tuned",
                                     "matr_mul_tf32",
                                     "matr_mul_3xtf32",
-                                    "matr_mul_tf32_bf16"};
+                                    "matr_mul_tf32_bf16",
+                                    "matr_mul_wgmma_tf32",
+                                    "matr_mul_wgmma_3xtf32",
+                                    "matr_mul_wgmma_tf32_bf16"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   for (size_t i = 0; i < replay_steps().size(); ++i)
     BOOST_TEST(replay_steps()[i].in_article == (i < 10), replay_steps()[i].name);

@@ -1,0 +1,413 @@
+// Step 16 (beyond the article): the product on Hopper's warpgroup tensor-core instruction,
+// wgmma.mma_async, through inline PTX.
+//
+// wgmma exists only for the sm_90a target, and NVIDIA's OpenCL compiler emits PTX for sm_90,
+// whose assembler refuses it. So the instructions that need sm_90a are written behind the
+// marker "//@sm_90a " at the start of their inline-asm text: a PTX comment, which the first
+// build (for sm_90) skips. The bridge's build option -mqlcl-nv-sm90a then takes the driver's
+// PTX, retargets it to sm_90a, removes the markers and builds that (docs/api.md). Built any
+// other way the kernel computes nothing, so the host only builds it with that option.
+//
+// One work-group is BM / 64 warpgroups of 128 work-items. Warpgroup w computes rows
+// 64w..64w+63 of the BM x BN block of C, one m64nBN wgmma per 8 values of K; the tensor cores
+// read both operands straight from local memory, described by 64-bit matrix descriptors.
+//
+// MODE 1 (plain TF32): the tensor cores read the top 19 bits of each FP32 operand, so each
+// work-item rounds the chunks it copied in place first: relative errors near 1e-3, for users who
+// accept them.
+// MODE 3 (3xTF32) and MODE 2 (TF32 + BF16) keep FP32 accuracy. The head a_hi of an operand is
+// what the tensor cores read of it, and a_lo = a - a_hi is exact (below 2^-10 a); C = a_hi*b_hi
+// + a_hi*b_lo + a_lo*b_hi. Each slice of K is split once in local memory, next to the slice:
+// MODE 3 stores the tails and runs three TF32 products; MODE 2 stores, for every float, the BF16
+// pair (a_hi, a_lo) of A and (b_lo, b_hi) of B, so one BF16 m64nBNk16 product over the pairs is
+// both small terms, at twice the TF32 rate. (Rounding the factors of the small terms to BF16's 8
+// bits costs about 2^-18 of each product.) Tensor cores round their sums toward zero, so FLUSH
+// slices are summed into a scratch accumulator, which is then added into the FP32 one with
+// round-to-nearest additions (Ootomo and Yokota, 2022); FLUSH 0 accumulates directly.
+//
+// Layouts as the article's later steps: in1 = A, ROWS1 x COLSROWS, row-major; in2 = B,
+// COLSROWS x COLS2, column-major; out = C, ROWS1 x COLS2, row-major. Both operands are
+// K-contiguous, which is what wgmma's K-major TF32 operands need. Tiles go to local memory with
+// cp.async, STAGES slices at once. Any sizes: loads past an edge read zeros.
+//
+// Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * BM * 2, local = BM * 2.
+
+#ifndef ROWS1
+#define ROWS1 2000
+#endif
+#ifndef COLSROWS
+#define COLSROWS 2000
+#endif
+#ifndef COLS2
+#define COLS2 2000
+#endif
+#ifndef MODE // 1: plain TF32, 2: TF32 + BF16 corrections, 3: 3xTF32 (2 and 3: FP32 accuracy)
+#define MODE 1
+#endif
+#ifndef BM // rows of C per work-group: 64 per warpgroup
+#define BM 128
+#endif
+#ifndef BN // columns of C per work-group: the wgmma's N, 64, 128 or 256
+#define BN 128
+#endif
+#ifndef BK // 8, 16 or 32 (the local-memory swizzle follows the row length)
+#define BK 16
+#endif
+#ifndef STAGES // slices of K in local memory at once
+#define STAGES 3
+#endif
+#ifndef INFLIGHT // wgmma groups left running across the next barrier: 0 or 1 (MODE 1 only)
+#define INFLIGHT 0
+#endif
+#ifndef GROUP_M
+#define GROUP_M 8
+#endif
+#ifndef ROUND // MODE 1: round each operand to TF32 in local memory (1) or let the tensor cores
+#define ROUND 1 // truncate it (0), whose errors all lean the same way
+#endif
+#ifndef FLUSH // MODE 2 and 3: slices summed on the tensor cores before an FP32 addition
+#define FLUSH 4
+#endif
+
+#define ROUNDING (MODE == 1 && ROUND)
+#define M_ ROWS1
+#define N_ COLS2
+#define K_ COLSROWS
+#define THREADS (BM * 2) // a warpgroup (128) per 64 rows
+#define CHUNKS (BK / 4)  // 16-byte chunks per tile row
+#define A_COPIES (BM * CHUNKS / THREADS)
+#define B_COPIES (BN * CHUNKS / THREADS)
+#define ACC (BN / 2) // accumulator floats per work-item
+#define AHEAD (STAGES - 1 - INFLIGHT) // slices copied ahead of the one being multiplied
+
+#if (BM % 64) || (BN != 64 && BN != 128 && BN != 256)
+#error "BM is a multiple of 64; BN is 64, 128 or 256"
+#endif
+#if AHEAD < 1 || INFLIGHT < 0 || INFLIGHT > 1 || (MODE != 1 && INFLIGHT != 0)
+#error "STAGES must be at least INFLIGHT + 2; INFLIGHT is 0 or 1, and 0 when MODE is not 1"
+#endif
+#if (BM * CHUNKS) % THREADS || (BN * CHUNKS) % THREADS
+#error "the A and B tiles must split evenly into 16-byte copies over the work-group"
+#endif
+
+// Float k of tile row r in wgmma's canonical swizzled K-major layout: rows of BK floats, the
+// 16-byte chunks of a row permuted by an XOR with bits of the row (the 32, 64 or 128-byte swizzle
+// for BK = 8, 16, 32), so the tensor cores read 8 rows without bank conflicts. Each 32-byte piece
+// of a global row stays together: cp.async into the no-swizzle layout, which puts a row's chunks
+// 128 bytes apart, ran at a third of the speed on the H100.
+#if CHUNKS == 2
+#define SWIZZLE_MODE 3 // 32-byte swizzle
+#elif CHUNKS == 4
+#define SWIZZLE_MODE 2 // 64-byte
+#elif CHUNKS == 8
+#define SWIZZLE_MODE 1 // 128-byte
+#else
+#error "BK is 8, 16 or 32"
+#endif
+#define SWIZZLE(r) (((r) / (8 / CHUNKS)) % CHUNKS)
+#define TILE_AT(r, k) ((r) * BK + ((((k) >> 2) ^ SWIZZLE(r)) << 2) + ((k) & 3))
+// Copy u of a slice, row-major: consecutive work-items copy consecutive 16-byte chunks.
+#define CHUNK_ROW(u) ((u) / CHUNKS)
+#define CHUNK_K(u) ((u) % CHUNKS * 4)
+
+inline uint shared_address(const __local float *p) { return (uint)(size_t)p; }
+
+// A wgmma matrix descriptor: start address and the stride between groups of 8 rows in units of
+// 16 bytes, the swizzle mode in the top bits. The leading byte offset is unused by swizzled
+// K-major layouts (1, as CUTLASS sets it). The swizzle applies to address bits, so tiles start
+// on 1024-byte boundaries and a step along K is a plain offset of the start.
+inline ulong descriptor(const __local float *start) {
+  return (ulong)((shared_address(start) & 0x3ffff) >> 4) | (1ul << 16) |
+         ((ulong)(8 * BK * 4 / 16) << 32) | ((ulong)SWIZZLE_MODE << 62);
+}
+
+// 16 bytes from `src` to local memory, or zeros when `in` is false (then nothing is read).
+inline void copy_chunk(__local float *dst, const __global float *src, bool in) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared_address(dst)),
+               "l"(src), "r"(in ? 16 : 0)
+               : "memory");
+}
+
+// One float, for rows that are not 16-byte aligned (K not a multiple of 4).
+inline void copy_float(__local float *dst, const __global float *src, bool in) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(shared_address(dst)),
+               "l"(src), "r"(in ? 4 : 0)
+               : "memory");
+}
+
+inline void copies_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
+
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+// Slice s is complete once at most AHEAD - 1 later groups of copies are still in flight.
+#if AHEAD == 1
+#define LATER_GROUPS 0
+#elif AHEAD == 2
+#define LATER_GROUPS 1
+#elif AHEAD == 3
+#define LATER_GROUPS 2
+#elif AHEAD == 4
+#define LATER_GROUPS 3
+#else
+#error "at most 4 slices ahead"
+#endif
+inline void copies_wait(void) {
+  asm volatile("cp.async.wait_group " STRINGIFY(LATER_GROUPS) ";" ::: "memory");
+}
+
+// Makes this work-item's writes to local memory (cp.async included) visible to the tensor
+// cores' asynchronous reads; a barrier then extends that to the work-group.
+inline void fence_to_async(void) { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+inline void wgmma_fence(void) { asm volatile("//@sm_90a wgmma.fence.sync.aligned;" ::: "memory"); }
+inline void wgmma_commit(void) {
+  asm volatile("//@sm_90a wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+inline void wgmma_wait(void) {
+  asm volatile("//@sm_90a wgmma.wait_group.sync.aligned " STRINGIFY(INFLIGHT) ";" ::: "memory");
+}
+inline void wgmma_wait_all(void) {
+  asm volatile("//@sm_90a wgmma.wait_group.sync.aligned 0;" ::: "memory");
+}
+
+// The accumulator operands of an m64nBN wgmma: "{%0,...,%ACC-1}", then the two descriptors.
+#define R10(a)                                                                                     \
+  "%" #a "0,%" #a "1,%" #a "2,%" #a "3,%" #a "4,%" #a "5,%" #a "6,%" #a "7,%" #a "8,%" #a "9,"
+#define D8(i)                                                                                      \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]),     \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define D32(i) D8(i), D8(i + 8), D8(i + 16), D8(i + 24)
+#if BN == 64
+#define WGMMA_D "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9," R10(1) R10(2) "%30,%31}, %32, %33"
+#define WGMMA_OUT D32(0)
+#elif BN == 128
+#define WGMMA_D                                                                                    \
+  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9," R10(1) R10(2) R10(3) R10(4) R10(5) "%60,%61,%62,%63}, %64, %65"
+#define WGMMA_OUT D32(0), D32(32)
+#else
+#define WGMMA_D                                                                                    \
+  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9," R10(1) R10(2) R10(3) R10(4) R10(5) R10(6) R10(7) R10(8) R10(9)  \
+      R10(10) R10(11) "%120,%121,%122,%123,%124,%125,%126,%127}, %128, %129"
+#define WGMMA_OUT D32(0), D32(32), D32(64), D32(96)
+#endif
+
+// d += a * b over 64 x BN x 8 TF32, a warpgroup-wide asynchronous operation.
+inline void wgmma_tf32(float *d, ulong a, ulong b) {
+  asm volatile("//@sm_90a { .reg .pred p; setp.eq.u32 p, 1, 1; "
+               "wgmma.mma_async.sync.aligned.m64n" STRINGIFY(BN) "k8.f32.tf32.tf32 " WGMMA_D
+               ", p, 1, 1; }"
+               : WGMMA_OUT
+               : "l"(a), "l"(b)
+               : "memory");
+}
+
+// d += a * b over 64 x BN x 16 BF16 (K-major operands, so no transposes).
+inline void wgmma_bf16(float *d, ulong a, ulong b) {
+  asm volatile("//@sm_90a { .reg .pred p; setp.eq.u32 p, 1, 1; "
+               "wgmma.mma_async.sync.aligned.m64n" STRINGIFY(BN) "k16.f32.bf16.bf16 " WGMMA_D
+               ", p, 1, 1, 0, 0; }"
+               : WGMMA_OUT
+               : "l"(a), "l"(b)
+               : "memory");
+}
+
+// Chunk of row `row` at k of a K-contiguous matrix with `lines` rows, into a tile slot.
+inline void copy_tile_chunk(__local float *dst, const __global float *matrix, int row, int lines,
+                            int k) {
+  const bool row_in = row < lines;
+  const __global float *src = matrix + (size_t)(row_in ? row : 0) * K_;
+#if K_ % 4 == 0
+  copy_chunk(dst, src + (k < K_ ? k : 0), row_in && k < K_);
+#else
+  for (int e = 0; e < 4; ++e)
+    copy_float(dst + e, src + (k + e < K_ ? k + e : 0), row_in && k + e < K_);
+#endif
+}
+
+// Rounds this work-item's chunks of a slice to TF32 in place: adding half the weight of the 13
+// dropped bits makes the tensor cores' truncation a rounding to nearest (ties away from zero).
+inline void round_chunk(__local float *p) {
+  __local uint4 *q = (__local uint4 *)p;
+  *q = *q + (uint4)(0x1000u);
+}
+
+#if MODE != 1
+// What the tensor cores read of x as a TF32 operand, and the exact rest.
+inline float tf32_head(float x) { return as_float(as_uint(x) & 0xffffe000u); }
+
+// Two floats as a BF16 pair rounded to nearest: `low` in the low half (the smaller K).
+inline uint bf16_pair(float low, float high) {
+  uint r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(high), "f"(low));
+  return r;
+}
+
+// The split of 4 floats of a tile: tails (MODE 3), or BF16 pairs with the head first (A, whose
+// pairs meet B's (tail, head)) or the tail first (B).
+inline float4 split4(float4 x, bool head_first) {
+  const float4 head = (float4)(tf32_head(x.x), tf32_head(x.y), tf32_head(x.z), tf32_head(x.w));
+  const float4 tail = x - head;
+#if MODE == 3
+  return as_float4(as_uint4(tail) + (uint4)(0x1000u)); // rounded to TF32 like the head's rest
+#else
+  return head_first ? as_float4((uint4)(bf16_pair(head.x, tail.x), bf16_pair(head.y, tail.y),
+                                        bf16_pair(head.z, tail.z), bf16_pair(head.w, tail.w)))
+                    : as_float4((uint4)(bf16_pair(tail.x, head.x), bf16_pair(tail.y, head.y),
+                                        bf16_pair(tail.z, head.z), bf16_pair(tail.w, head.w)));
+#endif
+}
+#endif
+
+__kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
+matricesMul(__global const float *in1, __global const float *in2, __global float *out) {
+  __local float As[STAGES * BM * BK] __attribute__((aligned(1024)));
+  __local float Bs[STAGES * BN * BK] __attribute__((aligned(1024)));
+#if MODE != 1
+  __local float As_split[BM * BK] __attribute__((aligned(1024)));
+  __local float Bs_split[BN * BK] __attribute__((aligned(1024)));
+#endif
+
+  const int blocks_m = (M_ + BM - 1) / BM, blocks_n = (N_ + BN - 1) / BN;
+  const int block = get_group_id(0);
+  const int group = block / (GROUP_M * blocks_n);
+  const int first_m = group * GROUP_M;
+  const int group_rows = min(blocks_m - first_m, GROUP_M);
+  const int block_m = (first_m + block % group_rows) * BM;
+  const int block_n = (block % (GROUP_M * blocks_n)) / group_rows * BN;
+
+  const int tid = get_local_id(0), warpgroup = tid / 128;
+
+  float acc[ACC];
+#pragma unroll
+  for (int i = 0; i < ACC; ++i)
+    acc[i] = 0.0f;
+#if MODE != 1 && FLUSH > 0
+  float part[ACC]; // the tensor cores' sums of FLUSH slices
+#pragma unroll
+  for (int i = 0; i < ACC; ++i)
+    part[i] = 0.0f;
+#else
+#define part acc
+#endif
+
+  const int slices = (K_ + BK - 1) / BK;
+  // Slice s goes to stage s % STAGES; a group of copies is committed for every slice, empty past
+  // the end, so the wait below always counts the same way.
+#define COPY_SLICE(s)                                                                              \
+  {                                                                                                \
+    const int stage = (s) % STAGES, k0 = (s) * BK;                                                 \
+    if ((s) < slices) {                                                                            \
+      _Pragma("unroll") for (int l = 0; l < A_COPIES; ++l) {                                       \
+        const int u = tid + l * THREADS, r = CHUNK_ROW(u), k = CHUNK_K(u);                         \
+        copy_tile_chunk(&As[stage * BM * BK + TILE_AT(r, k)], in1, block_m + r, M_, k0 + k);       \
+      }                                                                                            \
+      _Pragma("unroll") for (int l = 0; l < B_COPIES; ++l) {                                       \
+        const int u = tid + l * THREADS, r = CHUNK_ROW(u), k = CHUNK_K(u);                         \
+        copy_tile_chunk(&Bs[stage * BN * BK + TILE_AT(r, k)], in2, block_n + r, N_, k0 + k);       \
+      }                                                                                            \
+    }                                                                                              \
+    copies_commit();                                                                               \
+  }
+
+#pragma unroll
+  for (int s = 0; s < AHEAD; ++s)
+    COPY_SLICE(s)
+#if ROUNDING
+#define ROUND_SLICE(s)                                                                             \
+  {                                                                                                \
+    _Pragma("unroll") for (int l = 0; l < A_COPIES; ++l) round_chunk(                              \
+        &As[((s) % STAGES) * BM * BK +                                                             \
+            TILE_AT(CHUNK_ROW(tid + l * THREADS), CHUNK_K(tid + l * THREADS))]);                   \
+    _Pragma("unroll") for (int l = 0; l < B_COPIES; ++l) round_chunk(                              \
+        &Bs[((s) % STAGES) * BN * BK +                                                             \
+            TILE_AT(CHUNK_ROW(tid + l * THREADS), CHUNK_K(tid + l * THREADS))]);                   \
+  }
+  copies_wait();
+  ROUND_SLICE(0)
+#endif
+
+  for (int s = 0; s < slices; ++s) {
+#if ROUNDING
+    // Slice s was waited for and rounded while slice s - 1 was being multiplied.
+#else
+    copies_wait(); // this work-item's copies of slice s are in place
+#endif
+    fence_to_async();
+    // Everyone's copies of slice s are in place, and every warpgroup has waited for the wgmma
+    // groups that last read the stage the next copies refill (and, MODE 2 and 3, the split).
+    barrier(CLK_LOCAL_MEM_FENCE);
+    COPY_SLICE(s + AHEAD)
+
+    const __local float *as = As + (s % STAGES) * BM * BK + warpgroup * 64 * BK;
+    const __local float *bs = Bs + (s % STAGES) * BN * BK;
+#if MODE != 1
+    // Each work-item splits the chunks it copied (its own copies are complete).
+#pragma unroll
+    for (int l = 0; l < A_COPIES; ++l) {
+      const int at = TILE_AT(CHUNK_ROW(tid + l * THREADS), CHUNK_K(tid + l * THREADS));
+      *(__local float4 *)&As_split[at] =
+          split4(*(__local float4 *)&As[(s % STAGES) * BM * BK + at], true);
+    }
+#pragma unroll
+    for (int l = 0; l < B_COPIES; ++l) {
+      const int at = TILE_AT(CHUNK_ROW(tid + l * THREADS), CHUNK_K(tid + l * THREADS));
+      *(__local float4 *)&Bs_split[at] =
+          split4(*(__local float4 *)&Bs[(s % STAGES) * BN * BK + at], false);
+    }
+    fence_to_async();
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const __local float *as_split = As_split + warpgroup * 64 * BK;
+#endif
+
+    wgmma_fence();
+#pragma unroll
+    for (int k = 0; k < BK; k += 8) {
+#if MODE == 3 // small terms first
+      wgmma_tf32(part, descriptor(as_split + k), descriptor(bs + k));
+      wgmma_tf32(part, descriptor(as + k), descriptor(Bs_split + k));
+#elif MODE == 2
+      wgmma_bf16(part, descriptor(as_split + k), descriptor(Bs_split + k));
+#endif
+      wgmma_tf32(part, descriptor(as + k), descriptor(bs + k));
+    }
+    wgmma_commit();
+#if ROUNDING
+    if (s + 1 < slices) { // round the next slice while the tensor cores work on this one
+      copies_wait(); // slice s + 1 (the copies of slice s + AHEAD are committed now)
+      ROUND_SLICE(s + 1)
+    }
+#endif
+    wgmma_wait();
+#if MODE != 1 && FLUSH > 0
+    if ((s + 1) % FLUSH == 0 || s + 1 == slices) {
+#pragma unroll
+      for (int i = 0; i < ACC; ++i) {
+        acc[i] += part[i]; // round-to-nearest FP32 additions
+        part[i] = 0.0f;
+      }
+    }
+#endif
+  }
+  wgmma_wait_all();
+
+  // Warp w of the warpgroup holds rows 16w + g and 16w + g + 8; element pair i holds columns
+  // 8(i/2) + 2t and the next, of row g for even i and of row g + 8 for odd i.
+  const int lane = tid % 32, warp = (tid / 32) % 4, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int i = 0; i < ACC / 2; ++i) {
+    const int row = block_m + warpgroup * 64 + warp * 16 + g + (i % 2) * 8;
+    const int col = block_n + (i / 2) * 8 + 2 * t;
+    if (row >= M_)
+      continue;
+    __global float *c = out + (size_t)row * N_ + col;
+#if N_ % 2 == 0
+    if (col < N_)
+      *(__global float2 *)c = (float2)(acc[2 * i], acc[2 * i + 1]);
+#else
+    if (col < N_)
+      c[0] = acc[2 * i];
+    if (col + 1 < N_)
+      c[1] = acc[2 * i + 1];
+#endif
+  }
+}
