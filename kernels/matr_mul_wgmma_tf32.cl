@@ -19,13 +19,21 @@
 // memory that the tensor cores then read costs about a third there).
 // MODE 3 (3xTF32) and MODE 2 (TF32 + BF16) keep FP32 accuracy. The head a_hi of an operand is
 // what the tensor cores read of it, and a_lo = a - a_hi is exact (below 2^-10 a); C = a_hi*b_hi
-// + a_hi*b_lo + a_lo*b_hi. Each slice of K is split once in local memory, next to the slice:
-// MODE 3 stores the tails and runs three TF32 products; MODE 2 stores, for every float, the BF16
-// pair (a_hi, a_lo) of A and (b_lo, b_hi) of B, so one BF16 m64nBNk16 product over the pairs is
-// both small terms, at twice the TF32 rate. (Rounding the factors of the small terms to BF16's 8
-// bits costs about 2^-18 of each product.) Tensor cores round their sums toward zero, so FLUSH
-// slices are summed into a scratch accumulator, which is then added into the FP32 one with
-// round-to-nearest additions (Ootomo and Yokota, 2022); FLUSH 0 accumulates directly.
+// + a_hi*b_lo + a_lo*b_hi.
+// MODE 3 writes nothing to local memory but the copies: wgmma can take its first operand from
+// registers, so each warp loads its rows of both tiles with ldmatrix and keeps their tails there.
+// a_lo*b_hi is then a product of registers and B's tile; a_hi*b_lo is computed transposed, as
+// b_lo^T * a_hi^T, with A's tile as the second operand, into an accumulator of C^T that is added
+// to C at the end. (It needs BM = BN. Writing the tails to local memory instead, for the tensor
+// cores to read, ran 11% slower on an H100.)
+// MODE 2 stores, for every float of a slice, the BF16 pair (a_hi, a_lo) of A and (b_lo, b_hi) of
+// B in local memory, so one BF16 m64nBNk16 product over the pairs is both small terms, at twice
+// the TF32 rate. (Rounding the factors of the small terms to BF16's 8 bits costs about 2^-18 of
+// each product.)
+// Tensor cores round their sums toward zero, so FLUSH slices are summed into a scratch
+// accumulator, which is then added into the FP32 one with round-to-nearest additions (Ootomo and
+// Yokota, 2022); FLUSH 0 accumulates directly. (The C^T accumulator holds terms 2^-10 of the
+// product and needs no such care.)
 //
 // Layouts as the article's later steps: in1 = A, ROWS1 x COLSROWS, row-major; in2 = B,
 // COLSROWS x COLS2, column-major; out = C, ROWS1 x COLS2, row-major. Both operands are
@@ -84,6 +92,9 @@
 
 #if (BM % 64) || (BN != 64 && BN != 128 && BN != 256)
 #error "BM is a multiple of 64; BN is 64, 128 or 256"
+#endif
+#if MODE == 3 && (BM != BN || BM * (BN + 1) > STAGES * (BM + BN) * BK)
+#error "MODE 3 needs BM == BN, and local memory for a BM x (BN + 1) tile of C^T"
 #endif
 #if AHEAD < 1 || INFLIGHT < 0 || INFLIGHT > 1 || (MODE != 1 && INFLIGHT != 0)
 #error "STAGES must be at least INFLIGHT + 2; INFLIGHT is 0 or 1, and 0 when MODE is not 1"
@@ -179,19 +190,25 @@ inline void wgmma_wait_all(void) {
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]),     \
       "+f"(d[i + 6]), "+f"(d[i + 7])
 #define D32(i) D8(i), D8(i + 8), D8(i + 16), D8(i + 24)
-#if BN == 64
-#define WGMMA_D "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9," R10(1) R10(2) "%30,%31}, %32, %33"
-#define WGMMA_OUT D32(0)
-#elif BN == 128
-#define WGMMA_D                                                                                    \
-  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9," R10(1) R10(2) R10(3) R10(4) R10(5) "%60,%61,%62,%63}, %64, %65"
-#define WGMMA_OUT D32(0), D32(32)
-#else
-#define WGMMA_D                                                                                    \
+#define REGS_64 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9," R10(1) R10(2) "%30,%31}"
+#define SS_64 ", %32, %33"
+#define RS_64 ", {%32,%33,%34,%35}, %36"
+#define OUT_64 D32(0)
+#define REGS_128                                                                                   \
+  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9," R10(1) R10(2) R10(3) R10(4) R10(5) "%60,%61,%62,%63}"
+#define SS_128 ", %64, %65"
+#define RS_128 ", {%64,%65,%66,%67}, %68"
+#define OUT_128 D32(0), D32(32)
+#define REGS_256                                                                                   \
   "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9," R10(1) R10(2) R10(3) R10(4) R10(5) R10(6) R10(7) R10(8) R10(9)  \
-      R10(10) R10(11) "%120,%121,%122,%123,%124,%125,%126,%127}, %128, %129"
-#define WGMMA_OUT D32(0), D32(32), D32(64), D32(96)
-#endif
+      R10(10) R10(11) "%120,%121,%122,%123,%124,%125,%126,%127}"
+#define SS_256 ", %128, %129"
+#define RS_256 ", {%128,%129,%130,%131}, %132"
+#define OUT_256 D32(0), D32(32), D32(64), D32(96)
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define WGMMA_D CAT(REGS_, BN) CAT(SS_, BN)
+#define WGMMA_OUT CAT(OUT_, BN)
 
 // d += a * b over 64 x BN x 8 TF32, a warpgroup-wide asynchronous operation.
 inline void wgmma_tf32(float *d, ulong a, ulong b) {
@@ -213,6 +230,41 @@ inline void wgmma_bf16(float *d, ulong a, ulong b) {
                : "memory");
 }
 
+#if MODE == 3
+// d += a * b over 64 x N x 8 TF32 with a from registers (the m16n8k8 A fragment of each warp).
+inline void wgmma_tf32_rs(float *d, const uint a[4], ulong b) {
+  asm volatile("//@sm_90a { .reg .pred p; setp.eq.u32 p, 1, 1; "
+               "wgmma.mma_async.sync.aligned.m64n" STRINGIFY(BN) "k8.f32.tf32.tf32 " CAT(REGS_, BN)
+                   CAT(RS_, BN) ", p, 1, 1; }"
+               : CAT(OUT_, BN)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b)
+               : "memory");
+}
+// The same with N = BM: rows of C^T.
+inline void wgmma_tf32_rs_t(float *d, const uint a[4], ulong b) {
+  asm volatile("//@sm_90a { .reg .pred p; setp.eq.u32 p, 1, 1; "
+               "wgmma.mma_async.sync.aligned.m64n" STRINGIFY(BM) "k8.f32.tf32.tf32 " CAT(REGS_, BM)
+                   CAT(RS_, BM) ", p, 1, 1; }"
+               : CAT(OUT_, BM)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b)
+               : "memory");
+}
+// Four 8x4 tiles of 32-bit elements, one row address per lane (lanes 8i..8i+7 give tile i):
+// lane l receives element (l/4, l%4) of each tile.
+inline void load_matrices(uint r[4], const __local float *row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(shared_address(row)));
+}
+// The rounded TF32 tails of 4 fragment values.
+inline void tails(uint r[4]) {
+  for (int q = 0; q < 4; ++q) {
+    const float x = as_float(r[q]);
+    r[q] = as_uint(x - as_float(as_uint(x) & 0xffffe000u)) + 0x1000u;
+  }
+}
+#endif
+
 // Chunk of row `row` at k of a K-contiguous matrix with `lines` rows, into a tile slot.
 inline void copy_tile_chunk(__local float *dst, const __global float *matrix, int row, int lines,
                             int k) {
@@ -233,8 +285,8 @@ inline void round_chunk(__local float *p) {
   *q = *q + (uint4)(0x1000u);
 }
 
-#if MODE != 1
-// What the tensor cores read of x as a TF32 operand, and the exact rest.
+#if MODE == 2
+// What the tensor cores read of x as a TF32 operand.
 inline float tf32_head(float x) { return as_float(as_uint(x) & 0xffffe000u); }
 
 // Two floats as a BF16 pair rounded to nearest: `low` in the low half (the smaller K).
@@ -244,27 +296,24 @@ inline uint bf16_pair(float low, float high) {
   return r;
 }
 
-// The split of 4 floats of a tile: tails (MODE 3), or BF16 pairs with the head first (A, whose
-// pairs meet B's (tail, head)) or the tail first (B).
+// The split of 4 floats of a tile as BF16 pairs: the head first (A, whose pairs meet B's (tail,
+// head)) or the tail first (B).
 inline float4 split4(float4 x, bool head_first) {
   const float4 head = (float4)(tf32_head(x.x), tf32_head(x.y), tf32_head(x.z), tf32_head(x.w));
   const float4 tail = x - head;
-#if MODE == 3
-  return as_float4(as_uint4(tail) + (uint4)(0x1000u)); // rounded to TF32 like the head's rest
-#else
   return head_first ? as_float4((uint4)(bf16_pair(head.x, tail.x), bf16_pair(head.y, tail.y),
                                         bf16_pair(head.z, tail.z), bf16_pair(head.w, tail.w)))
                     : as_float4((uint4)(bf16_pair(tail.x, head.x), bf16_pair(tail.y, head.y),
                                         bf16_pair(tail.z, head.z), bf16_pair(tail.w, head.w)));
-#endif
 }
 #endif
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
 matricesMul(__global const float *in1, __global const float *in2, __global float *out) {
-  __local float As[STAGES * BM * BK] __attribute__((aligned(1024)));
-  __local float Bs[STAGES * BN * BK] __attribute__((aligned(1024)));
-#if MODE != 1
+  // The stages of A's tiles, then of B's (MODE 3 reuses them for C^T at the end).
+  __local float tiles[STAGES * (BM + BN) * BK] __attribute__((aligned(1024)));
+  __local float *const As = tiles, *const Bs = tiles + STAGES * BM * BK;
+#if MODE == 2
   __local float As_split[BM * BK] __attribute__((aligned(1024)));
   __local float Bs_split[BN * BK] __attribute__((aligned(1024)));
 #endif
@@ -283,6 +332,16 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 #pragma unroll
   for (int i = 0; i < ACC; ++i)
     acc[i] = 0.0f;
+#if MODE == 3
+  float acc_t[BM / 2]; // C^T: the a_hi * b_lo products, as b_lo^T * a_hi^T
+#pragma unroll
+  for (int i = 0; i < BM / 2; ++i)
+    acc_t[i] = 0.0f;
+  // This lane's row and k within its warpgroup's 64 rows for ldmatrix: 8 x 4 tiles (rows 0-7,
+  // k 0-3), (8-15, 0-3), (0-7, 4-7), (8-15, 4-7) of the warp's 16 rows, the m16n8k8 A fragment
+  // that wgmma takes from registers.
+  const int f_row = (tid / 32) % 4 * 16 + tid % 8 + tid % 32 / 8 % 2 * 8, f_k = tid % 32 / 16 * 4;
+#endif
 #if MODE != 1 && FLUSH > 0
   float part[ACC]; // the tensor cores' sums of FLUSH slices
 #pragma unroll
@@ -336,13 +395,13 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 #endif
     fence_to_async();
     // Everyone's copies of slice s are in place, and every warpgroup has waited for the wgmma
-    // groups that last read the stage the next copies refill (and, MODE 2 and 3, the split).
+    // groups that last read the stage the next copies refill (and, MODE 2, the split).
     barrier(CLK_LOCAL_MEM_FENCE);
     COPY_SLICE(s + AHEAD)
 
     const __local float *as = As + (s % STAGES) * BM * BK + warpgroup * 64 * BK;
     const __local float *bs = Bs + (s % STAGES) * BN * BK;
-#if MODE != 1
+#if MODE == 2
     // Each work-item splits the chunks it copied (its own copies are complete).
 #pragma unroll
     for (int l = 0; l < A_COPIES; ++l) {
@@ -361,13 +420,25 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     const __local float *as_split = As_split + warpgroup * 64 * BK;
 #endif
 
+#if MODE == 3
+    uint a_lo[BK / 8][4], b_lo[BK / 8][4];
+#pragma unroll
+    for (int j = 0; j < BK / 8; ++j) {
+      // The warpgroup's 64 rows of A (for C) and of B (for C^T).
+      load_matrices(a_lo[j], &as[TILE_AT(f_row, j * 8 + f_k)]);
+      load_matrices(b_lo[j], &bs[TILE_AT(warpgroup * 64 + f_row, j * 8 + f_k)]);
+      tails(a_lo[j]);
+      tails(b_lo[j]);
+    }
+#endif
     wgmma_fence();
 #pragma unroll
     for (int k = 0; k < BK; k += 8) {
-#if MODE == 3 // small terms first
-      wgmma_tf32(part, descriptor(as_split + k), descriptor(bs + k));
-      wgmma_tf32(part, descriptor(as + k), descriptor(Bs_split + k));
-#elif MODE == 2
+#if MODE == 3
+      wgmma_tf32_rs(part, a_lo[k / 8], descriptor(bs + k));
+      wgmma_tf32_rs_t(acc_t, b_lo[k / 8], descriptor(as - warpgroup * 64 * BK + k)); // all of A
+#endif
+#if MODE == 2
       wgmma_bf16(part, descriptor(as_split + k), descriptor(Bs_split + k));
 #endif
       wgmma_tf32(part, descriptor(as + k), descriptor(bs + k));
@@ -395,6 +466,25 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
   // Warp w of the warpgroup holds rows 16w + g and 16w + g + 8; element pair i holds columns
   // 8(i/2) + 2t and the next, of row g for even i and of row g + 8 for odd i.
   const int lane = tid % 32, warp = (tid / 32) % 4, g = lane / 4, t = lane % 4;
+#if MODE == 3
+  // C^T's block, transposed through local memory (rows padded by one against bank conflicts),
+  // added to C's before the store.
+  __local float *const ct = tiles;
+  barrier(CLK_LOCAL_MEM_FENCE); // every warpgroup's wgmma groups are done with the tiles
+#pragma unroll
+  for (int i = 0; i < BM / 2; ++i) {
+    const int n = warpgroup * 64 + warp * 16 + g + (i % 2) * 8, m = (i / 2) * 8 + 2 * t;
+    ct[m * (BN + 1) + n] = acc_t[2 * i];
+    ct[(m + 1) * (BN + 1) + n] = acc_t[2 * i + 1];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+  for (int i = 0; i < ACC / 2; ++i) {
+    const int m = warpgroup * 64 + warp * 16 + g + (i % 2) * 8, n = (i / 2) * 8 + 2 * t;
+    acc[2 * i] += ct[m * (BN + 1) + n];
+    acc[2 * i + 1] += ct[m * (BN + 1) + n + 1];
+  }
+#endif
 #pragma unroll
   for (int i = 0; i < ACC / 2; ++i) {
     const int row = block_m + warpgroup * 64 + warp * 16 + g + (i % 2) * 8;

@@ -141,7 +141,8 @@ bool warp_tiles_valid(const Params &p, const DeviceCaps &device) {
 }
 
 // The wgmma kernel's rules (kernels/matr_mul_wgmma_tf32.cl): whole warpgroups, the wgmma's N, a
-// swizzle for the slice depth, at most 4 slices copied ahead, and the local memory it declares.
+// swizzle for the slice depth, at most 4 slices copied ahead, square tiles for 3xTF32 (MODE 3),
+// and the local memory it declares.
 bool warpgroup_tiles_valid(const Params &p, const DeviceCaps &device) {
   int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
   int64_t stages = param_or(p, "STAGES", 3), inflight = param_or(p, "INFLIGHT", 0);
@@ -150,10 +151,12 @@ bool warpgroup_tiles_valid(const Params &p, const DeviceCaps &device) {
       (bk != 8 && bk != 16 && bk != 32) || inflight < 0 || inflight > 1 ||
       (mode != 1 && inflight != 0) || ahead < 1 || ahead > 4)
     return false;
+  if (mode == 3 && (bm != bn || bm * (bn + 1) > stages * (bm + bn) * bk))
+    return false; // C^T's block goes through the stages' local memory at the end
   int64_t threads = bm * 2;
   if ((bm * bk / 4) % threads || (bn * bk / 4) % threads)
     return false;
-  uint64_t slices = static_cast<uint64_t>(stages + (mode == 1 ? 0 : 1)); // + the split slice
+  uint64_t slices = static_cast<uint64_t>(stages + (mode == 2 ? 1 : 0)); // + the split slice
   return fits(p, device, slices * static_cast<uint64_t>((bm + bn) * bk * 4),
               static_cast<uint64_t>(threads));
 }
@@ -302,8 +305,8 @@ std::vector<Step> beyond_the_article() {
   Step wgmma3 = wgmma;
   wgmma3.name = "matr_mul_wgmma_3xtf32";
   wgmma3.source = "beyond the article, step 16: 3xTF32 on Hopper's wgmma, FP32 accuracy";
-  wgmma3.change = "step 15's 3xTF32 split, each slice split once in local memory, three wgmma "
-                  "products per slice: FP32-level accuracy";
+  wgmma3.change = "step 15's 3xTF32 split with the tails in registers (wgmma's register "
+                  "operand), one of the small products computed transposed: FP32-level accuracy";
   wgmma3.variant_of = "matr_mul_wgmma_tf32";
   wgmma3.params = {{"MODE", 3},   {"BM", 64},      {"BN", 64},     {"BK", 32},
                    {"STAGES", 2}, {"INFLIGHT", 0}, {"GROUP_M", 8}, {"FLUSH", 4}};
