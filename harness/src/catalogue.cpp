@@ -277,14 +277,14 @@ std::vector<Step> beyond_the_article() {
 
   // Step 16: the same three products on Hopper's wgmma, which NVIDIA's OpenCL compiler reaches
   // only through the bridge's -mqlcl-nv-sm90a. Defaults tuned on an H100: 128 x 128 tiles in
-  // three 16-deep stages for TF32 (224 TFLOP/s at 4096 through the bridge, against 163 with
-  // mma.sync); 64 x 64 tiles with 32-deep slices in two stages for the split modes.
+  // three 16-deep stages for TF32 (224-238 TFLOP/s at 4096 through the bridge, against 163-164
+  // with mma.sync); 64 x 64 tiles with 32-deep slices in two stages for the split modes.
   Step wgmma = base;
   wgmma.name = "matr_mul_wgmma_tf32";
   wgmma.source = "beyond the article, step 16: Hopper's wgmma through inline PTX (TF32)";
   wgmma.change = "warpgroup-wide wgmma.mma_async TF32 products read from swizzled local memory; "
                  "inputs truncated to 10 mantissa bits by the tensor cores (not rounded): "
-                 "relative errors near 1e-3 to 1e-2, for users who accept them";
+                 "relative errors near 1e-3, about 3x rounded TF32's, for users who accept them";
   wgmma.kernel_file = "matr_mul_wgmma_tf32.cl";
   wgmma.geometry = warpgroup_tiles_1d;
   wgmma.params = {{"MODE", 1}, {"ROUND", 0},  {"BM", 128},     {"BN", 128},
