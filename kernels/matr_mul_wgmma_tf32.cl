@@ -231,21 +231,13 @@ inline void wgmma_bf16(float *d, ulong a, ulong b) {
 }
 
 #if MODE == 3
-// d += a * b over 64 x N x 8 TF32 with a from registers (the m16n8k8 A fragment of each warp).
+// d += a * b over 64 x BN x 8 TF32 with a from registers (the m16n8k8 A fragment of each warp);
+// also the C^T products, whose N is BM (MODE 3 has BM = BN).
 inline void wgmma_tf32_rs(float *d, const uint a[4], ulong b) {
   asm volatile("//@sm_90a { .reg .pred p; setp.eq.u32 p, 1, 1; "
                "wgmma.mma_async.sync.aligned.m64n" STRINGIFY(BN) "k8.f32.tf32.tf32 " CAT(REGS_, BN)
                    CAT(RS_, BN) ", p, 1, 1; }"
                : CAT(OUT_, BN)
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b)
-               : "memory");
-}
-// The same with N = BM: rows of C^T.
-inline void wgmma_tf32_rs_t(float *d, const uint a[4], ulong b) {
-  asm volatile("//@sm_90a { .reg .pred p; setp.eq.u32 p, 1, 1; "
-               "wgmma.mma_async.sync.aligned.m64n" STRINGIFY(BM) "k8.f32.tf32.tf32 " CAT(REGS_, BM)
-                   CAT(RS_, BM) ", p, 1, 1; }"
-               : CAT(OUT_, BM)
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b)
                : "memory");
 }
@@ -436,7 +428,7 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     for (int k = 0; k < BK; k += 8) {
 #if MODE == 3
       wgmma_tf32_rs(part, a_lo[k / 8], descriptor(bs + k));
-      wgmma_tf32_rs_t(acc_t, b_lo[k / 8], descriptor(as - warpgroup * 64 * BK + k)); // all of A
+      wgmma_tf32_rs(acc_t, b_lo[k / 8], descriptor(as - warpgroup * 64 * BK + k)); // all of A
 #endif
 #if MODE == 2
       wgmma_bf16(part, descriptor(as_split + k), descriptor(Bs_split + k));
