@@ -17,6 +17,11 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 corpus=build-fuzz/corpus-ci
 rm -rf "$corpus" && mkdir -p "$corpus" build-fuzz/artifacts
 # New inputs go to the scratch corpus; the checked-in seeds are only read.
-build-fuzz/bin/mqlcl_fuzz_abi -max_total_time="${MQLCL_FUZZ_SECONDS:-120}" -max_len=4096 \
+# -detect_leaks=0 turns off libFuzzer's leak check after each input, not LeakSanitizer: leaks are
+# still checked once, at exit, over everything the run allocated. The per-input check stops the
+# world up to 1000 times a run, and LSan's tracer sometimes segfaults while PoCL's worker threads
+# come and go ("Tracer caught signal 11", google/sanitizers#1353): that failed CI once, on a
+# corpus that passes. docs/reliability.md has the rest.
+build-fuzz/bin/mqlcl_fuzz_abi -detect_leaks=0 -max_total_time="${MQLCL_FUZZ_SECONDS:-120}" -max_len=4096 \
   -timeout=60 -rss_limit_mb=8192 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/ \
   "$corpus" fuzz/corpus
