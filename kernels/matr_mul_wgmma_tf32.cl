@@ -14,9 +14,12 @@
 //
 // MODE 1 (plain TF32): the tensor cores read the top 19 bits of each FP32 operand, truncating
 // it: relative errors near 1e-3 (2.7-3x those of rounded inputs), for users who accept them.
-// ROUND 1 has each work-item round the chunks it copied, in place, before they are multiplied:
-// rounded inputs, at two-thirds of the speed on an H100 (any write of the work-items to local
-// memory that the tensor cores then read costs about a third there).
+// PARTS 1 has the host run round_to_tf32 (at the end of this file) on both operands first and
+// multiply its copies: rounded inputs, with cuBLAS's TF32 errors, at 0.84-0.91x of the speed
+// on an H100 at 4096-8192, the pass included (and faster where K is no multiple of 4, since the
+// copies' rows are padded to whole 16-byte chunks). ROUND 1 rounds the chunks each work-item copied in local memory
+// instead: two-thirds of the speed (any write of the work-items to local memory that the tensor
+// cores then read costs about a third there).
 // MODE 3 (3xTF32) and MODE 2 (TF32 + BF16) keep FP32 accuracy. The head a_hi of an operand is
 // what the tensor cores read of it, and a_lo = a - a_hi is exact (below 2^-10 a); C = a_hi*b_hi
 // + a_hi*b_lo + a_lo*b_hi.
@@ -40,7 +43,9 @@
 // K-contiguous, which is what wgmma's K-major TF32 operands need. Tiles go to local memory with
 // cp.async, STAGES slices at once. Any sizes: loads past an edge read zeros.
 //
-// Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * BM * 2, local = BM * 2.
+// Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * BM * 2, local = BM * 2. With PARTS 1,
+// first round_to_tf32(in, copy, lines) for each operand: 1-D, lines * ceil(COLSROWS/8)
+// work-items, lines = ROWS1 for A and COLS2 for B.
 
 #ifndef ROWS1
 #define ROWS1 2000
@@ -53,6 +58,9 @@
 #endif
 #ifndef MODE // 1: plain TF32, 2: TF32 + BF16 corrections, 3: 3xTF32 (2 and 3: FP32 accuracy)
 #define MODE 1
+#endif
+#ifndef PARTS // MODE 1: in1 and in2 hold the operands (0) or round_to_tf32's copies of them (1)
+#define PARTS 0
 #endif
 #ifndef BM // rows of C per work-group: 64 per warpgroup
 #define BM 128
@@ -82,7 +90,8 @@
 #define ROUNDING (MODE == 1 && ROUND)
 #define M_ ROWS1
 #define N_ COLS2
-#define K_ COLSROWS
+// Floats per row of in1 and in2: round_to_tf32 pads its copies' rows to whole groups of 8.
+#define K_ (PARTS ? (COLSROWS + 7) / 8 * 8 : COLSROWS)
 #define THREADS (BM * 2) // a warpgroup (128) per 64 rows
 #define CHUNKS (BK / 4)  // 16-byte chunks per tile row
 #define A_COPIES (BM * CHUNKS / THREADS)
@@ -95,6 +104,9 @@
 #endif
 #if MODE == 3 && (BM != BN || BM * (BN + 1) > STAGES * (BM + BN) * BK)
 #error "MODE 3 needs BM == BN, and local memory for a BM x (BN + 1) tile of C^T"
+#endif
+#if PARTS < 0 || PARTS > 1 || (PARTS && (MODE != 1 || ROUND))
+#error "PARTS 1 (operands rounded beforehand) is a form of MODE 1, in place of ROUND"
 #endif
 #if AHEAD < 1 || INFLIGHT < 0 || INFLIGHT > 1 || (MODE != 1 && INFLIGHT != 0)
 #error "STAGES must be at least INFLIGHT + 2; INFLIGHT is 0 or 1, and 0 when MODE is not 1"
@@ -494,4 +506,31 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
       c[1] = acc[2 * i + 1];
 #endif
   }
+}
+
+// The operand pass of PARTS 1: a copy of a K-contiguous matrix (`lines` rows of COLSROWS floats)
+// rounded to TF32, to nearest (ties away from zero), with each row padded with zeros to whole groups of 8 floats, so
+// the product's copies are all 16 bytes whatever K is. One work-item per group.
+inline float4 tf32_rounded(float4 x) {
+  return as_float4((as_uint4(x) + (uint4)(0x1000u)) & (uint4)(0xffffe000u));
+}
+
+__kernel void round_to_tf32(__global const float *in, __global float *out, int lines) {
+  const int groups = (COLSROWS + 7) / 8, g = get_global_id(0);
+  if (g >= lines * groups)
+    return;
+  const int line = g / groups, k0 = g % groups * 8;
+  const __global float *src = in + (size_t)line * COLSROWS + k0;
+  __global float4 *dst = (__global float4 *)(out + (size_t)line * groups * 8 + k0);
+#if COLSROWS % 8 == 0 // whole groups, 16-byte aligned
+  dst[0] = tf32_rounded(((const __global float4 *)src)[0]);
+  dst[1] = tf32_rounded(((const __global float4 *)src)[1]);
+#else
+  float v[8];
+#pragma unroll
+  for (int e = 0; e < 8; ++e)
+    v[e] = k0 + e < COLSROWS ? src[e] : 0.0f;
+  dst[0] = tf32_rounded((float4)(v[0], v[1], v[2], v[3]));
+  dst[1] = tf32_rounded((float4)(v[4], v[5], v[6], v[7]));
+#endif
 }

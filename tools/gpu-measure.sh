@@ -11,7 +11,8 @@
 #   sizes     steps 12-16 at 1000, 1023 and 4097 (sizes that fit no tile)
 #   tune      `mqlcl-replay tune` for the tuned and tensor-core steps at 4096 (OUT/tuning.json;
 #             TUNE_STEPS="STEP ..." to tune only those)
-#   bench     `mqlcl-replay bench` at 2000, 4096 and 8192: bench-gpu.json
+#   bench     `mqlcl-replay bench` at 2000, 4096 and 8192: bench-gpu.json (BENCH_STEPS=A,B
+#             and BENCH_SIZES=N,M to bench only those)
 #   unstaged  the bench's bridge-cost part at 2000 with the bridge's pinned staging off
 #             (MQLCL_STAGING=off), so the bridge makes the same calls as raw OpenCL:
 #             bench-gpu-unstaged.json
@@ -84,7 +85,7 @@ for phase in "$@"; do
   beyond)
     for name in matr_mul_tiled_local matr_mul_register_blocked matr_mul_double_buffered \
       matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32 matr_mul_tf32_bf16 matr_mul_wgmma_tf32 \
-      matr_mul_wgmma_3xtf32 matr_mul_wgmma_tf32_bf16; do
+      matr_mul_wgmma_tf32_rounded matr_mul_wgmma_3xtf32 matr_mul_wgmma_tf32_bf16; do
       step "$name"
       "$replay" "$name" --device 0 --size 4096 --no-cpu --repeat 3 --format csv
     done
@@ -96,8 +97,10 @@ for phase in "$@"; do
         --device 0 --size "$n" --no-cpu --repeat 3 --format csv
       "$replay" matr_mul_3xtf32,matr_mul_tf32_bf16 --device 0 --size "$n" --no-cpu --repeat 3 \
         --format csv | tail -n +2
-      "$replay" matr_mul_wgmma_tf32,matr_mul_wgmma_3xtf32,matr_mul_wgmma_tf32_bf16 --device 0 \
+      "$replay" matr_mul_wgmma_tf32,matr_mul_wgmma_tf32_rounded,matr_mul_wgmma_3xtf32 --device 0 \
         --size "$n" --no-cpu --repeat 3 --format csv | tail -n +2
+      "$replay" matr_mul_wgmma_tf32_bf16 --device 0 --size "$n" --no-cpu --repeat 3 --format csv |
+        tail -n +2
     done
     ;;
   tune)
@@ -123,7 +126,9 @@ for phase in "$@"; do
     ;;
   bench)
     step bench
-    "$replay" bench --device 0 --sizes 2000,4096,8192 --output "$out/bench-gpu.json"
+    # shellcheck disable=SC2086 # BENCH_STEPS is one comma-separated word or nothing
+    "$replay" bench ${BENCH_STEPS:-} --device 0 --sizes "${BENCH_SIZES:-2000,4096,8192}" \
+      --output "$out/bench-gpu.json"
     ;;
   *)
     echo "unknown phase $phase" >&2

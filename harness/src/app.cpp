@@ -64,6 +64,9 @@ std::string catalogue_listing(const std::vector<Step> &steps) {
       for (const auto &[name, value] : step.params)
         details += fmt::format(" {}={}", name, value);
     }
+    if (pass_scratch(step, Sizes{}).active())
+      details += fmt::format("; both operands first through {} (timed with the product)",
+                             step.operand_pass->kernel_name);
     if (step.requirement == Requirement::nvidia_tensor_cores)
       details += "; NVIDIA tensor cores only (compute capability 8.0+)";
     if (step.requirement == Requirement::nvidia_wgmma)

@@ -252,6 +252,7 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     }
     if (gpu_tensor && device.caps.compute_capability == 90) {
       steps.push_back("matr_mul_wgmma_tf32");
+      steps.push_back("matr_mul_wgmma_tf32_rounded");
       steps.push_back("matr_mul_wgmma_3xtf32");
       steps.push_back("matr_mul_wgmma_tf32_bf16");
     }

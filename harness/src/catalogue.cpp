@@ -147,9 +147,13 @@ bool warpgroup_tiles_valid(const Params &p, const DeviceCaps &device) {
   int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
   int64_t stages = param_or(p, "STAGES", 3), inflight = param_or(p, "INFLIGHT", 0);
   int64_t mode = param_or(p, "MODE", 1), ahead = stages - 1 - inflight;
+  int64_t parts = param_or(p, "PARTS", 0);
   if (bm <= 0 || bm % 64 || (bn != 64 && bn != 128 && bn != 256) ||
       (bk != 8 && bk != 16 && bk != 32) || inflight < 0 || inflight > 1 ||
       (mode != 1 && inflight != 0) || ahead < 1 || ahead > 4)
+    return false;
+  // Operands rounded beforehand (PARTS 1) are a form of plain TF32, in place of ROUND.
+  if (parts < 0 || parts > 1 || (parts == 1 && (mode != 1 || param_or(p, "ROUND", 0) != 0)))
     return false;
   if (mode == 3 && (bm != bn || bm * (bn + 1) > stages * (bm + bn) * bk))
     return false; // C^T's block goes through the stages' local memory at the end
@@ -300,7 +304,20 @@ std::vector<Step> beyond_the_article() {
   wgmma.product_rounding = 2.0 / 1024; // two inputs truncated, by up to 2^-10 each
   wgmma.float_only = true;
   wgmma.resolve = resolve_cached_step;
+  // With PARTS 1 a pass rounds both operands to TF32 before the product (the step below).
+  wgmma.operand_pass = OperandPass{"round_to_tf32", 8, "PARTS"};
   steps.push_back(wgmma);
+
+  Step rounded = wgmma;
+  rounded.name = "matr_mul_wgmma_tf32_rounded";
+  rounded.source = "beyond the article, step 16: wgmma TF32 with inputs rounded beforehand";
+  rounded.change = "a pass before the product (timed with it) rounds both operands to TF32, "
+                   "so the tensor cores multiply rounded inputs, as cuBLAS's TF32 mode does: "
+                   "relative errors near 3e-4, not FP32 accuracy";
+  rounded.variant_of = "matr_mul_wgmma_tf32";
+  rounded.params["PARTS"] = 1;
+  rounded.product_rounding = 1.0 / 1024; // two inputs rounded to 2^-11 each
+  steps.push_back(rounded);
 
   Step wgmma3 = wgmma;
   wgmma3.name = "matr_mul_wgmma_3xtf32";
@@ -326,6 +343,7 @@ std::vector<Step> beyond_the_article() {
   wgmma2.params = {{"MODE", 2},   {"BM", 64},      {"BN", 64},     {"BK", 32},
                    {"STAGES", 2}, {"INFLIGHT", 0}, {"GROUP_M", 8}, {"FLUSH", 4}};
   steps.push_back(wgmma2);
+
   return steps;
 }
 
@@ -554,6 +572,24 @@ Sizes padded_sizes(const Step &step, const Sizes &sizes) {
           round_up(sizes.cols2, step.padding.cols2)};
 }
 
+PassScratch pass_scratch(const Step &step, const Sizes &padded) {
+  PassScratch scratch;
+  if (!step.operand_pass)
+    return scratch;
+  const OperandPass &pass = *step.operand_pass;
+  auto parts = step.params.find(pass.parts_param);
+  if (parts == step.params.end() || parts->second <= 0)
+    return scratch;
+  scratch.parts = static_cast<uint32_t>(parts->second);
+  scratch.groups = (uint64_t{padded.colsrows} + pass.group - 1) / pass.group;
+  scratch.lines_a = padded.rows1;
+  scratch.lines_b = padded.cols2;
+  const uint64_t line = scratch.groups * pass.group * scratch.parts;
+  scratch.floats_a = scratch.lines_a * line;
+  scratch.floats_b = scratch.lines_b * line;
+  return scratch;
+}
+
 std::vector<std::string> size_problems(const Step &step, const Sizes &sizes, size_t element_size) {
   std::vector<std::string> problems;
   for (Dim dim : {Dim::rows1, Dim::colsrows, Dim::cols2})
@@ -660,9 +696,17 @@ std::vector<std::string> device_problems(const Step &step, const Sizes &padded,
                                      "{} bytes of local memory",
                                      bytes, device.local_mem_bytes));
   }
+  const PassScratch scratch = pass_scratch(step, padded);
+  for (uint64_t floats : {scratch.floats_a, scratch.floats_b})
+    if (floats * element_size > std::numeric_limits<uint32_t>::max()) {
+      problems.push_back(fmt::format("its operand pass writes {} parts of each operand, {} bytes, "
+                                     "to a buffer; MQL5's CLBufferCreate takes at most 4 GiB - 1",
+                                     scratch.parts, floats * element_size));
+      break;
+    }
   for (uint64_t elements :
        {uint64_t{padded.rows1} * padded.colsrows, uint64_t{padded.colsrows} * padded.cols2,
-        uint64_t{padded.rows1} * padded.cols2}) {
+        uint64_t{padded.rows1} * padded.cols2, scratch.floats_a, scratch.floats_b}) {
     if (elements * element_size > device.max_alloc_bytes) {
       problems.push_back(fmt::format("a matrix of {} bytes exceeds the device's largest "
                                      "allocation, {} bytes",

@@ -158,6 +158,19 @@ struct Padding {
   uint32_t cols2 = 1;
 };
 
+// Beyond the article: a kernel of the step's program that rewrites both operands into scratch
+// buffers before every product, inside the timed part (wgmma's TF32 rounds them there, once,
+// where rounding in every block costs a third of the speed). It is launched once per operand as
+// kernel_name(source, destination, int lines), one work-item per `group` floats of a line of
+// COLSROWS (rounded up to whole groups), over the lines of a K-contiguous operand: A row-major,
+// B column-major. The destination holds `parts` floats for each float of a rounded line, where
+// `parts` is the step's parameter parts_param; the product reads the destinations.
+struct OperandPass {
+  std::string kernel_name;
+  uint32_t group = 8;
+  std::string parts_param = "PARTS"; // 0: no pass
+};
+
 struct Step {
   std::string name;        // the script's name, e.g. "matr_mul_vect_v2"
   std::string source;      // where in the article, e.g. "section 2.8, Listing 9"
@@ -196,6 +209,7 @@ struct Step {
   bool float_only = false; // no REALTYPE double variant
   // Options for the bridge beyond the -D definitions (wgmma: -mqlcl-nv-sm90a).
   std::string build_options;
+  std::optional<OperandPass> operand_pass;
   // Another step whose kernel file this one builds with other parameters (plain TF32 and 3xTF32
   // share matr_mul_tf32.cl).
   std::string variant_of;
@@ -212,6 +226,16 @@ const Step *find_step(const std::vector<Step> &steps, std::string_view name);
 
 // The kernel arguments a step sets (its own, or the article's three matrices).
 std::vector<KernelArg> kernel_args(const Step &step);
+
+// What a step's operand pass writes (none when the step has no pass or its parts are 0).
+struct PassScratch {
+  uint32_t parts = 0;
+  uint64_t floats_a = 0, floats_b = 0; // the destinations' sizes
+  uint64_t lines_a = 0, lines_b = 0;   // work-item lines: ROWS1 and COLS2
+  uint64_t groups = 0;                 // groups of a line
+  bool active() const { return parts > 0; }
+};
+PassScratch pass_scratch(const Step &step, const Sizes &padded);
 
 // Sizes rounded up to the step's padding.
 Sizes padded_sizes(const Step &step, const Sizes &sizes);

@@ -3,6 +3,8 @@
 // CLProgramCreate(Ex) -> CLKernelCreate -> 3 x CLBufferCreate -> 3 x CLSetKernelArgMem ->
 // 3 x CLBufferWrite -> CLExecute -> CLBufferRead, timed from just before CLExecute to just after
 // CLBufferRead, then the frees in reverse. Every element is checked against a double reference.
+// A step with an operand pass (catalogue.hpp) also launches it on both operands, in the timed
+// part, before the product.
 #pragma once
 
 #include "bridge.hpp"

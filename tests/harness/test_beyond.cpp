@@ -80,7 +80,7 @@ BOOST_AUTO_TEST_SUITE(beyond, *boost::unit_test::precondition(needs_device()))
 BOOST_AUTO_TEST_CASE(tensor_core_steps_run_on_nvidia_and_say_so_elsewhere) {
   for (const char *name :
        {"matr_mul_tf32", "matr_mul_3xtf32", "matr_mul_tf32_bf16", "matr_mul_wgmma_tf32",
-        "matr_mul_wgmma_3xtf32", "matr_mul_wgmma_tf32_bf16"}) {
+        "matr_mul_wgmma_tf32_rounded", "matr_mul_wgmma_3xtf32", "matr_mul_wgmma_tf32_bf16"}) {
     StepRun run = replay(name, options_for(130, 70, 50));
     if (runs_on_this_device(name)) {
       BOOST_TEST((run.status == Status::verified), name << ": " << run.message);
@@ -113,6 +113,67 @@ BOOST_AUTO_TEST_CASE(three_tf32_products_keep_fp32_accuracy_on_nvidia) {
     BOOST_TEST(split.verification.max_error <= split.verification.tolerance, name);
     BOOST_TEST(plain.verification.max_error > 10 * split.verification.max_error, name);
   }
+}
+
+BOOST_AUTO_TEST_CASE(rounding_the_operands_beforehand_lowers_wgmma_tf32_errors) {
+  if (!has_wgmma()) {
+    BOOST_TEST_MESSAGE("no wgmma here: the operand pass is tested on this device below");
+    return;
+  }
+  for (uint32_t size : {512u, 1023u}) { // 1023: rows padded to whole groups of 8
+    Options options = options_for(size, size, size);
+    StepRun truncated = replay("matr_mul_wgmma_tf32", options);
+    StepRun rounded = replay("matr_mul_wgmma_tf32_rounded", options);
+    BOOST_TEST_REQUIRE((truncated.status == Status::verified), truncated.message);
+    BOOST_TEST_REQUIRE((rounded.status == Status::verified), rounded.message);
+    // Truncation errs 2.7-3x as much as rounding (docs/performance.md).
+    BOOST_TEST(truncated.verification.max_error > 1.5 * rounded.verification.max_error, size);
+  }
+}
+
+// The runner's operand pass on any device: the real round_to_tf32 of the wgmma kernel file,
+// before a plain product that reads its padded copies. Rounded inputs pass the TF32 tolerance
+// and fail FP32's, which shows the product read what the pass wrote.
+BOOST_AUTO_TEST_CASE(an_operand_pass_runs_before_the_product_and_feeds_it) {
+  std::ifstream wgmma_file(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl");
+  const std::string wgmma_text{std::istreambuf_iterator<char>(wgmma_file), {}};
+  const size_t pass_at = wgmma_text.find("// The operand pass of PARTS 1");
+  BOOST_TEST_REQUIRE(pass_at != std::string::npos);
+  const std::filesystem::path dir = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "pass-kernels";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "rounded_product.cl") << wgmma_text.substr(pass_at) << R"(
+#define KP ((COLSROWS + 7) / 8 * 8) // the pass's rows
+__kernel void matricesMul(__global const float *in1, __global const float *in2,
+                          __global float *out) {
+  const int r = get_global_id(0), c = get_global_id(1);
+  float sum = 0.0f;
+  for (int k = 0; k < KP; ++k)
+    sum += in1[r * KP + k] * in2[c * KP + k];
+  out[r * COLS2 + c] = sum;
+}
+)";
+  Step step;
+  step.name = "rounded_product";
+  step.kernel_file = "rounded_product.cl";
+  step.in_article = false;
+  step.layout_b = Layout::column_major;
+  step.geometry = one_per_element;
+  step.params = {{"PARTS", 1}};
+  step.operand_pass = OperandPass{"round_to_tf32", 8, "PARTS"};
+  step.product_rounding = 1.0 / 1024;
+  step.float_only = true;
+  Runner pass_runner(bridge(), dir);
+  Observer quiet;
+  Options options = options_for(37, 61, 29); // rows of 61: padded to 64 by the pass
+  StepRun rounded = pass_runner.run(step, options, quiet);
+  BOOST_TEST_REQUIRE((rounded.status == Status::verified), rounded.message);
+  BOOST_TEST(rounded.kernel_seconds.values.size() == 1u);
+  step.product_rounding = 0; // FP32's tolerance
+  StepRun strict = pass_runner.run(step, options, quiet);
+  BOOST_TEST((strict.status == Status::wrong), strict.message);
+  step.params["PARTS"] = 0; // no pass: the product reads the operands with the wrong stride
+  StepRun without = pass_runner.run(step, options, quiet);
+  BOOST_TEST((without.status == Status::wrong), without.message);
 }
 
 // Sizes that are no multiple of any tile, nor of each other: the steps pad inside the kernel, so

@@ -94,6 +94,7 @@ BOOST_AUTO_TEST_CASE(lists_the_articles_ten_scripts_in_order_then_the_fixed_vari
                                     "matr_mul_3xtf32",
                                     "matr_mul_tf32_bf16",
                                     "matr_mul_wgmma_tf32",
+                                    "matr_mul_wgmma_tf32_rounded",
                                     "matr_mul_wgmma_3xtf32",
                                     "matr_mul_wgmma_tf32_bf16"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
@@ -302,6 +303,32 @@ BOOST_AUTO_TEST_CASE(padding_rounds_sizes_up) {
   BOOST_TEST(padded.colsrows == 56u);
   BOOST_TEST(padded.cols2 == 32u);
   BOOST_TEST(kernel_args(step).size() == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(an_operand_pass_sizes_its_copies_and_only_when_its_parts_ask) {
+  const Step &rounded = *find_step(replay_steps(), "matr_mul_wgmma_tf32_rounded");
+  PassScratch scratch = pass_scratch(rounded, {4097, 4097, 1000});
+  BOOST_TEST(scratch.active());
+  BOOST_TEST(scratch.groups == 513u); // 4097 floats padded to 4104
+  BOOST_TEST(scratch.lines_a == 4097u);
+  BOOST_TEST(scratch.lines_b == 1000u); // B is column-major: a line per column
+  BOOST_TEST(scratch.floats_a == uint64_t{4097} * 4104);
+  BOOST_TEST(scratch.floats_b == uint64_t{1000} * 4104);
+  // The truncating step has the pass but asks for no parts; the others have none.
+  BOOST_TEST(
+      !pass_scratch(*find_step(replay_steps(), "matr_mul_wgmma_tf32"), {64, 64, 64}).active());
+  BOOST_TEST(!pass_scratch(*find_step(replay_steps(), "matr_mul_tuned"), {64, 64, 64}).active());
+  // Its copies count against the device's largest allocation like the matrices.
+  DeviceCaps caps = cpu_like_caps();
+  caps.vendor_id = 0x10DE;
+  caps.compute_capability = 90;
+  caps.local_mem_bytes = 49152;
+  caps.max_alloc_bytes = uint64_t{1000} * 1004 * 4;
+  std::vector<std::string> problems = device_problems(rounded, {1000, 997, 1000}, caps, 4, false);
+  BOOST_TEST(problems.empty()); // 997 pads to 1000: copies of 1000 x 1000
+  problems = device_problems(rounded, {1000, 1001, 1000}, caps, 4, false); // 1001 pads to 1008
+  BOOST_TEST_REQUIRE(problems.size() == 1u);
+  BOOST_TEST(contains(problems[0], "largest allocation"), problems[0]);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
