@@ -221,6 +221,7 @@ const char16_t *const kOptionTokens[] = {u"-cl-mad-enable",
                                          u"-cl-no-signed-zeros",
                                          u"-cl-finite-math-only",
                                          u"-cl-single-precision-constant",
+                                         u"-mqlcl-nv-sm90a", // the bridge's own: 5105 off NVIDIA
                                          u"-not-an-option",
                                          u"--",
                                          u"-cl-std=CL9.9",
