@@ -15,11 +15,11 @@
 // MODE 1 (plain TF32): the tensor cores read the top 19 bits of each FP32 operand, truncating
 // it: relative errors near 1e-3 (2.7-3x those of rounded inputs), for users who accept them.
 // PARTS 1 has the host run round_to_tf32 (at the end of this file) on both operands first and
-// multiply its copies: rounded inputs, with cuBLAS's TF32 errors, at 0.84-0.91x of the speed
-// on an H100 at 4096-8192, the pass included (and faster where K is no multiple of 4, since the
-// copies' rows are padded to whole 16-byte chunks). ROUND 1 rounds the chunks each work-item copied in local memory
-// instead: two-thirds of the speed (any write of the work-items to local memory that the tensor
-// cores then read costs about a third there).
+// multiply its copies: rounded inputs, with cuBLAS's TF32 errors, at 0.84-0.91x of the speed on
+// an H100 at 4096-8192, the pass included (and faster where K is no multiple of 4, since the
+// copies' rows are padded to whole 16-byte chunks). ROUND 1 rounds the chunks each work-item
+// copied in local memory instead: two-thirds of the speed (any write of the work-items to local
+// memory that the tensor cores then read costs about a third there).
 // MODE 3 (3xTF32) and MODE 2 (TF32 + BF16) keep FP32 accuracy. The head a_hi of an operand is
 // what the tensor cores read of it, and a_lo = a - a_hi is exact (below 2^-10 a); C = a_hi*b_hi
 // + a_hi*b_lo + a_lo*b_hi.
@@ -509,8 +509,9 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 }
 
 // The operand pass of PARTS 1: a copy of a K-contiguous matrix (`lines` rows of COLSROWS floats)
-// rounded to TF32, to nearest (ties away from zero), with each row padded with zeros to whole groups of 8 floats, so
-// the product's copies are all 16 bytes whatever K is. One work-item per group.
+// rounded to TF32, to nearest (ties away from zero), each row padded with zeros to whole groups
+// of 8 floats, so that the product's copies are all 16 bytes whatever K is. One work-item per
+// group.
 inline float4 tf32_rounded(float4 x) {
   return as_float4((as_uint4(x) + (uint4)(0x1000u)) & (uint4)(0xffffe000u));
 }
