@@ -39,6 +39,13 @@ const char *layout_name(Layout layout) {
   return layout == Layout::row_major ? "row-major" : "column-major";
 }
 
+bool param_may_be_zero(std::string_view name) {
+  for (std::string_view off : {"INFLIGHT", "ROUND", "PARTS", "FLUSH", "PAD"})
+    if (name == off)
+      return true;
+  return false;
+}
+
 namespace {
 
 // --local for a launch of `dims` dimensions over `global`: checked, or all zero when not given.
@@ -132,6 +139,8 @@ bool warp_tiles_valid(const Params &p, const DeviceCaps &device) {
   int64_t wm = param_or(p, "WM", 0), wn = param_or(p, "WN", 0), stages = param_or(p, "STAGES", 2);
   if (bm <= 0 || bn <= 0 || bk <= 0 || wm <= 0 || wn <= 0 || bm % wm || bn % wn || wm % 16 ||
       wn % 16 || bk % 8 || stages < 2 || stages > 4)
+    return false;
+  if (param_or(p, "FLUSH", 1) < 1) // matr_mul_tf32.cl always sums slices apart (wgmma's need not)
     return false;
   int64_t threads = (bm / wm) * (bn / wn) * 32;
   if ((bm * bk / 4) % threads || (bn * bk / 4) % threads)

@@ -79,6 +79,10 @@ uint64_t cpu_runtime_group_size(uint32_t global, const DeviceCaps &device);
 // to the step's geometry and local-memory functions.
 using Params = std::map<std::string, int64_t>;
 
+// Whether a parameter may be 0: the switches and counts whose 0 means "off" or "none" (INFLIGHT,
+// ROUND, PARTS, FLUSH, PAD). Every other parameter is a size or a divisor and must be 1 or more.
+bool param_may_be_zero(std::string_view name);
+
 struct LaunchGeometry {
   uint32_t work_dim = 0; // 0: host only, nothing to launch
   std::array<uint32_t, 3> global{1, 1, 1};

@@ -163,8 +163,8 @@ CommandLine parse_command_line(const std::vector<std::string> &args,
         bad_input(fmt::format("--param {}: expected NAME=VALUE with an upper-case NAME, such "
                               "as --param BM=64",
                               text));
-      command.options.params[name] = static_cast<int64_t>(
-          parse_unsigned("--param " + name, text.substr(equals + 1), 1, 1u << 20));
+      command.options.params[name] = static_cast<int64_t>(parse_unsigned(
+          "--param " + name, text.substr(equals + 1), param_may_be_zero(name) ? 0 : 1, 1u << 20));
     } else if (arg == "--sizes") {
       for (const std::string &part : split(value(), ','))
         command.bench_sizes.push_back(
@@ -237,7 +237,8 @@ options
   --chart FILE.svg    draw time and GFLOPS per step
   --overlay FILE      add results saved with --format json to the chart (repeatable), or
                       draw one benchmark's saved results (bench --output)
-  --param NAME=VALUE  a kernel parameter of the steps beyond the article (tile sizes: --list)
+  --param NAME=VALUE  a kernel parameter of the steps beyond the article (tile sizes: --list);
+                      1 or more, or 0 to turn off INFLIGHT, ROUND, PARTS, FLUSH or PAD
   --kernels DIR       kernel directory (default: MQLCL_KERNELS_DIR, then next to the program)
   --library PATH      the bridge (default: MQLCL_LIBRARY, then next to the program)
 

@@ -305,6 +305,19 @@ BOOST_AUTO_TEST_CASE(padding_rounds_sizes_up) {
   BOOST_TEST(kernel_args(step).size() == 3u);
 }
 
+BOOST_AUTO_TEST_CASE(flush_0_is_taken_only_by_the_kernel_that_sums_on_the_tensor_cores) {
+  DeviceCaps caps = cpu_like_caps();
+  caps.local_mem_bytes = 49152;
+  const Step &mma_sync = *find_step(replay_steps(), "matr_mul_3xtf32");
+  const Step &wgmma = *find_step(replay_steps(), "matr_mul_wgmma_3xtf32");
+  for (const Step *step : {&mma_sync, &wgmma}) {
+    Params params = step->params;
+    BOOST_TEST(step->params_valid(params, caps), step->name);
+    params["FLUSH"] = 0;
+    BOOST_TEST(step->params_valid(params, caps) == (step == &wgmma), step->name);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(an_operand_pass_sizes_its_copies_and_only_when_its_parts_ask) {
   const Step &rounded = *find_step(replay_steps(), "matr_mul_wgmma_tf32_rounded");
   PassScratch scratch = pass_scratch(rounded, {4097, 4097, 1000});
@@ -491,6 +504,12 @@ BOOST_AUTO_TEST_CASE(options_are_read) {
   BOOST_TEST(parse({"matr_mul_1dim", "--local", "8,4"}).options.local ==
                  (std::vector<uint32_t>{8, 4}),
              boost::test_tools::per_element());
+  // 0 turns a switch or count off (a tuned INFLIGHT=1 back to 0, FLUSH 0: no separate sums)...
+  CommandLine off = parse(
+      {"matr_mul_wgmma_tf32", "--param", "INFLIGHT=0", "--param", "FLUSH=0", "--param", "BM=64"});
+  BOOST_TEST(off.options.params.at("INFLIGHT") == 0);
+  BOOST_TEST(off.options.params.at("FLUSH") == 0);
+  BOOST_TEST(off.options.params.at("BM") == 64);
 }
 
 BOOST_AUTO_TEST_CASE(bad_sizes_are_rejected_with_a_clear_message) {
@@ -509,6 +528,14 @@ BOOST_AUTO_TEST_CASE(bad_sizes_are_rejected_with_a_clear_message) {
   BOOST_TEST(contains(error_of([] { parse({"matr_mul_1dim", "--repeat", "0"}); }), "--repeat"));
   BOOST_TEST(contains(error_of([] { parse({"matr_mul_1dim", "--device", "-2"}); }), "--device"));
   BOOST_TEST(contains(error_of([] { parse({"matr_mul_1dim", "--size"}); }), "needs a value"));
+  // ...but a size or divisor is at least 1.
+  std::string zero_tile = error_of([] { parse({"matr_mul_tuned", "--param", "BM=0"}); });
+  BOOST_TEST(contains(zero_tile, "--param BM '0'"), zero_tile);
+  BOOST_TEST(contains(zero_tile, "from 1 to"), zero_tile);
+  BOOST_TEST(contains(error_of([] {
+                        parse({"matr_mul_wgmma_tf32", "--param", "GROUP_M=0"});
+                      }),
+                      "from 1 to"));
 }
 
 BOOST_AUTO_TEST_CASE(unknown_scripts_and_options_are_rejected_with_a_hint) {
