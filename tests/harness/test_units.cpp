@@ -327,6 +327,11 @@ BOOST_AUTO_TEST_CASE(an_operand_pass_sizes_its_copies_and_only_when_its_parts_as
   BOOST_TEST(scratch.lines_b == 1000u); // B is column-major: a line per column
   BOOST_TEST(scratch.floats_a == uint64_t{4097} * 4104);
   BOOST_TEST(scratch.floats_b == uint64_t{1000} * 4104);
+  // The pass reads lines of K: only K-contiguous operands (A row-major, B column-major) have them.
+  for (const Step &step : replay_steps())
+    if (step.operand_pass)
+      BOOST_TEST((step.layout_a == Layout::row_major && step.layout_b == Layout::column_major),
+                 step.name);
   // The truncating step has the pass but asks for no parts; the others have none.
   BOOST_TEST(
       !pass_scratch(*find_step(replay_steps(), "matr_mul_wgmma_tf32"), {64, 64, 64}).active());
