@@ -86,6 +86,9 @@
 #ifndef FLUSH // MODE 2 and 3: slices summed on the tensor cores before an FP32 addition
 #define FLUSH 4
 #endif
+#ifndef TILED // 1: the operands come tiled by tile_operand, one bulk copy per tile (step 17)
+#define TILED 0
+#endif
 
 #define ROUNDING (MODE == 1 && ROUND)
 #define M_ ROWS1
@@ -102,6 +105,14 @@
 #if (BM % 64) || (BN != 64 && BN != 128 && BN != 256)
 #error "BM is a multiple of 64; BN is 64, 128 or 256"
 #endif
+#if TILED
+#if (MODE != 1 && MODE != 3) || PARTS != (MODE == 3 ? 2 : 1) || ROUND || BK != 16
+#error "TILED: MODE 1 with PARTS 1 or MODE 3 with PARTS 2 (the pass's floats per float), BK 16"
+#endif
+#if STAGES < 2 || INFLIGHT < 0 || INFLIGHT > 1 || (MODE == 3 && (FLUSH < 1 || BN > 128))
+#error "TILED: STAGES at least 2, INFLIGHT 0 or 1; MODE 3: FLUSH at least 1, BN at most 128"
+#endif
+#else
 #if MODE == 3 && (BM != BN || BM * (BN + 1) > STAGES * (BM + BN) * BK)
 #error "MODE 3 needs BM == BN, and local memory for a BM x (BN + 1) tile of C^T"
 #endif
@@ -110,6 +121,7 @@
 #endif
 #if AHEAD < 1 || INFLIGHT < 0 || INFLIGHT > 1 || (MODE != 1 && INFLIGHT != 0)
 #error "STAGES must be at least INFLIGHT + 2; INFLIGHT is 0 or 1, and 0 when MODE is not 1"
+#endif
 #endif
 #if (BM * CHUNKS) % THREADS || (BN * CHUNKS) % THREADS
 #error "the A and B tiles must split evenly into 16-byte copies over the work-group"
@@ -165,7 +177,9 @@ inline void copies_commit(void) { asm volatile("cp.async.commit_group;" ::: "mem
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x) STRINGIFY_(x)
 // Slice s is complete once at most AHEAD - 1 later groups of copies are still in flight.
-#if AHEAD == 1
+#if TILED
+#define LATER_GROUPS 0 // (no cp.async)
+#elif AHEAD == 1
 #define LATER_GROUPS 0
 #elif AHEAD == 2
 #define LATER_GROUPS 1
@@ -242,7 +256,7 @@ inline void wgmma_bf16(float *d, ulong a, ulong b) {
                : "memory");
 }
 
-#if MODE == 3
+#if MODE == 3 && !TILED
 // d += a * b over 64 x BN x 8 TF32 with a from registers (the m16n8k8 A fragment of each warp);
 // also the C^T products, whose N is BM (MODE 3 has BM = BN).
 inline void wgmma_tf32_rs(float *d, const uint a[4], ulong b) {
@@ -289,7 +303,7 @@ inline void round_chunk(__local float *p) {
   *q = *q + (uint4)(0x1000u);
 }
 
-#if MODE == 2
+#if MODE == 2 && !TILED
 // What the tensor cores read of x as a TF32 operand.
 inline float tf32_head(float x) { return as_float(as_uint(x) & 0xffffe000u); }
 
@@ -312,6 +326,38 @@ inline float4 split4(float4 x, bool head_first) {
 }
 #endif
 
+// Stores a warpgroup's accumulators: its 64 rows from row0, BN columns from col0. Warp w of the
+// warpgroup holds rows 16w + g and 16w + g + 8; element pair i holds columns 8(i/2) + 2t and the
+// next, of row g for even i and of row g + 8 for odd i.
+inline __attribute__((always_inline)) void store_block(__global float *out, const float *acc,
+                                                       int row0, int col0, int tid) {
+  const int lane = tid % 32, warp = (tid / 32) % 4, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int i = 0; i < ACC / 2; ++i) {
+    const int row = row0 + warp * 16 + g + (i % 2) * 8;
+    const int col = col0 + (i / 2) * 8 + 2 * t;
+    if (row >= M_)
+      continue;
+    __global float *c = out + (size_t)row * N_ + col;
+#if N_ % 2 == 0
+    if (col < N_)
+      *(__global float2 *)c = (float2)(acc[2 * i], acc[2 * i + 1]);
+#else
+    if (col < N_)
+      c[0] = acc[2 * i];
+    if (col + 1 < N_)
+      c[1] = acc[2 * i + 1];
+#endif
+  }
+}
+
+// PASSES_ONLY 1 leaves the products out, so that the passes build on any device (the tests check
+// them on PoCL).
+#ifndef PASSES_ONLY
+#define PASSES_ONLY 0
+#endif
+
+#if !TILED && !PASSES_ONLY
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
 matricesMul(__global const float *in1, __global const float *in2, __global float *out) {
   // The stages of A's tiles, then of B's (MODE 3 reuses them for C^T at the end).
@@ -467,12 +513,10 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
   }
   wgmma_wait_all();
 
-  // Warp w of the warpgroup holds rows 16w + g and 16w + g + 8; element pair i holds columns
-  // 8(i/2) + 2t and the next, of row g for even i and of row g + 8 for odd i.
-  const int lane = tid % 32, warp = (tid / 32) % 4, g = lane / 4, t = lane % 4;
 #if MODE == 3
   // C^T's block, transposed through local memory (rows padded by one against bank conflicts),
-  // added to C's before the store.
+  // added to C's before the store (the accumulators' layout: store_block).
+  const int lane = tid % 32, warp = (tid / 32) % 4, g = lane / 4, t = lane % 4;
   __local float *const ct = tiles;
   barrier(CLK_LOCAL_MEM_FENCE); // every warpgroup's wgmma groups are done with the tiles
 #pragma unroll
@@ -489,24 +533,162 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     acc[2 * i + 1] += ct[m * (BN + 1) + n + 1];
   }
 #endif
-#pragma unroll
-  for (int i = 0; i < ACC / 2; ++i) {
-    const int row = block_m + warpgroup * 64 + warp * 16 + g + (i % 2) * 8;
-    const int col = block_n + (i / 2) * 8 + 2 * t;
-    if (row >= M_)
-      continue;
-    __global float *c = out + (size_t)row * N_ + col;
-#if N_ % 2 == 0
-    if (col < N_)
-      *(__global float2 *)c = (float2)(acc[2 * i], acc[2 * i + 1]);
-#else
-    if (col < N_)
-      c[0] = acc[2 * i];
-    if (col + 1 < N_)
-      c[1] = acc[2 * i + 1];
-#endif
-  }
+  store_block(out, acc, block_m + warpgroup * 64, block_n, tid);
 }
+#endif // !TILED && !PASSES_ONLY
+
+#if TILED
+// ---- Step 17: operands tiled beforehand (TILED 1) ----
+// tile_operand (below) has rewritten each operand as the product reads it: for every block of BM
+// rows of A (BN columns of B) and every slice of K, one tile of 64-byte rows, already in the
+// swizzled layout above, the slices of a block one after another. So a slice of a tile is one
+// contiguous run of global memory, and one work-item copies it with one cp.async.bulk (the copy
+// engine of Hopper's TMA, without a tensor map, which OpenCL cannot create), whose completion
+// counts down the stage's mbarrier. Nobody else issues loads or waits at a barrier per slice:
+// the work-items wait on the mbarrier, multiply, and the stage is refilled once the products that
+// read it are done. MODE 1: a row is 16 values of K, rounded to TF32. MODE 3: a row is 8 values
+// of K, their heads and then their tails, so the three products of 3xTF32 each read local memory
+// filled by the copy alone (none of step 16's ldmatrix, register splits or C^T).
+#define KPS (16 / PARTS) // values of K per slice
+#define SLICES ((COLSROWS + KPS - 1) / KPS)
+#define TILE_A (BM * 16) // floats per slice of a tile
+#define TILE_B (BN * 16)
+#endif
+
+#if TILED && !PASSES_ONLY
+inline uint barrier_address(const __local ulong *bar) { return (uint)(size_t)bar; }
+
+inline void mbarrier_init(__local ulong *bar, uint count) {
+  asm volatile("//@sm_90a mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(barrier_address(bar)),
+               "r"(count)
+               : "memory");
+}
+// Makes the initialised mbarriers visible to the copy engine.
+inline void mbarrier_init_fence(void) {
+  asm volatile("//@sm_90a fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+// Arrives on `bar` and tells it `bytes` more are coming: the phase ends when they have.
+inline void mbarrier_expect(__local ulong *bar, uint bytes) {
+  asm volatile("//@sm_90a mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+                   barrier_address(bar)),
+               "r"(bytes)
+               : "memory");
+}
+// Waits until the phase of `bar` with this parity is complete.
+inline void mbarrier_wait(__local ulong *bar, uint parity) {
+  uint done = 0;
+  while (!done)
+    asm volatile("//@sm_90a { .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
+                 "selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(barrier_address(bar)), "r"(parity)
+                 : "memory");
+}
+// `bytes` from global memory to local memory by the copy engine, counted on `bar`.
+inline void bulk_copy(__local float *dst, const __global float *src, uint bytes,
+                      __local ulong *bar) {
+  asm volatile("//@sm_90a cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], "
+               "[%1], %2, [%3];" ::"r"(shared_address(dst)),
+               "l"(src), "r"(bytes), "r"(barrier_address(bar))
+               : "memory");
+}
+
+#if MODE == 3
+#define KEEP_64 "%34"
+#define KEEP_128 "%66"
+// d = a * b, plus d unless `keep` is 0: the first product of a FLUSH group starts the sum afresh.
+inline void wgmma_tf32_keep(float *d, ulong a, ulong b, uint keep) {
+  asm volatile("//@sm_90a { .reg .pred p; setp.ne.u32 p, " CAT(KEEP_, BN) ", 0; "
+               "wgmma.mma_async.sync.aligned.m64n" STRINGIFY(BN) "k8.f32.tf32.tf32 " WGMMA_D
+               ", p, 1, 1; }"
+               : WGMMA_OUT
+               : "l"(a), "l"(b), "r"(keep)
+               : "memory");
+}
+#endif
+
+__kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
+matricesMul(__global const float *in1, __global const float *in2, __global float *out) {
+  __local float tiles[STAGES * (BM + BN) * 16] __attribute__((aligned(1024)));
+  __local ulong full[STAGES]; // a phase per fill of the stage
+  __local float *const As = tiles, *const Bs = tiles + STAGES * TILE_A;
+
+  const int blocks_m = (M_ + BM - 1) / BM, blocks_n = (N_ + BN - 1) / BN;
+  const int block = get_group_id(0);
+  const int group = block / (GROUP_M * blocks_n);
+  const int first_m = group * GROUP_M;
+  const int group_rows = min(blocks_m - first_m, GROUP_M);
+  const int block_m = (first_m + block % group_rows) * BM;
+  const int block_n = (block % (GROUP_M * blocks_n)) / group_rows * BN;
+  const int tid = get_local_id(0), warpgroup = tid / 128;
+
+  float acc[ACC];
+#pragma unroll
+  for (int i = 0; i < ACC; ++i)
+    acc[i] = 0.0f;
+#if MODE == 3
+  float part[ACC]; // the tensor cores' sums of FLUSH slices
+#pragma unroll
+  for (int i = 0; i < ACC; ++i)
+    part[i] = 0.0f;
+#endif
+
+  if (tid == 0) {
+    for (int stage = 0; stage < STAGES; ++stage)
+      mbarrier_init(&full[stage], 1);
+    mbarrier_init_fence();
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const __global float *const a_tiles = in1 + (size_t)(block_m / BM) * SLICES * TILE_A;
+  const __global float *const b_tiles = in2 + (size_t)(block_n / BN) * SLICES * TILE_B;
+#define FILL(s)                                                                                    \
+  if (tid == 0) {                                                                                  \
+    __local ulong *const bar = &full[(s) % STAGES];                                                \
+    mbarrier_expect(bar, (TILE_A + TILE_B) * 4);                                                   \
+    bulk_copy(As + (s) % STAGES * TILE_A, a_tiles + (size_t)(s) * TILE_A, TILE_A * 4, bar);       \
+    bulk_copy(Bs + (s) % STAGES * TILE_B, b_tiles + (size_t)(s) * TILE_B, TILE_B * 4, bar);       \
+  }
+  for (int s = 0; s < STAGES && s < SLICES; ++s)
+    FILL(s)
+  for (int s = 0; s < SLICES; ++s) {
+    mbarrier_wait(&full[s % STAGES], (s / STAGES) & 1);
+    const __local float *as = As + (s % STAGES) * TILE_A + warpgroup * 64 * 16;
+    const __local float *bs = Bs + (s % STAGES) * TILE_B;
+    wgmma_fence();
+#if MODE == 3
+    // The small products first; every slice's three go into the same FLUSH sum.
+    wgmma_tf32_keep(part, descriptor(as + 8), descriptor(bs), s % FLUSH != 0); // a_lo b_hi
+    wgmma_tf32(part, descriptor(as), descriptor(bs + 8));                      // a_hi b_lo
+    wgmma_tf32(part, descriptor(as), descriptor(bs));                          // a_hi b_hi
+    wgmma_commit();
+    if ((s + 1) % FLUSH == 0 || s + 1 == SLICES) {
+      wgmma_wait_all();
+#pragma unroll
+      for (int i = 0; i < ACC; ++i)
+        acc[i] += part[i]; // round-to-nearest FP32 additions
+    } else {
+      wgmma_wait();
+    }
+#else
+    wgmma_tf32(acc, descriptor(as), descriptor(bs));
+    wgmma_tf32(acc, descriptor(as + 8), descriptor(bs + 8));
+    wgmma_commit();
+    wgmma_wait();
+#endif
+    // The products of slice s - INFLIGHT are done in this warpgroup; once they are in every
+    // warpgroup, its stage takes the slice STAGES later.
+    const int next = s - INFLIGHT + STAGES;
+    if (s >= INFLIGHT && next < SLICES) {
+      if (BM > 64)
+        barrier(CLK_LOCAL_MEM_FENCE);
+      FILL(next)
+    }
+  }
+  wgmma_wait_all();
+
+  store_block(out, acc, block_m + warpgroup * 64, block_n, tid);
+}
+#endif // TILED
 
 // The operand pass of PARTS 1: a copy of a K-contiguous matrix (`lines` rows of COLSROWS floats)
 // rounded to TF32, to nearest (ties away from zero), each row padded with zeros to whole groups
@@ -535,3 +717,42 @@ __kernel void round_to_tf32(__global const float *in, __global float *out, int l
   dst[1] = tf32_rounded((float4)(v[4], v[5], v[6], v[7]));
 #endif
 }
+
+#if TILED
+// The operand pass of TILED 1: a K-contiguous matrix (`lines` rows of COLSROWS floats) as the
+// product reads it, in tiles of `block` rows (BM for A, BN for B), zeros past the edges. MODE 1
+// rounds each value to TF32; MODE 3 splits it into a head rounded to TF32 and the rest, also
+// rounded (a - head is exact; its rounding costs 2^-22 of a). One work-item per 4 floats of a
+// line, neighbours reading neighbours, so a warp reads 512 contiguous bytes and writes whole
+// 64-byte tile rows. (One work-item per tile row, neighbours writing neighbouring rows, took
+// 1.7 times as long on an H100; one per row with neighbours reading neighbouring slices, 3 times.)
+// 1-D: ceil(lines / block) * block * ceil(COLSROWS / 4) work-items.
+#define LINE_CHUNKS ((COLSROWS + 3) / 4)
+__kernel void tile_operand(__global const float *in, __global float *out, int lines, int block) {
+  const int g = get_global_id(0);
+  if (g >= (lines + block - 1) / block * block * LINE_CHUNKS)
+    return;
+  const int line = g / LINE_CHUNKS, k = g % LINE_CHUNKS * 4, r = line % block;
+  const __global float *src = in + (size_t)line * COLSROWS + k;
+  float4 v = (float4)(0.0f);
+  if (line < lines) {
+#if COLSROWS % 4 == 0
+    v = *(const __global float4 *)src;
+#else
+    v = (float4)(src[0], k + 1 < COLSROWS ? src[1] : 0.0f, k + 2 < COLSROWS ? src[2] : 0.0f,
+                 k + 3 < COLSROWS ? src[3] : 0.0f);
+#endif
+  }
+  __global float *const tile = out + ((size_t)(line / block) * SLICES + k / KPS) * block * 16;
+  // The last chunk of a line also zeroes the rest of its slice.
+  const int end = k + 4 < COLSROWS ? k % KPS + 4 : KPS;
+  for (int kk = k % KPS; kk < end; kk += 4) {
+    const float4 head = tf32_rounded(v);
+    *(__global float4 *)(tile + TILE_AT(r, kk)) = head;
+#if MODE == 3
+    *(__global float4 *)(tile + TILE_AT(r, 8 + kk)) = tf32_rounded(v - head);
+#endif
+    v = (float4)(0.0f);
+  }
+}
+#endif

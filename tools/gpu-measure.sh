@@ -85,27 +85,29 @@ for phase in "$@"; do
   beyond)
     for name in matr_mul_tiled_local matr_mul_register_blocked matr_mul_double_buffered \
       matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32 matr_mul_tf32_bf16 matr_mul_wgmma_tf32 \
-      matr_mul_wgmma_tf32_rounded matr_mul_wgmma_3xtf32 matr_mul_wgmma_tf32_bf16; do
+      matr_mul_wgmma_tf32_rounded matr_mul_wgmma_3xtf32 matr_mul_wgmma_tf32_bf16 \
+      matr_mul_wgmma_tiled_tf32 matr_mul_wgmma_tiled_3xtf32; do
       step "$name"
       "$replay" "$name" --device 0 --size 4096 --no-cpu --repeat 3 --format csv
     done
     ;;
   sizes)
     for n in 1000 1023 4097; do
-      step "steps 12-16 at $n"
+      step "steps 12-17 at $n"
       "$replay" matr_mul_register_blocked,matr_mul_double_buffered,matr_mul_tuned,matr_mul_tf32 \
         --device 0 --size "$n" --no-cpu --repeat 3 --format csv
       "$replay" matr_mul_3xtf32,matr_mul_tf32_bf16 --device 0 --size "$n" --no-cpu --repeat 3 \
         --format csv | tail -n +2
       "$replay" matr_mul_wgmma_tf32,matr_mul_wgmma_tf32_rounded,matr_mul_wgmma_3xtf32 --device 0 \
         --size "$n" --no-cpu --repeat 3 --format csv | tail -n +2
-      "$replay" matr_mul_wgmma_tf32_bf16 --device 0 --size "$n" --no-cpu --repeat 3 --format csv |
-        tail -n +2
+      "$replay" matr_mul_wgmma_tf32_bf16,matr_mul_wgmma_tiled_tf32,matr_mul_wgmma_tiled_3xtf32 \
+        --device 0 --size "$n" --no-cpu --repeat 3 --format csv | tail -n +2
     done
     ;;
   tune)
     for name in ${TUNE_STEPS:-matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32 matr_mul_tf32_bf16 \
-      matr_mul_wgmma_tf32 matr_mul_wgmma_3xtf32 matr_mul_wgmma_tf32_bf16}; do
+      matr_mul_wgmma_tf32 matr_mul_wgmma_3xtf32 matr_mul_wgmma_tf32_bf16 matr_mul_wgmma_tiled_tf32 \
+      matr_mul_wgmma_tiled_3xtf32}; do
       step "tune $name"
       "$replay" tune "$name" --device 0 --size 4096 2>"$out/tune-$name.log"
     done

@@ -157,6 +157,8 @@ bool warpgroup_tiles_valid(const Params &p, const DeviceCaps &device) {
   int64_t stages = param_or(p, "STAGES", 3), inflight = param_or(p, "INFLIGHT", 0);
   int64_t mode = param_or(p, "MODE", 1), ahead = stages - 1 - inflight;
   int64_t parts = param_or(p, "PARTS", 0);
+  if (param_or(p, "TILED", 0) != 0) // step 17's kernel, whose pass only its own steps run
+    return false;
   if (bm <= 0 || bm % 64 || (bn != 64 && bn != 128 && bn != 256) ||
       (bk != 8 && bk != 16 && bk != 32) || inflight < 0 || inflight > 1 ||
       (mode != 1 && inflight != 0) || ahead < 1 || ahead > 4)
@@ -174,6 +176,22 @@ bool warpgroup_tiles_valid(const Params &p, const DeviceCaps &device) {
               static_cast<uint64_t>(threads));
 }
 
+// Step 17 (TILED 1): 64-byte tile rows, one mbarrier per stage; MODE 3 keeps two accumulators of
+// BN / 2 floats per work-item, so BN = 256 would need more than 255 registers.
+bool tiled_tiles_valid(const Params &p, const DeviceCaps &device) {
+  int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
+  int64_t stages = param_or(p, "STAGES", 0), inflight = param_or(p, "INFLIGHT", 0);
+  int64_t mode = param_or(p, "MODE", 0), parts = param_or(p, "PARTS", 0);
+  if (param_or(p, "TILED", 0) != 1 || bm <= 0 || bm % 64 || (bn != 64 && bn != 128 && bn != 256) ||
+      bk != 16 || stages < 2 || inflight < 0 || inflight > 1 || param_or(p, "ROUND", 0) != 0)
+    return false;
+  if (!(mode == 1 && parts == 1) &&
+      !(mode == 3 && parts == 2 && bn <= 128 && param_or(p, "FLUSH", 0) >= 1))
+    return false;
+  uint64_t local_bytes = static_cast<uint64_t>(stages * ((bm + bn) * bk * 4 + 8));
+  return fits(p, device, local_bytes, static_cast<uint64_t>(bm * 2));
+}
+
 bool register_blocks_valid(const Params &p, const DeviceCaps &device) {
   int64_t rm = param_or(p, "RM", 0), rn = param_or(p, "RN", 0), vk = param_or(p, "VK", 0);
   int64_t lx = param_or(p, "LX", 0), ly = param_or(p, "LY", 0);
@@ -186,7 +204,7 @@ uint64_t tile_bytes(const GeometryInput &input) {
   return blk * blk * input.element_size;
 }
 
-// Steps 11-16: what the article's conclusion left for later.
+// Steps 11-17: what the article's conclusion left for later.
 std::vector<Step> beyond_the_article() {
   std::vector<Step> steps;
   Step base;
@@ -314,7 +332,7 @@ std::vector<Step> beyond_the_article() {
   wgmma.float_only = true;
   wgmma.resolve = resolve_cached_step;
   // With PARTS 1 a pass rounds both operands to TF32 before the product (the step below).
-  wgmma.operand_pass = OperandPass{"round_to_tf32", 8, "PARTS"};
+  wgmma.operand_pass = OperandPass{"round_to_tf32", 8, "PARTS", "", "", 0};
   steps.push_back(wgmma);
 
   Step rounded = wgmma;
@@ -352,6 +370,42 @@ std::vector<Step> beyond_the_article() {
   wgmma2.params = {{"MODE", 2},   {"BM", 64},      {"BN", 64},     {"BK", 32},
                    {"STAGES", 2}, {"INFLIGHT", 0}, {"GROUP_M", 8}, {"FLUSH", 4}};
   steps.push_back(wgmma2);
+
+  // Step 17: a pass lays both operands out in the tiles the product reads, so each slice of a
+  // tile is one bulk copy; defaults measured on an H100: 128 x 128 tiles in two stages for TF32,
+  // 64 x 128 in three with one group of products left running for 3xTF32 (two accumulators of
+  // 64 floats per work-item: three work-groups per compute unit).
+  Step bulk = wgmma;
+  bulk.name = "matr_mul_wgmma_tiled_tf32";
+  bulk.source = "beyond the article, step 17: wgmma on operands tiled beforehand (TF32)";
+  bulk.change = "a pass (timed with the product) rounds both operands to TF32 and lays them out "
+                "in the product's tiles; each slice of a tile is one bulk copy, awaited on an "
+                "mbarrier: cuBLAS's TF32 errors, near 3e-4, not FP32 accuracy";
+  bulk.variant_of = "matr_mul_wgmma_tf32";
+  bulk.params = {{"TILED", 1}, {"MODE", 1},   {"PARTS", 1},    {"BM", 128},   {"BN", 128},
+                 {"BK", 16},   {"STAGES", 2}, {"INFLIGHT", 0}, {"GROUP_M", 8}};
+  bulk.tunables = {
+      {"BM", {64, 128}}, {"BN", {64, 128, 256}}, {"STAGES", {2, 3, 4}}, {"INFLIGHT", {0, 1}}};
+  bulk.params_valid = tiled_tiles_valid;
+  bulk.product_rounding = 1.0 / 1024; // two inputs rounded to 2^-11 each
+  bulk.operand_pass = OperandPass{"tile_operand", 4, "PARTS", "BM", "BN", 16};
+  steps.push_back(bulk);
+
+  Step bulk3 = bulk;
+  bulk3.name = "matr_mul_wgmma_tiled_3xtf32";
+  bulk3.source = "beyond the article, step 17: 3xTF32 on operands split and tiled beforehand";
+  bulk3.change = "the pass splits both operands into TF32 heads and tails, 8 of each per tile "
+                 "row; the three products of a slice all read the bulk copy: FP32-level accuracy";
+  bulk3.params = {{"TILED", 1}, {"MODE", 3},   {"PARTS", 2},    {"BM", 64},     {"BN", 128},
+                  {"BK", 16},   {"STAGES", 3}, {"INFLIGHT", 1}, {"GROUP_M", 8}, {"FLUSH", 16}};
+  bulk3.tunables = {{"BM", {64, 128}},
+                    {"BN", {64, 128}},
+                    {"STAGES", {2, 3}},
+                    {"INFLIGHT", {0, 1}},
+                    {"FLUSH", {8, 16, 32}}};
+  bulk3.product_rounding = 0;
+  bulk3.operand_pass = OperandPass{"tile_operand", 4, "PARTS", "BM", "BN", 8};
+  steps.push_back(bulk3);
 
   return steps;
 }
@@ -593,7 +647,17 @@ PassScratch pass_scratch(const Step &step, const Sizes &padded) {
   scratch.groups = (uint64_t{padded.colsrows} + pass.group - 1) / pass.group;
   scratch.lines_a = padded.rows1;
   scratch.lines_b = padded.cols2;
-  const uint64_t line = scratch.groups * pass.group * scratch.parts;
+  if (pass.tiled()) {
+    auto block = [&](const std::string &name) {
+      return static_cast<uint32_t>(std::max<int64_t>(1, param_or(step.params, name.c_str(), 1)));
+    };
+    scratch.block_a = block(pass.block_param_a);
+    scratch.block_b = block(pass.block_param_b);
+    scratch.lines_a = round_up(padded.rows1, scratch.block_a);
+    scratch.lines_b = round_up(padded.cols2, scratch.block_b);
+  }
+  const uint64_t multiple = std::max(pass.group, pass.slice);
+  const uint64_t line = (padded.colsrows + multiple - 1) / multiple * multiple * scratch.parts;
   scratch.floats_a = scratch.lines_a * line;
   scratch.floats_b = scratch.lines_b * line;
   return scratch;

@@ -164,15 +164,22 @@ struct Padding {
 
 // Beyond the article: a kernel of the step's program that rewrites both operands into scratch
 // buffers before every product, inside the timed part (wgmma's TF32 rounds them there, once,
-// where rounding in every block costs a third of the speed). It is launched once per operand as
-// kernel_name(source, destination, int lines), one work-item per `group` floats of a line of
-// COLSROWS (rounded up to whole groups), over the lines of a K-contiguous operand: A row-major,
-// B column-major. The destination holds `parts` floats for each float of a rounded line, where
-// `parts` is the step's parameter parts_param; the product reads the destinations.
+// where rounding in every block costs a third of the speed; step 17 also lays them out in the
+// tiles it copies whole). It is launched once per operand as kernel_name(source, destination,
+// int lines), one work-item per `group` floats of a line of COLSROWS (rounded up to whole
+// groups), over the lines of a K-contiguous operand: A row-major, B column-major. The destination
+// holds `parts` floats for each float of a rounded line, where `parts` is the step's parameter
+// parts_param; the product reads the destinations. A tiled pass (block_param_a and _b set) reads
+// the operands in tiles of that parameter's lines (BM for A, BN for B): the lines are rounded up
+// to whole tiles, and the tile's lines are the kernel's fourth argument, int block; `slice`
+// (a multiple of `group`) rounds up the values of K the destination's lines hold.
 struct OperandPass {
   std::string kernel_name;
   uint32_t group = 8;
   std::string parts_param = "PARTS"; // 0: no pass
+  std::string block_param_a, block_param_b;
+  uint32_t slice = 0; // 0: whole groups
+  bool tiled() const { return !block_param_a.empty(); }
 };
 
 struct Step {
@@ -235,7 +242,8 @@ std::vector<KernelArg> kernel_args(const Step &step);
 struct PassScratch {
   uint32_t parts = 0;
   uint64_t floats_a = 0, floats_b = 0; // the destinations' sizes
-  uint64_t lines_a = 0, lines_b = 0;   // work-item lines: ROWS1 and COLS2
+  uint64_t lines_a = 0, lines_b = 0;   // ROWS1 and COLS2, rounded up to whole tiles when tiled
+  uint32_t block_a = 0, block_b = 0;   // a tiled pass's tile lines (its fourth argument); else 0
   uint64_t groups = 0;                 // groups of a line
   bool active() const { return parts > 0; }
 };

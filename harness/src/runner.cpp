@@ -365,27 +365,30 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
   Handle mem_out = create_buffer(buf.bytes(), "out");
 
   const std::array<uint32_t, 3> offsets{0, 0, 0};
-  // The operand pass (wgmma's rounded TF32): its two launches rewrite in1 and in2 into scratch
-  // buffers, which the product then reads in their place.
+  // The operand pass (wgmma's rounded TF32, step 17's tiles): its two launches rewrite in1 and in2
+  // into scratch buffers, which the product then reads in their place.
   const PassScratch scratch = pass_scratch(step, padded);
   Handle pass_a, pass_b, scratch_a, scratch_b;
   if (scratch.active()) {
     const std::u16string pass_name = to_utf16(step.operand_pass->kernel_name);
-    auto pass_kernel = [&](const Handle &operand, const Handle &destination, uint64_t lines) {
+    // lines: the operand's own (the pass reads no further); a tiled pass covers whole tiles.
+    auto pass_kernel = [&](const Handle &operand, const Handle &destination, uint32_t lines,
+                           uint32_t block) {
       Handle pass(cl.CLKernelFree, cl.CLKernelCreate(program.get(), pass_name.c_str()));
       if (pass.get() == MQLCL_INVALID_HANDLE)
         bridge_.fail(fmt::format("CLKernelCreate({})", step.operand_pass->kernel_name));
-      const int32_t count = static_cast<int32_t>(lines);
+      const int32_t count = static_cast<int32_t>(lines), tile_lines = static_cast<int32_t>(block);
       if (cl.CLSetKernelArgMem(pass.get(), 0, operand.get()) == 0 ||
           cl.CLSetKernelArgMem(pass.get(), 1, destination.get()) == 0 ||
-          cl.CLSetKernelArg(pass.get(), 2, &count, sizeof count) == 0)
+          cl.CLSetKernelArg(pass.get(), 2, &count, sizeof count) == 0 ||
+          (block > 0 && cl.CLSetKernelArg(pass.get(), 3, &tile_lines, sizeof tile_lines) == 0))
         bridge_.fail(fmt::format("setting the arguments of {}", step.operand_pass->kernel_name));
       return pass;
     };
     scratch_a = create_buffer(static_cast<uint32_t>(scratch.floats_a * sizeof(T)), "in1's parts");
     scratch_b = create_buffer(static_cast<uint32_t>(scratch.floats_b * sizeof(T)), "in2's parts");
-    pass_a = pass_kernel(mem_in1, scratch_a, scratch.lines_a);
-    pass_b = pass_kernel(mem_in2, scratch_b, scratch.lines_b);
+    pass_a = pass_kernel(mem_in1, scratch_a, padded.rows1, scratch.block_a);
+    pass_b = pass_kernel(mem_in2, scratch_b, padded.cols2, scratch.block_b);
   }
   const Handle &product_in1 = scratch.active() ? scratch_a : mem_in1;
   const Handle &product_in2 = scratch.active() ? scratch_b : mem_in2;

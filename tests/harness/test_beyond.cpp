@@ -80,7 +80,8 @@ BOOST_AUTO_TEST_SUITE(beyond, *boost::unit_test::precondition(needs_device()))
 BOOST_AUTO_TEST_CASE(tensor_core_steps_run_on_nvidia_and_say_so_elsewhere) {
   for (const char *name :
        {"matr_mul_tf32", "matr_mul_3xtf32", "matr_mul_tf32_bf16", "matr_mul_wgmma_tf32",
-        "matr_mul_wgmma_tf32_rounded", "matr_mul_wgmma_3xtf32", "matr_mul_wgmma_tf32_bf16"}) {
+        "matr_mul_wgmma_tf32_rounded", "matr_mul_wgmma_3xtf32", "matr_mul_wgmma_tf32_bf16",
+        "matr_mul_wgmma_tiled_tf32", "matr_mul_wgmma_tiled_3xtf32"}) {
     StepRun run = replay(name, options_for(130, 70, 50));
     if (runs_on_this_device(name)) {
       BOOST_TEST((run.status == Status::verified), name << ": " << run.message);
@@ -104,7 +105,7 @@ BOOST_AUTO_TEST_CASE(three_tf32_products_keep_fp32_accuracy_on_nvidia) {
   StepRun plain = replay("matr_mul_tf32", options);
   BOOST_TEST_REQUIRE((plain.status == Status::verified), plain.message);
   for (const char *name : {"matr_mul_3xtf32", "matr_mul_tf32_bf16", "matr_mul_wgmma_3xtf32",
-                           "matr_mul_wgmma_tf32_bf16"}) {
+                           "matr_mul_wgmma_tf32_bf16", "matr_mul_wgmma_tiled_3xtf32"}) {
     if (!runs_on_this_device(name))
       continue;
     StepRun split = replay(name, options);
@@ -124,10 +125,13 @@ BOOST_AUTO_TEST_CASE(rounding_the_operands_beforehand_lowers_wgmma_tf32_errors) 
     Options options = options_for(size, size, size);
     StepRun truncated = replay("matr_mul_wgmma_tf32", options);
     StepRun rounded = replay("matr_mul_wgmma_tf32_rounded", options);
+    StepRun tiled = replay("matr_mul_wgmma_tiled_tf32", options); // rounded by its own pass
     BOOST_TEST_REQUIRE((truncated.status == Status::verified), truncated.message);
     BOOST_TEST_REQUIRE((rounded.status == Status::verified), rounded.message);
+    BOOST_TEST_REQUIRE((tiled.status == Status::verified), tiled.message);
     // Truncation errs 2.7-3x as much as rounding (docs/performance.md).
     BOOST_TEST(truncated.verification.max_error > 1.5 * rounded.verification.max_error, size);
+    BOOST_TEST(truncated.verification.max_error > 1.5 * tiled.verification.max_error, size);
   }
 }
 
@@ -159,7 +163,7 @@ __kernel void matricesMul(__global const float *in1, __global const float *in2,
   step.layout_b = Layout::column_major;
   step.geometry = one_per_element;
   step.params = {{"PARTS", 1}};
-  step.operand_pass = OperandPass{"round_to_tf32", 8, "PARTS"};
+  step.operand_pass = OperandPass{"round_to_tf32", 8, "PARTS", "", "", 0};
   step.product_rounding = 1.0 / 1024;
   step.float_only = true;
   Runner pass_runner(bridge(), dir);
@@ -174,6 +178,60 @@ __kernel void matricesMul(__global const float *in1, __global const float *in2,
   step.params["PARTS"] = 0; // no pass: the product reads the operands with the wrong stride
   StepRun without = pass_runner.run(step, options, quiet);
   BOOST_TEST((without.status == Status::wrong), without.message);
+}
+
+// Step 17's pass on any device: the real tile_operand (the wgmma file built with PASSES_ONLY),
+// before a product that reads each value where the wgmma kernel's descriptors find it in the
+// tiles: heads at 0-7 and tails at 8-15 of a 3xTF32 row, 16 rounded values of a TF32 row, rows
+// and chunks swizzled by TILE_AT. Sizes fit no tile, so reads past every edge count too (though
+// not that the pass writes zeros there itself: the bridge zeroes new buffers).
+BOOST_AUTO_TEST_CASE(the_tiled_pass_lays_out_what_the_tiles_hold) {
+  std::ifstream wgmma_file(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl");
+  const std::string wgmma_text{std::istreambuf_iterator<char>(wgmma_file), {}};
+  const std::filesystem::path dir = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "pass-kernels";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "tiled_product.cl") << wgmma_text << R"(
+#define AT(m, blk, line, s, kk)                                                                    \
+  m[((size_t)((line) / (blk) * SLICES + (s)) * (blk)) * 16 + TILE_AT((line) % (blk), kk)]
+__kernel void matricesMul(__global const float *in1, __global const float *in2,
+                          __global float *out) {
+  const int r = get_global_id(0), c = get_global_id(1);
+  float sum = 0.0f;
+  for (int s = 0; s < SLICES; ++s)
+    for (int kk = 0; kk < KPS; ++kk)
+#if MODE == 3
+      sum += AT(in1, BM, r, s, kk) * AT(in2, BN, c, s, kk) +
+             AT(in1, BM, r, s, kk) * AT(in2, BN, c, s, kk + 8) +
+             AT(in1, BM, r, s, kk + 8) * AT(in2, BN, c, s, kk);
+#else
+      sum += AT(in1, BM, r, s, kk) * AT(in2, BN, c, s, kk);
+#endif
+  out[r * COLS2 + c] = sum;
+}
+)";
+  Runner pass_runner(bridge(), dir);
+  Observer quiet;
+  Options options = options_for(70, 61, 29); // K: 8 slices of 8, 4 of 16; B's 29 lines: 1 tile
+  for (const char *name : {"matr_mul_wgmma_tiled_3xtf32", "matr_mul_wgmma_tiled_tf32"}) {
+    Step step = *find_step(replay_steps(), name);
+    step.name = "tiled_product";
+    step.kernel_file = "tiled_product.cl";
+    step.variant_of.clear();
+    step.geometry = one_per_element;
+    step.requirement = Requirement::none;
+    step.build_options = "-Dasm=__asm__";
+    step.params["PASSES_ONLY"] = 1;
+    step.params["BM"] = 64; // A's 70 lines: two tiles
+    step.params_valid = nullptr;
+    step.resolve = nullptr;
+    StepRun run = pass_runner.run(step, options, quiet);
+    BOOST_TEST_REQUIRE((run.status == Status::verified), name << ": " << run.message);
+    if (step.product_rounding == 0)
+      continue;                // 3xTF32: FP32's tolerance, met
+    step.product_rounding = 0; // TF32: rounded inputs fail FP32's tolerance
+    StepRun strict = pass_runner.run(step, options, quiet);
+    BOOST_TEST((strict.status == Status::wrong), name << ": " << strict.message);
+  }
 }
 
 // Sizes that are no multiple of any tile, nor of each other: the steps pad inside the kernel, so

@@ -96,7 +96,9 @@ BOOST_AUTO_TEST_CASE(lists_the_articles_ten_scripts_in_order_then_the_fixed_vari
                                     "matr_mul_wgmma_tf32",
                                     "matr_mul_wgmma_tf32_rounded",
                                     "matr_mul_wgmma_3xtf32",
-                                    "matr_mul_wgmma_tf32_bf16"};
+                                    "matr_mul_wgmma_tf32_bf16",
+                                    "matr_mul_wgmma_tiled_tf32",
+                                    "matr_mul_wgmma_tiled_3xtf32"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   for (size_t i = 0; i < replay_steps().size(); ++i)
     BOOST_TEST(replay_steps()[i].in_article == (i < 10), replay_steps()[i].name);
@@ -318,6 +320,30 @@ BOOST_AUTO_TEST_CASE(flush_0_is_taken_only_by_the_kernel_that_sums_on_the_tensor
   }
 }
 
+BOOST_AUTO_TEST_CASE(the_tiled_kernel_takes_only_its_own_steps_parameters) {
+  DeviceCaps caps = cpu_like_caps();
+  caps.local_mem_bytes = 49152;
+  const Step &tf32 = *find_step(replay_steps(), "matr_mul_wgmma_tiled_tf32");
+  const Step &split = *find_step(replay_steps(), "matr_mul_wgmma_tiled_3xtf32");
+  BOOST_TEST(tf32.params_valid(tf32.params, caps));
+  BOOST_TEST(split.params_valid(split.params, caps));
+  auto with = [](Params params, const char *name, int64_t value) {
+    params[name] = value;
+    return params;
+  };
+  BOOST_TEST(!split.params_valid(with(split.params, "BN", 256), caps));  // two accumulators of 128
+  BOOST_TEST(!split.params_valid(with(split.params, "PARTS", 1), caps)); // the pass's split
+  BOOST_TEST(!split.params_valid(with(split.params, "FLUSH", 0), caps));
+  BOOST_TEST(!tf32.params_valid(with(tf32.params, "MODE", 2), caps));
+  BOOST_TEST(!tf32.params_valid(with(tf32.params, "BK", 32), caps)); // 64-byte tile rows
+  BOOST_TEST(tf32.params_valid(with(with(tf32.params, "BM", 64), "BN", 256), caps));
+  // Three stages of 128 x 128 tiles fill 48 KiB, which leaves no room for their mbarriers.
+  BOOST_TEST(!tf32.params_valid(with(tf32.params, "STAGES", 3), caps));
+  // Step 16's kernel refuses the tiled layout, whose pass it does not run.
+  const Step &wgmma = *find_step(replay_steps(), "matr_mul_wgmma_tf32");
+  BOOST_TEST(!wgmma.params_valid(with(wgmma.params, "TILED", 1), caps));
+}
+
 BOOST_AUTO_TEST_CASE(an_operand_pass_sizes_its_copies_and_only_when_its_parts_ask) {
   const Step &rounded = *find_step(replay_steps(), "matr_mul_wgmma_tf32_rounded");
   PassScratch scratch = pass_scratch(rounded, {4097, 4097, 1000});
@@ -327,6 +353,22 @@ BOOST_AUTO_TEST_CASE(an_operand_pass_sizes_its_copies_and_only_when_its_parts_as
   BOOST_TEST(scratch.lines_b == 1000u); // B is column-major: a line per column
   BOOST_TEST(scratch.floats_a == uint64_t{4097} * 4104);
   BOOST_TEST(scratch.floats_b == uint64_t{1000} * 4104);
+  // Step 17's pass writes whole tiles: lines rounded up to BM (A) and BN (B), K to whole slices
+  // of 8 values (3xTF32: 8 heads, then 8 tails) or 16 (TF32), read 4 floats per work-item.
+  const Step &split = *find_step(replay_steps(), "matr_mul_wgmma_tiled_3xtf32");
+  PassScratch tiles = pass_scratch(split, {4097, 4097, 1000});
+  BOOST_TEST(tiles.parts == 2u);
+  BOOST_TEST(tiles.groups == 1025u); // work-items per line
+  BOOST_TEST(tiles.block_a == uint32_t(split.params.at("BM")));
+  BOOST_TEST(tiles.block_b == uint32_t(split.params.at("BN")));
+  BOOST_TEST(tiles.lines_a == (4097u + tiles.block_a - 1) / tiles.block_a * tiles.block_a);
+  BOOST_TEST(tiles.lines_b == (1000u + tiles.block_b - 1) / tiles.block_b * tiles.block_b);
+  BOOST_TEST(tiles.floats_a == tiles.lines_a * 4104 * 2);
+  BOOST_TEST(tiles.floats_b == tiles.lines_b * 4104 * 2);
+  PassScratch rounded_tiles =
+      pass_scratch(*find_step(replay_steps(), "matr_mul_wgmma_tiled_tf32"), {100, 4097, 100});
+  BOOST_TEST(rounded_tiles.parts == 1u);
+  BOOST_TEST(rounded_tiles.floats_a == rounded_tiles.lines_a * 4112);
   // The pass reads lines of K: only K-contiguous operands (A row-major, B column-major) have them.
   for (const Step &step : replay_steps())
     if (step.operand_pass)
