@@ -256,7 +256,7 @@ inline void wgmma_bf16(float *d, ulong a, ulong b) {
                : "memory");
 }
 
-#if MODE == 3 && !TILED
+#if MODE == 3
 // d += a * b over 64 x BN x 8 TF32 with a from registers (the m16n8k8 A fragment of each warp);
 // also the C^T products, whose N is BM (MODE 3 has BM = BN).
 inline void wgmma_tf32_rs(float *d, const uint a[4], ulong b) {
@@ -548,7 +548,10 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 // the work-items wait on the mbarrier, multiply, and the stage is refilled once the products that
 // read it are done. MODE 1: a row is 16 values of K, rounded to TF32. MODE 3: a row is 8 values
 // of K, their heads and then their tails, so the three products of 3xTF32 each read local memory
-// filled by the copy alone (none of step 16's ldmatrix, register splits or C^T).
+// filled by the copy alone (none of step 16's register splits or C^T). With A_REGS 1, MODE 3 loads
+// A's heads and tails into registers with ldmatrix and multiplies them from there (wgmma's
+// register operand): A is then read from local memory once per slice instead of three times,
+// which is what the local memory's bandwidth was short of (1-2.5% faster on an H100).
 #define KPS (16 / PARTS) // values of K per slice
 #define SLICES ((COLSROWS + KPS - 1) / KPS)
 #define TILE_A (BM * 16) // floats per slice of a tile
@@ -593,7 +596,23 @@ inline void bulk_copy(__local float *dst, const __global float *src, uint bytes,
                : "memory");
 }
 
+#ifndef A_REGS
+#define A_REGS 0
+#endif
+#if A_REGS && (MODE != 3 || INFLIGHT)
+#error "A_REGS: MODE 3 with INFLIGHT 0 (the next slice's fragments overwrite the registers)"
+#endif
 #if MODE == 3
+#define RS_KEEP_64 "%37"
+#define RS_KEEP_128 "%69"
+inline void wgmma_tf32_rs_keep(float *d, const uint a[4], ulong b, uint keep) {
+  asm volatile("//@sm_90a { .reg .pred p; setp.ne.u32 p, " CAT(RS_KEEP_, BN) ", 0; "
+               "wgmma.mma_async.sync.aligned.m64n" STRINGIFY(BN) "k8.f32.tf32.tf32 " CAT(REGS_, BN)
+                   CAT(RS_, BN) ", p, 1, 1; }"
+               : CAT(OUT_, BN)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(keep)
+               : "memory");
+}
 #define KEEP_64 "%34"
 #define KEEP_128 "%66"
 // d = a * b, plus d unless `keep` is 0: the first product of a FLUSH group starts the sum afresh.
@@ -631,6 +650,7 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 #pragma unroll
   for (int i = 0; i < ACC; ++i)
     part[i] = 0.0f;
+  const int f_row = (tid / 32) % 4 * 16 + tid % 8 + tid % 32 / 8 % 2 * 8, f_k = tid % 32 / 16 * 4;
 #endif
 
   if (tid == 0) {
@@ -654,13 +674,26 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     mbarrier_wait(&full[s % STAGES], (s / STAGES) & 1);
     const __local float *as = As + (s % STAGES) * TILE_A + warpgroup * 64 * 16;
     const __local float *bs = Bs + (s % STAGES) * TILE_B;
+#if MODE == 3 && A_REGS
+    uint a_hi[4], a_lo[4];
+    load_matrices(a_hi, &as[TILE_AT(f_row, f_k)]);
+    load_matrices(a_lo, &as[TILE_AT(f_row, 8 + f_k)]);
     wgmma_fence();
-#if MODE == 3
+    wgmma_tf32_rs_keep(part, a_lo, descriptor(bs), s % FLUSH != 0); // a_lo b_hi
+    wgmma_tf32_rs(part, a_hi, descriptor(bs + 8));                   // a_hi b_lo
+    wgmma_tf32_rs(part, a_hi, descriptor(bs));                       // a_hi b_hi
+    wgmma_commit();
+#elif MODE == 3
+    wgmma_fence();
     // The small products first; every slice's three go into the same FLUSH sum.
     wgmma_tf32_keep(part, descriptor(as + 8), descriptor(bs), s % FLUSH != 0); // a_lo b_hi
     wgmma_tf32(part, descriptor(as), descriptor(bs + 8));                      // a_hi b_lo
     wgmma_tf32(part, descriptor(as), descriptor(bs));                          // a_hi b_hi
     wgmma_commit();
+#else
+    wgmma_fence();
+#endif
+#if MODE == 3
     if ((s + 1) % FLUSH == 0 || s + 1 == SLICES) {
       wgmma_wait_all();
 #pragma unroll

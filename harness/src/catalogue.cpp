@@ -157,7 +157,7 @@ bool warpgroup_tiles_valid(const Params &p, const DeviceCaps &device) {
   int64_t stages = param_or(p, "STAGES", 3), inflight = param_or(p, "INFLIGHT", 0);
   int64_t mode = param_or(p, "MODE", 1), ahead = stages - 1 - inflight;
   int64_t parts = param_or(p, "PARTS", 0);
-  if (param_or(p, "TILED", 0) != 0) // step 17's kernel, whose pass only its own steps run
+  if (param_or(p, "TILED", 0) != 0 || param_or(p, "A_REGS", 0) != 0) // step 17's alone
     return false;
   if (bm <= 0 || bm % 64 || (bn != 64 && bn != 128 && bn != 256) ||
       (bk != 8 && bk != 16 && bk != 32) || inflight < 0 || inflight > 1 ||
@@ -187,6 +187,10 @@ bool tiled_tiles_valid(const Params &p, const DeviceCaps &device) {
     return false;
   if (!(mode == 1 && parts == 1) &&
       !(mode == 3 && parts == 2 && bn <= 128 && param_or(p, "FLUSH", 0) >= 1))
+    return false;
+  int64_t a_regs =
+      param_or(p, "A_REGS", 0); // A's fragments in registers: 3xTF32, nothing in flight
+  if (a_regs < 0 || a_regs > 1 || (a_regs == 1 && (mode != 3 || inflight != 0)))
     return false;
   uint64_t local_bytes = static_cast<uint64_t>(stages * ((bm + bn) * bk * 4 + 8));
   return fits(p, device, local_bytes, static_cast<uint64_t>(bm * 2));
@@ -373,8 +377,8 @@ std::vector<Step> beyond_the_article() {
 
   // Step 17: a pass lays both operands out in the tiles the product reads, so each slice of a
   // tile is one bulk copy; defaults measured on an H100: 128 x 128 tiles in two stages for TF32,
-  // 64 x 128 in three with one group of products left running for 3xTF32 (two accumulators of
-  // 64 floats per work-item: three work-groups per compute unit).
+  // 64 x 128 in three for 3xTF32, A's fragments in registers (two accumulators of 64 floats per
+  // work-item: three work-groups per compute unit).
   Step bulk = wgmma;
   bulk.name = "matr_mul_wgmma_tiled_tf32";
   bulk.source = "beyond the article, step 17: wgmma on operands tiled beforehand (TF32)";
@@ -396,13 +400,11 @@ std::vector<Step> beyond_the_article() {
   bulk3.source = "beyond the article, step 17: 3xTF32 on operands split and tiled beforehand";
   bulk3.change = "the pass splits both operands into TF32 heads and tails, 8 of each per tile "
                  "row; the three products of a slice all read the bulk copy: FP32-level accuracy";
-  bulk3.params = {{"TILED", 1}, {"MODE", 3},   {"PARTS", 2},    {"BM", 64},     {"BN", 128},
-                  {"BK", 16},   {"STAGES", 3}, {"INFLIGHT", 1}, {"GROUP_M", 8}, {"FLUSH", 16}};
-  bulk3.tunables = {{"BM", {64, 128}},
-                    {"BN", {64, 128}},
-                    {"STAGES", {2, 3}},
-                    {"INFLIGHT", {0, 1}},
-                    {"FLUSH", {8, 16, 32}}};
+  bulk3.params = {{"TILED", 1},   {"MODE", 3},   {"PARTS", 2},  {"BM", 64},
+                  {"BN", 128},    {"BK", 16},    {"STAGES", 3}, {"INFLIGHT", 0},
+                  {"GROUP_M", 8}, {"FLUSH", 16}, {"A_REGS", 1}};
+  bulk3.tunables = {{"BM", {64, 128}},    {"BN", {64, 128}},  {"STAGES", {2, 3}},
+                    {"INFLIGHT", {0, 1}}, {"FLUSH", {8, 16}}, {"A_REGS", {0, 1}}};
   bulk3.product_rounding = 0;
   bulk3.operand_pass = OperandPass{"tile_operand", 4, "PARTS", "BM", "BN", 8};
   steps.push_back(bulk3);

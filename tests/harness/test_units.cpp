@@ -334,6 +334,10 @@ BOOST_AUTO_TEST_CASE(the_tiled_kernel_takes_only_its_own_steps_parameters) {
   BOOST_TEST(!split.params_valid(with(split.params, "BN", 256), caps));  // two accumulators of 128
   BOOST_TEST(!split.params_valid(with(split.params, "PARTS", 1), caps)); // the pass's split
   BOOST_TEST(!split.params_valid(with(split.params, "FLUSH", 0), caps));
+  // A's fragments in registers are overwritten by the next slice's: nothing may be in flight.
+  BOOST_TEST(!split.params_valid(with(split.params, "INFLIGHT", 1), caps));
+  BOOST_TEST(split.params_valid(with(with(split.params, "INFLIGHT", 1), "A_REGS", 0), caps));
+  BOOST_TEST(!tf32.params_valid(with(tf32.params, "A_REGS", 1), caps));
   BOOST_TEST(!tf32.params_valid(with(tf32.params, "MODE", 2), caps));
   BOOST_TEST(!tf32.params_valid(with(tf32.params, "BK", 32), caps)); // 64-byte tile rows
   BOOST_TEST(tf32.params_valid(with(with(tf32.params, "BM", 64), "BN", 256), caps));
@@ -342,6 +346,7 @@ BOOST_AUTO_TEST_CASE(the_tiled_kernel_takes_only_its_own_steps_parameters) {
   // Step 16's kernel refuses the tiled layout, whose pass it does not run.
   const Step &wgmma = *find_step(replay_steps(), "matr_mul_wgmma_tf32");
   BOOST_TEST(!wgmma.params_valid(with(wgmma.params, "TILED", 1), caps));
+  BOOST_TEST(!wgmma.params_valid(with(wgmma.params, "A_REGS", 1), caps));
 }
 
 BOOST_AUTO_TEST_CASE(an_operand_pass_sizes_its_copies_and_only_when_its_parts_ask) {
