@@ -43,9 +43,15 @@
 // K-contiguous, which is what wgmma's K-major TF32 operands need. Tiles go to local memory with
 // cp.async, STAGES slices at once. Any sizes: loads past an edge read zeros.
 //
+// TILED 1 (step 17, after step 16's kernel below) takes both operands as tile_operand (at the end
+// of this file) has laid them out, tile by tile, rounded (MODE 1) or split (MODE 3), and copies
+// each slice of a tile with one bulk copy awaited on an mbarrier: no loads by the work-items.
+//
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * BM * 2, local = BM * 2. With PARTS 1,
 // first round_to_tf32(in, copy, lines) for each operand: 1-D, lines * ceil(COLSROWS/8)
-// work-items, lines = ROWS1 for A and COLS2 for B.
+// work-items, lines = ROWS1 for A and COLS2 for B. With TILED 1, first tile_operand(in, tiles,
+// lines, block) for each operand, block = BM for A and BN for B: 1-D,
+// ceil(lines/block) * block * ceil(COLSROWS/4) work-items.
 
 #ifndef ROWS1
 #define ROWS1 2000
