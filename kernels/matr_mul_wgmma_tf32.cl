@@ -332,6 +332,17 @@ inline float4 split4(float4 x, bool head_first) {
 }
 #endif
 
+// The first row and column of this work-group's block of C. Work-groups go down GROUP_M block
+// rows before the next block column, so those running together share tiles of B in L2.
+inline int2 block_origin(void) {
+  const int blocks_m = (M_ + BM - 1) / BM, blocks_n = (N_ + BN - 1) / BN;
+  const int block = get_group_id(0);
+  const int first_m = block / (GROUP_M * blocks_n) * GROUP_M;
+  const int group_rows = min(blocks_m - first_m, GROUP_M);
+  return (int2)((first_m + block % group_rows) * BM,
+                (block % (GROUP_M * blocks_n)) / group_rows * BN);
+}
+
 // Stores a warpgroup's accumulators: its 64 rows from row0, BN columns from col0. Warp w of the
 // warpgroup holds rows 16w + g and 16w + g + 8; element pair i holds columns 8(i/2) + 2t and the
 // next, of row g for even i and of row g + 8 for odd i.
@@ -374,14 +385,8 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
   __local float Bs_split[BN * BK] __attribute__((aligned(1024)));
 #endif
 
-  const int blocks_m = (M_ + BM - 1) / BM, blocks_n = (N_ + BN - 1) / BN;
-  const int block = get_group_id(0);
-  const int group = block / (GROUP_M * blocks_n);
-  const int first_m = group * GROUP_M;
-  const int group_rows = min(blocks_m - first_m, GROUP_M);
-  const int block_m = (first_m + block % group_rows) * BM;
-  const int block_n = (block % (GROUP_M * blocks_n)) / group_rows * BN;
-
+  const int2 origin = block_origin();
+  const int block_m = origin.x, block_n = origin.y;
   const int tid = get_local_id(0), warpgroup = tid / 128;
 
   float acc[ACC];
@@ -638,13 +643,8 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
   __local ulong full[STAGES]; // a phase per fill of the stage
   __local float *const As = tiles, *const Bs = tiles + STAGES * TILE_A;
 
-  const int blocks_m = (M_ + BM - 1) / BM, blocks_n = (N_ + BN - 1) / BN;
-  const int block = get_group_id(0);
-  const int group = block / (GROUP_M * blocks_n);
-  const int first_m = group * GROUP_M;
-  const int group_rows = min(blocks_m - first_m, GROUP_M);
-  const int block_m = (first_m + block % group_rows) * BM;
-  const int block_n = (block % (GROUP_M * blocks_n)) / group_rows * BN;
+  const int2 origin = block_origin();
+  const int block_m = origin.x, block_n = origin.y;
   const int tid = get_local_id(0), warpgroup = tid / 128;
 
   float acc[ACC];

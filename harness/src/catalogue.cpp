@@ -208,6 +208,18 @@ uint64_t tile_bytes(const GeometryInput &input) {
   return blk * blk * input.element_size;
 }
 
+// Step 17's pass, tile_operand: 4 floats of a line per work-item, into tiles of BM lines of A and
+// BN of B whose rows hold `slice` values of K.
+OperandPass tiling_pass(uint32_t slice) {
+  OperandPass pass;
+  pass.kernel_name = "tile_operand";
+  pass.group = 4;
+  pass.block_param_a = "BM";
+  pass.block_param_b = "BN";
+  pass.slice = slice;
+  return pass;
+}
+
 // Steps 11-17: what the article's conclusion left for later.
 std::vector<Step> beyond_the_article() {
   std::vector<Step> steps;
@@ -336,7 +348,7 @@ std::vector<Step> beyond_the_article() {
   wgmma.float_only = true;
   wgmma.resolve = resolve_cached_step;
   // With PARTS 1 a pass rounds both operands to TF32 before the product (the step below).
-  wgmma.operand_pass = OperandPass{"round_to_tf32", 8, "PARTS", "", "", 0};
+  wgmma.operand_pass = OperandPass{"round_to_tf32", 8, "PARTS", "", "", 0}; // not tiled
   steps.push_back(wgmma);
 
   Step rounded = wgmma;
@@ -391,8 +403,8 @@ std::vector<Step> beyond_the_article() {
   bulk.tunables = {
       {"BM", {64, 128}}, {"BN", {64, 128, 256}}, {"STAGES", {2, 3, 4}}, {"INFLIGHT", {0, 1}}};
   bulk.params_valid = tiled_tiles_valid;
-  bulk.product_rounding = 1.0 / 1024; // two inputs rounded to 2^-11 each
-  bulk.operand_pass = OperandPass{"tile_operand", 4, "PARTS", "BM", "BN", 16};
+  bulk.product_rounding = 1.0 / 1024;  // two inputs rounded to 2^-11 each
+  bulk.operand_pass = tiling_pass(16); // 16 rounded values of K per tile row
   steps.push_back(bulk);
 
   Step bulk3 = bulk;
@@ -406,7 +418,7 @@ std::vector<Step> beyond_the_article() {
   bulk3.tunables = {{"BM", {64, 128}},    {"BN", {64, 128}},  {"STAGES", {2, 3}},
                     {"INFLIGHT", {0, 1}}, {"FLUSH", {8, 16}}, {"A_REGS", {0, 1}}};
   bulk3.product_rounding = 0;
-  bulk3.operand_pass = OperandPass{"tile_operand", 4, "PARTS", "BM", "BN", 8};
+  bulk3.operand_pass = tiling_pass(8); // 8 heads and their 8 tails per tile row
   steps.push_back(bulk3);
 
   return steps;
