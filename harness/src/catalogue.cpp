@@ -398,10 +398,13 @@ std::vector<Step> beyond_the_article() {
                 "in the product's tiles; each slice of a tile is one bulk copy, awaited on an "
                 "mbarrier: cuBLAS's TF32 errors, near 3e-4, not FP32 accuracy";
   bulk.variant_of = "matr_mul_wgmma_tf32";
-  bulk.params = {{"TILED", 1}, {"MODE", 1},   {"PARTS", 1},    {"BM", 128},   {"BN", 128},
-                 {"BK", 16},   {"STAGES", 2}, {"INFLIGHT", 0}, {"GROUP_M", 8}};
-  bulk.tunables = {
-      {"BM", {64, 128}}, {"BN", {64, 128, 256}}, {"STAGES", {2, 3, 4}}, {"INFLIGHT", {0, 1}}};
+  bulk.params = {{"TILED", 1}, {"MODE", 1},   {"PARTS", 1},    {"BM", 128},    {"BN", 128},
+                 {"BK", 16},   {"STAGES", 2}, {"INFLIGHT", 0}, {"GROUP_M", 16}};
+  bulk.tunables = {{"BM", {64, 128}},
+                   {"BN", {64, 128, 256}},
+                   {"STAGES", {2, 3, 4}},
+                   {"INFLIGHT", {0, 1}},
+                   {"GROUP_M", {8, 16, 32}}};
   bulk.params_valid = tiled_tiles_valid;
   bulk.product_rounding = 1.0 / 1024;  // two inputs rounded to 2^-11 each
   bulk.operand_pass = tiling_pass(16); // 16 rounded values of K per tile row
@@ -412,11 +415,12 @@ std::vector<Step> beyond_the_article() {
   bulk3.source = "beyond the article, step 17: 3xTF32 on operands split and tiled beforehand";
   bulk3.change = "the pass splits both operands into TF32 heads and tails, 8 of each per tile "
                  "row; the three products of a slice all read the bulk copy: FP32-level accuracy";
-  bulk3.params = {{"TILED", 1},   {"MODE", 3},   {"PARTS", 2},  {"BM", 64},
-                  {"BN", 128},    {"BK", 16},    {"STAGES", 3}, {"INFLIGHT", 0},
-                  {"GROUP_M", 8}, {"FLUSH", 16}, {"A_REGS", 1}};
-  bulk3.tunables = {{"BM", {64, 128}},    {"BN", {64, 128}},  {"STAGES", {2, 3}},
-                    {"INFLIGHT", {0, 1}}, {"FLUSH", {8, 16}}, {"A_REGS", {0, 1}}};
+  bulk3.params = {{"TILED", 1},    {"MODE", 3},   {"PARTS", 2},  {"BM", 64},
+                  {"BN", 128},     {"BK", 16},    {"STAGES", 3}, {"INFLIGHT", 0},
+                  {"GROUP_M", 32}, {"FLUSH", 16}, {"A_REGS", 1}};
+  bulk3.tunables = {{"BM", {64, 128}},       {"BN", {64, 128}},  {"STAGES", {2, 3}},
+                    {"INFLIGHT", {0, 1}},    {"FLUSH", {8, 16}}, {"A_REGS", {0, 1}},
+                    {"GROUP_M", {8, 16, 32}}};
   bulk3.product_rounding = 0;
   bulk3.operand_pass = tiling_pass(8); // 8 heads and their 8 tails per tile row
   steps.push_back(bulk3);
