@@ -188,8 +188,8 @@ bool tiled_tiles_valid(const Params &p, const DeviceCaps &device) {
   if (!(mode == 1 && parts == 1) &&
       !(mode == 3 && parts == 2 && bn <= 128 && param_or(p, "FLUSH", 0) >= 1))
     return false;
-  int64_t a_regs =
-      param_or(p, "A_REGS", 0); // A's fragments in registers: 3xTF32, nothing in flight
+  // A's fragments in registers (A_REGS): 3xTF32 only, with nothing in flight.
+  int64_t a_regs = param_or(p, "A_REGS", 0);
   if (a_regs < 0 || a_regs > 1 || (a_regs == 1 && (mode != 3 || inflight != 0)))
     return false;
   uint64_t local_bytes = static_cast<uint64_t>(stages * ((bm + bn) * bk * 4 + 8));
