@@ -14,10 +14,14 @@
 #include <boost/property_tree/ptree.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <fmt/format.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
 using namespace mqlcl::replay;
 using harness_test::bridge;
@@ -183,8 +187,9 @@ __kernel void matricesMul(__global const float *in1, __global const float *in2,
 // Step 17's pass on any device: the real tile_operand (the wgmma file built with PASSES_ONLY),
 // before a product that reads each value where the wgmma kernel's descriptors find it in the
 // tiles: heads at 0-7 and tails at 8-15 of a 3xTF32 row, 16 rounded values of a TF32 row, rows
-// and chunks swizzled by TILE_AT. Sizes fit no tile, so reads past every edge count too (though
-// not that the pass writes zeros there itself: the bridge zeroes new buffers).
+// and chunks swizzled by TILE_AT. Sizes fit no tile, so reads past every edge count too (the
+// zeros there come from the bridge's zeroed buffers as much as from the pass: the next test
+// checks the pass alone).
 BOOST_AUTO_TEST_CASE(the_tiled_pass_lays_out_what_the_tiles_hold) {
   std::ifstream wgmma_file(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl");
   const std::string wgmma_text{std::istreambuf_iterator<char>(wgmma_file), {}};
@@ -231,6 +236,77 @@ __kernel void matricesMul(__global const float *in1, __global const float *in2,
     step.product_rounding = 0; // TF32: rounded inputs fail FP32's tolerance
     StepRun strict = pass_runner.run(step, options, quiet);
     BOOST_TEST((strict.status == Status::wrong), name << ": " << strict.message);
+  }
+}
+
+// The same pass through the bridge alone, into buffers filled with NaN first: every float of the
+// tiles, the zeros past the operand's lines and past K included, must be what the layout says,
+// bit for bit: heads and tails rounded to TF32 (to nearest, ties away from zero), 64-byte rows
+// whose 16-byte chunks are permuted by (row / 2) % 4, slices of a block one after another.
+BOOST_AUTO_TEST_CASE(the_tiled_pass_writes_every_float_of_its_tiles) {
+  const BridgeApi &cl = bridge().api();
+  Handle context(cl.CLContextFree, cl.CLContextCreate(harness_test::device_under_test()));
+  BOOST_TEST_REQUIRE(context.get() != MQLCL_INVALID_HANDLE);
+  const std::u16string source = to_utf16(harness_test::read_file(
+      std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl"));
+  // K = 41: 11 chunks of 4, 48 values in whole slices, so the last chunk zeroes the rest.
+  const uint32_t lines = 70, block = 64, k_values = 41, padded_lines = 128;
+  std::vector<float> operand(lines * k_values);
+  for (size_t i = 0; i < operand.size(); ++i) // low mantissa bits set, so rounding shows
+    operand[i] = (i % 2 ? -1.0f : 1.0f) * (1.0f + static_cast<float>(i) * 7.3e-4f + 3.1e-7f);
+  auto tf32 = [](float x) {
+    uint32_t bits;
+    std::memcpy(&bits, &x, 4);
+    bits = (bits + 0x1000u) & 0xffffe000u;
+    std::memcpy(&x, &bits, 4);
+    return x;
+  };
+  for (int parts : {2, 1}) { // 3xTF32's heads and tails, then TF32's rounded values
+    const uint32_t per_slice = 16 / parts, slices = (k_values + per_slice - 1) / per_slice;
+    const std::u16string options = to_utf16(fmt::format(
+        "-Dasm=__asm__ -DPASSES_ONLY=1 -DTILED=1 -DMODE={} -DPARTS={} -DBM=64 -DBN=128 -DBK=16 "
+        "-DCOLSROWS={}",
+        parts == 2 ? 3 : 1, parts, k_values));
+    Handle program(cl.CLProgramFree, cl.CLProgramCreateEx(context.get(), source.c_str(),
+                                                          options.c_str(), nullptr, 0));
+    BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, parts);
+    Handle pass(cl.CLKernelFree, cl.CLKernelCreate(program.get(), u"tile_operand"));
+    const uint32_t tile_floats = padded_lines * slices * 16;
+    Handle in(cl.CLBufferFree,
+              cl.CLBufferCreate(context.get(), lines * k_values * 4, MQLCL_MEM_READ_WRITE));
+    Handle out(cl.CLBufferFree,
+               cl.CLBufferCreate(context.get(), tile_floats * 4, MQLCL_MEM_READ_WRITE));
+    const std::vector<float> nans(tile_floats, std::numeric_limits<float>::quiet_NaN());
+    BOOST_TEST_REQUIRE(cl.CLBufferWrite(in.get(), operand.data(), 0, 0, lines * k_values, 4) ==
+                       lines * k_values);
+    BOOST_TEST_REQUIRE(cl.CLBufferWrite(out.get(), nans.data(), 0, 0, tile_floats, 4) ==
+                       tile_floats);
+    const int32_t line_count = lines, tile_lines = block;
+    BOOST_TEST_REQUIRE(cl.CLSetKernelArgMem(pass.get(), 0, in.get()) != 0);
+    BOOST_TEST_REQUIRE(cl.CLSetKernelArgMem(pass.get(), 1, out.get()) != 0);
+    BOOST_TEST_REQUIRE(cl.CLSetKernelArg(pass.get(), 2, &line_count, 4) != 0);
+    BOOST_TEST_REQUIRE(cl.CLSetKernelArg(pass.get(), 3, &tile_lines, 4) != 0);
+    const uint32_t offset[1] = {0}, global[1] = {padded_lines * ((k_values + 3) / 4)};
+    BOOST_TEST_REQUIRE(cl.CLExecute(pass.get(), 1, offset, global, nullptr) != 0);
+    std::vector<float> tiles(tile_floats);
+    BOOST_TEST_REQUIRE(cl.CLBufferRead(out.get(), tiles.data(), 0, 0, tile_floats, 4) ==
+                       tile_floats);
+    uint32_t mismatches = 0;
+    for (uint32_t line = 0; line < padded_lines; ++line)
+      for (uint32_t s = 0; s < slices; ++s)
+        for (uint32_t kk = 0; kk < per_slice; ++kk) {
+          const uint32_t k = s * per_slice + kk, r = line % block;
+          const float x = line < lines && k < k_values ? operand[line * k_values + k] : 0.0f;
+          const float head = tf32(x), tail = tf32(x - head);
+          const size_t row = (size_t{line / block} * slices + s) * block * 16 + r * 16;
+          auto at = [&](uint32_t column) {
+            return row + (((column / 4) ^ (r / 2 % 4)) * 4) + column % 4;
+          };
+          mismatches += std::memcmp(&tiles[at(kk)], &head, 4) != 0;
+          if (parts == 2)
+            mismatches += std::memcmp(&tiles[at(8 + kk)], &tail, 4) != 0;
+        }
+    BOOST_TEST(mismatches == 0u, "parts " << parts);
   }
 }
 
