@@ -8,7 +8,7 @@
 #   tests     the bridge's test binaries in BIN on the GPU (MQLCL_TEST_DEVICE=0)
 #   replay    the article's steps at 2000 (docs/replay.md's GPU columns): replay-gpu.json
 #   beyond    each step beyond the article once at 4096, untuned
-#   sizes     steps 12-16 at 1000, 1023 and 4097 (sizes that fit no tile)
+#   sizes     steps 12-17 at 1000, 1023 and 4097 (sizes that fit no tile)
 #   tune      `mqlcl-replay tune` for the tuned and tensor-core steps at 4096 (OUT/tuning.json;
 #             TUNE_STEPS="STEP ..." to tune only those)
 #   bench     `mqlcl-replay bench` at 2000, 4096 and 8192: bench-gpu.json (BENCH_STEPS=A,B
