@@ -680,7 +680,9 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     mbarrier_wait(&full[s % STAGES], (s / STAGES) & 1);
     const __local float *as = As + (s % STAGES) * TILE_A + warpgroup * 64 * 16;
     const __local float *bs = Bs + (s % STAGES) * TILE_B;
-#if MODE == 3 && A_REGS
+#if MODE == 3
+    // The small products first; every slice's three go into the same FLUSH sum.
+#if A_REGS
     uint a_hi[4], a_lo[4];
     load_matrices(a_hi, &as[TILE_AT(f_row, f_k)]);
     load_matrices(a_lo, &as[TILE_AT(f_row, 8 + f_k)]);
@@ -688,18 +690,13 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     wgmma_tf32_rs_keep(part, a_lo, descriptor(bs), s % FLUSH != 0); // a_lo b_hi
     wgmma_tf32_rs(part, a_hi, descriptor(bs + 8));                   // a_hi b_lo
     wgmma_tf32_rs(part, a_hi, descriptor(bs));                       // a_hi b_hi
-    wgmma_commit();
-#elif MODE == 3
+#else
     wgmma_fence();
-    // The small products first; every slice's three go into the same FLUSH sum.
     wgmma_tf32_keep(part, descriptor(as + 8), descriptor(bs), s % FLUSH != 0); // a_lo b_hi
     wgmma_tf32(part, descriptor(as), descriptor(bs + 8));                      // a_hi b_lo
     wgmma_tf32(part, descriptor(as), descriptor(bs));                          // a_hi b_hi
-    wgmma_commit();
-#else
-    wgmma_fence();
 #endif
-#if MODE == 3
+    wgmma_commit();
     if ((s + 1) % FLUSH == 0 || s + 1 == SLICES) {
       wgmma_wait_all();
 #pragma unroll
@@ -709,6 +706,7 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
       wgmma_wait();
     }
 #else
+    wgmma_fence();
     wgmma_tf32(acc, descriptor(as), descriptor(bs));
     wgmma_tf32(acc, descriptor(as + 8), descriptor(bs + 8));
     wgmma_commit();

@@ -20,7 +20,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <limits>
 
 using namespace mqlcl::replay;
@@ -143,8 +142,8 @@ BOOST_AUTO_TEST_CASE(rounding_the_operands_beforehand_lowers_wgmma_tf32_errors) 
 // before a plain product that reads its padded copies. Rounded inputs pass the TF32 tolerance
 // and fail FP32's, which shows the product read what the pass wrote.
 BOOST_AUTO_TEST_CASE(an_operand_pass_runs_before_the_product_and_feeds_it) {
-  std::ifstream wgmma_file(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl");
-  const std::string wgmma_text{std::istreambuf_iterator<char>(wgmma_file), {}};
+  const std::string wgmma_text =
+      harness_test::read_file(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl");
   const size_t pass_at = wgmma_text.find("// The operand pass of PARTS 1");
   BOOST_TEST_REQUIRE(pass_at != std::string::npos);
   const std::filesystem::path dir = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "pass-kernels";
@@ -191,8 +190,8 @@ __kernel void matricesMul(__global const float *in1, __global const float *in2,
 // zeros there come from the bridge's zeroed buffers as much as from the pass: the next test
 // checks the pass alone).
 BOOST_AUTO_TEST_CASE(the_tiled_pass_lays_out_what_the_tiles_hold) {
-  std::ifstream wgmma_file(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl");
-  const std::string wgmma_text{std::istreambuf_iterator<char>(wgmma_file), {}};
+  const std::string wgmma_text =
+      harness_test::read_file(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl");
   const std::filesystem::path dir = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "pass-kernels";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "tiled_product.cl") << wgmma_text << R"(
@@ -427,8 +426,7 @@ BOOST_AUTO_TEST_CASE(bench_measures_ours_and_the_anchors_and_saves_json) {
                                 "--library", MQLCL_TEST_LIBRARY, "--kernels", MQLCL_TEST_KERNELS,
                                 "--output",  output.string(),    "--chart",   chart.string()};
   BOOST_TEST(run_replay_command(args) == 0);
-  std::ifstream svg(chart);
-  std::string drawn((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+  const std::string drawn = harness_test::read_file(chart);
   BOOST_TEST(drawn.find("<title>matr_mul_tuned: ") != std::string::npos); // this run's bar
   boost::property_tree::ptree json;
   boost::property_tree::read_json(output.string(), json);
