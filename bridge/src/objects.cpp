@@ -63,6 +63,9 @@ Context::~Context() {
     }
   }
   release_staging_slots(queue, staging);
+  release(address_probe.kernel, &ClApi::clReleaseKernel);
+  release(address_probe.program, &ClApi::clReleaseProgram);
+  release(address_probe.result, &ClApi::clReleaseMemObject);
   release(queue, &ClApi::clReleaseCommandQueue);
   release(context, &ClApi::clReleaseContext);
 }

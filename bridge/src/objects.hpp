@@ -39,11 +39,21 @@ struct Staging {
   std::vector<StagingSlot> slots; // kSlotsPerLane per lane, lane by lane, once ready
 };
 
+// A one-line kernel that reports where a buffer lives in device memory, for tensor maps
+// (api_tensor_map.cpp); built by the context's first CLBufferTensorMap.
+struct AddressProbe {
+  std::mutex mutex; // guards everything below, the kernel's arguments included
+  cl_program program = nullptr;
+  cl_kernel kernel = nullptr;
+  cl_mem result = nullptr; // the address, 8 bytes
+};
+
 struct Context {
   std::shared_ptr<const Device> device;
   cl_context context = nullptr;
   cl_command_queue queue = nullptr; // in order, profiling enabled
   Staging staging;                  // set up by the first staged transfer
+  AddressProbe address_probe;
   ~Context();
 };
 

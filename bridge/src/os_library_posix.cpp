@@ -26,6 +26,10 @@ const char *const *default_opencl_library_names() noexcept {
   return names;
 }
 
+const char *cuda_driver_library_name() noexcept {
+  return "libcuda.so.1";
+}
+
 std::string environment(const char *name) {
   const char *value = std::getenv(name);
   return value != nullptr ? value : "";

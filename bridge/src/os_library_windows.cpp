@@ -38,6 +38,10 @@ const char *const *default_opencl_library_names() noexcept {
   return names;
 }
 
+const char *cuda_driver_library_name() noexcept {
+  return "nvcuda.dll";
+}
+
 std::string environment(const char *name) {
   std::wstring wide_name = widen(name);
   DWORD units = GetEnvironmentVariableW(wide_name.c_str(), nullptr, 0);

@@ -43,7 +43,7 @@ Bridge::Bridge(const std::filesystem::path &library) : path_(library) {
 #undef MQLCL_REPLAY_RESOLVE
   if (!missing.empty())
     throw Error(ExitCode::bridge_failure,
-                fmt::format("{} is not the mqlcl bridge: it lacks {} of the 22 exports ({})",
+                fmt::format("{} is not the mqlcl bridge: it lacks {} of the 23 exports ({})",
                             library.string(), missing.size(), fmt::join(missing, ", ")));
 }
 

@@ -1,4 +1,4 @@
-// The bridge as MetaTrader sees it: a DLL loaded at run time by path, used only through the 22
+// The bridge as MetaTrader sees it: a DLL loaded at run time by path, used only through the 23
 // exported C functions of include/mqlcl/mqlcl.h. Boost.DLL stays inside bridge.cpp.
 #pragma once
 
@@ -31,6 +31,7 @@ namespace mqlcl::replay {
   X(CLBufferFree)                                                                                  \
   X(CLBufferWrite)                                                                                 \
   X(CLBufferRead)                                                                                  \
+  X(CLBufferTensorMap)                                                                             \
   X(CLExecute)                                                                                     \
   X(CLExecutionStatus)                                                                             \
   X(CLGetLastError)                                                                                \

@@ -156,6 +156,11 @@
 #define MQLCL_CL_KERNEL_FUNCTION_NAME 103  /* kernel handle */
 #define MQLCL_CL_BRIDGE_VERSION 104        /* handle ignored: "mqlcl 1.0.0" */
 
+/* ---- CLBufferTensorMap element types ------------------------------------------------------------
+ */
+#define MQLCL_TENSOR_FLOAT32 0 /* 4-byte floats, copied as they are */
+#define MQLCL_TENSOR_TF32 1    /* 4-byte floats, typed as the tensor cores' TF32 */
+
 /* Longest kernel name CLKernelCreate accepts, in UTF-16 units (MQL5's limit). */
 #define MQLCL_KERNEL_NAME_MAX 127
 
@@ -196,6 +201,17 @@ MQLCL_API uint32_t CLBufferWrite(int32_t buffer, const void *data, uint32_t buff
                                  uint32_t data_offset, uint32_t data_count, uint32_t element_size);
 MQLCL_API uint32_t CLBufferRead(int32_t buffer, void *data, uint32_t buffer_offset,
                                 uint32_t data_offset, uint32_t data_count, uint32_t element_size);
+
+/* Beyond MQL5 (NVIDIA compute capability 9.0+): writes into `map_buffer` at `map_offset` (a
+ * multiple of 64) the 128-byte tensor map of `buffer` from byte `buffer_offset` as a row-major
+ * matrix of `rows` x `cols` 4-byte elements, rows `row_pitch` bytes apart, for kernels that copy
+ * box_rows x box_cols tiles of it into local memory with cp.async.bulk.tensor (zeros past its
+ * edges), swizzled by `swizzle` bytes (0, 32, 64, 128). The map holds the buffer's address: it is
+ * valid while `buffer` lives. Returns 1, or 0 (ERR_OPENCL_NOT_SUPPORTED elsewhere). */
+MQLCL_API int32_t CLBufferTensorMap(int32_t map_buffer, uint32_t map_offset, int32_t buffer,
+                                    uint32_t buffer_offset, uint32_t rows, uint32_t cols,
+                                    uint32_t row_pitch, uint32_t box_rows, uint32_t box_cols,
+                                    uint32_t swizzle, int32_t element_type);
 
 /* Execution: CLExecute only enqueues (and flushes); CLBufferRead waits */
 MQLCL_API int32_t CLExecute(int32_t kernel, uint32_t work_dim, const uint32_t *global_work_offset,

@@ -87,6 +87,9 @@ BOOST_AUTO_TEST_CASE(calls_on_handles_fail_with_5102) {
     MQLCL_CHECK_FAILS(CLSetKernelArgMemLocal(handle, 0, 64), 0, MQLCL_ERR_OPENCL_INVALID_HANDLE);
     MQLCL_CHECK_FAILS(CLBufferWrite(handle, data, 0, 0, 4, 4), 0u, MQLCL_ERR_OPENCL_INVALID_HANDLE);
     MQLCL_CHECK_FAILS(CLBufferRead(handle, data, 0, 0, 4, 4), 0u, MQLCL_ERR_OPENCL_INVALID_HANDLE);
+    MQLCL_CHECK_FAILS(
+        CLBufferTensorMap(handle, 0, handle, 0, 8, 8, 32, 8, 8, 32, MQLCL_TENSOR_FLOAT32), 0,
+        MQLCL_ERR_OPENCL_INVALID_HANDLE);
     MQLCL_CHECK_FAILS(CLExecute(handle, 1, nullptr, global, nullptr), 0,
                       MQLCL_ERR_OPENCL_INVALID_HANDLE);
     MQLCL_CHECK_FAILS(CLExecutionStatus(handle), -1, MQLCL_ERR_OPENCL_INVALID_HANDLE);

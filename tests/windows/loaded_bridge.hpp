@@ -32,6 +32,7 @@ namespace mqlcl_windows {
   X(CLBufferFree)                                                                                  \
   X(CLBufferWrite)                                                                                 \
   X(CLBufferRead)                                                                                  \
+  X(CLBufferTensorMap)                                                                             \
   X(CLExecute)                                                                                     \
   X(CLExecutionStatus)                                                                             \
   X(CLGetLastError)                                                                                \

@@ -128,6 +128,10 @@
 #define MQLCL_CL_KERNEL_FUNCTION_NAME                        103
 #define MQLCL_CL_BRIDGE_VERSION                              104
 
+//--- CLBufferTensorMap element types
+#define MQLCL_TENSOR_FLOAT32                                 0
+#define MQLCL_TENSOR_TF32                                    1
+
 //--- longest kernel name mqlcl::CLKernelCreate accepts (MQL5's limit)
 #define MQLCL_KERNEL_NAME_MAX                                127
 
@@ -192,6 +196,8 @@ uint CLBufferRead(int buffer,long &data[],uint buffer_offset,uint data_offset,ui
 uint CLBufferRead(int buffer,ulong &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
 uint CLBufferRead(int buffer,float &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=4);
 uint CLBufferRead(int buffer,double &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
+//--- tensor maps for Hopper's copy engine (NVIDIA compute capability 9.0+): 1, or 0
+int  CLBufferTensorMap(int map_buffer,uint map_offset,int buffer,uint buffer_offset,uint rows,uint cols,uint row_pitch,uint box_rows,uint box_cols,uint swizzle,int element_type);
 //--- execution: all three arrays are always passed; zero offsets, and a local size of all
 //--- zeros lets the runtime choose (mqlclExecute below builds them)
 int  CLExecute(int kernel,uint work_dim,const uint &global_work_offset[],const uint &global_work_size[],const uint &local_work_size[]);
