@@ -46,6 +46,8 @@
 // TILED 1 (step 17, after step 16's kernel below) takes both operands as tile_operand (at the end
 // of this file) has laid them out, tile by tile, rounded (MODE 1) or split (MODE 3), and copies
 // each slice of a tile with one bulk copy awaited on an mbarrier: no loads by the work-items.
+// TMA 1 or 2 (step 18) is the same product with no pass: each slice of a tile is copied straight
+// from in1 and in2 through tensor maps, which the kernel takes as a fourth argument, `maps`.
 //
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * BM * 2, local = BM * 2. With PARTS 1,
 // first round_to_tf32(in, copy, lines) for each operand: 1-D, lines * ceil(COLSROWS/8)
@@ -95,6 +97,10 @@
 #ifndef TILED // 1: the operands come tiled by tile_operand, one bulk copy per tile (step 17)
 #define TILED 0
 #endif
+#ifndef TMA // 1 or 2 (FP32 or TF32-typed maps): tiles copied from in1 and in2 through tensor maps
+#define TMA 0
+#endif
+#define BULK (TILED || TMA) // step 17's product: tiles copied whole by the copy engine
 
 #define ROUNDING (MODE == 1 && ROUND)
 #define M_ ROWS1
@@ -111,11 +117,18 @@
 #if (BM % 64) || (BN != 64 && BN != 128 && BN != 256)
 #error "BM is a multiple of 64; BN is 64, 128 or 256"
 #endif
-#if TILED
-#if (MODE != 1 && MODE != 3) || PARTS != (MODE == 3 ? 2 : 1) || ROUND || BK != 16
+#if TILED && TMA
+#error "TILED and TMA exclude each other"
+#endif
+#if TMA && (MODE != 1 || PARTS || ROUND || BK < 16 || COLSROWS % 4)
+#error "TMA: MODE 1 with PARTS 0 and ROUND 0, BK 16 or 32, rows of whole 16-byte chunks (COLSROWS % 4 == 0)"
+#endif
+#if TILED && ((MODE != 1 && MODE != 3) || PARTS != (MODE == 3 ? 2 : 1) || ROUND || BK != 16)
 #error "TILED: MODE 1 with PARTS 1 or MODE 3 with PARTS 2 (the pass's floats per float), BK 16"
 #endif
-#if STAGES < 2 || INFLIGHT < 0 || INFLIGHT > 1 || (MODE == 3 && (FLUSH < 1 || BN > 128))
+#if BULK
+#if STAGES < (TMA ? 1 : 2) || INFLIGHT < 0 || INFLIGHT > 1 || INFLIGHT >= STAGES ||             \
+    (MODE == 3 && (FLUSH < 1 || BN > 128))
 #error "TILED: STAGES at least 2, INFLIGHT 0 or 1; MODE 3: FLUSH at least 1, BN at most 128"
 #endif
 #else
@@ -183,7 +196,7 @@ inline void copies_commit(void) { asm volatile("cp.async.commit_group;" ::: "mem
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x) STRINGIFY_(x)
 // Slice s is complete once at most AHEAD - 1 later groups of copies are still in flight.
-#if TILED
+#if BULK
 #define LATER_GROUPS 0 // (no cp.async)
 #elif AHEAD == 1
 #define LATER_GROUPS 0
@@ -374,7 +387,7 @@ inline __attribute__((always_inline)) void store_block(__global float *out, cons
 #define PASSES_ONLY 0
 #endif
 
-#if !TILED && !PASSES_ONLY
+#if !BULK && !PASSES_ONLY
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
 matricesMul(__global const float *in1, __global const float *in2, __global float *out) {
   // The stages of A's tiles, then of B's (MODE 3 reuses them for C^T at the end).
@@ -546,15 +559,14 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 #endif
   store_block(out, acc, block_m + warpgroup * 64, block_n, tid);
 }
-#endif // !TILED && !PASSES_ONLY
+#endif // !BULK && !PASSES_ONLY
 
-#if TILED
-// ---- Step 17: operands tiled beforehand (TILED 1) ----
+// ---- Step 17: operands tiled beforehand (TILED 1); step 18: tiles through tensor maps (TMA) ----
 // tile_operand (below) has rewritten each operand as the product reads it: for every block of BM
 // rows of A (BN columns of B) and every slice of K, one tile of 64-byte rows, already in the
 // swizzled layout above, the slices of a block one after another. So a slice of a tile is one
 // contiguous run of global memory, and one work-item copies it with one cp.async.bulk (the copy
-// engine of Hopper's TMA, without a tensor map, which OpenCL cannot create), whose completion
+// engine of Hopper's TMA, without a tensor map), whose completion
 // counts down the stage's mbarrier. Nobody else issues loads or waits at a barrier per slice:
 // the work-items wait on the mbarrier, multiply, and the stage is refilled once the products that
 // read it are done. MODE 1: a row is 16 values of K, rounded to TF32. MODE 3: a row is 8 values
@@ -563,13 +575,30 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 // A's heads and tails into registers with ldmatrix and multiplies them from there (wgmma's
 // register operand): A is then read from local memory once per slice instead of three times,
 // which is what the local memory's bandwidth was short of (1-2.5% faster on an H100).
+//
+// TMA (step 18) needs no pass: the copy engine's tensor-map form (cp.async.bulk.tensor) reads a
+// BM x BK box of A (BN x BK of B) straight from the row-major operand, writes it into local memory
+// in the swizzle of its row length, and fills zeros past the matrix's edges. The maps (128 bytes
+// each, A's then B's) come in a fourth argument, written by the bridge (CLBufferTensorMap); OpenCL
+// has no way to make them. TMA 1 types them FP32, and the tensor cores truncate the inputs as in
+// step 16; TMA 2 types them TF32, and the copy rounds each value to nearest on its way (cuBLAS's
+// TF32 errors, at no cost). On an H100, 64-byte rows (BK 16) ran at 229-232 TFLOP/s at 4096 in two
+// stages, where step 17's contiguous copies of the same tiles ran at 279: the copy engine is
+// slower at gathering short rows. 128-byte rows (BK 32) fill 48 KiB in two stages, so they run in
+// one (STAGES 1: the slice is multiplied, then refilled), two work-groups per compute unit taking
+// turns: 240-244 TFLOP/s.
+#if TILED
 #define KPS (16 / PARTS) // values of K per slice
+#elif TMA
+#define KPS BK
+#endif
+#if BULK
 #define SLICES ((COLSROWS + KPS - 1) / KPS)
-#define TILE_A (BM * 16) // floats per slice of a tile
-#define TILE_B (BN * 16)
+#define TILE_A (BM * BK) // floats per slice of a tile
+#define TILE_B (BN * BK)
 #endif
 
-#if TILED && !PASSES_ONLY
+#if BULK && !PASSES_ONLY
 inline uint barrier_address(const __local ulong *bar) { return (uint)(size_t)bar; }
 
 inline void mbarrier_init(__local ulong *bar, uint count) {
@@ -598,6 +627,22 @@ inline void mbarrier_wait(__local ulong *bar, uint parity) {
                  : "r"(barrier_address(bar)), "r"(parity)
                  : "memory");
 }
+#if TMA
+// The box of the tensor `map` at (row, k) from global memory to local memory by the copy engine,
+// counted on `bar`; zeros where it lies past the tensor's edges.
+inline void tensor_copy(__local float *dst, const __global ulong *map, int k, int row,
+                        __local ulong *bar) {
+  asm volatile("//@sm_90a cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx"
+               "::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(shared_address(dst)),
+               "l"(map), "r"(k), "r"(row), "r"(barrier_address(bar))
+               : "memory");
+}
+// The maps were written by the host: ordered before the copy engine reads them.
+inline void tensor_map_acquire(const __global ulong *map) {
+  asm volatile("//@sm_90a fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(map)
+               : "memory");
+}
+#endif
 // `bytes` from global memory to local memory by the copy engine, counted on `bar`.
 inline void bulk_copy(__local float *dst, const __global float *src, uint bytes,
                       __local ulong *bar) {
@@ -610,6 +655,7 @@ inline void bulk_copy(__local float *dst, const __global float *src, uint bytes,
 #ifndef A_REGS
 #define A_REGS 0
 #endif
+
 #if A_REGS && (MODE != 3 || INFLIGHT)
 #error "A_REGS: MODE 3 with INFLIGHT 0 (the next slice's fragments overwrite the registers)"
 #endif
@@ -638,8 +684,13 @@ inline void wgmma_tf32_keep(float *d, ulong a, ulong b, uint keep) {
 #endif
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
-matricesMul(__global const float *in1, __global const float *in2, __global float *out) {
-  __local float tiles[STAGES * (BM + BN) * 16] __attribute__((aligned(1024)));
+matricesMul(__global const float *in1, __global const float *in2, __global float *out
+#if TMA
+            ,
+            __global const ulong *maps // A's tensor map, then B's
+#endif
+) {
+  __local float tiles[STAGES * (BM + BN) * BK] __attribute__((aligned(1024)));
   __local ulong full[STAGES]; // a phase per fill of the stage
   __local float *const As = tiles, *const Bs = tiles + STAGES * TILE_A;
 
@@ -663,22 +714,35 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     for (int stage = 0; stage < STAGES; ++stage)
       mbarrier_init(&full[stage], 1);
     mbarrier_init_fence();
+#if TMA
+    tensor_map_acquire(maps);
+    tensor_map_acquire(maps + 16);
+#endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+#if TMA
+#define COPY_A(s, bar) tensor_copy(As + (s) % STAGES * TILE_A, maps, (s) * BK, block_m, bar)
+#define COPY_B(s, bar) tensor_copy(Bs + (s) % STAGES * TILE_B, maps + 16, (s) * BK, block_n, bar)
+#else
   const __global float *const a_tiles = in1 + (size_t)(block_m / BM) * SLICES * TILE_A;
   const __global float *const b_tiles = in2 + (size_t)(block_n / BN) * SLICES * TILE_B;
+#define COPY_A(s, bar)                                                                             \
+  bulk_copy(As + (s) % STAGES * TILE_A, a_tiles + (size_t)(s) * TILE_A, TILE_A * 4, bar)
+#define COPY_B(s, bar)                                                                             \
+  bulk_copy(Bs + (s) % STAGES * TILE_B, b_tiles + (size_t)(s) * TILE_B, TILE_B * 4, bar)
+#endif
 #define FILL(s)                                                                                    \
   if (tid == 0) {                                                                                  \
     __local ulong *const bar = &full[(s) % STAGES];                                                \
     mbarrier_expect(bar, (TILE_A + TILE_B) * 4);                                                   \
-    bulk_copy(As + (s) % STAGES * TILE_A, a_tiles + (size_t)(s) * TILE_A, TILE_A * 4, bar);       \
-    bulk_copy(Bs + (s) % STAGES * TILE_B, b_tiles + (size_t)(s) * TILE_B, TILE_B * 4, bar);       \
+    COPY_A(s, bar);                                                                                \
+    COPY_B(s, bar);                                                                                \
   }
   for (int s = 0; s < STAGES && s < SLICES; ++s)
     FILL(s)
   for (int s = 0; s < SLICES; ++s) {
     mbarrier_wait(&full[s % STAGES], (s / STAGES) & 1);
-    const __local float *as = As + (s % STAGES) * TILE_A + warpgroup * 64 * 16;
+    const __local float *as = As + (s % STAGES) * TILE_A + warpgroup * 64 * BK;
     const __local float *bs = Bs + (s % STAGES) * TILE_B;
 #if MODE == 3
     // The small products first; every slice's three go into the same FLUSH sum.
@@ -707,8 +771,9 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     }
 #else
     wgmma_fence();
-    wgmma_tf32(acc, descriptor(as), descriptor(bs));
-    wgmma_tf32(acc, descriptor(as + 8), descriptor(bs + 8));
+#pragma unroll
+    for (int k = 0; k < BK; k += 8)
+      wgmma_tf32(acc, descriptor(as + k), descriptor(bs + k));
     wgmma_commit();
     wgmma_wait();
 #endif
@@ -725,7 +790,7 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 
   store_block(out, acc, block_m + warpgroup * 64, block_n, tid);
 }
-#endif // TILED
+#endif // BULK && !PASSES_ONLY
 
 // The operand pass of PARTS 1: a copy of a K-contiguous matrix (`lines` rows of COLSROWS floats)
 // rounded to TF32, to nearest (ties away from zero), each row padded with zeros to whole groups

@@ -8,7 +8,7 @@
 #   tests     the bridge's test binaries in BIN on the GPU (MQLCL_TEST_DEVICE=0)
 #   replay    the article's steps at 2000 (docs/replay.md's GPU columns): replay-gpu.json
 #   beyond    each step beyond the article once at 4096, untuned
-#   sizes     steps 12-17 at 1000, 1023 and 4097 (sizes that fit no tile)
+#   sizes     steps 12-18 at 1000, 1023 and 4097 (sizes that fit no tile)
 #   tune      `mqlcl-replay tune` for the tuned and tensor-core steps at 4096 (OUT/tuning.json;
 #             TUNE_STEPS="STEP ..." to tune only those)
 #   bench     `mqlcl-replay bench` at 2000, 4096 and 8192: bench-gpu.json (BENCH_STEPS=A,B
@@ -86,14 +86,14 @@ for phase in "$@"; do
     for name in matr_mul_tiled_local matr_mul_register_blocked matr_mul_double_buffered \
       matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32 matr_mul_tf32_bf16 matr_mul_wgmma_tf32 \
       matr_mul_wgmma_tf32_rounded matr_mul_wgmma_3xtf32 matr_mul_wgmma_tf32_bf16 \
-      matr_mul_wgmma_tiled_tf32 matr_mul_wgmma_tiled_3xtf32; do
+      matr_mul_wgmma_tiled_tf32 matr_mul_wgmma_tiled_3xtf32 matr_mul_wgmma_tma_tf32; do
       step "$name"
       "$replay" "$name" --device 0 --size 4096 --no-cpu --repeat 3 --format csv
     done
     ;;
   sizes)
     for n in 1000 1023 4097; do
-      step "steps 12-17 at $n"
+      step "steps 12-18 at $n"
       "$replay" matr_mul_register_blocked,matr_mul_double_buffered,matr_mul_tuned,matr_mul_tf32 \
         --device 0 --size "$n" --no-cpu --repeat 3 --format csv
       "$replay" matr_mul_3xtf32,matr_mul_tf32_bf16 --device 0 --size "$n" --no-cpu --repeat 3 \
@@ -102,12 +102,14 @@ for phase in "$@"; do
         --size "$n" --no-cpu --repeat 3 --format csv | tail -n +2
       "$replay" matr_mul_wgmma_tf32_bf16,matr_mul_wgmma_tiled_tf32,matr_mul_wgmma_tiled_3xtf32 \
         --device 0 --size "$n" --no-cpu --repeat 3 --format csv | tail -n +2
+      "$replay" matr_mul_wgmma_tma_tf32 --device 0 --size "$n" --no-cpu --repeat 3 --format csv |
+        tail -n +2
     done
     ;;
   tune)
     for name in ${TUNE_STEPS:-matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32 matr_mul_tf32_bf16 \
       matr_mul_wgmma_tf32 matr_mul_wgmma_3xtf32 matr_mul_wgmma_tf32_bf16 matr_mul_wgmma_tiled_tf32 \
-      matr_mul_wgmma_tiled_3xtf32}; do
+      matr_mul_wgmma_tiled_3xtf32 matr_mul_wgmma_tma_tf32}; do
       step "tune $name"
       "$replay" tune "$name" --device 0 --size 4096 2>"$out/tune-$name.log"
     done

@@ -257,6 +257,7 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
       steps.push_back("matr_mul_wgmma_tf32_bf16");
       steps.push_back("matr_mul_wgmma_tiled_tf32");
       steps.push_back("matr_mul_wgmma_tiled_3xtf32");
+      steps.push_back("matr_mul_wgmma_tma_tf32");
     }
   }
   std::vector<uint32_t> sizes = command.bench_sizes;

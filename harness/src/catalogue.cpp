@@ -157,7 +157,8 @@ bool warpgroup_tiles_valid(const Params &p, const DeviceCaps &device) {
   int64_t stages = param_or(p, "STAGES", 3), inflight = param_or(p, "INFLIGHT", 0);
   int64_t mode = param_or(p, "MODE", 1), ahead = stages - 1 - inflight;
   int64_t parts = param_or(p, "PARTS", 0);
-  if (param_or(p, "TILED", 0) != 0 || param_or(p, "A_REGS", 0) != 0) // step 17's alone
+  if (param_or(p, "TILED", 0) != 0 || param_or(p, "A_REGS", 0) != 0 ||
+      param_or(p, "TMA", 0) != 0) // steps 17 and 18's alone
     return false;
   if (bm <= 0 || bm % 64 || (bn != 64 && bn != 128 && bn != 256) ||
       (bk != 8 && bk != 16 && bk != 32) || inflight < 0 || inflight > 1 ||
@@ -182,8 +183,9 @@ bool tiled_tiles_valid(const Params &p, const DeviceCaps &device) {
   int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
   int64_t stages = param_or(p, "STAGES", 0), inflight = param_or(p, "INFLIGHT", 0);
   int64_t mode = param_or(p, "MODE", 0), parts = param_or(p, "PARTS", 0);
-  if (param_or(p, "TILED", 0) != 1 || bm <= 0 || bm % 64 || (bn != 64 && bn != 128 && bn != 256) ||
-      bk != 16 || stages < 2 || inflight < 0 || inflight > 1 || param_or(p, "ROUND", 0) != 0)
+  if (param_or(p, "TILED", 0) != 1 || param_or(p, "TMA", 0) != 0 || bm <= 0 || bm % 64 ||
+      (bn != 64 && bn != 128 && bn != 256) || bk != 16 || stages < 2 || inflight < 0 ||
+      inflight > 1 || param_or(p, "ROUND", 0) != 0)
     return false;
   if (!(mode == 1 && parts == 1) &&
       !(mode == 3 && parts == 2 && bn <= 128 && param_or(p, "FLUSH", 0) >= 1))
@@ -191,6 +193,22 @@ bool tiled_tiles_valid(const Params &p, const DeviceCaps &device) {
   // A's fragments in registers (A_REGS): 3xTF32 only, with nothing in flight.
   int64_t a_regs = param_or(p, "A_REGS", 0);
   if (a_regs < 0 || a_regs > 1 || (a_regs == 1 && (mode != 3 || inflight != 0)))
+    return false;
+  uint64_t local_bytes = static_cast<uint64_t>(stages * ((bm + bn) * bk * 4 + 8));
+  return fits(p, device, local_bytes, static_cast<uint64_t>(bm * 2));
+}
+
+// Step 18 (TMA 1 or 2): step 17's product, its tiles copied through tensor maps: plain TF32 with
+// truncated inputs and no pass (MODE 1, PARTS 0), one mbarrier per stage.
+bool tensor_map_tiles_valid(const Params &p, const DeviceCaps &device) {
+  int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
+  int64_t stages = param_or(p, "STAGES", 0), inflight = param_or(p, "INFLIGHT", 0);
+  int64_t tma = param_or(p, "TMA", 0);
+  if ((tma != 1 && tma != 2) || param_or(p, "TILED", 0) != 0 || param_or(p, "MODE", 0) != 1 ||
+      param_or(p, "PARTS", 0) != 0 || param_or(p, "ROUND", 0) != 0 || param_or(p, "A_REGS", 0) != 0)
+    return false;
+  if (bm <= 0 || bm % 64 || (bn != 64 && bn != 128 && bn != 256) || (bk != 16 && bk != 32) ||
+      stages < 1 || inflight < 0 || inflight > 1 || inflight >= stages)
     return false;
   uint64_t local_bytes = static_cast<uint64_t>(stages * ((bm + bn) * bk * 4 + 8));
   return fits(p, device, local_bytes, static_cast<uint64_t>(bm * 2));
@@ -424,6 +442,34 @@ std::vector<Step> beyond_the_article() {
   bulk3.product_rounding = 0;
   bulk3.operand_pass = tiling_pass(8); // 8 heads and their 8 tails per tile row
   steps.push_back(bulk3);
+
+  // Step 18: step 17's TF32 product with no pass: each slice of a tile is copied straight from A
+  // and B by the copy engine, through tensor maps the bridge writes (CLBufferTensorMap), swizzled
+  // as wgmma reads it. Maps typed TF32 (TMA 2) round the inputs on the way. Defaults measured on
+  // an H100: 64 x 256 tiles of 128-byte rows (BK 32) in one stage, work-groups on a compute unit
+  // taking turns, 64 block rows per group of the tile order.
+  Step mapped = wgmma;
+  mapped.name = "matr_mul_wgmma_tma_tf32";
+  mapped.source = "beyond the article, step 18: wgmma on tiles copied through tensor maps (TF32)";
+  mapped.change = "Hopper's copy engine reads each slice of a tile straight from A and B through "
+                  "TF32-typed tensor maps (CLBufferTensorMap), rounding the inputs on the way: "
+                  "no pass, no loads by the work-items; cuBLAS's TF32 errors, near 3e-4, not "
+                  "FP32 accuracy";
+  mapped.variant_of = "matr_mul_wgmma_tf32";
+  mapped.params = {{"TMA", 2}, {"MODE", 1},   {"BM", 64},      {"BN", 256},
+                   {"BK", 32}, {"STAGES", 1}, {"INFLIGHT", 0}, {"GROUP_M", 64}};
+  mapped.tunables = {{"BM", {64, 128}},     {"BN", {64, 128, 256}}, {"BK", {16, 32}},
+                     {"STAGES", {1, 2, 3}}, {"INFLIGHT", {0, 1}},   {"GROUP_M", {8, 16, 32, 64}}};
+  mapped.product_rounding = 2.0 / 1024; // TMA 1 leaves the truncation to the tensor cores
+  mapped.params_valid = tensor_map_tiles_valid;
+  mapped.args = {{KernelArg::Kind::matrix_a},
+                 {KernelArg::Kind::matrix_b},
+                 {KernelArg::Kind::matrix_c},
+                 {KernelArg::Kind::tensor_maps}};
+  mapped.padding.colsrows = 4; // a map's rows are whole 16-byte chunks
+  mapped.operand_pass.reset();
+  mapped.tensor_maps = TensorMaps{};
+  steps.push_back(mapped);
 
   return steps;
 }

@@ -141,7 +141,8 @@ struct KernelArg {
     int_rows1,    // int: the padded ROWS1
     int_colsrows, // int: the padded COLSROWS
     int_cols2,    // int: the padded COLS2
-    local_bytes   // a __local buffer of local_bytes(input) bytes
+    local_bytes,  // a __local buffer of local_bytes(input) bytes
+    tensor_maps   // a buffer of the step's TensorMaps: A's at byte 0, B's at byte 128
   };
   Kind kind;
   uint64_t (*local_bytes)(const GeometryInput &) = nullptr;
@@ -180,6 +181,16 @@ struct OperandPass {
   std::string block_param_a, block_param_b;
   uint32_t slice = 0; // 0: whole groups
   bool tiled() const { return !block_param_a.empty(); }
+};
+
+// Beyond the article: tensor maps of both operands (CLBufferTensorMap), through which the kernel
+// copies tiles of them straight into local memory. A's map has boxes of rows_param_a (a step
+// parameter) lines of A, B's of rows_param_b lines of B (its columns), both k_param values of K
+// wide and swizzled by their width in bytes. The operands' lines must be whole 16-byte chunks: the
+// step pads COLSROWS to a multiple of 4.
+struct TensorMaps {
+  std::string rows_param_a = "BM", rows_param_b = "BN", k_param = "BK";
+  std::string type_param = "TMA"; // 2: typed TF32 (MQLCL_TENSOR_TF32); else FLOAT32
 };
 
 struct Step {
@@ -221,6 +232,7 @@ struct Step {
   // Options for the bridge beyond the -D definitions (wgmma: -mqlcl-nv-sm90a).
   std::string build_options;
   std::optional<OperandPass> operand_pass;
+  std::optional<TensorMaps> tensor_maps;
   // Another step whose kernel file this one builds with other parameters (plain TF32 and 3xTF32
   // share matr_mul_tf32.cl).
   std::string variant_of;

@@ -403,6 +403,27 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
            1e-9;
   };
 
+  // Tensor maps (step 18): the product copies its tiles from in1 and in2 through them.
+  Handle maps;
+  if (step.tensor_maps) {
+    const TensorMaps &tm = *step.tensor_maps;
+    const auto typed = step.params.find(tm.type_param);
+    const int32_t type =
+        typed != step.params.end() && typed->second == 2 ? MQLCL_TENSOR_TF32 : MQLCL_TENSOR_FLOAT32;
+    const uint32_t pitch = padded.colsrows * static_cast<uint32_t>(sizeof(T));
+    maps = create_buffer(256, "the tensor maps");
+    auto map = [&](uint32_t offset, const Handle &operand, uint32_t lines, const std::string &box,
+                   const char *what) {
+      const uint32_t box_lines = static_cast<uint32_t>(step.params.at(box));
+      const uint32_t box_k = static_cast<uint32_t>(step.params.at(tm.k_param));
+      if (cl.CLBufferTensorMap(maps.get(), offset, operand.get(), 0, lines, padded.colsrows, pitch,
+                               box_lines, box_k, box_k * 4, type) == 0)
+        bridge_.fail(fmt::format("CLBufferTensorMap({})", what));
+    };
+    map(0, mem_in1, padded.rows1, tm.rows_param_a, "in1");
+    map(128, mem_in2, padded.cols2, tm.rows_param_b, "in2");
+  }
+
   std::vector<KernelArg> args = kernel_args(step);
   for (uint32_t index = 0; index < args.size(); ++index) {
     const KernelArg &arg = args[index];
@@ -428,6 +449,10 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
       break;
     case KernelArg::Kind::local_bytes:
       ok = cl.CLSetKernelArgMemLocal(kernel.get(), index, arg.local_bytes(geometry_input));
+      break;
+    case KernelArg::Kind::tensor_maps:
+      ok = maps.get() != MQLCL_INVALID_HANDLE &&
+           cl.CLSetKernelArgMem(kernel.get(), index, maps.get());
       break;
     }
     if (ok == 0)

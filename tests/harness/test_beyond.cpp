@@ -84,7 +84,7 @@ BOOST_AUTO_TEST_CASE(tensor_core_steps_run_on_nvidia_and_say_so_elsewhere) {
   for (const char *name :
        {"matr_mul_tf32", "matr_mul_3xtf32", "matr_mul_tf32_bf16", "matr_mul_wgmma_tf32",
         "matr_mul_wgmma_tf32_rounded", "matr_mul_wgmma_3xtf32", "matr_mul_wgmma_tf32_bf16",
-        "matr_mul_wgmma_tiled_tf32", "matr_mul_wgmma_tiled_3xtf32"}) {
+        "matr_mul_wgmma_tiled_tf32", "matr_mul_wgmma_tiled_3xtf32", "matr_mul_wgmma_tma_tf32"}) {
     StepRun run = replay(name, options_for(130, 70, 50));
     if (runs_on_this_device(name)) {
       BOOST_TEST((run.status == Status::verified), name << ": " << run.message);
@@ -129,12 +129,17 @@ BOOST_AUTO_TEST_CASE(rounding_the_operands_beforehand_lowers_wgmma_tf32_errors) 
     StepRun truncated = replay("matr_mul_wgmma_tf32", options);
     StepRun rounded = replay("matr_mul_wgmma_tf32_rounded", options);
     StepRun tiled = replay("matr_mul_wgmma_tiled_tf32", options); // rounded by its own pass
-    BOOST_TEST_REQUIRE((truncated.status == Status::verified), truncated.message);
-    BOOST_TEST_REQUIRE((rounded.status == Status::verified), rounded.message);
-    BOOST_TEST_REQUIRE((tiled.status == Status::verified), tiled.message);
+    StepRun mapped = replay("matr_mul_wgmma_tma_tf32", options);  // rounded by the copy engine
+    Options truncating = options;
+    truncating.params["TMA"] = 1; // FP32-typed maps: the tensor cores truncate
+    StepRun mapped_truncated = replay("matr_mul_wgmma_tma_tf32", truncating);
+    for (const StepRun *run : {&truncated, &rounded, &tiled, &mapped, &mapped_truncated})
+      BOOST_TEST_REQUIRE((run->status == Status::verified), run->message);
     // Truncation errs 2.7-3x as much as rounding (docs/performance.md).
     BOOST_TEST(truncated.verification.max_error > 1.5 * rounded.verification.max_error, size);
     BOOST_TEST(truncated.verification.max_error > 1.5 * tiled.verification.max_error, size);
+    BOOST_TEST(truncated.verification.max_error > 1.5 * mapped.verification.max_error, size);
+    BOOST_TEST(mapped_truncated.verification.max_error > 1.5 * mapped.verification.max_error, size);
   }
 }
 

@@ -98,7 +98,8 @@ BOOST_AUTO_TEST_CASE(lists_the_articles_ten_scripts_in_order_then_the_fixed_vari
                                     "matr_mul_wgmma_3xtf32",
                                     "matr_mul_wgmma_tf32_bf16",
                                     "matr_mul_wgmma_tiled_tf32",
-                                    "matr_mul_wgmma_tiled_3xtf32"};
+                                    "matr_mul_wgmma_tiled_3xtf32",
+                                    "matr_mul_wgmma_tma_tf32"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   for (size_t i = 0; i < replay_steps().size(); ++i)
     BOOST_TEST(replay_steps()[i].in_article == (i < 10), replay_steps()[i].name);
@@ -347,6 +348,38 @@ BOOST_AUTO_TEST_CASE(the_tiled_kernel_takes_only_its_own_steps_parameters) {
   const Step &wgmma = *find_step(replay_steps(), "matr_mul_wgmma_tf32");
   BOOST_TEST(!wgmma.params_valid(with(wgmma.params, "TILED", 1), caps));
   BOOST_TEST(!wgmma.params_valid(with(wgmma.params, "A_REGS", 1), caps));
+  BOOST_TEST(!wgmma.params_valid(with(wgmma.params, "TMA", 1), caps));
+  BOOST_TEST(!tf32.params_valid(with(tf32.params, "TMA", 1), caps));
+}
+
+BOOST_AUTO_TEST_CASE(the_tensor_map_step_reads_its_operands_through_maps_with_no_pass) {
+  DeviceCaps caps = cpu_like_caps();
+  caps.local_mem_bytes = 49152;
+  const Step &mapped = *find_step(replay_steps(), "matr_mul_wgmma_tma_tf32");
+  auto with = [](Params params, const char *name, int64_t value) {
+    params[name] = value;
+    return params;
+  };
+  BOOST_TEST(mapped.params_valid(mapped.params, caps));
+  BOOST_TEST(mapped.params.at("TMA") == 2); // TF32-typed maps: the copy rounds
+  BOOST_TEST(mapped.params_valid(with(mapped.params, "TMA", 1), caps));
+  BOOST_TEST(!mapped.params_valid(with(mapped.params, "TMA", 0), caps));
+  BOOST_TEST(!mapped.params_valid(with(mapped.params, "TMA", 3), caps));
+  BOOST_TEST(!mapped.params_valid(with(mapped.params, "TILED", 1), caps));
+  BOOST_TEST(!mapped.params_valid(with(mapped.params, "PARTS", 1), caps));
+  BOOST_TEST(!mapped.params_valid(with(mapped.params, "MODE", 3), caps));
+  BOOST_TEST(!mapped.params_valid(with(mapped.params, "BK", 8), caps));       // rows of 16 or 32
+  BOOST_TEST(!mapped.params_valid(with(mapped.params, "INFLIGHT", 1), caps)); // one stage
+  BOOST_TEST(mapped.params_valid(with(with(mapped.params, "BK", 16), "STAGES", 2), caps));
+  // Two stages of 128 x 128 tiles with 128-byte rows need 64 KiB.
+  BOOST_TEST(!mapped.params_valid(with(mapped.params, "STAGES", 2), caps));
+  // No pass; both maps in one buffer, the fourth argument; K padded to whole 16-byte chunks.
+  BOOST_TEST(!pass_scratch(mapped, {100, 101, 100}).active());
+  BOOST_TEST_REQUIRE(mapped.tensor_maps.has_value());
+  const std::vector<KernelArg> args = kernel_args(mapped);
+  BOOST_TEST_REQUIRE(args.size() == 4u);
+  BOOST_TEST((args[3].kind == KernelArg::Kind::tensor_maps));
+  BOOST_TEST(padded_sizes(mapped, {100, 101, 100}).colsrows == 104u);
 }
 
 BOOST_AUTO_TEST_CASE(an_operand_pass_sizes_its_copies_and_only_when_its_parts_ask) {
