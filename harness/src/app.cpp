@@ -67,6 +67,8 @@ std::string catalogue_listing(const std::vector<Step> &steps) {
     if (pass_scratch(step, Sizes{}).active())
       details += fmt::format("; both operands first through {} (timed with the product)",
                              step.operand_pass->kernel_name);
+    if (step.tensor_maps)
+      details += "; both operands read through tensor maps (CLBufferTensorMap)";
     if (step.requirement == Requirement::nvidia_tensor_cores)
       details += "; NVIDIA tensor cores only (compute capability 8.0+)";
     if (step.requirement == Requirement::nvidia_wgmma)
