@@ -129,7 +129,7 @@
 #if BULK
 #if STAGES < (TMA ? 1 : 2) || INFLIGHT < 0 || INFLIGHT > 1 || INFLIGHT >= STAGES ||             \
     (MODE == 3 && (FLUSH < 1 || BN > 128))
-#error "TILED: STAGES at least 2, INFLIGHT 0 or 1; MODE 3: FLUSH at least 1, BN at most 128"
+#error "TILED: STAGES at least 2 (TMA: 1), INFLIGHT 0 or 1 and below STAGES; MODE 3: FLUSH at least 1, BN at most 128"
 #endif
 #else
 #if MODE == 3 && (BM != BN || BM * (BN + 1) > STAGES * (BM + BN) * BK)
@@ -585,8 +585,8 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 // TF32 errors, at no cost). On an H100, 64-byte rows (BK 16) ran at 229-232 TFLOP/s at 4096 in two
 // stages, where step 17's contiguous copies of the same tiles ran at 279: the copy engine is
 // slower at gathering short rows. 128-byte rows (BK 32) fill 48 KiB in two stages, so they run in
-// one (STAGES 1: the slice is multiplied, then refilled), two work-groups per compute unit taking
-// turns: 240-244 TFLOP/s.
+// one (STAGES 1: the slice is multiplied, then refilled), the work-groups on a compute unit taking
+// turns: 240-244 TFLOP/s with 128 x 128 tiles, 257-270 with 64 x 256 and GROUP_M 64.
 #if TILED
 #define KPS (16 / PARTS) // values of K per slice
 #elif TMA
@@ -655,7 +655,6 @@ inline void bulk_copy(__local float *dst, const __global float *src, uint bytes,
 #ifndef A_REGS
 #define A_REGS 0
 #endif
-
 #if A_REGS && (MODE != 3 || INFLIGHT)
 #error "A_REGS: MODE 3 with INFLIGHT 0 (the next slice's fragments overwrite the registers)"
 #endif

@@ -198,8 +198,8 @@ bool tiled_tiles_valid(const Params &p, const DeviceCaps &device) {
   return fits(p, device, local_bytes, static_cast<uint64_t>(bm * 2));
 }
 
-// Step 18 (TMA 1 or 2): step 17's product, its tiles copied through tensor maps: plain TF32 with
-// truncated inputs and no pass (MODE 1, PARTS 0), one mbarrier per stage.
+// Step 18 (TMA 1 or 2): step 17's product, its tiles copied through tensor maps: plain TF32
+// (MODE 1) with no pass (PARTS 0), 16 or 32-deep slices, one mbarrier per stage.
 bool tensor_map_tiles_valid(const Params &p, const DeviceCaps &device) {
   int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
   int64_t stages = param_or(p, "STAGES", 0), inflight = param_or(p, "INFLIGHT", 0);
@@ -238,7 +238,7 @@ OperandPass tiling_pass(uint32_t slice) {
   return pass;
 }
 
-// Steps 11-17: what the article's conclusion left for later.
+// Steps 11-18: what the article's conclusion left for later.
 std::vector<Step> beyond_the_article() {
   std::vector<Step> steps;
   Step base;
