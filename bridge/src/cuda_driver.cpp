@@ -91,8 +91,8 @@ CudaDriver &cuda_driver() {
         loaded->device_get == nullptr || loaded->device_attribute == nullptr ||
         loaded->primary_context_retain == nullptr || loaded->push_context == nullptr ||
         loaded->pop_context == nullptr)
-      loaded->load_error = fmt::format("the CUDA driver ({}) has no cuTensorMapEncodeTiled: it "
-                                       "predates CUDA 12",
+      loaded->load_error = fmt::format("the CUDA driver ({}) lacks cuTensorMapEncodeTiled or the "
+                                       "context calls it needs: it predates CUDA 12",
                                        name);
     else if (CuResult status = init(0); status != 0)
       loaded->load_error =
