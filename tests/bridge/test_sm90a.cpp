@@ -54,20 +54,6 @@ std::string text_of(int32_t handle, int32_t property) {
   return to_utf8(text.data());
 }
 
-// An NVIDIA device of compute capability 9.x (cl_nv_device_attribute_query), as the harness asks.
-bool is_nvidia_hopper(int32_t context) {
-  if (CLGetInfoInteger(context, MQLCL_CL_DEVICE_VENDOR_ID) != 0x10DE)
-    return false;
-  uint8_t raw[4] = {};
-  uint32_t size = 0, major = 0;
-  if (CLGetDeviceInfo(context, 0x4000 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */, raw, &size,
-                      sizeof(raw)) == 1 &&
-      size == sizeof(major))
-    std::memcpy(&major, raw, sizeof(major));
-  CLResetLastError();
-  return major == 9;
-}
-
 // Runs `store` of `program` over `items` work-items in groups of `group` and returns out[0].
 int32_t run_store(int32_t context, int32_t program, int32_t value, uint32_t items, uint32_t group) {
   Kernel kernel = make_kernel(program, u"store");

@@ -18,19 +18,6 @@ using namespace mqlcl_test;
 
 namespace {
 
-bool is_nvidia_hopper(int32_t context) {
-  if (CLGetInfoInteger(context, MQLCL_CL_DEVICE_VENDOR_ID) != 0x10DE)
-    return false;
-  uint8_t raw[4] = {};
-  uint32_t size = 0, major = 0;
-  if (CLGetDeviceInfo(context, 0x4000 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */, raw, &size,
-                      sizeof(raw)) == 1 &&
-      size == sizeof(major))
-    std::memcpy(&major, raw, sizeof(major));
-  CLResetLastError();
-  return major == 9;
-}
-
 // A 5 x 12 matrix of floats, rows 48 bytes apart; maps go into a 256-byte buffer.
 constexpr uint32_t kRows = 5, kCols = 12, kPitch = kCols * 4;
 

@@ -7,6 +7,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -37,6 +38,20 @@ inline std::string last_error_text() {
                        static_cast<uint32_t>(text.size())))
     return "(no description)";
   return to_utf8(text.data());
+}
+
+// An NVIDIA device of compute capability 9.x (cl_nv_device_attribute_query), as the harness asks.
+inline bool is_nvidia_hopper(int32_t context) {
+  if (CLGetInfoInteger(context, MQLCL_CL_DEVICE_VENDOR_ID) != 0x10DE)
+    return false;
+  uint8_t raw[4] = {};
+  uint32_t size = 0, major = 0;
+  if (CLGetDeviceInfo(context, 0x4000 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */, raw, &size,
+                      sizeof(raw)) == 1 &&
+      size == sizeof(major))
+    std::memcpy(&major, raw, sizeof(major));
+  CLResetLastError();
+  return major == 9;
 }
 
 // Boost.Test precondition: runs the test only when a device can be used.
