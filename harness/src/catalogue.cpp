@@ -177,41 +177,45 @@ bool warpgroup_tiles_valid(const Params &p, const DeviceCaps &device) {
               static_cast<uint64_t>(threads));
 }
 
-// Step 17 (TILED 1): 64-byte tile rows, one mbarrier per stage; MODE 3 keeps two accumulators of
-// BN / 2 floats per work-item, so BN = 256 would need more than 255 registers.
-bool tiled_tiles_valid(const Params &p, const DeviceCaps &device) {
+// Steps 17 and 18 share one product (BULK in the kernel): whole warpgroups, the wgmma's N, at
+// least `min_stages` stages of (BM + BN) rows of BK floats in local memory with an mbarrier each,
+// and INFLIGHT 0 or 1, below STAGES.
+bool bulk_product_valid(const Params &p, const DeviceCaps &device, int64_t min_stages) {
   int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
   int64_t stages = param_or(p, "STAGES", 0), inflight = param_or(p, "INFLIGHT", 0);
-  int64_t mode = param_or(p, "MODE", 0), parts = param_or(p, "PARTS", 0);
-  if (param_or(p, "TILED", 0) != 1 || param_or(p, "TMA", 0) != 0 || bm <= 0 || bm % 64 ||
-      (bn != 64 && bn != 128 && bn != 256) || bk != 16 || stages < 2 || inflight < 0 ||
-      inflight > 1 || param_or(p, "ROUND", 0) != 0)
+  if (bm <= 0 || bm % 64 || (bn != 64 && bn != 128 && bn != 256) || stages < min_stages ||
+      inflight < 0 || inflight > 1 || inflight >= stages)
+    return false;
+  uint64_t local_bytes = static_cast<uint64_t>(stages * ((bm + bn) * bk * 4 + 8));
+  return fits(p, device, local_bytes, static_cast<uint64_t>(bm * 2));
+}
+
+// Step 17 (TILED 1): 64-byte tile rows, two stages or more; MODE 3 keeps two accumulators of
+// BN / 2 floats per work-item, so BN = 256 would need more than 255 registers.
+bool tiled_tiles_valid(const Params &p, const DeviceCaps &device) {
+  int64_t bn = param_or(p, "BN", 0), mode = param_or(p, "MODE", 0), parts = param_or(p, "PARTS", 0);
+  if (param_or(p, "TILED", 0) != 1 || param_or(p, "TMA", 0) != 0 || param_or(p, "BK", 0) != 16 ||
+      param_or(p, "ROUND", 0) != 0)
     return false;
   if (!(mode == 1 && parts == 1) &&
       !(mode == 3 && parts == 2 && bn <= 128 && param_or(p, "FLUSH", 0) >= 1))
     return false;
   // A's fragments in registers (A_REGS): 3xTF32 only, with nothing in flight.
   int64_t a_regs = param_or(p, "A_REGS", 0);
-  if (a_regs < 0 || a_regs > 1 || (a_regs == 1 && (mode != 3 || inflight != 0)))
+  if (a_regs < 0 || a_regs > 1 || (a_regs == 1 && (mode != 3 || param_or(p, "INFLIGHT", 0) != 0)))
     return false;
-  uint64_t local_bytes = static_cast<uint64_t>(stages * ((bm + bn) * bk * 4 + 8));
-  return fits(p, device, local_bytes, static_cast<uint64_t>(bm * 2));
+  return bulk_product_valid(p, device, 2);
 }
 
 // Step 18 (TMA 1 or 2): step 17's product, its tiles copied through tensor maps: plain TF32
-// (MODE 1) with no pass (PARTS 0), 16 or 32-deep slices, one mbarrier per stage.
+// (MODE 1) with no pass (PARTS 0), 16 or 32-deep slices, one stage or more.
 bool tensor_map_tiles_valid(const Params &p, const DeviceCaps &device) {
-  int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
-  int64_t stages = param_or(p, "STAGES", 0), inflight = param_or(p, "INFLIGHT", 0);
-  int64_t tma = param_or(p, "TMA", 0);
+  int64_t tma = param_or(p, "TMA", 0), bk = param_or(p, "BK", 0);
   if ((tma != 1 && tma != 2) || param_or(p, "TILED", 0) != 0 || param_or(p, "MODE", 0) != 1 ||
-      param_or(p, "PARTS", 0) != 0 || param_or(p, "ROUND", 0) != 0 || param_or(p, "A_REGS", 0) != 0)
+      param_or(p, "PARTS", 0) != 0 || param_or(p, "ROUND", 0) != 0 ||
+      param_or(p, "A_REGS", 0) != 0 || (bk != 16 && bk != 32))
     return false;
-  if (bm <= 0 || bm % 64 || (bn != 64 && bn != 128 && bn != 256) || (bk != 16 && bk != 32) ||
-      stages < 1 || inflight < 0 || inflight > 1 || inflight >= stages)
-    return false;
-  uint64_t local_bytes = static_cast<uint64_t>(stages * ((bm + bn) * bk * 4 + 8));
-  return fits(p, device, local_bytes, static_cast<uint64_t>(bm * 2));
+  return bulk_product_valid(p, device, 1);
 }
 
 bool register_blocks_valid(const Params &p, const DeviceCaps &device) {
