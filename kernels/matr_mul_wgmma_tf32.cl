@@ -48,12 +48,14 @@
 // each slice of a tile with one bulk copy awaited on an mbarrier: no loads by the work-items.
 // TMA 1 or 2 (step 18) is the same product with no pass: each slice of a tile is copied straight
 // from in1 and in2 through tensor maps, which the kernel takes as a fourth argument, `maps`.
+// TMA 1 with MODE 3 (step 18's 3xTF32) copies only A through its map and B from the pass.
 //
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * BM * 2, local = BM * 2. With PARTS 1,
 // first round_to_tf32(in, copy, lines) for each operand: 1-D, lines * ceil(COLSROWS/8)
 // work-items, lines = ROWS1 for A and COLS2 for B. With TILED 1, first tile_operand(in, tiles,
 // lines, block) for each operand, block = BM for A and BN for B: 1-D,
-// ceil(lines/block) * block * ceil(COLSROWS/4) work-items.
+// ceil(lines/block) * block * ceil(COLSROWS/4) work-items. With TMA 1 and MODE 3, that pass for B
+// alone (block = BN).
 
 #ifndef ROWS1
 #define ROWS1 2000
@@ -101,6 +103,9 @@
 #define TMA 0
 #endif
 #define BULK (TILED || TMA) // step 17's product: tiles copied whole by the copy engine
+// Step 18's 3xTF32: A through its tensor map as it is, split in registers; B split and tiled by
+// step 17's pass.
+#define SPLIT_B (TMA && MODE == 3)
 
 #define ROUNDING (MODE == 1 && ROUND)
 #define M_ ROWS1
@@ -120,8 +125,10 @@
 #if TILED && TMA
 #error "TILED and TMA exclude each other"
 #endif
-#if TMA && (MODE != 1 || PARTS || ROUND || BK < 16 || COLSROWS % 4)
-#error "TMA: MODE 1 with PARTS 0 and ROUND 0, BK 16 or 32, rows of whole 16-byte chunks (COLSROWS % 4 == 0)"
+#if TMA && (ROUND || BK < 16 || COLSROWS % 4 || (MODE == 1 && PARTS) ||                           \
+            (MODE == 3 && (TMA != 1 || PARTS != 2 || COLSROWS % BK || INFLIGHT)) ||                \
+            (MODE != 1 && MODE != 3))
+#error "TMA: ROUND 0, BK 16 or 32, rows of whole 16-byte chunks (COLSROWS % 4 == 0); MODE 1 with PARTS 0, or MODE 3 with FP32 maps (TMA 1), B split by the pass (PARTS 2), K a multiple of BK, INFLIGHT 0"
 #endif
 #if TILED && ((MODE != 1 && MODE != 3) || PARTS != (MODE == 3 ? 2 : 1) || ROUND || BK != 16)
 #error "TILED: MODE 1 with PARTS 1 or MODE 3 with PARTS 2 (the pass's floats per float), BK 16"
@@ -160,8 +167,10 @@
 #else
 #error "BK is 8, 16 or 32"
 #endif
-#define SWIZZLE(r) (((r) / (8 / CHUNKS)) % CHUNKS)
-#define TILE_AT(r, k) ((r) * BK + ((((k) >> 2) ^ SWIZZLE(r)) << 2) + ((k) & 3))
+// The same for rows of `row` floats (8, 16 or 32): TILE_AT is that of the product's BK.
+#define SWIZZLED_AT(r, k, row)                                                                     \
+  ((r) * (row) + ((((k) >> 2) ^ (((r) / (32 / (row))) % ((row) / 4))) << 2) + ((k) & 3))
+#define TILE_AT(r, k) SWIZZLED_AT(r, k, BK)
 // Copy u of a slice, row-major: consecutive work-items copy consecutive 16-byte chunks.
 #define CHUNK_ROW(u) ((u) / CHUNKS)
 #define CHUNK_K(u) ((u) % CHUNKS * 4)
@@ -172,10 +181,15 @@ inline uint shared_address(const __local float *p) { return (uint)(size_t)p; }
 // 16 bytes, the swizzle mode in the top bits. The leading byte offset is unused by swizzled
 // K-major layouts (1, as CUTLASS sets it). The swizzle applies to address bits, so tiles start
 // on 1024-byte boundaries and a step along K is a plain offset of the start.
-inline ulong descriptor(const __local float *start) {
+inline ulong descriptor_of(const __local float *start, uint row_floats, uint swizzle_mode) {
   return (ulong)((shared_address(start) & 0x3ffff) >> 4) | (1ul << 16) |
-         ((ulong)(8 * BK * 4 / 16) << 32) | ((ulong)SWIZZLE_MODE << 62);
+         ((ulong)(8 * row_floats * 4 / 16) << 32) | ((ulong)swizzle_mode << 62);
 }
+inline ulong descriptor(const __local float *start) {
+  return descriptor_of(start, BK, SWIZZLE_MODE);
+}
+// The same for the tiles of step 17's pass: rows of 16 floats, the 64-byte swizzle, whatever BK.
+inline ulong pass_descriptor(const __local float *start) { return descriptor_of(start, 16, 2); }
 
 // 16 bytes from `src` to local memory, or zeros when `in` is false (then nothing is read).
 inline void copy_chunk(__local float *dst, const __global float *src, bool in) {
@@ -587,15 +601,30 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 // slower at gathering short rows. 128-byte rows (BK 32) fill 48 KiB in two stages, so they run in
 // one (STAGES 1: the slice is multiplied, then refilled), the work-groups on a compute unit taking
 // turns: 240-244 TFLOP/s with 128 x 128 tiles, 257-270 with 64 x 256 and GROUP_M 64.
-#if TILED
-#define KPS (16 / PARTS) // values of K per slice
+//
+// SPLIT_B (TMA 1 with MODE 3, step 18's 3xTF32) reads A through its map as it is, each slice BK
+// deep, and splits it in registers after ldmatrix: its head is the raw value (the tensor cores
+// truncate it), its tail the rest, rounded. B comes from step 17's pass, split into heads and
+// tails, BK / 8 of its 8-deep slices per stage, one bulk copy. So only B has a pass, and A's tile
+// is read from local memory once per slice, by ldmatrix, and written by the copy at half the size
+// of step 17's heads and tails. On an H100 at 4096: 110-116 TFLOP/s with the pass, where step 17
+// ran at 97-99 in the same runs; 64 x 128 tiles, 16-deep stages, two of them (48 KiB allow no
+// third), GROUP_M 64.
+#if TILED || SPLIT_B
+#define KPS (16 / PARTS) // values of K per slice of a tiled operand (the pass's)
 #elif TMA
 #define KPS BK
 #endif
 #if BULK
-#define SLICES ((COLSROWS + KPS - 1) / KPS)
-#define TILE_A (BM * BK) // floats per slice of a tile
+#define SLICES ((COLSROWS + KPS - 1) / KPS) // slices of a tiled operand's block
+#define STAGE_K (TILED ? KPS : BK)          // values of K per fill of a stage
+#define FILLS ((COLSROWS + STAGE_K - 1) / STAGE_K)
+#define TILE_A (BM * BK) // floats per stage of A's tile
+#if SPLIT_B
+#define TILE_B (BN * 16 * (BK / 8)) // BK / 8 tiled slices with rows of 16 floats
+#else
 #define TILE_B (BN * BK)
+#endif
 #endif
 
 #if BULK && !PASSES_ONLY
@@ -655,8 +684,8 @@ inline void bulk_copy(__local float *dst, const __global float *src, uint bytes,
 #ifndef A_REGS
 #define A_REGS 0
 #endif
-#if A_REGS && (MODE != 3 || INFLIGHT)
-#error "A_REGS: MODE 3 with INFLIGHT 0 (the next slice's fragments overwrite the registers)"
+#if (A_REGS || SPLIT_B) && (MODE != 3 || INFLIGHT)
+#error "A_REGS and SPLIT_B: MODE 3 with INFLIGHT 0 (the next slice's fragments overwrite the registers)"
 #endif
 #if MODE == 3
 #define RS_KEEP_64 "%37"
@@ -689,7 +718,7 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
             __global const ulong *maps // A's tensor map, then B's
 #endif
 ) {
-  __local float tiles[STAGES * (BM + BN) * BK] __attribute__((aligned(1024)));
+  __local float tiles[STAGES * (TILE_A + TILE_B)] __attribute__((aligned(1024)));
   __local ulong full[STAGES]; // a phase per fill of the stage
   __local float *const As = tiles, *const Bs = tiles + STAGES * TILE_A;
 
@@ -715,18 +744,23 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     mbarrier_init_fence();
 #if TMA
     tensor_map_acquire(maps);
+#if !SPLIT_B
     tensor_map_acquire(maps + 16);
+#endif
 #endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 #if TMA
 #define COPY_A(s, bar) tensor_copy(As + (s) % STAGES * TILE_A, maps, (s) * BK, block_m, bar)
-#define COPY_B(s, bar) tensor_copy(Bs + (s) % STAGES * TILE_B, maps + 16, (s) * BK, block_n, bar)
 #else
   const __global float *const a_tiles = in1 + (size_t)(block_m / BM) * SLICES * TILE_A;
-  const __global float *const b_tiles = in2 + (size_t)(block_n / BN) * SLICES * TILE_B;
 #define COPY_A(s, bar)                                                                             \
   bulk_copy(As + (s) % STAGES * TILE_A, a_tiles + (size_t)(s) * TILE_A, TILE_A * 4, bar)
+#endif
+#if TMA && !SPLIT_B
+#define COPY_B(s, bar) tensor_copy(Bs + (s) % STAGES * TILE_B, maps + 16, (s) * BK, block_n, bar)
+#else // the pass's tiles: SLICES slices of BN rows of 16 floats per block
+  const __global float *const b_tiles = in2 + (size_t)(block_n / BN) * SLICES * BN * 16;
 #define COPY_B(s, bar)                                                                             \
   bulk_copy(Bs + (s) % STAGES * TILE_B, b_tiles + (size_t)(s) * TILE_B, TILE_B * 4, bar)
 #endif
@@ -737,15 +771,33 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     COPY_A(s, bar);                                                                                \
     COPY_B(s, bar);                                                                                \
   }
-  for (int s = 0; s < STAGES && s < SLICES; ++s)
+  for (int s = 0; s < STAGES && s < FILLS; ++s)
     FILL(s)
-  for (int s = 0; s < SLICES; ++s) {
+  for (int s = 0; s < FILLS; ++s) {
     mbarrier_wait(&full[s % STAGES], (s / STAGES) & 1);
     const __local float *as = As + (s % STAGES) * TILE_A + warpgroup * 64 * BK;
     const __local float *bs = Bs + (s % STAGES) * TILE_B;
 #if MODE == 3
     // The small products first; every slice's three go into the same FLUSH sum.
-#if A_REGS
+#if SPLIT_B
+    uint a_hi[BK / 8][4], a_lo[BK / 8][4];
+#pragma unroll
+    for (int j = 0; j < BK / 8; ++j) {
+      load_matrices(a_hi[j], &as[TILE_AT(f_row, j * 8 + f_k)]);
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        a_lo[j][q] = a_hi[j][q];
+      tails(a_lo[j]);
+    }
+    wgmma_fence();
+#pragma unroll
+    for (int j = 0; j < BK / 8; ++j) {
+      const __local float *const b = bs + j * BN * 16; // 8 heads, then their 8 tails, per row
+      wgmma_tf32_rs_keep(part, a_lo[j], pass_descriptor(b), j > 0 || s % FLUSH != 0); // a_lo b_hi
+      wgmma_tf32_rs(part, a_hi[j], pass_descriptor(b + 8));                            // a_hi b_lo
+      wgmma_tf32_rs(part, a_hi[j], pass_descriptor(b));                                // a_hi b_hi
+    }
+#elif A_REGS
     uint a_hi[4], a_lo[4];
     load_matrices(a_hi, &as[TILE_AT(f_row, f_k)]);
     load_matrices(a_lo, &as[TILE_AT(f_row, 8 + f_k)]);
@@ -760,7 +812,7 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     wgmma_tf32(part, descriptor(as), descriptor(bs));                          // a_hi b_hi
 #endif
     wgmma_commit();
-    if ((s + 1) % FLUSH == 0 || s + 1 == SLICES) {
+    if ((s + 1) % FLUSH == 0 || s + 1 == FILLS) {
       wgmma_wait_all();
 #pragma unroll
       for (int i = 0; i < ACC; ++i)
@@ -779,7 +831,7 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     // The products of slice s - INFLIGHT are done in this warpgroup; once they are in every
     // warpgroup, its stage takes the slice STAGES later.
     const int next = s - INFLIGHT + STAGES;
-    if (s >= INFLIGHT && next < SLICES) {
+    if (s >= INFLIGHT && next < FILLS) {
       if (BM > 64)
         barrier(CLK_LOCAL_MEM_FENCE);
       FILL(next)
@@ -819,7 +871,7 @@ __kernel void round_to_tf32(__global const float *in, __global float *out, int l
 #endif
 }
 
-#if TILED
+#if TILED || SPLIT_B
 // The operand pass of TILED 1: a K-contiguous matrix (`lines` rows of COLSROWS floats) as the
 // product reads it, in tiles of `block` rows (BM for A, BN for B), zeros past the edges. MODE 1
 // rounds each value to TF32; MODE 3 splits it into a head rounded to TF32 and the rest, also
@@ -849,9 +901,9 @@ __kernel void tile_operand(__global const float *in, __global float *out, int li
   const int end = k + 4 < COLSROWS ? k % KPS + 4 : KPS;
   for (int kk = k % KPS; kk < end; kk += 4) {
     const float4 head = tf32_rounded(v);
-    *(__global float4 *)(tile + TILE_AT(r, kk)) = head;
+    *(__global float4 *)(tile + SWIZZLED_AT(r, kk, 16)) = head;
 #if MODE == 3
-    *(__global float4 *)(tile + TILE_AT(r, 8 + kk)) = tf32_rounded(v - head);
+    *(__global float4 *)(tile + SWIZZLED_AT(r, 8 + kk, 16)) = tf32_rounded(v - head);
 #endif
     v = (float4)(0.0f);
   }

@@ -86,7 +86,8 @@ for phase in "$@"; do
     for name in matr_mul_tiled_local matr_mul_register_blocked matr_mul_double_buffered \
       matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32 matr_mul_tf32_bf16 matr_mul_wgmma_tf32 \
       matr_mul_wgmma_tf32_rounded matr_mul_wgmma_3xtf32 matr_mul_wgmma_tf32_bf16 \
-      matr_mul_wgmma_tiled_tf32 matr_mul_wgmma_tiled_3xtf32 matr_mul_wgmma_tma_tf32; do
+      matr_mul_wgmma_tiled_tf32 matr_mul_wgmma_tiled_3xtf32 matr_mul_wgmma_tma_tf32 \
+      matr_mul_wgmma_tma_3xtf32; do
       step "$name"
       "$replay" "$name" --device 0 --size 4096 --no-cpu --repeat 3 --format csv
     done
@@ -102,14 +103,14 @@ for phase in "$@"; do
         --size "$n" --no-cpu --repeat 3 --format csv | tail -n +2
       "$replay" matr_mul_wgmma_tf32_bf16,matr_mul_wgmma_tiled_tf32,matr_mul_wgmma_tiled_3xtf32 \
         --device 0 --size "$n" --no-cpu --repeat 3 --format csv | tail -n +2
-      "$replay" matr_mul_wgmma_tma_tf32 --device 0 --size "$n" --no-cpu --repeat 3 --format csv |
-        tail -n +2
+      "$replay" matr_mul_wgmma_tma_tf32,matr_mul_wgmma_tma_3xtf32 --device 0 --size "$n" --no-cpu \
+        --repeat 3 --format csv | tail -n +2
     done
     ;;
   tune)
     for name in ${TUNE_STEPS:-matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32 matr_mul_tf32_bf16 \
       matr_mul_wgmma_tf32 matr_mul_wgmma_3xtf32 matr_mul_wgmma_tf32_bf16 matr_mul_wgmma_tiled_tf32 \
-      matr_mul_wgmma_tiled_3xtf32 matr_mul_wgmma_tma_tf32}; do
+      matr_mul_wgmma_tiled_3xtf32 matr_mul_wgmma_tma_tf32 matr_mul_wgmma_tma_3xtf32}; do
       step "tune $name"
       "$replay" tune "$name" --device 0 --size 4096 2>"$out/tune-$name.log"
     done

@@ -65,10 +65,13 @@ std::string catalogue_listing(const std::vector<Step> &steps) {
         details += fmt::format(" {}={}", name, value);
     }
     if (pass_scratch(step, Sizes{}).active())
-      details += fmt::format("; both operands first through {} (timed with the product)",
+      details += fmt::format("; {} first through {} (timed with the product)",
+                             step.operand_pass->operand_a ? "both operands" : "B",
                              step.operand_pass->kernel_name);
     if (step.tensor_maps)
-      details += "; both operands read through tensor maps (CLBufferTensorMap)";
+      details += step.tensor_maps->rows_param_b.empty()
+                     ? "; A read through a tensor map (CLBufferTensorMap)"
+                     : "; both operands read through tensor maps (CLBufferTensorMap)";
     if (step.requirement == Requirement::nvidia_tensor_cores)
       details += "; NVIDIA tensor cores only (compute capability 8.0+)";
     if (step.requirement == Requirement::nvidia_wgmma)

@@ -258,6 +258,7 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
       steps.push_back("matr_mul_wgmma_tiled_tf32");
       steps.push_back("matr_mul_wgmma_tiled_3xtf32");
       steps.push_back("matr_mul_wgmma_tma_tf32");
+      steps.push_back("matr_mul_wgmma_tma_3xtf32");
     }
   }
   std::vector<uint32_t> sizes = command.bench_sizes;

@@ -180,13 +180,15 @@ bool warpgroup_tiles_valid(const Params &p, const DeviceCaps &device) {
 // Steps 17 and 18 share one product (BULK in the kernel): whole warpgroups, the wgmma's N, at
 // least `min_stages` stages of (BM + BN) rows of BK floats in local memory with an mbarrier each,
 // and INFLIGHT 0 or 1, below STAGES.
-bool bulk_product_valid(const Params &p, const DeviceCaps &device, int64_t min_stages) {
+// b_floats: floats of B's tile per value of K and line (2 where B holds heads and tails).
+bool bulk_product_valid(const Params &p, const DeviceCaps &device, int64_t min_stages,
+                        int64_t b_floats = 1) {
   int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
   int64_t stages = param_or(p, "STAGES", 0), inflight = param_or(p, "INFLIGHT", 0);
   if (bm <= 0 || bm % 64 || (bn != 64 && bn != 128 && bn != 256) || stages < min_stages ||
       inflight < 0 || inflight > 1 || inflight >= stages)
     return false;
-  uint64_t local_bytes = static_cast<uint64_t>(stages * ((bm + bn) * bk * 4 + 8));
+  uint64_t local_bytes = static_cast<uint64_t>(stages * ((bm + b_floats * bn) * bk * 4 + 8));
   return fits(p, device, local_bytes, static_cast<uint64_t>(bm * 2));
 }
 
@@ -207,15 +209,22 @@ bool tiled_tiles_valid(const Params &p, const DeviceCaps &device) {
   return bulk_product_valid(p, device, 2);
 }
 
-// Step 18 (TMA 1 or 2): step 17's product, its tiles copied through tensor maps: plain TF32
-// (MODE 1) with no pass (PARTS 0), 16 or 32-deep slices, one stage or more.
+// Step 18 (TMA 1 or 2): step 17's product, its tiles copied through tensor maps, 16 or 32-deep
+// slices, one stage or more: plain TF32 (MODE 1) with no pass (PARTS 0), or 3xTF32 (MODE 3) with
+// A through an FP32 map (TMA 1) and B split by step 17's pass (PARTS 2), whose heads and tails
+// take twice the local memory, with nothing in flight (A's fragments are in registers).
 bool tensor_map_tiles_valid(const Params &p, const DeviceCaps &device) {
-  int64_t tma = param_or(p, "TMA", 0), bk = param_or(p, "BK", 0);
-  if ((tma != 1 && tma != 2) || param_or(p, "TILED", 0) != 0 || param_or(p, "MODE", 0) != 1 ||
-      param_or(p, "PARTS", 0) != 0 || param_or(p, "ROUND", 0) != 0 ||
+  int64_t tma = param_or(p, "TMA", 0), bk = param_or(p, "BK", 0), mode = param_or(p, "MODE", 0);
+  int64_t parts = param_or(p, "PARTS", 0);
+  if ((tma != 1 && tma != 2) || param_or(p, "TILED", 0) != 0 || param_or(p, "ROUND", 0) != 0 ||
       param_or(p, "A_REGS", 0) != 0 || (bk != 16 && bk != 32))
     return false;
-  return bulk_product_valid(p, device, 1);
+  if (mode == 1 && parts == 0)
+    return bulk_product_valid(p, device, 1);
+  if (mode == 3 && parts == 2 && tma == 1 && param_or(p, "BN", 0) <= 128 &&
+      param_or(p, "FLUSH", 0) >= 1 && param_or(p, "INFLIGHT", 0) == 0)
+    return bulk_product_valid(p, device, 1, 2);
+  return false;
 }
 
 bool register_blocks_valid(const Params &p, const DeviceCaps &device) {
@@ -475,6 +484,25 @@ std::vector<Step> beyond_the_article() {
   mapped.tensor_maps = TensorMaps{};
   steps.push_back(mapped);
 
+  Step mapped3 = mapped;
+  mapped3.name = "matr_mul_wgmma_tma_3xtf32";
+  mapped3.source = "beyond the article, step 18: 3xTF32 with A through a tensor map";
+  mapped3.change = "A copied as it is through an FP32-typed tensor map and split into TF32 heads "
+                   "and tails in registers; only B through step 17's pass (half of it): "
+                   "FP32-level accuracy";
+  mapped3.params = {{"TMA", 1},   {"MODE", 3},   {"PARTS", 2},   {"BM", 64},
+                    {"BN", 128},  {"BK", 16},    {"STAGES", 2},  {"INFLIGHT", 0},
+                    {"FLUSH", 8}, {"A_REGS", 0}, {"GROUP_M", 64}};
+  mapped3.tunables = {{"BM", {64, 128}},        {"BN", {64, 128}},
+                      {"BK", {16, 32}},         {"STAGES", {1, 2, 3}},
+                      {"FLUSH", {2, 4, 8, 16}}, {"GROUP_M", {8, 16, 32, 64}}};
+  mapped3.product_rounding = 0;
+  mapped3.operand_pass = tiling_pass(8); // B's 8 heads and their 8 tails per tile row
+  mapped3.operand_pass->operand_a = false;
+  mapped3.padding.colsrows = 32; // whole stages of K: B's tiles hold no partial slice
+  mapped3.tensor_maps = TensorMaps{"BM", "", "BK", "TMA"};
+  steps.push_back(mapped3);
+
   return steps;
 }
 
@@ -713,15 +741,15 @@ PassScratch pass_scratch(const Step &step, const Sizes &padded) {
     return scratch;
   scratch.parts = static_cast<uint32_t>(parts->second);
   scratch.groups = (uint64_t{padded.colsrows} + pass.group - 1) / pass.group;
-  scratch.lines_a = padded.rows1;
+  scratch.lines_a = pass.operand_a ? padded.rows1 : 0;
   scratch.lines_b = padded.cols2;
   if (pass.tiled()) {
     auto block = [&](const std::string &name) {
       return static_cast<uint32_t>(std::max<int64_t>(1, param_or(step.params, name.c_str(), 1)));
     };
-    scratch.block_a = block(pass.block_param_a);
+    scratch.block_a = pass.operand_a ? block(pass.block_param_a) : 0;
     scratch.block_b = block(pass.block_param_b);
-    scratch.lines_a = round_up(padded.rows1, scratch.block_a);
+    scratch.lines_a = pass.operand_a ? round_up(padded.rows1, scratch.block_a) : 0;
     scratch.lines_b = round_up(padded.cols2, scratch.block_b);
   }
   const uint64_t multiple = std::max(pass.group, pass.slice);

@@ -173,21 +173,24 @@ struct Padding {
 // parts_param; the product reads the destinations. A tiled pass (block_param_a and _b set) reads
 // the operands in tiles of that parameter's lines (BM for A, BN for B): the lines are rounded up
 // to whole tiles, and the tile's lines are the kernel's fourth argument, int block; `slice`
-// (a multiple of `group`) rounds up the values of K the destination's lines hold.
+// (a multiple of `group`) rounds up the values of K the destination's lines hold. With
+// operand_a false only B goes through the pass, and the product reads A as it is.
 struct OperandPass {
   std::string kernel_name;
   uint32_t group = 8;
   std::string parts_param = "PARTS"; // 0: no pass
   std::string block_param_a, block_param_b;
   uint32_t slice = 0; // 0: whole groups
-  bool tiled() const { return !block_param_a.empty(); }
+  bool operand_a = true;
+  bool tiled() const { return !block_param_b.empty(); }
 };
 
 // Beyond the article: tensor maps of both operands (CLBufferTensorMap), through which the kernel
 // copies tiles of them straight into local memory. A's map has boxes of rows_param_a (a step
 // parameter) lines of A, B's of rows_param_b lines of B (its columns), both k_param values of K
 // wide and swizzled by their width in bytes. The operands' lines must be whole 16-byte chunks: the
-// step pads COLSROWS to a multiple of 4.
+// step pads COLSROWS to a multiple of 4. An empty rows_param_b maps A alone (B goes through a
+// pass).
 struct TensorMaps {
   std::string rows_param_a = "BM", rows_param_b = "BN", k_param = "BK";
   std::string type_param = "TMA"; // 2: typed TF32 (MQLCL_TENSOR_TF32); else FLOAT32
@@ -258,6 +261,7 @@ struct PassScratch {
   uint32_t block_a = 0, block_b = 0;   // a tiled pass's tile lines (its fourth argument); else 0
   uint64_t groups = 0;                 // groups of a line
   bool active() const { return parts > 0; }
+  bool covers_a() const { return active() && lines_a > 0; } // else the pass is B's alone
 };
 PassScratch pass_scratch(const Step &step, const Sizes &padded);
 

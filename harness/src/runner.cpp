@@ -385,12 +385,14 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
         bridge_.fail(fmt::format("setting the arguments of {}", step.operand_pass->kernel_name));
       return pass;
     };
-    scratch_a = create_buffer(static_cast<uint32_t>(scratch.floats_a * sizeof(T)), "in1's parts");
+    if (scratch.covers_a()) {
+      scratch_a = create_buffer(static_cast<uint32_t>(scratch.floats_a * sizeof(T)), "in1's parts");
+      pass_a = pass_kernel(mem_in1, scratch_a, padded.rows1, scratch.block_a);
+    }
     scratch_b = create_buffer(static_cast<uint32_t>(scratch.floats_b * sizeof(T)), "in2's parts");
-    pass_a = pass_kernel(mem_in1, scratch_a, padded.rows1, scratch.block_a);
     pass_b = pass_kernel(mem_in2, scratch_b, padded.cols2, scratch.block_b);
   }
-  const Handle &product_in1 = scratch.active() ? scratch_a : mem_in1;
+  const Handle &product_in1 = scratch.covers_a() ? scratch_a : mem_in1;
   const Handle &product_in2 = scratch.active() ? scratch_b : mem_in2;
   auto execute_pass = [&](const Handle &pass, uint64_t lines) {
     const std::array<uint32_t, 3> pass_global{static_cast<uint32_t>(lines * scratch.groups), 1, 1};
@@ -421,7 +423,8 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
         bridge_.fail(fmt::format("CLBufferTensorMap({})", what));
     };
     map(0, mem_in1, padded.rows1, tm.rows_param_a, "in1");
-    map(128, mem_in2, padded.cols2, tm.rows_param_b, "in2");
+    if (!tm.rows_param_b.empty())
+      map(128, mem_in2, padded.cols2, tm.rows_param_b, "in2");
   }
 
   std::vector<KernelArg> args = kernel_args(step);
@@ -472,10 +475,10 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
     if (replay > 0)
       write(mem_out, zeros.data(), zeros.size(), "out");
     Clock::time_point start = Clock::now();
-    if (scratch.active()) {
+    if (scratch.covers_a())
       execute_pass(pass_a, scratch.lines_a);
+    if (scratch.active())
       execute_pass(pass_b, scratch.lines_b);
-    }
     if (cl.CLExecute(
             kernel.get(), run.geometry.work_dim, offsets.data(), run.geometry.global.data(),
             run.geometry.runtime_chooses_local() ? nullptr : run.geometry.local.data()) == 0)
@@ -487,9 +490,9 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
       bridge_.fail("CLBufferRead(out)");
     run.total_seconds.values.push_back(total);
     // The product's kernel time, with the operand pass's when there is one.
-    run.kernel_seconds.values.push_back(
-        execution_seconds(kernel) +
-        (scratch.active() ? execution_seconds(pass_a) + execution_seconds(pass_b) : 0.0));
+    run.kernel_seconds.values.push_back(execution_seconds(kernel) +
+                                        (scratch.covers_a() ? execution_seconds(pass_a) : 0.0) +
+                                        (scratch.active() ? execution_seconds(pass_b) : 0.0));
     merge(run.verification, verify(buf, *reference, tolerance));
     if (replay == 0) {
       run.elements_read = read;

@@ -84,7 +84,8 @@ BOOST_AUTO_TEST_CASE(tensor_core_steps_run_on_nvidia_and_say_so_elsewhere) {
   for (const char *name :
        {"matr_mul_tf32", "matr_mul_3xtf32", "matr_mul_tf32_bf16", "matr_mul_wgmma_tf32",
         "matr_mul_wgmma_tf32_rounded", "matr_mul_wgmma_3xtf32", "matr_mul_wgmma_tf32_bf16",
-        "matr_mul_wgmma_tiled_tf32", "matr_mul_wgmma_tiled_3xtf32", "matr_mul_wgmma_tma_tf32"}) {
+        "matr_mul_wgmma_tiled_tf32", "matr_mul_wgmma_tiled_3xtf32", "matr_mul_wgmma_tma_tf32",
+        "matr_mul_wgmma_tma_3xtf32"}) {
     StepRun run = replay(name, options_for(130, 70, 50));
     if (runs_on_this_device(name)) {
       BOOST_TEST((run.status == Status::verified), name << ": " << run.message);
@@ -107,8 +108,9 @@ BOOST_AUTO_TEST_CASE(three_tf32_products_keep_fp32_accuracy_on_nvidia) {
   Options options = options_for(512, 512, 512);
   StepRun plain = replay("matr_mul_tf32", options);
   BOOST_TEST_REQUIRE((plain.status == Status::verified), plain.message);
-  for (const char *name : {"matr_mul_3xtf32", "matr_mul_tf32_bf16", "matr_mul_wgmma_3xtf32",
-                           "matr_mul_wgmma_tf32_bf16", "matr_mul_wgmma_tiled_3xtf32"}) {
+  for (const char *name :
+       {"matr_mul_3xtf32", "matr_mul_tf32_bf16", "matr_mul_wgmma_3xtf32",
+        "matr_mul_wgmma_tf32_bf16", "matr_mul_wgmma_tiled_3xtf32", "matr_mul_wgmma_tma_3xtf32"}) {
     if (!runs_on_this_device(name))
       continue;
     StepRun split = replay(name, options);
@@ -253,11 +255,7 @@ BOOST_AUTO_TEST_CASE(the_tiled_pass_writes_every_float_of_its_tiles) {
   BOOST_TEST_REQUIRE(context.get() != MQLCL_INVALID_HANDLE);
   const std::u16string source = to_utf16(harness_test::read_file(
       std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl"));
-  // K = 41: 11 chunks of 4, 48 values in whole slices, so the last chunk zeroes the rest.
-  const uint32_t lines = 70, block = 64, k_values = 41, padded_lines = 128;
-  std::vector<float> operand(lines * k_values);
-  for (size_t i = 0; i < operand.size(); ++i) // low mantissa bits set, so rounding shows
-    operand[i] = (i % 2 ? -1.0f : 1.0f) * (1.0f + static_cast<float>(i) * 7.3e-4f + 3.1e-7f);
+  const uint32_t lines = 70, block = 64, padded_lines = 128;
   auto tf32 = [](float x) {
     uint32_t bits;
     std::memcpy(&bits, &x, 4);
@@ -265,15 +263,29 @@ BOOST_AUTO_TEST_CASE(the_tiled_pass_writes_every_float_of_its_tiles) {
     std::memcpy(&x, &bits, 4);
     return x;
   };
-  for (int parts : {2, 1}) { // 3xTF32's heads and tails, then TF32's rounded values
+  // 3xTF32's heads and tails, then TF32's rounded values; K = 41: 11 chunks of 4, 48 values in
+  // whole slices, so the last chunk zeroes the rest. Step 18's 3xTF32 builds the pass for B alone,
+  // with 32-deep stages of its own and K a multiple of them (the host pads it): the same layout.
+  struct Build {
+    int parts;
+    const char *defines;
+    uint32_t k_values;
+  };
+  for (const Build &build :
+       {Build{2, "-DTILED=1 -DMODE=3 -DBK=16", 41}, Build{1, "-DTILED=1 -DMODE=1 -DBK=16", 41},
+        Build{2, "-DTMA=1 -DMODE=3 -DBK=32", 64}}) {
+    const int parts = build.parts;
+    const uint32_t k_values = build.k_values;
+    std::vector<float> operand(lines * k_values);
+    for (size_t i = 0; i < operand.size(); ++i) // low mantissa bits set, so rounding shows
+      operand[i] = (i % 2 ? -1.0f : 1.0f) * (1.0f + static_cast<float>(i) * 7.3e-4f + 3.1e-7f);
     const uint32_t per_slice = 16 / parts, slices = (k_values + per_slice - 1) / per_slice;
-    const std::u16string options = to_utf16(fmt::format(
-        "-Dasm=__asm__ -DPASSES_ONLY=1 -DTILED=1 -DMODE={} -DPARTS={} -DBM=64 -DBN=128 -DBK=16 "
-        "-DCOLSROWS={}",
-        parts == 2 ? 3 : 1, parts, k_values));
+    const std::u16string options = to_utf16(
+        fmt::format("-Dasm=__asm__ -DPASSES_ONLY=1 {} -DPARTS={} -DBM=64 -DBN=128 -DCOLSROWS={}",
+                    build.defines, parts, k_values));
     Handle program(cl.CLProgramFree, cl.CLProgramCreateEx(context.get(), source.c_str(),
                                                           options.c_str(), nullptr, 0));
-    BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, parts);
+    BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, build.defines);
     Handle pass(cl.CLKernelFree, cl.CLKernelCreate(program.get(), u"tile_operand"));
     const uint32_t tile_floats = padded_lines * slices * 16;
     Handle in(cl.CLBufferFree,
@@ -310,7 +322,7 @@ BOOST_AUTO_TEST_CASE(the_tiled_pass_writes_every_float_of_its_tiles) {
           if (parts == 2)
             mismatches += std::memcmp(&tiles[at(8 + kk)], &tail, 4) != 0;
         }
-    BOOST_TEST(mismatches == 0u, "parts " << parts);
+    BOOST_TEST(mismatches == 0u, build.defines);
   }
 }
 

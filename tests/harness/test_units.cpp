@@ -99,7 +99,8 @@ BOOST_AUTO_TEST_CASE(lists_the_articles_ten_scripts_in_order_then_the_fixed_vari
                                     "matr_mul_wgmma_tf32_bf16",
                                     "matr_mul_wgmma_tiled_tf32",
                                     "matr_mul_wgmma_tiled_3xtf32",
-                                    "matr_mul_wgmma_tma_tf32"};
+                                    "matr_mul_wgmma_tma_tf32",
+                                    "matr_mul_wgmma_tma_3xtf32"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   for (size_t i = 0; i < replay_steps().size(); ++i)
     BOOST_TEST(replay_steps()[i].in_article == (i < 10), replay_steps()[i].name);
@@ -380,6 +381,43 @@ BOOST_AUTO_TEST_CASE(the_tensor_map_step_reads_its_operands_through_maps_with_no
   BOOST_TEST_REQUIRE(args.size() == 4u);
   BOOST_TEST((args[3].kind == KernelArg::Kind::tensor_maps));
   BOOST_TEST(padded_sizes(mapped, {100, 101, 100}).colsrows == 104u);
+}
+
+BOOST_AUTO_TEST_CASE(the_tensor_map_3xtf32_step_maps_a_and_passes_only_b) {
+  DeviceCaps caps = cpu_like_caps();
+  caps.local_mem_bytes = 49152;
+  const Step &split = *find_step(replay_steps(), "matr_mul_wgmma_tma_3xtf32");
+  auto with = [](Params params, const char *name, int64_t value) {
+    params[name] = value;
+    return params;
+  };
+  BOOST_TEST(split.params_valid(split.params, caps));
+  BOOST_TEST(split.product_rounding == 0.0);                           // FP32's tolerance
+  BOOST_TEST(!split.params_valid(with(split.params, "TMA", 2), caps)); // rounding kills the tails
+  BOOST_TEST(!split.params_valid(with(split.params, "PARTS", 0), caps));
+  BOOST_TEST(!split.params_valid(with(split.params, "PARTS", 1), caps));
+  BOOST_TEST(!split.params_valid(with(split.params, "MODE", 2), caps));
+  BOOST_TEST(!split.params_valid(with(split.params, "BN", 256), caps)); // two accumulators of 128
+  BOOST_TEST(!split.params_valid(with(split.params, "FLUSH", 0), caps));
+  BOOST_TEST(!split.params_valid(with(split.params, "INFLIGHT", 1), caps)); // A in registers
+  BOOST_TEST(!split.params_valid(with(split.params, "A_REGS", 1), caps));
+  BOOST_TEST(split.params_valid(with(split.params, "STAGES", 1), caps));
+  // B's heads and tails take twice its local memory: 3 stages of 64 x 128 tiles need 60 KiB.
+  BOOST_TEST(!split.params_valid(with(split.params, "STAGES", 3), caps));
+  BOOST_TEST(split.params_valid(with(with(split.params, "BK", 32), "STAGES", 1), caps));
+  // The pass for B alone; a map of A alone; K padded to whole 32-deep stages.
+  const PassScratch scratch = pass_scratch(split, {100, 101, 1000});
+  BOOST_TEST(scratch.active());
+  BOOST_TEST(!scratch.covers_a());
+  BOOST_TEST(scratch.floats_a == 0u);
+  BOOST_TEST(scratch.lines_b == 1024u); // whole tiles of BN = 128 lines
+  BOOST_TEST(scratch.floats_b == uint64_t{1024} * 104 * 2);
+  BOOST_TEST(pass_scratch(*find_step(replay_steps(), "matr_mul_wgmma_tiled_3xtf32"), {1, 8, 1})
+                 .covers_a());
+  BOOST_TEST_REQUIRE(split.tensor_maps.has_value());
+  BOOST_TEST(split.tensor_maps->rows_param_a == "BM");
+  BOOST_TEST(split.tensor_maps->rows_param_b.empty());
+  BOOST_TEST(padded_sizes(split, {100, 101, 1000}).colsrows == 128u);
 }
 
 BOOST_AUTO_TEST_CASE(an_operand_pass_sizes_its_copies_and_only_when_its_parts_ask) {
