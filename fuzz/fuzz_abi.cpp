@@ -390,7 +390,7 @@ private:
   // ---- Operations -----------------------------------------------------------------------------
 
   void step(uint8_t op) {
-    switch (op % 20) {
+    switch (op % 21) { // seeds use 0-20; 19 and the rest run a bound kernel
     case 0:
       return context_create();
     case 1:
@@ -429,6 +429,8 @@ private:
       return device_info();
     case 18:
       return handle_type();
+    case 20:
+      return tensor_map();
     default:
       return bind_and_run();
     }
@@ -653,6 +655,57 @@ private:
     if (moved != 0) {
       require(device_range_valid && !null_data, "a transfer outside the buffer succeeded");
       require(moved == count, "a transfer moved a different count");
+    }
+  }
+
+  // CLBufferTensorMap: a map of one buffer's matrix written into another. Every request the
+  // documented rules refuse must fail, on any device; one that succeeds (NVIDIA Hopper only) must
+  // have met them all; a refused call writes nothing into the map buffer.
+  void tensor_map() {
+    int32_t map_buffer = choose(MQLCL_OPENCL_BUFFER), buffer = choose(MQLCL_OPENCL_BUFFER);
+    const Object *map_target = model_.find(map_buffer, MQLCL_OPENCL_BUFFER);
+    const Object *matrix = model_.find(buffer, MQLCL_OPENCL_BUFFER);
+    uint32_t map_size = map_target != nullptr ? map_target->size : 256;
+    uint32_t size = matrix != nullptr ? matrix->size : 256;
+    uint32_t map_offset = choose_u32({0, 128, 64, 1, map_size - 128, map_size, UINT32_MAX});
+    uint32_t buffer_offset = choose_u32({0, 16, 1, size - 16, size, UINT32_MAX});
+    uint32_t rows = choose_u32({4, 8, 1, 0, 64, UINT32_MAX});
+    uint32_t cols = choose_u32({4, 8, 16, 0, 3, UINT32_MAX});
+    uint32_t row_pitch = choose_u32({16, 32, 64, 0, 12, 17, UINT32_MAX});
+    uint32_t box_rows = choose_u32({4, 8, 1, 0, 256, 257});
+    uint32_t box_cols = choose_u32({4, 8, 32, 0, 3, 257});
+    uint32_t swizzle = choose_u32({0, 32, 64, 128, 16, UINT32_MAX});
+    int32_t type =
+        static_cast<int32_t>(choose_u32({MQLCL_TENSOR_FLOAT32, MQLCL_TENSOR_TF32, 2, UINT32_MAX}));
+
+    const uint64_t row_bytes = uint64_t{cols} * 4, box_row_bytes = uint64_t{box_cols} * 4;
+    const bool valid =
+        map_target != nullptr && matrix != nullptr && map_target->context == matrix->context &&
+        (type == MQLCL_TENSOR_FLOAT32 || type == MQLCL_TENSOR_TF32) && map_offset % 64 == 0 &&
+        uint64_t{map_offset} + 128 <= map_size && rows != 0 && cols != 0 && box_rows != 0 &&
+        box_cols != 0 && row_pitch % 16 == 0 && row_pitch >= row_bytes && buffer_offset % 16 == 0 &&
+        buffer_offset < size &&
+        buffer_offset + uint64_t{rows - 1} * row_pitch + row_bytes <= size &&
+        (swizzle == 0 || swizzle == 32 || swizzle == 64 || swizzle == 128) && box_rows <= 256 &&
+        box_cols <= 256 && box_row_bytes % 16 == 0 && (swizzle == 0 || box_row_bytes <= swizzle);
+
+    // The whole map buffer (they are small here) before the call, to see what a refusal wrote.
+    std::vector<uint8_t> before(map_target != nullptr ? map_size : 0), after(before.size());
+    if (!before.empty())
+      require(CLBufferRead(map_buffer, before.data(), 0, 0, map_size, 1) == map_size,
+              "reading a map buffer failed");
+    int32_t ok = checked("CLBufferTensorMap", 0, [&] {
+      return CLBufferTensorMap(map_buffer, map_offset, buffer, buffer_offset, rows, cols, row_pitch,
+                               box_rows, box_cols, swizzle, type);
+    });
+    if (ok) {
+      require(valid, "CLBufferTensorMap accepted a request its rules refuse");
+      return;
+    }
+    if (!before.empty()) {
+      require(CLBufferRead(map_buffer, after.data(), 0, 0, map_size, 1) == map_size,
+              "reading a map buffer failed");
+      require(before == after, "a refused CLBufferTensorMap wrote into the map buffer");
     }
   }
 

@@ -4,7 +4,7 @@ so fuzzing starts from inputs that reach deep (kernels that build, launch and re
 of rediscovering them. Run it after changing the encoding; the files are checked in.
 
 The encoding mirrors fuzz_abi.cpp: bytes are read front to back, little-endian; the op is one byte
-(mod 20); choose() reads a 'how' byte (0-2: a live handle of the wanted type, then an index byte;
+(mod 21); choose() reads a 'how' byte (0-2: a live handle of the wanted type, then an index byte;
 3: another type; 4: freed; 5: forged; 6: special; 7: raw u32); choose_u32 reads a 'how' byte
 (how >= 0xE0: a raw u32 follows, else entry how % len of the call's list)."""
 import pathlib
@@ -13,7 +13,8 @@ import struct
 OPS = dict(context_create=0, context_free=1, program_create=2, program_free=3, kernel_create=4,
            kernel_free=5, buffer_create=6, buffer_free=7, write=8, read=9, set_arg=10,
            set_arg_mem=11, set_arg_local=12, execute=13, status=14, info_integer=15,
-           info_string=16, device_info=17, handle_type=18, bind_and_run=19)
+           info_string=16, device_info=17, handle_type=18, bind_and_run=19,
+           tensor_map=20)
 KERNELS = ["fill", "axpy", "reverse_local", "sum4", "scale_double", "mixed", "count",
            "local_only", "noop"]
 VALUE_BYTES = {"fill": [4, 4], "axpy": [4, 4], "reverse_local": [4, 4], "sum4": [4, 16],
@@ -152,6 +153,18 @@ def main():
     s.op("execute").live(1).u8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1)
     s.op("status").live(1).op("info_integer").u8(0, 2, 0, 1, 0, 17)  # execution time
     seeds["arguments"] = s
+
+    # Tensor maps: a valid request (refused with 5100 off NVIDIA Hopper), then each parameter
+    # wrong in turn, then buffers of two contexts. The 'how' bytes: map_offset, buffer_offset,
+    # rows, cols, row_pitch, box_rows, box_cols, swizzle, element type.
+    s = Seed().context().buffer(9).buffer(9).buffer(9, context=1)
+    valid = [0, 0, 0, 0, 0, 0, 0, 0, 0]
+    wrong = [3, 2, 3, 4, 4, 3, 4, 4, 2]  # one bad choice per parameter
+    s.op("tensor_map").live(0).live(1).u8(*valid)
+    for i, how in enumerate(wrong):
+        s.op("tensor_map").live(0).live(1).u8(*(valid[:i] + [how] + valid[i + 1:]))
+    s.op("tensor_map").live(0).live(2).u8(*valid)
+    seeds["tensor-maps"] = s
 
     for name, seed in seeds.items():
         (out / f"seed-{name}").write_bytes(bytes(seed.data))
