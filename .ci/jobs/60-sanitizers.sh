@@ -12,5 +12,12 @@ for preset in asan tsan; do
   echo "::: $preset"
   cmake --preset "$preset"
   cmake --build --preset "$preset"
-  ctest --preset "$preset"
+  if [[ $preset == asan ]]; then
+    # LeakSanitizer's tracer can crash at a test's exit while PoCL's threads come and go ("Tracer
+    # caught signal 11", google/sanitizers#1353: a crash of the checker, not a leak report). Such
+    # tests run once more, alone; a real leak or error fails again. docs/reliability.md.
+    ctest --preset "$preset" || ctest --preset "$preset" --rerun-failed --output-on-failure -j1
+  else
+    ctest --preset "$preset"
+  fi
 done
