@@ -67,6 +67,12 @@ DeviceCaps cpu_like_caps() {
   return caps;
 }
 
+// The parameters with one of them set to `value`.
+Params with(Params params, const char *name, int64_t value) {
+  params[name] = value;
+  return params;
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(catalogue)
@@ -329,10 +335,6 @@ BOOST_AUTO_TEST_CASE(the_tiled_kernel_takes_only_its_own_steps_parameters) {
   const Step &split = *find_step(replay_steps(), "matr_mul_wgmma_tiled_3xtf32");
   BOOST_TEST(tf32.params_valid(tf32.params, caps));
   BOOST_TEST(split.params_valid(split.params, caps));
-  auto with = [](Params params, const char *name, int64_t value) {
-    params[name] = value;
-    return params;
-  };
   BOOST_TEST(!split.params_valid(with(split.params, "BN", 256), caps));  // two accumulators of 128
   BOOST_TEST(!split.params_valid(with(split.params, "PARTS", 1), caps)); // the pass's split
   BOOST_TEST(!split.params_valid(with(split.params, "FLUSH", 0), caps));
@@ -357,10 +359,6 @@ BOOST_AUTO_TEST_CASE(the_tensor_map_step_reads_its_operands_through_maps_with_no
   DeviceCaps caps = cpu_like_caps();
   caps.local_mem_bytes = 49152;
   const Step &mapped = *find_step(replay_steps(), "matr_mul_wgmma_tma_tf32");
-  auto with = [](Params params, const char *name, int64_t value) {
-    params[name] = value;
-    return params;
-  };
   BOOST_TEST(mapped.params_valid(mapped.params, caps));
   BOOST_TEST(mapped.params.at("TMA") == 2); // TF32-typed maps: the copy rounds
   BOOST_TEST(mapped.params_valid(with(mapped.params, "TMA", 1), caps));
@@ -387,10 +385,6 @@ BOOST_AUTO_TEST_CASE(the_tensor_map_3xtf32_step_maps_a_and_passes_only_b) {
   DeviceCaps caps = cpu_like_caps();
   caps.local_mem_bytes = 49152;
   const Step &split = *find_step(replay_steps(), "matr_mul_wgmma_tma_3xtf32");
-  auto with = [](Params params, const char *name, int64_t value) {
-    params[name] = value;
-    return params;
-  };
   BOOST_TEST(split.params_valid(split.params, caps));
   BOOST_TEST(split.product_rounding == 0.0);                           // FP32's tolerance
   BOOST_TEST(!split.params_valid(with(split.params, "TMA", 2), caps)); // rounding kills the tails
