@@ -74,8 +74,6 @@ std::string catalogue_listing(const std::vector<Step> &steps) {
                      : "; both operands read through tensor maps (CLBufferTensorMap)";
     if (step.requirement == Requirement::nvidia_tensor_cores)
       details += "; NVIDIA tensor cores only (compute capability 8.0+)";
-    if (step.requirement == Requirement::nvidia_async_copy)
-      details += "; cp.async on NVIDIA GPUs (compute capability 8.0+), plain copies elsewhere";
     if (step.requirement == Requirement::nvidia_wgmma)
       details += "; NVIDIA tensor cores only, through wgmma (compute capability 9.0)";
     out += fmt::format("  {:<26} {}\n", "", details);

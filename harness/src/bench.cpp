@@ -246,7 +246,6 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     steps = {"matr_mul_vect_v2", "matr_mul_tiled_local", "matr_mul_register_blocked",
              "matr_mul_double_buffered", "matr_mul_tuned"};
     if (gpu_tensor) {
-      steps.push_back("matr_mul_async_copy");
       steps.push_back("matr_mul_tf32");
       steps.push_back("matr_mul_3xtf32");
       steps.push_back("matr_mul_tf32_bf16");

@@ -227,26 +227,6 @@ bool tensor_map_tiles_valid(const Params &p, const DeviceCaps &device) {
   return false;
 }
 
-// Step 19 (kernels/matr_mul_async_copy.cl): step 13's tile rules, slices of whole 8-deep
-// groups, copies that split evenly into rounds of THREADS / 8 lines, STAGES local slices, and at
-// most 128 accumulators per work-item (more spill past 255 registers).
-bool async_copy_valid(const Params &p, const DeviceCaps &device) {
-  int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
-  int64_t tm = param_or(p, "TM", 0), tn = param_or(p, "TN", 0), pad = param_or(p, "PAD", 4);
-  int64_t rows = param_or(p, "WARP_ROWS", 0), stages = param_or(p, "STAGES", 0);
-  if (bm <= 0 || bn <= 0 || bk <= 0 || tm <= 0 || tn <= 0 || bm % tm || bn % tn || tm % 4 ||
-      tn % 4 || bk % 8 || pad < 0 || pad % 4 || stages < 2 || stages > 4 || tm * tn > 128)
-    return false;
-  int64_t threads_m = bm / tm, threads_n = bn / tn, threads = threads_m * threads_n;
-  if (rows <= 0 || rows > 32 || 32 % rows || threads_n % (32 / rows) || threads_m % rows)
-    return false;
-  if (threads % 32 || (bm * bk) % threads || (bn * bk) % threads || bm % (threads / 8) ||
-      bn % (threads / 8))
-    return false;
-  uint64_t local = static_cast<uint64_t>(stages * bk * (bm + pad + bn + pad) * 4);
-  return fits(p, device, local, static_cast<uint64_t>(threads));
-}
-
 bool register_blocks_valid(const Params &p, const DeviceCaps &device) {
   int64_t rm = param_or(p, "RM", 0), rn = param_or(p, "RN", 0), vk = param_or(p, "VK", 0);
   int64_t lx = param_or(p, "LX", 0), ly = param_or(p, "LY", 0);
@@ -522,26 +502,6 @@ std::vector<Step> beyond_the_article() {
   mapped3.padding.colsrows = 32; // whole stages of K: B's tiles hold no partial slice
   mapped3.tensor_maps = TensorMaps{"BM", "", "BK", "TMA"};
   steps.push_back(mapped3);
-
-  // Step 19: FP32 again, step 13's product with its tiles copied by cp.async. Defaults measured
-  // on an H100 (docs/performance.md).
-  Step copied = doubled;
-  copied.name = "matr_mul_async_copy";
-  copied.source = "beyond the article, step 19: FP32 tiles copied by the copy unit (cp.async)";
-  copied.change = "every float of a slice goes from global to local memory, transposed, in one "
-                  "cp.async with nothing in registers: several slices in flight, and the "
-                  "registers go to 8 x 16 blocks per work-item; FP32 arithmetic";
-  copied.kernel_file = "matr_mul_async_copy.cl";
-  copied.params = {{"BM", 128}, {"BN", 256},   {"BK", 8},      {"TM", 8},       {"TN", 16},
-                   {"PAD", 4},  {"STAGES", 3}, {"GROUP_M", 8}, {"WARP_ROWS", 4}};
-  copied.tunables = {{"BM", {64, 128, 256}},  {"BN", {64, 128, 256}}, {"BK", {8, 16}},
-                     {"TM", {8, 16}},         {"TN", {8, 16}},        {"STAGES", {2, 3, 4}},
-                     {"WARP_ROWS", {2, 4, 8}}};
-  copied.params_valid = async_copy_valid;
-  copied.requirement = Requirement::nvidia_async_copy;
-  copied.float_only = true;
-  copied.resolve = resolve_cached_step;
-  steps.push_back(copied);
 
   return steps;
 }
@@ -882,12 +842,6 @@ std::vector<std::string> device_problems(const Step &step, const Sizes &padded,
         "it runs on NVIDIA tensor cores (mma.sync with TF32, through inline PTX that only "
         "NVIDIA's OpenCL compiler accepts) and needs an NVIDIA GPU of compute capability 8.0 or "
         "later; this device is not one, so nothing was run. matr_mul_double_buffered and "
-        "matr_mul_tuned compute the same product in FP32 on any device");
-  if (step.requirement == Requirement::nvidia_async_copy && device.vendor_id == 0x10DE &&
-      device.compute_capability < 80)
-    problems.push_back(
-        "on an NVIDIA GPU it copies its tiles with cp.async, which needs compute capability 8.0 "
-        "or later; this one is older, so nothing was run. matr_mul_double_buffered and "
         "matr_mul_tuned compute the same product in FP32 on any device");
   if (step.requirement == Requirement::nvidia_wgmma &&
       (device.vendor_id != 0x10DE || device.compute_capability != 90))

@@ -123,7 +123,6 @@ LaunchGeometry register_blocks_2d(const GeometryInput &input);
 enum class Requirement {
   none,
   nvidia_tensor_cores, // NVIDIA's compiler (inline PTX) and mma.sync TF32: compute capability 8.0+
-  nvidia_async_copy,   // cp.async on NVIDIA (inline PTX): compute capability 8.0+; others as is
   nvidia_wgmma         // and Hopper's wgmma, through the bridge's -mqlcl-nv-sm90a: exactly 9.0
 };
 
