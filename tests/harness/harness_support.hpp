@@ -67,21 +67,19 @@ inline std::string read_file(const std::filesystem::path &path) {
 
 using mqlcl_test::ScopedEnvironment; // tests/support/scoped_environment.hpp
 
-#ifdef MQLCL_TEST_REPLAY // the tests of the executable
-
 struct Outcome {
   int status = -1;
   std::string out, err;
 };
 
-// Runs mqlcl-replay with `args` (each quoted) and returns its exit status, stdout and stderr.
-inline Outcome run_replay(const std::vector<std::string> &args) {
+// Runs `program` with `args` (each quoted) and returns its exit status, stdout and stderr.
+inline Outcome run_program(const std::string &program, const std::vector<std::string> &args) {
   static int counter = 0;
   std::filesystem::path dir = MQLCL_TEST_WORK_DIR;
   std::filesystem::create_directories(dir);
   std::string stem = "run" + std::to_string(++counter);
   std::filesystem::path out = dir / (stem + ".out"), err = dir / (stem + ".err");
-  std::string command = "\"" + std::string(MQLCL_TEST_REPLAY) + "\"";
+  std::string command = "\"" + program + "\"";
   for (const std::string &arg : args)
     command += " \"" + arg + "\"";
   command += " >\"" + out.string() + "\" 2>\"" + err.string() + "\"";
@@ -97,10 +95,16 @@ inline Outcome run_replay(const std::vector<std::string> &args) {
 #endif
   outcome.out = read_file(out);
   outcome.err = read_file(err);
-  BOOST_TEST_MESSAGE("mqlcl-replay exited " << outcome.status << "\n" << outcome.err);
+  BOOST_TEST_MESSAGE(std::filesystem::path(program).filename().string()
+                     << " exited " << outcome.status << "\n"
+                     << outcome.err);
   return outcome;
 }
 
+#ifdef MQLCL_TEST_REPLAY // the tests of the executable
+inline Outcome run_replay(const std::vector<std::string> &args) {
+  return run_program(MQLCL_TEST_REPLAY, args);
+}
 #endif // MQLCL_TEST_REPLAY
 
 // The lines of a program's output, without their ends: "\n", or "\r\n" where the C runtime writes

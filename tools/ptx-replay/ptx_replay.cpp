@@ -1,0 +1,438 @@
+// mqlcl-ptx-replay: runs a kernel file's product exactly as NVIDIA's OpenCL driver compiled it,
+// but launched through the CUDA driver API, so that Nsight Compute (which profiles CUDA launches,
+// not OpenCL ones) can say where its time goes. docs/performance.md shows what it found.
+//
+// 1. builds KERNEL.cl on the NVIDIA OpenCL platform with -DROWS1=M -DCOLSROWS=K -DCOLS2=N and the
+//    given definitions, as mqlcl-replay does, and takes the program binary: the driver's PTX;
+// 2. turns the PTX into what cuModuleLoadData takes: the binary's closing NUL goes, and each
+//    %envregN (the OpenCL runtime's offsets of the launch, 0 for launches without offsets, which
+//    is all mqlcl makes) becomes 0;
+// 3. launches it 1-D (--groups x --local work-items) on A (M x K, row-major), B (K x N,
+//    column-major) and C (M x N, row-major), the article's layouts, times it with CUDA events and
+//    checks sampled elements of C against double-precision dot products.
+// With --cublas it runs cuBLAS SGEMM (FP32, pedantic math) on the same matrices instead, so both
+// can be profiled side by side. Kernels whose arguments are not (in1, in2, out) are not supported.
+//
+// Exit status: 0 verified, 1 wrong results, 2 bad input or nothing to run it on.
+#include <CL/cl.h>
+
+#include <boost/dll/shared_library.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Failure : std::runtime_error {
+  int status;
+  Failure(int exit_status, const std::string &what)
+      : std::runtime_error(what), status(exit_status) {}
+};
+
+[[noreturn]] void fail(const std::string &what, int status = 2) {
+  throw Failure(status, what);
+}
+
+struct Options {
+  std::string kernel_file, kernel_name = "matricesMul", build_options, save_ptx;
+  uint32_t m = 0, n = 0, k = 0, groups = 0, local = 0, repeat = 5;
+  bool cublas = false;
+};
+
+const char *const kUsage =
+    "usage: mqlcl-ptx-replay KERNEL.cl --size N | --rows1 M --colsrows K --cols2 N\n"
+    "                        --groups G --local L [-D NAME=VALUE]... [--options \"...\"]\n"
+    "                        [--kernel NAME] [--repeat R] [--save-ptx FILE]\n"
+    "       mqlcl-ptx-replay --cublas --size N | --rows1 M --colsrows K --cols2 N [--repeat R]\n";
+
+uint32_t positive(const std::string &flag, const std::string &text) {
+  try {
+    size_t used = 0;
+    unsigned long value = std::stoul(text, &used);
+    if (used == text.size() && value > 0 && value <= 1u << 20)
+      return static_cast<uint32_t>(value);
+  } catch (const std::exception &) {
+  }
+  fail(fmt::format("{} takes a whole number from 1 to {}, not '{}'", flag, 1u << 20, text));
+}
+
+Options parse(int argc, char **argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc)
+        fail(fmt::format("{} needs a value\n{}", arg, kUsage));
+      return argv[++i];
+    };
+    if (arg == "--size")
+      options.m = options.n = options.k = positive(arg, value());
+    else if (arg == "--rows1")
+      options.m = positive(arg, value());
+    else if (arg == "--colsrows")
+      options.k = positive(arg, value());
+    else if (arg == "--cols2")
+      options.n = positive(arg, value());
+    else if (arg == "--groups")
+      options.groups = positive(arg, value());
+    else if (arg == "--local")
+      options.local = positive(arg, value());
+    else if (arg == "--repeat")
+      options.repeat = positive(arg, value());
+    else if (arg == "-D")
+      options.build_options += " -D" + value();
+    else if (arg.rfind("-D", 0) == 0 && arg.size() > 2)
+      options.build_options += " " + arg;
+    else if (arg == "--options")
+      options.build_options += " " + value();
+    else if (arg == "--kernel")
+      options.kernel_name = value();
+    else if (arg == "--save-ptx")
+      options.save_ptx = value();
+    else if (arg == "--cublas")
+      options.cublas = true;
+    else if (arg == "--help" || arg == "-h")
+      throw Failure(0, kUsage);
+    else if (!arg.empty() && arg[0] != '-' && options.kernel_file.empty())
+      options.kernel_file = arg;
+    else
+      fail(fmt::format("unknown argument '{}'\n{}", arg, kUsage));
+  }
+  if (options.m == 0 || options.n == 0 || options.k == 0)
+    fail(fmt::format("the sizes are missing (--size, or --rows1, --colsrows and --cols2)\n{}",
+                     kUsage));
+  if (!options.cublas && (options.kernel_file.empty() || options.groups == 0 || options.local == 0))
+    fail(fmt::format("a kernel file, --groups and --local are needed\n{}", kUsage));
+  return options;
+}
+
+boost::dll::shared_library load(const std::vector<std::string> &names, const char *what) {
+  std::string tried;
+  for (const std::string &name : names) {
+    boost::dll::fs::error_code error;
+    boost::dll::shared_library library(name, boost::dll::load_mode::search_system_folders, error);
+    if (!error)
+      return library;
+    tried += (tried.empty() ? "" : ", ") + name;
+  }
+  fail(fmt::format("{} is not installed here (tried {})", what, tried));
+}
+
+// ---- 1. the driver's PTX, through OpenCL ----------------------------------------------------
+
+std::string read_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    fail(fmt::format("cannot read {}", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string driver_ptx(const Options &options) {
+  std::string source = read_file(options.kernel_file);
+  auto cl = load({"libOpenCL.so.1", "libOpenCL.so"}, "an OpenCL ICD loader");
+  auto &get_platforms = cl.get<cl_int(cl_uint, cl_platform_id *, cl_uint *)>("clGetPlatformIDs");
+  auto &platform_info = cl.get<cl_int(cl_platform_id, cl_platform_info, size_t, void *, size_t *)>(
+      "clGetPlatformInfo");
+  auto &get_devices =
+      cl.get<cl_int(cl_platform_id, cl_device_type, cl_uint, cl_device_id *, cl_uint *)>(
+          "clGetDeviceIDs");
+  auto &create_context =
+      cl.get<cl_context(const cl_context_properties *, cl_uint, const cl_device_id *,
+                        void (*)(const char *, const void *, size_t, void *), void *, cl_int *)>(
+          "clCreateContext");
+  auto &create_program =
+      cl.get<cl_program(cl_context, cl_uint, const char **, const size_t *, cl_int *)>(
+          "clCreateProgramWithSource");
+  auto &build_program = cl.get<cl_int(cl_program, cl_uint, const cl_device_id *, const char *,
+                                      void (*)(cl_program, void *), void *)>("clBuildProgram");
+  auto &build_info =
+      cl.get<cl_int(cl_program, cl_device_id, cl_program_build_info, size_t, void *, size_t *)>(
+          "clGetProgramBuildInfo");
+  auto &program_info =
+      cl.get<cl_int(cl_program, cl_program_info, size_t, void *, size_t *)>("clGetProgramInfo");
+  auto &release_program = cl.get<cl_int(cl_program)>("clReleaseProgram");
+  auto &release_context = cl.get<cl_int(cl_context)>("clReleaseContext");
+
+  cl_uint count = 0;
+  if (get_platforms(0, nullptr, &count) != CL_SUCCESS || count == 0)
+    fail("no OpenCL platform is installed");
+  std::vector<cl_platform_id> platforms(count);
+  get_platforms(count, platforms.data(), nullptr);
+  cl_platform_id nvidia = nullptr;
+  for (cl_platform_id platform : platforms) {
+    char name[256] = {};
+    platform_info(platform, CL_PLATFORM_NAME, sizeof name - 1, name, nullptr);
+    if (std::string(name).find("NVIDIA") != std::string::npos)
+      nvidia = platform;
+  }
+  if (!nvidia)
+    fail("no NVIDIA OpenCL platform: the PTX this tool replays comes from NVIDIA's driver");
+  cl_device_id device = nullptr;
+  if (get_devices(nvidia, CL_DEVICE_TYPE_GPU, 1, &device, nullptr) != CL_SUCCESS)
+    fail("the NVIDIA OpenCL platform has no GPU");
+  cl_int status = CL_SUCCESS;
+  cl_context context = create_context(nullptr, 1, &device, nullptr, nullptr, &status);
+  if (status != CL_SUCCESS)
+    fail(fmt::format("clCreateContext failed ({})", status));
+
+  const char *text = source.c_str();
+  cl_program program = create_program(context, 1, &text, nullptr, &status);
+  std::string build_options = fmt::format("-DROWS1={} -DCOLSROWS={} -DCOLS2={}{}", options.m,
+                                          options.k, options.n, options.build_options);
+  status = status == CL_SUCCESS
+               ? build_program(program, 1, &device, build_options.c_str(), nullptr, nullptr)
+               : status;
+  std::string binary;
+  if (status == CL_SUCCESS) {
+    size_t size = 0;
+    program_info(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr);
+    binary.resize(size);
+    unsigned char *data = reinterpret_cast<unsigned char *>(binary.data());
+    program_info(program, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr);
+  } else if (program) {
+    size_t size = 0;
+    build_info(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+    std::string log(size, '\0');
+    build_info(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+    binary = "build log:\n" + log;
+  }
+  if (program)
+    release_program(program);
+  release_context(context);
+  if (status != CL_SUCCESS)
+    fail(fmt::format("{} did not build with '{}' ({})\n{}", options.kernel_file, build_options,
+                     status, binary));
+
+  // 2. What the CUDA driver loads.
+  binary.erase(std::find(binary.begin(), binary.end(), '\0'), binary.end());
+  if (binary.find(".entry") == std::string::npos || binary.find(".target") == std::string::npos)
+    fail("the driver's program binary is not PTX text");
+  binary = std::regex_replace(binary, std::regex("%envreg[0-9]+"), "0");
+  if (!options.save_ptx.empty()) {
+    std::ofstream out(options.save_ptx, std::ios::binary);
+    out << binary;
+    if (!out)
+      fail(fmt::format("cannot write {}", options.save_ptx));
+  }
+  return binary;
+}
+
+// ---- 3. the launch, through the CUDA driver API ---------------------------------------------
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUevent = struct CUevent_st *;
+using CUstream = struct CUstream_st *;
+constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6; // CUjit_option
+constexpr int kFuncNumRegs = 4, kFuncLocalBytes = 3, kFuncSharedBytes = 1;
+
+struct Cuda {
+  boost::dll::shared_library library = load({"libcuda.so.1", "libcuda.so"}, "the CUDA driver");
+  template <typename Signature> Signature &get(const char *name) {
+    return library.get<Signature>(name);
+  }
+  void check(CUresult result, const char *call) {
+    if (result == 0)
+      return;
+    const char *text = "unknown error";
+    get<CUresult(CUresult, const char **)>("cuGetErrorString")(result, &text);
+    fail(fmt::format("{} failed: {} ({})", call, text, result));
+  }
+};
+
+struct Matrices {
+  std::vector<float> a, b; // A row-major M x K; B column-major, so N lines of K
+};
+
+Matrices make_matrices(const Options &options) {
+  Matrices matrices;
+  matrices.a.resize(size_t{options.m} * options.k);
+  matrices.b.resize(size_t{options.n} * options.k);
+  uint32_t state = 12345; // a fixed sequence in [-1, 1): runs compare
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / static_cast<float>(1u << 23) - 1.0f;
+  };
+  for (float &x : matrices.a)
+    x = next();
+  for (float &x : matrices.b)
+    x = next();
+  return matrices;
+}
+
+// Sampled elements (the corners and a spread between) against dot products in double, within
+// the usual bound of a K-term FP32 dot product, K * 2^-24 * sum |a b|, twice over.
+int verify(const Options &options, const Matrices &matrices, const std::vector<float> &c) {
+  const uint32_t samples = 257;
+  double worst = 0;
+  int wrong = 0;
+  for (uint32_t s = 0; s < samples; ++s) {
+    size_t i = s == 0 ? 0 : s == 1 ? options.m - 1 : (size_t{s} * 7919) % options.m;
+    size_t j = s == 0 ? 0 : s == 1 ? options.n - 1 : (size_t{s} * 104729) % options.n;
+    double sum = 0, magnitude = 0;
+    for (size_t k = 0; k < options.k; ++k) {
+      double product = double{matrices.a[i * options.k + k]} * matrices.b[j * options.k + k];
+      sum += product;
+      magnitude += std::fabs(product);
+    }
+    double error = std::fabs(sum - c[i * options.n + j]);
+    double bound = 2.0 * options.k * std::ldexp(1.0, -24) * magnitude;
+    worst = std::max(worst, magnitude > 0 ? error / magnitude : error);
+    wrong += error > bound;
+  }
+  fmt::print("verification: {}, {} of {} sampled elements within K * 2^-23 * sum|a b| of the "
+             "double-precision dot product (worst error {:.2e} of sum|a b|)\n",
+             wrong ? "FAILED" : "passed", samples - wrong, samples, worst);
+  return wrong ? 1 : 0;
+}
+
+int run(const Options &options) {
+  std::string ptx = options.cublas ? std::string() : driver_ptx(options);
+  Cuda cuda;
+  cuda.check(cuda.get<CUresult(unsigned)>("cuInit")(0), "cuInit");
+  CUdevice device = 0;
+  cuda.check(cuda.get<CUresult(CUdevice *, int)>("cuDeviceGet")(&device, 0), "cuDeviceGet");
+  char name[256] = {};
+  cuda.get<CUresult(char *, int, CUdevice)>("cuDeviceGetName")(name, sizeof name - 1, device);
+  CUcontext context = nullptr;
+  cuda.check(
+      cuda.get<CUresult(CUcontext *, CUdevice)>("cuDevicePrimaryCtxRetain")(&context, device),
+      "cuDevicePrimaryCtxRetain");
+  cuda.check(cuda.get<CUresult(CUcontext)>("cuCtxSetCurrent")(context), "cuCtxSetCurrent");
+
+  auto &mem_alloc = cuda.get<CUresult(CUdeviceptr *, size_t)>("cuMemAlloc_v2");
+  auto &to_device = cuda.get<CUresult(CUdeviceptr, const void *, size_t)>("cuMemcpyHtoD_v2");
+  auto &to_host = cuda.get<CUresult(void *, CUdeviceptr, size_t)>("cuMemcpyDtoH_v2");
+  auto &event_create = cuda.get<CUresult(CUevent *, unsigned)>("cuEventCreate");
+  auto &event_record = cuda.get<CUresult(CUevent, CUstream)>("cuEventRecord");
+  auto &event_synchronize = cuda.get<CUresult(CUevent)>("cuEventSynchronize");
+  auto &event_elapsed = cuda.get<CUresult(float *, CUevent, CUevent)>("cuEventElapsedTime");
+
+  Matrices matrices = make_matrices(options);
+  const size_t c_floats = size_t{options.m} * options.n;
+  CUdeviceptr a = 0, b = 0, c = 0;
+  cuda.check(mem_alloc(&a, matrices.a.size() * 4), "cuMemAlloc");
+  cuda.check(mem_alloc(&b, matrices.b.size() * 4), "cuMemAlloc");
+  cuda.check(mem_alloc(&c, c_floats * 4), "cuMemAlloc");
+  cuda.check(to_device(a, matrices.a.data(), matrices.a.size() * 4), "cuMemcpyHtoD");
+  cuda.check(to_device(b, matrices.b.data(), matrices.b.size() * 4), "cuMemcpyHtoD");
+
+  // One call of the product, whichever runs it.
+  std::function<void()> launch;
+  std::optional<boost::dll::shared_library> cublas_library;
+  void *handle = nullptr;
+  std::string what;
+  if (options.cublas) {
+    cublas_library = load({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, "cuBLAS");
+    auto &create = cublas_library->get<int(void **)>("cublasCreate_v2");
+    auto &set_math_mode = cublas_library->get<int(void *, int)>("cublasSetMathMode");
+    if (create(&handle) != 0)
+      fail("cublasCreate failed");
+    constexpr int kPedanticMath = 2;
+    set_math_mode(handle, kPedanticMath);
+    using Sgemm = int(void *, int, int, int, int, int, const float *, const float *, int,
+                      const float *, int, const float *, float *, int);
+    auto &sgemm = cublas_library->get<Sgemm>("cublasSgemm_v2");
+    // Row-major C = A B is column-major C^T = B^T A^T: B's memory read transposed (N x K, lines
+    // of K), A's as it is (K x M).
+    constexpr int kTranspose = 1, kNoTranspose = 0;
+    static const float one = 1, zero = 0;
+    launch = [&, handle] {
+      int status = sgemm(handle, kTranspose, kNoTranspose, static_cast<int>(options.n),
+                         static_cast<int>(options.m), static_cast<int>(options.k), &one,
+                         reinterpret_cast<const float *>(b), static_cast<int>(options.k),
+                         reinterpret_cast<const float *>(a), static_cast<int>(options.k), &zero,
+                         reinterpret_cast<float *>(c), static_cast<int>(options.n));
+      if (status != 0)
+        fail(fmt::format("cublasSgemm failed ({})", status));
+    };
+    what = "cuBLAS SGEMM (FP32, pedantic math)";
+  } else {
+    CUmodule module = nullptr;
+    std::string log(16384, '\0');
+    int keys[] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
+    void *values[] = {log.data(), reinterpret_cast<void *>(log.size())};
+    CUresult loaded = cuda.get<CUresult(CUmodule *, const void *, unsigned, int *, void **)>(
+        "cuModuleLoadDataEx")(&module, ptx.c_str(), 2, keys, values);
+    if (loaded != 0)
+      fail(fmt::format("the CUDA driver did not load the PTX ({}): {}", loaded, log.c_str()));
+    CUfunction function = nullptr;
+    cuda.check(cuda.get<CUresult(CUfunction *, CUmodule, const char *)>("cuModuleGetFunction")(
+                   &function, module, options.kernel_name.c_str()),
+               "cuModuleGetFunction");
+    auto &attribute = cuda.get<CUresult(int *, int, CUfunction)>("cuFuncGetAttribute");
+    int registers = 0, local_bytes = 0, shared_bytes = 0;
+    attribute(&registers, kFuncNumRegs, function);
+    attribute(&local_bytes, kFuncLocalBytes, function);
+    attribute(&shared_bytes, kFuncSharedBytes, function);
+    fmt::print("{}: {} registers, {} bytes of local (spilled) memory per work-item, {} bytes of "
+               "local memory per group\n",
+               options.kernel_name, registers, local_bytes, shared_bytes);
+    auto &launch_kernel =
+        cuda.get<CUresult(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                          unsigned, CUstream, void **, void **)>("cuLaunchKernel");
+    launch = [&, function] {
+      void *args[] = {&a, &b, &c};
+      cuda.check(launch_kernel(function, options.groups, 1, 1, options.local, 1, 1, 0, nullptr,
+                               args, nullptr),
+                 "cuLaunchKernel");
+    };
+    what = fmt::format("{} as NVIDIA's OpenCL driver compiled it, {} groups of {}",
+                       options.kernel_file, options.groups, options.local);
+  }
+
+  CUevent start = nullptr, stop = nullptr;
+  cuda.check(event_create(&start, 0), "cuEventCreate");
+  cuda.check(event_create(&stop, 0), "cuEventCreate");
+  std::vector<double> seconds;
+  for (uint32_t r = 0; r <= options.repeat; ++r) { // the first call warms up
+    event_record(start, nullptr);
+    launch();
+    event_record(stop, nullptr);
+    cuda.check(event_synchronize(stop), "the product");
+    float ms = 0;
+    event_elapsed(&ms, start, stop);
+    if (r > 0)
+      seconds.push_back(ms / 1e3);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  const double flops = 2.0 * options.m * options.n * options.k;
+  fmt::print("{} on {}, {} x {} x {}: min {:.3f} ms ({:.1f} GFLOPS), median {:.3f} ms of {}\n",
+             what, name, options.m, options.k, options.n, seconds.front() * 1e3,
+             flops / seconds.front() / 1e9, seconds[seconds.size() / 2] * 1e3, seconds.size());
+  std::vector<float> product(c_floats);
+  cuda.check(to_host(product.data(), c, c_floats * 4), "cuMemcpyDtoH");
+  return verify(options, matrices, product);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    return run(parse(argc, argv));
+  } catch (const Failure &failure) {
+    std::fprintf(failure.status ? stderr : stdout, "%s%s\n",
+                 failure.status ? "mqlcl-ptx-replay: " : "", failure.what());
+    return failure.status;
+  } catch (const std::exception &error) {
+    std::fprintf(stderr, "mqlcl-ptx-replay: %s\n", error.what());
+    return 2;
+  }
+}
