@@ -18,6 +18,9 @@
 #             bench-gpu-unstaged.json
 #   variants  one replay per line of the file $VARIANTS, "STEP SIZE [NAME=VALUE ...]": kernel
 #             parameters tried side by side (CSV rows, with each kernel's build options)
+#   profile   Nsight Compute (ncu, from the CUDA toolkit) on step 13's product at 4096 as the
+#             driver compiled it, and on cuBLAS's FP32 SGEMM, through BIN/mqlcl-ptx-replay:
+#             profile-step13.csv and profile-cublas.csv (issue efficiency, stall reasons)
 # The tuning cache is OUT/tuning.json; copy an earlier one there to reuse it.
 set -uo pipefail
 bin=$(realpath "$1") out=$(realpath "$2")
@@ -129,6 +132,27 @@ for phase in "$@"; do
       "$replay" "$name" --device 0 --size "$size" --no-cpu --repeat 3 --format csv "${args[@]}"
     done <"${VARIANTS:?variants needs VARIANTS=FILE}"
     ;;
+  profile)
+    ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+    metrics=smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum
+    metrics+=,smsp__inst_executed_pipe_fma.sum,launch__registers_per_thread,launch__block_size
+    metrics+=,sm__warps_active.avg.per_cycle_active,sm__cycles_elapsed.avg.per_second
+    metrics+=',regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio'
+    # Step 13 with the H100's tuning at 4096 (docs/results/tuning-h100.json): 1024 tiles of
+    # 128 x 128, 256 work-items each.
+    step13=("$root/kernels/matr_mul_double_buffered.cl" --size 4096 --groups 1024 --local 256
+      -D BM=128 -D BN=128 -D BK=16 -D TM=8 -D TN=8 -D PAD=4 -D GROUP_M=8 -D WARP_ROWS=4)
+    for what in step13 cublas; do
+      if [[ $what == step13 ]]; then args=("${step13[@]}"); else args=(--cublas --size 4096); fi
+      step "profile: $what"
+      "$bin/mqlcl-ptx-replay" "${args[@]}" --repeat 10
+      # The third launch: after the warm-up and one timed run.
+      "$ncu" --launch-skip 2 --launch-count 1 --csv --metrics "$metrics" \
+        "$bin/mqlcl-ptx-replay" "${args[@]}" --repeat 3 >"$out/profile-$what.csv"
+      grep -E 'issue_active|inst_executed|registers|block_size|warps_active|per_second|stalled' \
+        "$out/profile-$what.csv" | grep '^"' | awk -F'","' '{v = $NF; gsub(/[",]/, "", v); print $(NF - 2), v}'
+    done
+    ;;
   bench)
     step bench
     # shellcheck disable=SC2086 # BENCH_STEPS is one comma-separated word or nothing
@@ -141,4 +165,4 @@ for phase in "$@"; do
     ;;
   esac
 done
-step done
+step "done"
