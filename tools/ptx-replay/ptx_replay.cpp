@@ -334,7 +334,8 @@ int run(const Options &options) {
   cuda.check(to_device(a, matrices.a.data(), matrices.a.size() * 4), "cuMemcpyHtoD");
   cuda.check(to_device(b, matrices.b.data(), matrices.b.size() * 4), "cuMemcpyHtoD");
 
-  // One call of the product, whichever runs it.
+  // One call of the product, whichever runs it. The process ends after one product, and its end
+  // releases the device memory, the module, cuBLAS's handle and the context.
   std::function<void()> launch;
   std::optional<boost::dll::shared_library> cublas_library;
   void *handle = nullptr;
