@@ -25,7 +25,6 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
-#include <optional>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -117,13 +116,21 @@ Options parse(int argc, char **argv) {
   return options;
 }
 
-boost::dll::shared_library load(const std::vector<std::string> &names, const char *what) {
+// Loaded once and never unloaded, as the bridge loads OpenCL: a driver keeps threads and memory
+// of its own until the process ends (and LeakSanitizer can name, and so suppress, a driver's
+// allocations only while its module is loaded). The table has no destructor, so the libraries
+// stay reachable to the end.
+boost::dll::shared_library *loaded_libraries[4];
+size_t loaded_count = 0;
+
+boost::dll::shared_library &load(const std::vector<std::string> &names, const char *what) {
   std::string tried;
   for (const std::string &name : names) {
     boost::dll::fs::error_code error;
     boost::dll::shared_library library(name, boost::dll::load_mode::search_system_folders, error);
-    if (!error)
-      return library;
+    if (!error && loaded_count < std::size(loaded_libraries))
+      return *(loaded_libraries[loaded_count++] =
+                   new boost::dll::shared_library(std::move(library)));
     tried += (tried.empty() ? "" : ", ") + name;
   }
   fail(fmt::format("{} is not installed here (tried {})", what, tried));
@@ -142,7 +149,7 @@ std::string read_file(const std::string &path) {
 
 std::string driver_ptx(const Options &options) {
   std::string source = read_file(options.kernel_file);
-  auto cl = load({"libOpenCL.so.1", "libOpenCL.so"}, "an OpenCL ICD loader");
+  auto &cl = load({"libOpenCL.so.1", "libOpenCL.so"}, "an OpenCL ICD loader");
   auto &get_platforms = cl.get<cl_int(cl_uint, cl_platform_id *, cl_uint *)>("clGetPlatformIDs");
   auto &platform_info = cl.get<cl_int(cl_platform_id, cl_platform_info, size_t, void *, size_t *)>(
       "clGetPlatformInfo");
@@ -244,7 +251,7 @@ constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6; // CUjit_optio
 constexpr int kFuncNumRegs = 4, kFuncLocalBytes = 3, kFuncSharedBytes = 1;
 
 struct Cuda {
-  boost::dll::shared_library library = load({"libcuda.so.1", "libcuda.so"}, "the CUDA driver");
+  boost::dll::shared_library &library = load({"libcuda.so.1", "libcuda.so"}, "the CUDA driver");
   template <typename Signature> Signature &get(const char *name) {
     return library.get<Signature>(name);
   }
@@ -337,20 +344,19 @@ int run(const Options &options) {
   // One call of the product, whichever runs it. The process ends after one product, and its end
   // releases the device memory, the module, cuBLAS's handle and the context.
   std::function<void()> launch;
-  std::optional<boost::dll::shared_library> cublas_library;
   void *handle = nullptr;
   std::string what;
   if (options.cublas) {
-    cublas_library = load({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, "cuBLAS");
-    auto &create = cublas_library->get<int(void **)>("cublasCreate_v2");
-    auto &set_math_mode = cublas_library->get<int(void *, int)>("cublasSetMathMode");
+    auto &cublas = load({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, "cuBLAS");
+    auto &create = cublas.get<int(void **)>("cublasCreate_v2");
+    auto &set_math_mode = cublas.get<int(void *, int)>("cublasSetMathMode");
     if (create(&handle) != 0)
       fail("cublasCreate failed");
     constexpr int kPedanticMath = 2;
     set_math_mode(handle, kPedanticMath);
     using Sgemm = int(void *, int, int, int, int, int, const float *, const float *, int,
                       const float *, int, const float *, float *, int);
-    auto &sgemm = cublas_library->get<Sgemm>("cublasSgemm_v2");
+    auto &sgemm = cublas.get<Sgemm>("cublasSgemm_v2");
     // Row-major C = A B is column-major C^T = B^T A^T: B's memory read transposed (N x K, lines
     // of K), A's as it is (K x M).
     constexpr int kTranspose = 1, kNoTranspose = 0;
