@@ -71,6 +71,8 @@ std::string environment(const char *name) {
   X(clEnqueueReadBuffer)                                                                           \
   X(clCreateProgramWithSource)                                                                     \
   X(clBuildProgram)                                                                                \
+  X(clGetProgramBuildInfo)                                                                         \
+  X(clGetProgramInfo)                                                                              \
   X(clReleaseProgram)                                                                              \
   X(clCreateKernel)                                                                                \
   X(clReleaseKernel)                                                                               \
@@ -89,7 +91,26 @@ public:
 #undef MQLCL_RAW_POINTER
   boost::dll::shared_library library;
 
+  // Loaded once per process and never unloaded, as the bridge loads it: the ICD loader and its
+  // drivers keep threads and memory of their own to the end (and LeakSanitizer can name, and so
+  // suppress, a driver's allocations only while its module is loaded).
   static std::shared_ptr<const RawOpenCL> load(std::string &why_not) {
+    struct Loaded {
+      std::shared_ptr<const RawOpenCL> cl;
+      std::string why_not;
+    };
+    static const Loaded *const loaded = [] {
+      auto *once = new Loaded;
+      once->cl = load_once(once->why_not);
+      return once;
+    }();
+    if (!loaded->cl)
+      why_not = loaded->why_not;
+    return loaded->cl;
+  }
+
+private:
+  static std::shared_ptr<const RawOpenCL> load_once(std::string &why_not) {
     std::string tried;
     auto library = load_first({"libOpenCL.so.1", "libOpenCL.so", "OpenCL.dll"}, {}, tried);
     if (!library) {
@@ -196,6 +217,66 @@ RawDevice::~RawDevice() {
   cl_->clFinish(static_cast<cl_command_queue>(queue_));
   cl_->clReleaseCommandQueue(static_cast<cl_command_queue>(queue_));
   cl_->clReleaseContext(static_cast<cl_context>(context_));
+}
+
+std::optional<RawDeviceNames> find_raw_gpu(const std::string &platform_part, std::string &why_not) {
+  std::shared_ptr<const RawOpenCL> loaded = RawOpenCL::load(why_not);
+  if (!loaded)
+    return std::nullopt;
+  const RawOpenCL &cl = *loaded;
+  cl_uint platforms = 0;
+  if (cl.clGetPlatformIDs(0, nullptr, &platforms) != CL_SUCCESS || platforms == 0) {
+    why_not = "no OpenCL platform is installed";
+    return std::nullopt;
+  }
+  std::vector<cl_platform_id> ids(platforms);
+  cl.clGetPlatformIDs(platforms, ids.data(), nullptr);
+  for (cl_platform_id platform : ids) {
+    std::string name = platform_string(cl, platform, CL_PLATFORM_NAME);
+    if (name.find(platform_part) == std::string::npos)
+      continue;
+    cl_device_id device = nullptr;
+    if (cl.clGetDeviceIDs(platform, CL_DEVICE_TYPE_GPU, 1, &device, nullptr) == CL_SUCCESS)
+      return RawDeviceNames{name, device_string(cl, device, CL_DEVICE_NAME)};
+  }
+  why_not = "no OpenCL platform whose name contains \"" + platform_part + "\" has a GPU";
+  return std::nullopt;
+}
+
+std::optional<std::string> RawDevice::program_binary(const std::string &source,
+                                                     const std::string &options,
+                                                     std::string &why_not) {
+  if (!ok_) {
+    why_not = why_not_;
+    return std::nullopt;
+  }
+  const RawOpenCL &cl = *cl_;
+  auto device = static_cast<cl_device_id>(device_);
+  const char *text = source.c_str();
+  cl_int status = CL_SUCCESS;
+  cl_program program =
+      cl.clCreateProgramWithSource(static_cast<cl_context>(context_), 1, &text, nullptr, &status);
+  if (status != CL_SUCCESS) {
+    why_not = fmt::format("clCreateProgramWithSource failed ({})", status);
+    return std::nullopt;
+  }
+  std::optional<std::string> binary;
+  status = cl.clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr);
+  if (status == CL_SUCCESS) {
+    size_t size = 0;
+    cl.clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr);
+    binary.emplace(size, '\0');
+    unsigned char *data = reinterpret_cast<unsigned char *>(binary->data());
+    cl.clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr);
+  } else {
+    size_t size = 0;
+    cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+    std::string log(size, '\0');
+    cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+    why_not = fmt::format("the build failed ({}); its log:\n{}", status, log.c_str());
+  }
+  cl.clReleaseProgram(program);
+  return binary;
 }
 
 AnchorResult RawDevice::clblast_sgemm(const GemmProblem &p, uint32_t repeat) {
@@ -427,16 +508,39 @@ AnchorResult openblas_sgemm(const GemmProblem &p, uint32_t repeat, int threads) 
 
 // ---- cuBLAS ---------------------------------------------------------------------------------
 
+namespace {
+
+// The CUDA runtime and cuBLAS, loaded on first use and never unloaded, as OpenCL is
+// (RawOpenCL::load): the runtime keeps threads and memory of its own until the process ends.
+struct CudaLibraries {
+  std::optional<boost::dll::shared_library> cudart, cublas;
+  std::string tried;
+};
+
+const CudaLibraries &cuda_libraries() {
+  static const CudaLibraries *const loaded = [] {
+    auto *libraries = new CudaLibraries;
+    std::vector<std::string> dirs = {environment("MQLCL_CUDA_LIBRARY_DIR"),
+                                     "/usr/local/cuda/lib64"};
+    libraries->cudart =
+        load_first({"libcudart.so.13", "libcudart.so.12", "libcudart.so"}, dirs, libraries->tried);
+    libraries->cublas =
+        load_first({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, dirs, libraries->tried);
+    return libraries;
+  }();
+  return *loaded;
+}
+
+} // namespace
+
 AnchorResult cublas_sgemm(const GemmProblem &p, uint32_t repeat, bool tf32) {
   AnchorResult result;
   result.name = tf32 ? "cuBLAS SGEMM (TF32 tensor cores)" : "cuBLAS SGEMM (FP32)";
   result.timing = "CUDA events around cublasSgemm, after one warm-up call";
-  std::vector<std::string> dirs = {environment("MQLCL_CUDA_LIBRARY_DIR"), "/usr/local/cuda/lib64"};
-  std::string tried;
-  auto cudart = load_first({"libcudart.so.13", "libcudart.so.12", "libcudart.so"}, dirs, tried);
-  auto cublas = load_first({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, dirs, tried);
+  const CudaLibraries &libraries = cuda_libraries();
+  const auto &cudart = libraries.cudart, &cublas = libraries.cublas;
   if (!cudart || !cublas) {
-    result.note = "the CUDA runtime or cuBLAS is not installed (tried " + tried + ")";
+    result.note = "the CUDA runtime or cuBLAS is not installed (tried " + libraries.tried + ")";
     return result;
   }
   // The CUDA runtime and cuBLAS C APIs: errors are ints, 0 is success; handles are pointers.

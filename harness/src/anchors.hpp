@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,15 @@ struct AnchorResult {
 // The OpenCL entry points the anchors call without the bridge, loaded from the ICD loader.
 class RawOpenCL;
 
+// A device as raw OpenCL names it: what RawDevice's constructor takes.
+struct RawDeviceNames {
+  std::string platform, device;
+};
+
+// The first GPU of the first platform whose name contains `platform_part` ("NVIDIA"), or nothing
+// (`why_not` says why).
+std::optional<RawDeviceNames> find_raw_gpu(const std::string &platform_part, std::string &why_not);
+
 // A raw OpenCL context and in-order profiling queue on the device whose platform and device
 // names match the bridge's (so the anchor and our steps run on the same device).
 class RawDevice {
@@ -50,6 +60,11 @@ public:
   RawDevice &operator=(const RawDevice &) = delete;
   bool ok() const { return ok_; }
   const std::string &why_not() const { return why_not_; }
+
+  // The program binary that `source` built with `options` on this device gives (for NVIDIA, the
+  // driver's PTX), or nothing with the build log in `why_not`.
+  std::optional<std::string> program_binary(const std::string &source, const std::string &options,
+                                            std::string &why_not);
 
   // CLBlastSgemm on this device.
   AnchorResult clblast_sgemm(const GemmProblem &problem, uint32_t repeat);

@@ -10,11 +10,12 @@
 // 3. launches it 1-D (--groups x --local work-items) on A (M x K, row-major), B (K x N,
 //    column-major) and C (M x N, row-major), the article's layouts, times it with CUDA events and
 //    checks sampled elements of C against double-precision dot products.
-// With --cublas it runs cuBLAS SGEMM (FP32, pedantic math) on the same matrices instead, so both
-// can be profiled side by side. Kernels whose arguments are not (in1, in2, out) are not supported.
+// With --cublas it runs cuBLAS SGEMM (FP32, pedantic math) on the same matrices instead, through
+// the bench's anchor, so both can be profiled side by side. Kernels whose arguments are not
+// (in1, in2, out) are not supported.
 //
 // Exit status: 0 verified, 1 wrong results, 2 bad input or nothing to run it on.
-#include <CL/cl.h>
+#include "anchors.hpp"
 
 #include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
@@ -24,7 +25,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
-#include <functional>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -116,27 +117,25 @@ Options parse(int argc, char **argv) {
   return options;
 }
 
-// Loaded once and never unloaded, as the bridge loads OpenCL: a driver keeps threads and memory
-// of its own until the process ends (and LeakSanitizer can name, and so suppress, a driver's
-// allocations only while its module is loaded). The table has no destructor, so the libraries
-// stay reachable to the end.
-boost::dll::shared_library *loaded_libraries[4];
-size_t loaded_count = 0;
-
-boost::dll::shared_library &load(const std::vector<std::string> &names, const char *what) {
-  std::string tried;
-  for (const std::string &name : names) {
-    boost::dll::fs::error_code error;
-    boost::dll::shared_library library(name, boost::dll::load_mode::search_system_folders, error);
-    if (!error && loaded_count < std::size(loaded_libraries))
-      return *(loaded_libraries[loaded_count++] =
-                   new boost::dll::shared_library(std::move(library)));
-    tried += (tried.empty() ? "" : ", ") + name;
-  }
-  fail(fmt::format("{} is not installed here (tried {})", what, tried));
+// The CUDA driver, loaded once and never unloaded, as the bridge loads OpenCL: a driver keeps
+// threads and memory of its own until the process ends (and LeakSanitizer can name, and so
+// suppress, a driver's allocations only while its module is loaded).
+boost::dll::shared_library &cuda_driver() {
+  static boost::dll::shared_library *const library = [] {
+    std::string tried;
+    for (const char *name : {"libcuda.so.1", "libcuda.so"}) {
+      boost::dll::fs::error_code error;
+      boost::dll::shared_library loaded(name, boost::dll::load_mode::search_system_folders, error);
+      if (!error)
+        return new boost::dll::shared_library(std::move(loaded));
+      tried += (tried.empty() ? "" : ", ") + std::string(name);
+    }
+    fail(fmt::format("the CUDA driver is not installed here (tried {})", tried));
+  }();
+  return *library;
 }
 
-// ---- 1. the driver's PTX, through OpenCL ----------------------------------------------------
+// ---- 1. the driver's PTX, through raw OpenCL (harness/src/anchors.cpp) ---------------------
 
 std::string read_file(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
@@ -149,79 +148,19 @@ std::string read_file(const std::string &path) {
 
 std::string driver_ptx(const Options &options) {
   std::string source = read_file(options.kernel_file);
-  auto &cl = load({"libOpenCL.so.1", "libOpenCL.so"}, "an OpenCL ICD loader");
-  auto &get_platforms = cl.get<cl_int(cl_uint, cl_platform_id *, cl_uint *)>("clGetPlatformIDs");
-  auto &platform_info = cl.get<cl_int(cl_platform_id, cl_platform_info, size_t, void *, size_t *)>(
-      "clGetPlatformInfo");
-  auto &get_devices =
-      cl.get<cl_int(cl_platform_id, cl_device_type, cl_uint, cl_device_id *, cl_uint *)>(
-          "clGetDeviceIDs");
-  auto &create_context =
-      cl.get<cl_context(const cl_context_properties *, cl_uint, const cl_device_id *,
-                        void (*)(const char *, const void *, size_t, void *), void *, cl_int *)>(
-          "clCreateContext");
-  auto &create_program =
-      cl.get<cl_program(cl_context, cl_uint, const char **, const size_t *, cl_int *)>(
-          "clCreateProgramWithSource");
-  auto &build_program = cl.get<cl_int(cl_program, cl_uint, const cl_device_id *, const char *,
-                                      void (*)(cl_program, void *), void *)>("clBuildProgram");
-  auto &build_info =
-      cl.get<cl_int(cl_program, cl_device_id, cl_program_build_info, size_t, void *, size_t *)>(
-          "clGetProgramBuildInfo");
-  auto &program_info =
-      cl.get<cl_int(cl_program, cl_program_info, size_t, void *, size_t *)>("clGetProgramInfo");
-  auto &release_program = cl.get<cl_int(cl_program)>("clReleaseProgram");
-  auto &release_context = cl.get<cl_int(cl_context)>("clReleaseContext");
-
-  cl_uint count = 0;
-  if (get_platforms(0, nullptr, &count) != CL_SUCCESS || count == 0)
-    fail("no OpenCL platform is installed");
-  std::vector<cl_platform_id> platforms(count);
-  get_platforms(count, platforms.data(), nullptr);
-  cl_platform_id nvidia = nullptr;
-  for (cl_platform_id platform : platforms) {
-    char name[256] = {};
-    platform_info(platform, CL_PLATFORM_NAME, sizeof name - 1, name, nullptr);
-    if (std::string(name).find("NVIDIA") != std::string::npos)
-      nvidia = platform;
-  }
-  if (!nvidia)
-    fail("no NVIDIA OpenCL platform: the PTX this tool replays comes from NVIDIA's driver");
-  cl_device_id device = nullptr;
-  if (get_devices(nvidia, CL_DEVICE_TYPE_GPU, 1, &device, nullptr) != CL_SUCCESS)
-    fail("the NVIDIA OpenCL platform has no GPU");
-  cl_int status = CL_SUCCESS;
-  cl_context context = create_context(nullptr, 1, &device, nullptr, nullptr, &status);
-  if (status != CL_SUCCESS)
-    fail(fmt::format("clCreateContext failed ({})", status));
-
-  const char *text = source.c_str();
-  cl_program program = create_program(context, 1, &text, nullptr, &status);
+  std::string why_not;
+  std::optional<mqlcl::replay::RawDeviceNames> names =
+      mqlcl::replay::find_raw_gpu("NVIDIA", why_not);
+  if (!names)
+    fail(why_not + ": the PTX this tool replays comes from NVIDIA's OpenCL driver");
+  mqlcl::replay::RawDevice device(names->platform, names->device);
   std::string build_options = fmt::format("-DROWS1={} -DCOLSROWS={} -DCOLS2={}{}", options.m,
                                           options.k, options.n, options.build_options);
-  status = status == CL_SUCCESS
-               ? build_program(program, 1, &device, build_options.c_str(), nullptr, nullptr)
-               : status;
-  std::string binary;
-  if (status == CL_SUCCESS) {
-    size_t size = 0;
-    program_info(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr);
-    binary.resize(size);
-    unsigned char *data = reinterpret_cast<unsigned char *>(binary.data());
-    program_info(program, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr);
-  } else if (program) {
-    size_t size = 0;
-    build_info(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
-    std::string log(size, '\0');
-    build_info(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-    binary = "build log:\n" + log;
-  }
-  if (program)
-    release_program(program);
-  release_context(context);
-  if (status != CL_SUCCESS)
-    fail(fmt::format("{} did not build with '{}' ({})\n{}", options.kernel_file, build_options,
-                     status, binary));
+  std::optional<std::string> built = device.program_binary(source, build_options, why_not);
+  if (!built)
+    fail(
+        fmt::format("{} did not build with '{}': {}", options.kernel_file, build_options, why_not));
+  std::string binary = std::move(*built);
 
   // 2. What the CUDA driver loads.
   binary.erase(std::find(binary.begin(), binary.end(), '\0'), binary.end());
@@ -251,7 +190,7 @@ constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6; // CUjit_optio
 constexpr int kFuncNumRegs = 4, kFuncLocalBytes = 3, kFuncSharedBytes = 1;
 
 struct Cuda {
-  boost::dll::shared_library &library = load({"libcuda.so.1", "libcuda.so"}, "the CUDA driver");
+  boost::dll::shared_library &library = cuda_driver();
   template <typename Signature> Signature &get(const char *name) {
     return library.get<Signature>(name);
   }
@@ -310,8 +249,26 @@ int verify(const Options &options, const Matrices &matrices, const std::vector<f
   return wrong ? 1 : 0;
 }
 
-int run(const Options &options) {
-  std::string ptx = options.cublas ? std::string() : driver_ptx(options);
+// The timing line: the minimum and the median of `seconds`, sorted here.
+void report(const Options &options, const std::string &what, std::vector<double> seconds) {
+  std::sort(seconds.begin(), seconds.end());
+  const double flops = 2.0 * options.m * options.n * options.k;
+  fmt::print("{}, {} x {} x {}: min {:.3f} ms ({:.1f} GFLOPS), median {:.3f} ms of {}\n", what,
+             options.m, options.k, options.n, seconds.front() * 1e3, flops / seconds.front() / 1e9,
+             seconds[seconds.size() / 2] * 1e3, seconds.size());
+}
+
+// cuBLAS's FP32 SGEMM, as mqlcl-replay's bench runs it (harness/src/anchors.cpp).
+int run_cublas(const Options &options, const Matrices &matrices) {
+  mqlcl::replay::GemmProblem problem{options.m, options.n, options.k, &matrices.a, &matrices.b};
+  mqlcl::replay::AnchorResult result = mqlcl::replay::cublas_sgemm(problem, options.repeat, false);
+  if (!result.available)
+    fail(result.note);
+  report(options, fmt::format("{} ({})", result.name, result.note), result.seconds.values);
+  return verify(options, matrices, result.product);
+}
+
+int run_ptx(const Options &options, const Matrices &matrices, const std::string &ptx) {
   Cuda cuda;
   cuda.check(cuda.get<CUresult(unsigned)>("cuInit")(0), "cuInit");
   CUdevice device = 0;
@@ -324,15 +281,32 @@ int run(const Options &options) {
       "cuDevicePrimaryCtxRetain");
   cuda.check(cuda.get<CUresult(CUcontext)>("cuCtxSetCurrent")(context), "cuCtxSetCurrent");
 
+  CUmodule module = nullptr;
+  std::string log(16384, '\0');
+  int keys[] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
+  void *values[] = {log.data(), reinterpret_cast<void *>(log.size())};
+  CUresult loaded = cuda.get<CUresult(CUmodule *, const void *, unsigned, int *, void **)>(
+      "cuModuleLoadDataEx")(&module, ptx.c_str(), 2, keys, values);
+  if (loaded != 0)
+    fail(fmt::format("the CUDA driver did not load the PTX ({}): {}", loaded, log.c_str()));
+  CUfunction function = nullptr;
+  cuda.check(cuda.get<CUresult(CUfunction *, CUmodule, const char *)>("cuModuleGetFunction")(
+                 &function, module, options.kernel_name.c_str()),
+             "cuModuleGetFunction");
+  auto &attribute = cuda.get<CUresult(int *, int, CUfunction)>("cuFuncGetAttribute");
+  int registers = 0, local_bytes = 0, shared_bytes = 0;
+  attribute(&registers, kFuncNumRegs, function);
+  attribute(&local_bytes, kFuncLocalBytes, function);
+  attribute(&shared_bytes, kFuncSharedBytes, function);
+  fmt::print("{}: {} registers, {} bytes of local (spilled) memory per work-item, {} bytes of "
+             "local memory per group\n",
+             options.kernel_name, registers, local_bytes, shared_bytes);
+
+  // The process ends after one product, and its end releases the device memory, the module and
+  // the context.
   auto &mem_alloc = cuda.get<CUresult(CUdeviceptr *, size_t)>("cuMemAlloc_v2");
   auto &to_device = cuda.get<CUresult(CUdeviceptr, const void *, size_t)>("cuMemcpyHtoD_v2");
   auto &to_host = cuda.get<CUresult(void *, CUdeviceptr, size_t)>("cuMemcpyDtoH_v2");
-  auto &event_create = cuda.get<CUresult(CUevent *, unsigned)>("cuEventCreate");
-  auto &event_record = cuda.get<CUresult(CUevent, CUstream)>("cuEventRecord");
-  auto &event_synchronize = cuda.get<CUresult(CUevent)>("cuEventSynchronize");
-  auto &event_elapsed = cuda.get<CUresult(float *, CUevent, CUevent)>("cuEventElapsedTime");
-
-  Matrices matrices = make_matrices(options);
   const size_t c_floats = size_t{options.m} * options.n;
   CUdeviceptr a = 0, b = 0, c = 0;
   cuda.check(mem_alloc(&a, matrices.a.size() * 4), "cuMemAlloc");
@@ -341,77 +315,23 @@ int run(const Options &options) {
   cuda.check(to_device(a, matrices.a.data(), matrices.a.size() * 4), "cuMemcpyHtoD");
   cuda.check(to_device(b, matrices.b.data(), matrices.b.size() * 4), "cuMemcpyHtoD");
 
-  // One call of the product, whichever runs it. The process ends after one product, and its end
-  // releases the device memory, the module, cuBLAS's handle and the context.
-  std::function<void()> launch;
-  void *handle = nullptr;
-  std::string what;
-  if (options.cublas) {
-    auto &cublas = load({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, "cuBLAS");
-    auto &create = cublas.get<int(void **)>("cublasCreate_v2");
-    auto &set_math_mode = cublas.get<int(void *, int)>("cublasSetMathMode");
-    if (create(&handle) != 0)
-      fail("cublasCreate failed");
-    constexpr int kPedanticMath = 2;
-    set_math_mode(handle, kPedanticMath);
-    using Sgemm = int(void *, int, int, int, int, int, const float *, const float *, int,
-                      const float *, int, const float *, float *, int);
-    auto &sgemm = cublas.get<Sgemm>("cublasSgemm_v2");
-    // Row-major C = A B is column-major C^T = B^T A^T: B's memory read transposed (N x K, lines
-    // of K), A's as it is (K x M).
-    constexpr int kTranspose = 1, kNoTranspose = 0;
-    static const float one = 1, zero = 0;
-    launch = [&, handle] {
-      int status = sgemm(handle, kTranspose, kNoTranspose, static_cast<int>(options.n),
-                         static_cast<int>(options.m), static_cast<int>(options.k), &one,
-                         reinterpret_cast<const float *>(b), static_cast<int>(options.k),
-                         reinterpret_cast<const float *>(a), static_cast<int>(options.k), &zero,
-                         reinterpret_cast<float *>(c), static_cast<int>(options.n));
-      if (status != 0)
-        fail(fmt::format("cublasSgemm failed ({})", status));
-    };
-    what = "cuBLAS SGEMM (FP32, pedantic math)";
-  } else {
-    CUmodule module = nullptr;
-    std::string log(16384, '\0');
-    int keys[] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
-    void *values[] = {log.data(), reinterpret_cast<void *>(log.size())};
-    CUresult loaded = cuda.get<CUresult(CUmodule *, const void *, unsigned, int *, void **)>(
-        "cuModuleLoadDataEx")(&module, ptx.c_str(), 2, keys, values);
-    if (loaded != 0)
-      fail(fmt::format("the CUDA driver did not load the PTX ({}): {}", loaded, log.c_str()));
-    CUfunction function = nullptr;
-    cuda.check(cuda.get<CUresult(CUfunction *, CUmodule, const char *)>("cuModuleGetFunction")(
-                   &function, module, options.kernel_name.c_str()),
-               "cuModuleGetFunction");
-    auto &attribute = cuda.get<CUresult(int *, int, CUfunction)>("cuFuncGetAttribute");
-    int registers = 0, local_bytes = 0, shared_bytes = 0;
-    attribute(&registers, kFuncNumRegs, function);
-    attribute(&local_bytes, kFuncLocalBytes, function);
-    attribute(&shared_bytes, kFuncSharedBytes, function);
-    fmt::print("{}: {} registers, {} bytes of local (spilled) memory per work-item, {} bytes of "
-               "local memory per group\n",
-               options.kernel_name, registers, local_bytes, shared_bytes);
-    auto &launch_kernel =
-        cuda.get<CUresult(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                          unsigned, CUstream, void **, void **)>("cuLaunchKernel");
-    launch = [&, function] {
-      void *args[] = {&a, &b, &c};
-      cuda.check(launch_kernel(function, options.groups, 1, 1, options.local, 1, 1, 0, nullptr,
-                               args, nullptr),
-                 "cuLaunchKernel");
-    };
-    what = fmt::format("{} as NVIDIA's OpenCL driver compiled it, {} groups of {}",
-                       options.kernel_file, options.groups, options.local);
-  }
-
+  auto &launch =
+      cuda.get<CUresult(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                        unsigned, CUstream, void **, void **)>("cuLaunchKernel");
+  auto &event_create = cuda.get<CUresult(CUevent *, unsigned)>("cuEventCreate");
+  auto &event_record = cuda.get<CUresult(CUevent, CUstream)>("cuEventRecord");
+  auto &event_synchronize = cuda.get<CUresult(CUevent)>("cuEventSynchronize");
+  auto &event_elapsed = cuda.get<CUresult(float *, CUevent, CUevent)>("cuEventElapsedTime");
   CUevent start = nullptr, stop = nullptr;
   cuda.check(event_create(&start, 0), "cuEventCreate");
   cuda.check(event_create(&stop, 0), "cuEventCreate");
   std::vector<double> seconds;
+  void *args[] = {&a, &b, &c};
   for (uint32_t r = 0; r <= options.repeat; ++r) { // the first call warms up
     event_record(start, nullptr);
-    launch();
+    cuda.check(
+        launch(function, options.groups, 1, 1, options.local, 1, 1, 0, nullptr, args, nullptr),
+        "cuLaunchKernel");
     event_record(stop, nullptr);
     cuda.check(event_synchronize(stop), "the product");
     float ms = 0;
@@ -419,14 +339,20 @@ int run(const Options &options) {
     if (r > 0)
       seconds.push_back(ms / 1e3);
   }
-  std::sort(seconds.begin(), seconds.end());
-  const double flops = 2.0 * options.m * options.n * options.k;
-  fmt::print("{} on {}, {} x {} x {}: min {:.3f} ms ({:.1f} GFLOPS), median {:.3f} ms of {}\n",
-             what, name, options.m, options.k, options.n, seconds.front() * 1e3,
-             flops / seconds.front() / 1e9, seconds[seconds.size() / 2] * 1e3, seconds.size());
+  report(options,
+         fmt::format("{} as NVIDIA's OpenCL driver compiled it, {} groups of {} on {}",
+                     options.kernel_file, options.groups, options.local, name),
+         seconds);
   std::vector<float> product(c_floats);
   cuda.check(to_host(product.data(), c, c_floats * 4), "cuMemcpyDtoH");
   return verify(options, matrices, product);
+}
+
+int run(const Options &options) {
+  Matrices matrices = make_matrices(options);
+  if (options.cublas)
+    return run_cublas(options, matrices);
+  return run_ptx(options, matrices, driver_ptx(options));
 }
 
 } // namespace
