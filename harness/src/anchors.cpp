@@ -23,8 +23,13 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The first of `names` that loads (each also tried inside `dirs`), or nothing; `tried` collects
-// the reasons.
+std::string environment(const char *name) {
+  const char *value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+} // namespace
+
 std::optional<boost::dll::shared_library> load_first(const std::vector<std::string> &names,
                                                      const std::vector<std::string> &dirs,
                                                      std::string &tried) {
@@ -46,13 +51,6 @@ std::optional<boost::dll::shared_library> load_first(const std::vector<std::stri
   }
   return std::nullopt;
 }
-
-std::string environment(const char *name) {
-  const char *value = std::getenv(name);
-  return value != nullptr ? value : "";
-}
-
-} // namespace
 
 // ---- raw OpenCL -----------------------------------------------------------------------------
 

@@ -14,6 +14,8 @@
 
 #include "runner.hpp"
 
+#include <boost/dll/shared_library.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -37,6 +39,12 @@ struct AnchorResult {
   std::string timing;         // how the seconds were taken
   std::vector<float> product; // the last C, for the caller to verify
 };
+
+// The first of `names` that loads (each also tried inside `dirs`), or nothing; `tried` collects
+// the paths tried. Every library the anchors use is loaded this way.
+std::optional<boost::dll::shared_library> load_first(const std::vector<std::string> &names,
+                                                     const std::vector<std::string> &dirs,
+                                                     std::string &tried);
 
 // The OpenCL entry points the anchors call without the bridge, loaded from the ICD loader.
 class RawOpenCL;

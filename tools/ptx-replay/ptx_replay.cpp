@@ -123,14 +123,10 @@ Options parse(int argc, char **argv) {
 boost::dll::shared_library &cuda_driver() {
   static boost::dll::shared_library *const library = [] {
     std::string tried;
-    for (const char *name : {"libcuda.so.1", "libcuda.so"}) {
-      boost::dll::fs::error_code error;
-      boost::dll::shared_library loaded(name, boost::dll::load_mode::search_system_folders, error);
-      if (!error)
-        return new boost::dll::shared_library(std::move(loaded));
-      tried += (tried.empty() ? "" : ", ") + std::string(name);
-    }
-    fail(fmt::format("the CUDA driver is not installed here (tried {})", tried));
+    auto loaded = mqlcl::replay::load_first({"libcuda.so.1", "libcuda.so"}, {}, tried);
+    if (!loaded)
+      fail(fmt::format("the CUDA driver is not installed here (tried {})", tried));
+    return new boost::dll::shared_library(std::move(*loaded));
   }();
   return *library;
 }
