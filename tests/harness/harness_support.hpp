@@ -107,6 +107,11 @@ inline Outcome run_replay(const std::vector<std::string> &args) {
 }
 #endif // MQLCL_TEST_REPLAY
 
+// Whether `text` contains `part`.
+inline bool has(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
 // The lines of a program's output, without their ends: "\n", or "\r\n" where the C runtime writes
 // text-mode output the Windows way.
 inline std::vector<std::string> lines_of(const std::string &text) {

@@ -8,6 +8,7 @@
 
 #include <regex>
 
+using harness_test::has;
 using harness_test::lines_of;
 using harness_test::needs_device;
 using harness_test::Outcome;
@@ -17,10 +18,6 @@ namespace pt = boost::property_tree;
 namespace fs = std::filesystem;
 
 namespace {
-
-bool has(const std::string &text, const std::string &part) {
-  return text.find(part) != std::string::npos;
-}
 
 fs::path work_file(const std::string &name) {
   fs::create_directories(MQLCL_TEST_WORK_DIR);

@@ -5,6 +5,7 @@
 #define BOOST_TEST_MODULE ptx_replay
 #include "harness_support.hpp"
 
+using harness_test::has;
 using harness_test::Outcome;
 using harness_test::run_program;
 
@@ -12,10 +13,6 @@ namespace {
 
 Outcome run_tool(const std::vector<std::string> &args) {
   return run_program(MQLCL_TEST_PTX_REPLAY, args);
-}
-
-bool has(const std::string &text, const std::string &part) {
-  return text.find(part) != std::string::npos;
 }
 
 const std::string kStep13 = std::string(MQLCL_TEST_KERNELS) + "/matr_mul_double_buffered.cl";
