@@ -149,8 +149,9 @@ for phase in "$@"; do
       # The third launch: after the warm-up and one timed run.
       "$ncu" --launch-skip 2 --launch-count 1 --csv --metrics "$metrics" \
         "$bin/mqlcl-ptx-replay" "${args[@]}" --repeat 3 >"$out/profile-$what.csv"
-      grep -E 'issue_active|inst_executed|registers|block_size|warps_active|per_second|stalled' \
-        "$out/profile-$what.csv" | grep '^"' | awk -F'","' '{v = $NF; gsub(/[",]/, "", v); print $(NF - 2), v}'
+      # The metric rows (ncu's own lines and the tool's are not quoted): name, value.
+      grep -E '^".*(issue_active|inst_executed|registers|block_size|warps_active|per_second|stalled)' \
+        "$out/profile-$what.csv" | awk -F'","' '{v = $NF; gsub(/[",]/, "", v); print $(NF - 2), v}'
     done
     ;;
   bench)
