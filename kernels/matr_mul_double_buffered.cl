@@ -9,7 +9,8 @@
 // along M and N. Two local buffers alternate: while the group computes from one, each work-item
 // has already loaded the next slice from global memory into registers, and stores it into the
 // other buffer afterwards, so one barrier per slice suffices and global latency hides behind the
-// arithmetic. Any sizes work: loads past an edge read zeros and stores past an edge are skipped.
+// arithmetic. Any sizes work: loads past an edge read zeros and stores past an edge are skipped;
+// sizes that are whole multiples of the tiles are built without those checks.
 //
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 
@@ -58,6 +59,10 @@
 #define THREADS (THREADS_M * THREADS_N)
 #define A_LOADS (BM * BK / 4 / THREADS) // float4 loads of A per work-item and slice
 #define B_LOADS (BN * BK / 4 / THREADS)
+// Sizes that are whole multiples of the tiles need no edge checks, known when the kernel is built.
+#define WHOLE_M (M_ % BM == 0)
+#define WHOLE_N (N_ % BN == 0)
+#define WHOLE_K (K_ % BK == 0)
 
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -77,10 +82,11 @@
 #endif
 
 // Four consecutive elements of a K-contiguous row, zero past the matrix; 16-byte loads when
-// every row starts 16-byte aligned (K a multiple of 4).
-inline REALTYPE4 load_k4(const __global REALTYPE *matrix, int line, int lines, int k) {
+// every row starts 16-byte aligned (K a multiple of 4). whole_lines: no line is past the edge.
+inline REALTYPE4 load_k4(const __global REALTYPE *matrix, int line, int lines, int k,
+                         bool whole_lines) {
 #if K_ % 4 == 0
-  if (line < lines && k < K_)
+  if ((whole_lines || line < lines) && (WHOLE_K || k < K_))
     return *(const __global REALTYPE4 *)(matrix + (size_t)line * K_ + k);
   return (REALTYPE4)(0);
 #else
@@ -124,11 +130,11 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
 #define LOAD_SLICE(k0)                                                                             \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS;                                                                     \
-    a_next[l] = load_k4(in1, block_m + u / (BK / 4), M_, (k0) + (u % (BK / 4)) * 4);               \
+    a_next[l] = load_k4(in1, block_m + u / (BK / 4), M_, (k0) + (u % (BK / 4)) * 4, WHOLE_M);      \
   }                                                                                                \
   for (int l = 0; l < B_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS;                                                                     \
-    b_next[l] = load_k4(in2, block_n + u / (BK / 4), N_, (k0) + (u % (BK / 4)) * 4);               \
+    b_next[l] = load_k4(in2, block_n + u / (BK / 4), N_, (k0) + (u % (BK / 4)) * 4, WHOLE_N);      \
   }
 #define STORE_SLICE(buf)                                                                           \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -334,6 +335,21 @@ BOOST_AUTO_TEST_CASE(fp32_steps_verify_at_sizes_that_fit_no_tile) {
     StepRun run = replay(name, options_for(1023, 1000, 517));
     BOOST_TEST((run.status == Status::verified), name << ": " << run.message);
     BOOST_TEST(run.verification.checked == uint64_t{1023} * 517, name);
+  }
+}
+
+// Step 13 builds without edge checks where the sizes are whole multiples of its tiles: it
+// verifies with edges on every side, with none, and with an edge only along K (517 % 4 != 0).
+BOOST_AUTO_TEST_CASE(step_13_verifies_with_and_without_edge_checks) {
+  const std::array<std::array<uint32_t, 3>, 3> shapes{
+      {{128, 96, 64}, {130, 75, 70}, {64, 517, 128}}};
+  for (const auto &[rows1, colsrows, cols2] : shapes) {
+    Options options = options_for(rows1, colsrows, cols2);
+    options.params = {{"BM", 64}, {"BN", 64}, {"BK", 16}, {"TM", 4}, {"TN", 4}};
+    StepRun run = replay("matr_mul_double_buffered", options);
+    BOOST_TEST((run.status == Status::verified),
+               rows1 << "x" << colsrows << "x" << cols2 << ": " << run.message);
+    BOOST_TEST(run.verification.checked == uint64_t{rows1} * cols2);
   }
 }
 
