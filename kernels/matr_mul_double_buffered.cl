@@ -62,7 +62,11 @@
 // Sizes that are whole multiples of the tiles need no edge checks, known when the kernel is built.
 #define WHOLE_M (M_ % BM == 0)
 #define WHOLE_N (N_ % BN == 0)
-#define WHOLE_K (K_ % BK == 0)
+#if K_ % BK == 0
+#define INSIDE_K(k) true
+#else
+#define INSIDE_K(k) ((k) < K_)
+#endif
 
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -86,7 +90,7 @@
 inline REALTYPE4 load_k4(const __global REALTYPE *matrix, int line, int lines, int k,
                          bool whole_lines) {
 #if K_ % 4 == 0
-  if ((whole_lines || line < lines) && (WHOLE_K || k < K_))
+  if ((whole_lines || line < lines) && INSIDE_K(k))
     return *(const __global REALTYPE4 *)(matrix + (size_t)line * K_ + k);
   return (REALTYPE4)(0);
 #else
