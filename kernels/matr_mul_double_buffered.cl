@@ -12,6 +12,10 @@
 // arithmetic. Any sizes work: loads past an edge read zeros and stores past an edge are skipped;
 // sizes that are whole multiples of the tiles are built without those checks.
 //
+// FMA_ORDER and POINTERS change only the form of the code, not what it computes: NVIDIA's compiler
+// schedules each form differently, by several percent and in no predictable direction
+// (docs/performance.md), so the tuner searches them along with the tiles.
+//
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 
 #ifndef ROWS1
@@ -49,6 +53,12 @@
 #endif
 #ifndef WARP_ROWS // a warp's 32 work-items cover WARP_ROWS x (32 / WARP_ROWS) of the thread grid
 #define WARP_ROWS 2
+#endif
+#ifndef FMA_ORDER // a step's TM x TN multiply-adds: 0 row by row, 1 column by column, 2 rows
+#define FMA_ORDER 0 // in alternating directions
+#endif
+#ifndef POINTERS // 1: load addresses computed once per work-item and advanced by each slice
+#define POINTERS 0
 #endif
 
 #define M_ ROWS1
@@ -131,6 +141,29 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
 
   // This work-item's share of each slice: float4 pieces along K of rows of A and columns of B.
   REALTYPE4 a_next[A_LOADS], b_next[B_LOADS];
+#if POINTERS && K_ % 4 == 0
+  // Each piece's address at the first slice, computed once. Rows past the edge of A or B read its
+  // last row instead of zeros: they only reach rows or columns of C that are not stored.
+  const __global REALTYPE *a_src[A_LOADS], *b_src[B_LOADS];
+  int a_k[A_LOADS], b_k[B_LOADS];
+  for (int l = 0; l < A_LOADS; ++l) {
+    int u = tid + l * THREADS;
+    a_k[l] = (u % (BK / 4)) * 4;
+    a_src[l] = in1 + (size_t)min(block_m + u / (BK / 4), M_ - 1) * K_ + a_k[l];
+  }
+  for (int l = 0; l < B_LOADS; ++l) {
+    int u = tid + l * THREADS;
+    b_k[l] = (u % (BK / 4)) * 4;
+    b_src[l] = in2 + (size_t)min(block_n + u / (BK / 4), N_ - 1) * K_ + b_k[l];
+  }
+#define LOAD_PIECE(src, k, l, k0)                                                                  \
+  (INSIDE_K((k0) + k[l]) ? *(const __global REALTYPE4 *)(src[l] + (k0)) : (REALTYPE4)(0))
+#define LOAD_SLICE(k0)                                                                             \
+  for (int l = 0; l < A_LOADS; ++l)                                                                \
+    a_next[l] = LOAD_PIECE(a_src, a_k, l, k0);                                                     \
+  for (int l = 0; l < B_LOADS; ++l)                                                                \
+    b_next[l] = LOAD_PIECE(b_src, b_k, l, k0);
+#else
 #define LOAD_SLICE(k0)                                                                             \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS;                                                                     \
@@ -140,6 +173,7 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
     int u = tid + l * THREADS;                                                                     \
     b_next[l] = load_k4(in2, block_n + u / (BK / 4), N_, (k0) + (u % (BK / 4)) * 4, WHOLE_N);      \
   }
+#endif
 #define STORE_SLICE(buf)                                                                           \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS, row = u / (BK / 4), k = (u % (BK / 4)) * 4;                         \
@@ -185,9 +219,17 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
         b[g * 4 + 2] = v.z;
         b[g * 4 + 3] = v.w;
       }
-      for (int i = 0; i < TM; ++i)
-        for (int j = 0; j < TN; ++j)
+#if FMA_ORDER == 1
+      for (int j = 0; j < TN; ++j)
+        for (int i = 0; i < TM; ++i)
           acc[i][j] = fma(a[i], b[j], acc[i][j]);
+#else
+      for (int i = 0; i < TM; ++i)
+        for (int jj = 0; jj < TN; ++jj) {
+          const int j = FMA_ORDER == 2 && (i & 1) ? TN - 1 - jj : jj;
+          acc[i][j] = fma(a[i], b[j], acc[i][j]);
+        }
+#endif
     }
     if (s + 1 < slices) {
       STORE_SLICE(buf ^ 1)

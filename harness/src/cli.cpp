@@ -238,7 +238,8 @@ options
   --overlay FILE      add results saved with --format json to the chart (repeatable), or
                       draw one benchmark's saved results (bench --output)
   --param NAME=VALUE  a kernel parameter of the steps beyond the article (tile sizes: --list);
-                      1 or more, or 0 to turn off INFLIGHT, ROUND, PARTS, FLUSH or PAD
+                      1 or more; 0 is allowed for INFLIGHT, ROUND, PARTS, FLUSH and PAD
+                      (switched off) and for FMA_ORDER and POINTERS (the first form)
   --kernels DIR       kernel directory (default: MQLCL_KERNELS_DIR, then next to the program)
   --library PATH      the bridge (default: MQLCL_LIBRARY, then next to the program)
 
