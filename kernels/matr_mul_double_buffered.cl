@@ -54,8 +54,8 @@
 #ifndef WARP_ROWS // a warp's 32 work-items cover WARP_ROWS x (32 / WARP_ROWS) of the thread grid
 #define WARP_ROWS 2
 #endif
-#ifndef FMA_ORDER // a step's TM x TN multiply-adds: 0 row by row, 1 column by column, 2 rows
-#define FMA_ORDER 0 // in alternating directions
+#ifndef FMA_ORDER // a step's TM x TN multiply-adds: 0 row by row, 1 column by column, 2 and 3
+#define FMA_ORDER 0 // the same with every other row (column) run backwards
 #endif
 #ifndef POINTERS // 1: load addresses computed once per work-item and advanced by each slice
 #define POINTERS 0
@@ -219,10 +219,12 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
         b[g * 4 + 2] = v.z;
         b[g * 4 + 3] = v.w;
       }
-#if FMA_ORDER == 1
+#if FMA_ORDER == 1 || FMA_ORDER == 3
       for (int j = 0; j < TN; ++j)
-        for (int i = 0; i < TM; ++i)
+        for (int ii = 0; ii < TM; ++ii) {
+          const int i = FMA_ORDER == 3 && (j & 1) ? TM - 1 - ii : ii;
           acc[i][j] = fma(a[i], b[j], acc[i][j]);
+        }
 #else
       for (int i = 0; i < TM; ++i)
         for (int jj = 0; jj < TN; ++jj) {

@@ -133,7 +133,7 @@ bool single_buffered_valid(const Params &p, const DeviceCaps &device) {
 
 bool double_buffered_valid(const Params &p, const DeviceCaps &device) {
   int64_t order = param_or(p, "FMA_ORDER", 0), pointers = param_or(p, "POINTERS", 0);
-  return order >= 0 && order <= 2 && (pointers == 0 || pointers == 1) &&
+  return order >= 0 && order <= 3 && (pointers == 0 || pointers == 1) &&
          register_tiles_valid(p, device, 2);
 }
 
@@ -297,9 +297,9 @@ std::vector<Step> beyond_the_article() {
                     {"TN", 8},        {"PAD", 4},     {"GROUP_M", 8}, {"WARP_ROWS", 2},
                     {"FMA_ORDER", 0}, {"POINTERS", 0}};
   // FMA_ORDER and POINTERS change the code's form only: see the kernel's header comment.
-  doubled.tunables = {{"BM", {64, 128, 256}},   {"BN", {64, 128, 256}}, {"BK", {8, 16}},
-                      {"TM", {4, 8, 16}},       {"TN", {4, 8, 16}},     {"WARP_ROWS", {2, 4}},
-                      {"FMA_ORDER", {0, 1, 2}}, {"POINTERS", {0, 1}}};
+  doubled.tunables = {{"BM", {64, 128, 256}},      {"BN", {64, 128, 256}}, {"BK", {8, 16}},
+                      {"TM", {4, 8, 16}},          {"TN", {4, 8, 16}},     {"WARP_ROWS", {2, 4}},
+                      {"FMA_ORDER", {0, 1, 2, 3}}, {"POINTERS", {0, 1}}};
   doubled.params_valid = double_buffered_valid;
   steps.push_back(doubled);
 
