@@ -242,6 +242,9 @@ struct Step {
   std::string variant_of;
   // What `mqlcl-replay tune` varies, and whether a set of values can work on a device.
   std::vector<Tunable> tunables;
+  // Forms of the same code (the order of operations, how addresses are formed), which compilers
+  // rank unpredictably: `tune` tries each on the fastest few sets of `tunables` only.
+  std::vector<Tunable> form_tunables;
   bool (*params_valid)(const Params &, const DeviceCaps &) = nullptr;
   // The tuned step: picks its kernel and parameters for the device at hand (tuning.hpp).
   Step (*resolve)(const Step &, const DeviceCaps &, const Sizes &) = nullptr;

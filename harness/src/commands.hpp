@@ -23,8 +23,17 @@ struct Trial {
   StepRun run;
 };
 
-// Replays every valid parameter set of `families` (tuning_families) with `options`, calling
-// `progress` after each; returns the trials, fastest verified first, then the rest.
+// How many of a family's fastest parameter sets `tune` also tries in its other code forms
+// (Step::form_tunables).
+inline constexpr size_t kFormFinalists = 4;
+
+// The most trials tune_families makes: every valid set of each family, and the other code forms
+// of its kFormFinalists fastest (fewer where fewer verify).
+size_t tuning_candidates(const std::vector<Step> &families, const DeviceCaps &device);
+
+// Replays every valid parameter set of `families` (tuning_families) with `options`, then the other
+// code forms of each family's fastest sets, calling `progress` after each (with the count so far
+// and tuning_candidates); returns the trials, fastest verified first, then the rest.
 std::vector<Trial>
 tune_families(Runner &runner, const std::vector<Step> &families, const DeviceCaps &device,
               const Options &options,

@@ -31,15 +31,36 @@ std::string utc_now() {
   return text;
 }
 
+bool verified(const Trial &trial) {
+  return trial.run.status == Status::verified && !trial.run.kernel_seconds.empty();
+}
+
+// Fastest verified first, then the rest in their order.
+void rank(std::vector<Trial> &trials) {
+  std::stable_sort(trials.begin(), trials.end(), [](const Trial &a, const Trial &b) {
+    if (verified(a) != verified(b))
+      return verified(a);
+    return verified(a) && a.run.kernel_seconds.min() < b.run.kernel_seconds.min();
+  });
+}
+
 } // namespace
+
+size_t tuning_candidates(const std::vector<Step> &families, const DeviceCaps &device) {
+  size_t total = 0;
+  for (const Step &family : families) {
+    size_t sets = candidate_params(family, device).size();
+    total +=
+        sets + std::min(sets, kFormFinalists) * form_variants(family, family.params, device).size();
+  }
+  return total;
+}
 
 std::vector<Trial>
 tune_families(Runner &runner, const std::vector<Step> &families, const DeviceCaps &device,
               const Options &options,
               const std::function<void(const Trial &, size_t, size_t)> &progress) {
-  size_t total = 0;
-  for (const Step &family : families)
-    total += candidate_params(family, device).size();
+  size_t total = tuning_candidates(families, device), done = 0;
   Options run_options = options;
   run_options.run_cpu = false;
   run_options.repeat = std::max<uint32_t>(options.repeat, 3);
@@ -47,21 +68,26 @@ tune_families(Runner &runner, const std::vector<Step> &families, const DeviceCap
   run_options.params.clear(); // each candidate's own values
   Observer quiet;
   std::vector<Trial> trials;
-  for (const Step &family : families)
-    for (const Params &params : candidate_params(family, device)) {
-      Step candidate = family;
-      candidate.params = params;
-      trials.push_back({family.kernel_file, params, runner.run(candidate, run_options, quiet)});
-      progress(trials.back(), trials.size(), total);
-    }
-  auto verified = [](const Trial &t) {
-    return t.run.status == Status::verified && !t.run.kernel_seconds.empty();
+  auto run = [&](const Step &family, const Params &params, std::vector<Trial> &into) {
+    Step candidate = family;
+    candidate.params = params;
+    into.push_back({family.kernel_file, params, runner.run(candidate, run_options, quiet)});
+    progress(into.back(), ++done, total);
   };
-  std::stable_sort(trials.begin(), trials.end(), [&](const Trial &a, const Trial &b) {
-    if (verified(a) != verified(b))
-      return verified(a);
-    return verified(a) && a.run.kernel_seconds.min() < b.run.kernel_seconds.min();
-  });
+  for (const Step &family : families) {
+    std::vector<Trial> sets;
+    for (const Params &params : candidate_params(family, device))
+      run(family, params, sets);
+    // Then the other code forms of the fastest few sets (their first form measured above).
+    rank(sets);
+    std::vector<Trial> forms;
+    for (size_t i = 0; i < std::min(sets.size(), kFormFinalists) && verified(sets[i]); ++i)
+      for (const Params &params : form_variants(family, sets[i].params, device))
+        run(family, params, forms);
+    trials.insert(trials.end(), sets.begin(), sets.end());
+    trials.insert(trials.end(), forms.begin(), forms.end());
+  }
+  rank(trials);
   return trials;
 }
 
@@ -74,12 +100,11 @@ int run_tune_command(const CommandLine &command, const std::vector<Step> &catalo
 
   Options options = command.options;
   options.device = device.ordinal;
-  size_t total = 0;
-  for (const Step &family : families)
-    total += candidate_params(family, device.caps).size();
-  fmt::print("tuning {} on device {}: {} ({}), {}x{}x{}, {} candidate parameter sets\n", step.name,
-             device.ordinal, device.name, device.driver, options.sizes.rows1,
-             options.sizes.colsrows, options.sizes.cols2, total);
+  fmt::print("tuning {} on device {}: {} ({}), {}x{}x{}, at most {} candidate parameter sets "
+             "(other code forms only on the fastest {} sets)\n",
+             step.name, device.ordinal, device.name, device.driver, options.sizes.rows1,
+             options.sizes.colsrows, options.sizes.cols2, tuning_candidates(families, device.caps),
+             kFormFinalists);
   std::vector<Trial> trials = tune_families(
       runner, families, device.caps, options, [](const Trial &trial, size_t done, size_t all) {
         const StepRun &run = trial.run;

@@ -129,6 +129,7 @@ std::vector<Step> tuned_families(const Step &tuned, const DeviceCaps &device) {
     gpu.geometry = tiles->geometry;
     gpu.params = tiles->params;
     gpu.tunables = tiles->tunables;
+    gpu.form_tunables = tiles->form_tunables;
     gpu.params_valid = tiles->params_valid;
     gpu.resolve = nullptr;
     families.push_back(gpu);
@@ -208,6 +209,19 @@ std::vector<Params> candidate_params(const Step &step, const DeviceCaps &device)
     if (step.params_valid == nullptr || step.params_valid(params, device))
       valid.push_back(std::move(params));
   return valid;
+}
+
+std::vector<Params> form_variants(const Step &step, const Params &base, const DeviceCaps &device) {
+  Step forms = step;
+  forms.params = base;
+  forms.tunables = step.form_tunables;
+  std::vector<Params> variants;
+  if (forms.tunables.empty())
+    return variants;
+  for (Params &params : candidate_params(forms, device))
+    if (params != base)
+      variants.push_back(std::move(params));
+  return variants;
 }
 
 } // namespace mqlcl::replay

@@ -50,4 +50,8 @@ std::vector<Step> tuning_families(const Step &step, const DeviceCaps &device);
 // over step.params.
 std::vector<Params> candidate_params(const Step &step, const DeviceCaps &device);
 
+// Every combination of `step.form_tunables` over `base` that step.params_valid accepts, except
+// `base` itself: the other code forms of one parameter set.
+std::vector<Params> form_variants(const Step &step, const Params &base, const DeviceCaps &device);
+
 } // namespace mqlcl::replay

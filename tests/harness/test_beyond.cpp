@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstring>
@@ -466,6 +467,44 @@ BOOST_AUTO_TEST_CASE(the_tuner_replays_each_valid_candidate_and_ranks_the_verifi
   for (size_t i = 1; i < trials.size(); ++i)
     if (trials[i].run.status == Status::verified)
       BOOST_TEST(trials[i - 1].run.kernel_seconds.min() <= trials[i].run.kernel_seconds.min());
+}
+
+// Code forms are tried on the fastest few sets only: step 13 with eight tile sets and two forms of
+// its loads makes eight trials of the first form, then the second form of the four fastest.
+BOOST_AUTO_TEST_CASE(the_tuner_tries_other_code_forms_on_the_fastest_sets_only) {
+  Step tiles = *find_step(replay_steps(), "matr_mul_double_buffered");
+  tiles.tunables = {{"BM", {64}},    {"BN", {64}},        {"TM", {8}},     {"TN", {8}},
+                    {"BK", {8, 16}}, {"GROUP_M", {1, 8}}, {"PAD", {4, 8}}, {"WARP_ROWS", {4}}};
+  tiles.form_tunables = {{"POINTERS", {0, 1}}};
+  const std::vector<Step> families = tuning_families(tiles, device().caps);
+  BOOST_TEST_REQUIRE(families.size() == 1u);
+  BOOST_TEST_REQUIRE(candidate_params(tiles, device().caps).size() == 8u);
+  BOOST_TEST(form_variants(tiles, tiles.params, device().caps).size() == 1u); // POINTERS=1
+  BOOST_TEST(tuning_candidates(families, device().caps) == 8u + kFormFinalists);
+
+  size_t progress = 0, total = 0;
+  std::vector<Trial> trials =
+      tune_families(runner(), families, device().caps, options_for(64, 64, 64),
+                    [&](const Trial &, size_t done, size_t all) {
+                      progress = done;
+                      total = all;
+                    });
+  BOOST_TEST(progress == trials.size());
+  BOOST_TEST(total == 8u + kFormFinalists);
+  BOOST_TEST_REQUIRE(trials.size() == 8u + kFormFinalists);
+  // Ranked overall, so the first form's trials keep their own order, fastest first.
+  std::vector<Params> first_form, second_form;
+  for (const Trial &trial : trials) {
+    BOOST_TEST((trial.run.status == Status::verified), trial.run.message);
+    Params tile_set = trial.params;
+    tile_set.erase("POINTERS");
+    (trial.params.at("POINTERS") == 0 ? first_form : second_form).push_back(tile_set);
+  }
+  BOOST_TEST_REQUIRE(first_form.size() == 8u);
+  BOOST_TEST_REQUIRE(second_form.size() == kFormFinalists);
+  const std::vector<Params> fastest(first_form.begin(), first_form.begin() + kFormFinalists);
+  for (const Params &tile_set : second_form)
+    BOOST_TEST((std::find(fastest.begin(), fastest.end(), tile_set) != fastest.end()));
 }
 
 BOOST_AUTO_TEST_CASE(bench_measures_ours_and_the_anchors_and_saves_json) {
