@@ -14,7 +14,7 @@
 //
 // FMA_ORDER and POINTERS change only the form of the code, not what it computes: NVIDIA's compiler
 // schedules each form differently, by several percent and in no predictable direction
-// (docs/performance.md), so the tuner searches them along with the tiles.
+// (docs/performance.md), so the tuner tries each form on its fastest tile sets.
 //
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 
@@ -54,7 +54,7 @@
 #ifndef WARP_ROWS // a warp's 32 work-items cover WARP_ROWS x (32 / WARP_ROWS) of the thread grid
 #define WARP_ROWS 2
 #endif
-#ifndef FMA_ORDER // a step's TM x TN multiply-adds: 0 row by row, 1 column by column, 2 and 3
+#ifndef FMA_ORDER // the TM x TN multiply-adds of one k: 0 row by row, 1 column by column, 2 and 3
 #define FMA_ORDER 0 // the same with every other row (column) run backwards
 #endif
 #ifndef POINTERS // 1: load addresses computed once per work-item and advanced by each slice
@@ -142,8 +142,8 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
   // This work-item's share of each slice: float4 pieces along K of rows of A and columns of B.
   REALTYPE4 a_next[A_LOADS], b_next[B_LOADS];
 #if POINTERS && K_ % 4 == 0
-  // Each piece's address at the first slice, computed once. Rows past the edge of A or B read its
-  // last row instead of zeros: they only reach rows or columns of C that are not stored.
+  // Each piece's address at the first slice, computed once. Rows past the edge of A (B) read its
+  // last row instead of zeros: they only reach rows (columns) of C that are not stored.
   const __global REALTYPE *a_src[A_LOADS], *b_src[B_LOADS];
   int a_k[A_LOADS], b_k[B_LOADS];
   for (int l = 0; l < A_LOADS; ++l) {
