@@ -115,21 +115,21 @@ int run_tune_command(const CommandLine &command, const std::vector<Step> &catalo
         fmt::print(stderr, "[{:>3}/{}] {:<28} {:<60} {}\n", done, all, trial.kernel_file,
                    params_text(trial.params), outcome);
       });
-  std::vector<const Trial *> verified;
+  std::vector<const Trial *> passed;
   for (const Trial &trial : trials)
-    if (trial.run.status == Status::verified && !trial.run.kernel_seconds.empty())
-      verified.push_back(&trial);
-  if (verified.empty())
+    if (verified(trial))
+      passed.push_back(&trial);
+  if (passed.empty())
     throw Error(ExitCode::bridge_failure,
                 fmt::format("no parameter set of {} ran and verified on this device", step.name));
-  fmt::print("\nfastest of {} verified ({} failed or did not fit):\n", verified.size(),
-             trials.size() - verified.size());
-  for (size_t i = 0; i < std::min<size_t>(verified.size(), 8); ++i) {
-    const Trial &trial = *verified[i];
+  fmt::print("\nfastest of {} verified ({} failed or did not fit):\n", passed.size(),
+             trials.size() - passed.size());
+  for (size_t i = 0; i < std::min<size_t>(passed.size(), 8); ++i) {
+    const Trial &trial = *passed[i];
     fmt::print("  {:9.2f} GFLOPS  {:<28} {}\n", *trial.run.gflops(trial.run.kernel_seconds.min()),
                trial.kernel_file, params_text(trial.params));
   }
-  const Trial &best = *verified.front();
+  const Trial &best = *passed.front();
   TunedEntry entry;
   entry.kernel_file = best.kernel_file;
   entry.params = best.params;
