@@ -12,7 +12,7 @@
 // arithmetic. Any sizes work: loads past an edge read zeros and stores past an edge are skipped;
 // sizes that are whole multiples of the tiles are built without those checks.
 //
-// FMA_ORDER and POINTERS change only the form of the code, not what it computes: NVIDIA's compiler
+// FMA_ORDER, POINTERS and GATHER change only the form of the code, not what it computes: NVIDIA's compiler
 // schedules each form differently, by several percent and in no predictable direction
 // (docs/performance.md), so the tuner tries each form on its fastest tile sets.
 //
@@ -59,6 +59,9 @@
 #endif
 #ifndef POINTERS // 1: load addresses computed once per work-item and advanced by each slice
 #define POINTERS 0
+#endif
+#ifndef GATHER // 1: each piece of a slice is 4 lines at one k, read 4 bytes at a time and stored
+#define GATHER 0 // as one float4, in place of a float4 along K stored as 4 floats
 #endif
 
 #define M_ ROWS1
@@ -111,6 +114,16 @@ inline REALTYPE4 load_k4(const __global REALTYPE *matrix, int line, int lines, i
 #endif
 }
 
+// Element k of four consecutive lines from p (line `line`, element k), zero past the matrix.
+inline REALTYPE4 gather_lines4(const __global REALTYPE *p, int line, int lines, int k,
+                               bool whole_lines) {
+  const bool in_k = INSIDE_K(k);
+  return (REALTYPE4)((whole_lines || line < lines) && in_k ? p[0] : 0,
+                     (whole_lines || line + 1 < lines) && in_k ? p[K_] : 0,
+                     (whole_lines || line + 2 < lines) && in_k ? p[2 * K_] : 0,
+                     (whole_lines || line + 3 < lines) && in_k ? p[3 * K_] : 0);
+}
+
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
 matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global REALTYPE *out) {
   // 16-byte aligned, so the float4 reads below are single 128-bit local loads.
@@ -139,8 +152,49 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
     for (int j = 0; j < TN; ++j)
       acc[i][j] = 0;
 
-  // This work-item's share of each slice: float4 pieces along K of rows of A and columns of B.
+  // This work-item's share of each slice: float4 pieces along K of rows of A and columns of B, or
+  // with GATHER, pieces of 4 rows (columns) at one k.
   REALTYPE4 a_next[A_LOADS], b_next[B_LOADS];
+#if GATHER
+  // Piece u: lines G_LINE(u)..+3 of the tile at k G_K(u); a warp's lanes run along k, so each
+  // 4-byte load reads whole sectors of a few lines. Any K works: no load is wider than 4 bytes.
+#define G_LINE(u) ((u) / BK * 4)
+#define G_K(u) ((u) % BK)
+#if POINTERS
+  const __global REALTYPE *a_src[A_LOADS], *b_src[B_LOADS];
+  for (int l = 0; l < A_LOADS; ++l) {
+    int u = tid + l * THREADS;
+    a_src[l] = in1 + (size_t)(block_m + G_LINE(u)) * K_ + G_K(u);
+  }
+  for (int l = 0; l < B_LOADS; ++l) {
+    int u = tid + l * THREADS;
+    b_src[l] = in2 + (size_t)(block_n + G_LINE(u)) * K_ + G_K(u);
+  }
+#define A_PIECE(l, u) a_src[l]
+#define B_PIECE(l, u) b_src[l]
+#else
+#define A_PIECE(l, u) (in1 + (size_t)(block_m + G_LINE(u)) * K_ + G_K(u))
+#define B_PIECE(l, u) (in2 + (size_t)(block_n + G_LINE(u)) * K_ + G_K(u))
+#endif
+#define LOAD_SLICE(k0)                                                                             \
+  for (int l = 0; l < A_LOADS; ++l) {                                                              \
+    int u = tid + l * THREADS;                                                                     \
+    a_next[l] = gather_lines4(A_PIECE(l, u) + (k0), block_m + G_LINE(u), M_, (k0) + G_K(u), WHOLE_M); \
+  }                                                                                                \
+  for (int l = 0; l < B_LOADS; ++l) {                                                              \
+    int u = tid + l * THREADS;                                                                     \
+    b_next[l] = gather_lines4(B_PIECE(l, u) + (k0), block_n + G_LINE(u), N_, (k0) + G_K(u), WHOLE_N); \
+  }
+#define STORE_SLICE(buf)                                                                           \
+  for (int l = 0; l < A_LOADS; ++l) {                                                              \
+    int u = tid + l * THREADS;                                                                     \
+    *(__local REALTYPE4 *)&As[buf][G_K(u)][G_LINE(u)] = a_next[l];                                 \
+  }                                                                                                \
+  for (int l = 0; l < B_LOADS; ++l) {                                                              \
+    int u = tid + l * THREADS;                                                                     \
+    *(__local REALTYPE4 *)&Bs[buf][G_K(u)][G_LINE(u)] = b_next[l];                                 \
+  }
+#else
 #if POINTERS && K_ % 4 == 0
   // Each piece's address at the first slice, computed once. Rows past the edge of A (B) read its
   // last row instead of zeros: they only reach rows (columns) of C that are not stored.
@@ -189,6 +243,7 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
     Bs[buf][k + 2][col] = b_next[l].z;                                                             \
     Bs[buf][k + 3][col] = b_next[l].w;                                                             \
   }
+#endif // GATHER
 
   const int slices = (K_ + BK - 1) / BK;
   LOAD_SLICE(0)

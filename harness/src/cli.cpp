@@ -239,7 +239,7 @@ options
                       draw one benchmark's saved results (bench --output)
   --param NAME=VALUE  a kernel parameter of the steps beyond the article (tile sizes: --list);
                       1 or more; 0 is allowed for INFLIGHT, ROUND, PARTS, FLUSH and PAD
-                      (switched off) and for FMA_ORDER and POINTERS (the first form)
+                      (switched off) and for FMA_ORDER, POINTERS and GATHER (the first form)
   --kernels DIR       kernel directory (default: MQLCL_KERNELS_DIR, then next to the program)
   --library PATH      the bridge (default: MQLCL_LIBRARY, then next to the program)
 

@@ -340,33 +340,36 @@ BOOST_AUTO_TEST_CASE(fp32_steps_verify_at_sizes_that_fit_no_tile) {
 }
 
 // Step 13 builds without edge checks where the sizes are whole multiples of its tiles, and in
-// eight code forms (FMA_ORDER, POINTERS): each form verifies with edges on every side, with none,
-// and with an edge only along K (517, no multiple of 4: the 4-byte loads).
+// sixteen code forms (FMA_ORDER, POINTERS, GATHER): each form verifies with edges on every side,
+// with none, and with an edge only along K (517, no multiple of 4: the 4-byte loads).
 BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_code_form_with_and_without_edges) {
   const std::array<std::array<uint32_t, 3>, 3> shapes{
       {{128, 96, 64}, {130, 76, 70}, {64, 517, 128}}};
   for (int64_t order : {0, 1, 2, 3})
     for (int64_t pointers : {0, 1})
-      for (const auto &[rows1, colsrows, cols2] : shapes) {
-        Options options = options_for(rows1, colsrows, cols2);
-        options.params = {{"BM", 64},
-                          {"BN", 64},
-                          {"BK", 16},
-                          {"TM", 4},
-                          {"TN", 4},
-                          {"FMA_ORDER", order},
-                          {"POINTERS", pointers}};
-        StepRun run = replay("matr_mul_double_buffered", options);
-        std::string form =
-            fmt::format("-DFMA_ORDER={} -DGROUP_M=8 -DPAD=4 -DPOINTERS={}", order, pointers);
-        BOOST_TEST((run.status == Status::verified), form << " at " << rows1 << "x" << colsrows
-                                                          << "x" << cols2 << ": " << run.message);
-        BOOST_TEST(run.verification.checked == uint64_t{rows1} * cols2);
-        BOOST_TEST(run.build_options.find(form) != std::string::npos, run.build_options);
-      }
+      for (int64_t gather : {0, 1})
+        for (const auto &[rows1, colsrows, cols2] : shapes) {
+          Options options = options_for(rows1, colsrows, cols2);
+          options.params = {{"BM", 64},
+                            {"BN", 64},
+                            {"BK", 16},
+                            {"TM", 4},
+                            {"TN", 4},
+                            {"FMA_ORDER", order},
+                            {"POINTERS", pointers},
+                            {"GATHER", gather}};
+          StepRun run = replay("matr_mul_double_buffered", options);
+          std::string form =
+              fmt::format("-DFMA_ORDER={} -DGATHER={} -DGROUP_M=8 -DPAD=4 -DPOINTERS={}", order,
+                          gather, pointers);
+          BOOST_TEST((run.status == Status::verified), form << " at " << rows1 << "x" << colsrows
+                                                            << "x" << cols2 << ": " << run.message);
+          BOOST_TEST(run.verification.checked == uint64_t{rows1} * cols2);
+          BOOST_TEST(run.build_options.find(form) != std::string::npos, run.build_options);
+        }
   Options options = options_for(64, 64, 64);
-  for (const auto &[name, value] :
-       std::vector<std::pair<std::string, int64_t>>{{"FMA_ORDER", 4}, {"POINTERS", 2}}) {
+  for (const auto &[name, value] : std::vector<std::pair<std::string, int64_t>>{
+           {"FMA_ORDER", 4}, {"POINTERS", 2}, {"GATHER", 2}}) {
     options.params = {{name, value}};
     BOOST_TEST((replay("matr_mul_double_buffered", options).status == Status::rejected), name);
   }

@@ -129,23 +129,29 @@ BOOST_AUTO_TEST_CASE(the_tuned_steps_cpu_form_runs_clean_under_oclgrind_too) {
 // tiles (the 32 x 32 x 8 tiles above): with none (32 x 32 x 32), and with edges on all sides where
 // K is a multiple of 4, so the 16-byte loads run (21 x 20 x 19; the catalogue's 19 takes 4-byte
 // loads), no access goes out of bounds, whether each slice computes its addresses or advances
-// pointers.
+// pointers, and whether it reads float4s along K or gathers 4 lines at one k.
 BOOST_AUTO_TEST_CASE(step_13_runs_clean_with_and_without_edge_checks) {
   const Step &step = *find_step(replay_steps(), "matr_mul_double_buffered");
-  for (const char *pointers : {"0", "1"})
-    for (const auto &[rows1, colsrows, cols2] : {std::array<const char *, 3>{"32", "32", "32"},
-                                                 std::array<const char *, 3>{"21", "20", "19"}}) {
-      std::string label = fmt::format("-{}x{}x{}-pointers{}", rows1, colsrows, cols2, pointers);
-      Checked run = under_oclgrind(step, label, "no-tuning.json",
-                                   {"--rows1", rows1, "--colsrows", colsrows, "--cols2", cols2,
-                                    "--param", fmt::format("POINTERS={}", pointers)});
-      BOOST_TEST(run.outcome.status == 0, label << "\n" << run.outcome.out << run.outcome.err);
-      BOOST_TEST(run.outcome.out.find(fmt::format("-DCOLS2={} -DCOLSROWS={} -DREALTYPE=float "
-                                                  "-DROWS1={}",
-                                                  cols2, colsrows, rows1)) != std::string::npos,
-                 run.outcome.out);
-      BOOST_TEST(run.outcome.out.find(fmt::format("-DPOINTERS={}", pointers)) != std::string::npos,
-                 run.outcome.out);
-      BOOST_TEST(run.log.empty(), label << ": oclgrind reported\n" << run.log.substr(0, 4000));
-    }
+  for (const char *gather : {"0", "1"})
+    for (const char *pointers : {"0", "1"})
+      for (const auto &[rows1, colsrows, cols2] : {std::array<const char *, 3>{"32", "32", "32"},
+                                                   std::array<const char *, 3>{"21", "20", "19"}}) {
+        std::string label =
+            fmt::format("-{}x{}x{}-pointers{}-gather{}", rows1, colsrows, cols2, pointers, gather);
+        Checked run = under_oclgrind(step, label, "no-tuning.json",
+                                     {"--rows1", rows1, "--colsrows", colsrows, "--cols2", cols2,
+                                      "--param", fmt::format("POINTERS={}", pointers), "--param",
+                                      fmt::format("GATHER={}", gather)});
+        BOOST_TEST(run.outcome.status == 0, label << "\n" << run.outcome.out << run.outcome.err);
+        BOOST_TEST(run.outcome.out.find(fmt::format("-DCOLS2={} -DCOLSROWS={} -DREALTYPE=float "
+                                                    "-DROWS1={}",
+                                                    cols2, colsrows, rows1)) != std::string::npos,
+                   run.outcome.out);
+        BOOST_TEST(run.outcome.out.find(fmt::format("-DGATHER={}", gather)) != std::string::npos,
+                   run.outcome.out);
+        BOOST_TEST(run.outcome.out.find(fmt::format("-DPOINTERS={}", pointers)) !=
+                       std::string::npos,
+                   run.outcome.out);
+        BOOST_TEST(run.log.empty(), label << ": oclgrind reported\n" << run.log.substr(0, 4000));
+      }
 }
