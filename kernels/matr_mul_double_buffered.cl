@@ -9,11 +9,13 @@
 // along M and N. Two local buffers alternate: while the group computes from one, each work-item
 // has already loaded the next slice from global memory into registers, and stores it into the
 // other buffer afterwards, so one barrier per slice suffices and global latency hides behind the
-// arithmetic. Any sizes work: loads past an edge read zeros and stores past an edge are skipped;
-// sizes that are whole multiples of the tiles are built without those checks.
+// arithmetic. Any sizes work: loads past K read zeros, loads of rows (columns) past an edge read
+// zeros or, in some code forms, the last row (column), which reaches only outputs never stored;
+// stores past an edge are skipped. Sizes that are whole multiples of the tiles are built without
+// those checks.
 //
-// FMA_ORDER, POINTERS and GATHER change only the form of the code, not what it computes: NVIDIA's compiler
-// schedules each form differently, by several percent and in no predictable direction
+// FMA_ORDER, POINTERS and GATHER change only the form of the code, not what it computes: NVIDIA's
+// compiler schedules each form differently, by several percent and in no predictable direction
 // (docs/performance.md), so the tuner tries each form on its fastest tile sets.
 //
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
@@ -114,14 +116,18 @@ inline REALTYPE4 load_k4(const __global REALTYPE *matrix, int line, int lines, i
 #endif
 }
 
-// Element k of four consecutive lines from p (line `line`, element k), zero past the matrix.
-inline REALTYPE4 gather_lines4(const __global REALTYPE *p, int line, int lines, int k,
+// Element k of four consecutive lines, `first` pointing at the first line's (the last line's, if
+// the first is past the edge), zero past K. Lines past the edge read the last line instead of
+// zeros: they only reach rows (columns) of C that are never stored, and the loads need no guard.
+inline REALTYPE4 gather_lines4(const __global REALTYPE *first, int line, int lines, int k,
                                bool whole_lines) {
-  const bool in_k = INSIDE_K(k);
-  return (REALTYPE4)((whole_lines || line < lines) && in_k ? p[0] : 0,
-                     (whole_lines || line + 1 < lines) && in_k ? p[K_] : 0,
-                     (whole_lines || line + 2 < lines) && in_k ? p[2 * K_] : 0,
-                     (whole_lines || line + 3 < lines) && in_k ? p[3 * K_] : 0);
+  if (!INSIDE_K(k))
+    return (REALTYPE4)(0);
+  const int last = lines - 1, from = min(line, last);
+  const int d1 = whole_lines ? K_ : (min(line + 1, last) - from) * K_;
+  const int d2 = whole_lines ? 2 * K_ : (min(line + 2, last) - from) * K_;
+  const int d3 = whole_lines ? 3 * K_ : (min(line + 3, last) - from) * K_;
+  return (REALTYPE4)(first[0], first[d1], first[d2], first[d3]);
 }
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
@@ -164,26 +170,26 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
   const __global REALTYPE *a_src[A_LOADS], *b_src[B_LOADS];
   for (int l = 0; l < A_LOADS; ++l) {
     int u = tid + l * THREADS;
-    a_src[l] = in1 + (size_t)(block_m + G_LINE(u)) * K_ + G_K(u);
+    a_src[l] = in1 + (size_t)min(block_m + G_LINE(u), M_ - 1) * K_ + G_K(u);
   }
   for (int l = 0; l < B_LOADS; ++l) {
     int u = tid + l * THREADS;
-    b_src[l] = in2 + (size_t)(block_n + G_LINE(u)) * K_ + G_K(u);
+    b_src[l] = in2 + (size_t)min(block_n + G_LINE(u), N_ - 1) * K_ + G_K(u);
   }
 #define A_PIECE(l, u) a_src[l]
 #define B_PIECE(l, u) b_src[l]
 #else
-#define A_PIECE(l, u) (in1 + (size_t)(block_m + G_LINE(u)) * K_ + G_K(u))
-#define B_PIECE(l, u) (in2 + (size_t)(block_n + G_LINE(u)) * K_ + G_K(u))
+#define A_PIECE(l, u) (in1 + (size_t)min(block_m + G_LINE(u), M_ - 1) * K_ + G_K(u))
+#define B_PIECE(l, u) (in2 + (size_t)min(block_n + G_LINE(u), N_ - 1) * K_ + G_K(u))
 #endif
 #define LOAD_SLICE(k0)                                                                             \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS;                                                                     \
-    a_next[l] = gather_lines4(A_PIECE(l, u) + (k0), block_m + G_LINE(u), M_, (k0) + G_K(u), WHOLE_M); \
+    int u = tid + l * THREADS, line = block_m + G_LINE(u);                                         \
+    a_next[l] = gather_lines4(A_PIECE(l, u) + (k0), line, M_, (k0) + G_K(u), WHOLE_M);             \
   }                                                                                                \
   for (int l = 0; l < B_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS;                                                                     \
-    b_next[l] = gather_lines4(B_PIECE(l, u) + (k0), block_n + G_LINE(u), N_, (k0) + G_K(u), WHOLE_N); \
+    int u = tid + l * THREADS, line = block_n + G_LINE(u);                                         \
+    b_next[l] = gather_lines4(B_PIECE(l, u) + (k0), line, N_, (k0) + G_K(u), WHOLE_N);             \
   }
 #define STORE_SLICE(buf)                                                                           \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
