@@ -10,7 +10,7 @@
 #   beyond    each step beyond the article once at 4096, untuned
 #   sizes     steps 12-18 at 1000, 1023 and 4097 (sizes that fit no tile)
 #   tune      `mqlcl-replay tune` for the tuned and tensor-core steps at 4096 (OUT/tuning.json;
-#             TUNE_STEPS="STEP ..." to tune only those)
+#             TUNE_STEPS="STEP ..." to tune only those, TUNE_SIZE=N at another size)
 #   bench     `mqlcl-replay bench` at 2000, 4096 and 8192: bench-gpu.json (BENCH_STEPS=A,B
 #             and BENCH_SIZES=N,M to bench only those)
 #   unstaged  the bench's bridge-cost part at 2000 with the bridge's pinned staging off
@@ -115,7 +115,7 @@ for phase in "$@"; do
       matr_mul_wgmma_tf32 matr_mul_wgmma_3xtf32 matr_mul_wgmma_tf32_bf16 matr_mul_wgmma_tiled_tf32 \
       matr_mul_wgmma_tiled_3xtf32 matr_mul_wgmma_tma_tf32 matr_mul_wgmma_tma_3xtf32}; do
       step "tune $name"
-      "$replay" tune "$name" --device 0 --size 4096 2>"$out/tune-$name.log"
+      "$replay" tune "$name" --device 0 --size "${TUNE_SIZE:-4096}" 2>"$out/tune-$name.log"
     done
     ;;
   unstaged)
@@ -141,8 +141,8 @@ for phase in "$@"; do
     # Step 13 with the H100's tuning at 4096 (docs/results/tuning-h100.json), tiles and code
     # form: 1024 tiles of 128 x 128, 256 work-items each.
     step13=("$root/kernels/matr_mul_double_buffered.cl" --size 4096 --groups 1024 --local 256
-      -D BM=128 -D BN=128 -D BK=16 -D TM=8 -D TN=8 -D PAD=4 -D GROUP_M=8 -D WARP_ROWS=4
-      -D FMA_ORDER=3 -D POINTERS=1)
+      -D BM=128 -D BN=128 -D BK=16 -D TM=8 -D TN=8 -D PAD=4 -D GROUP_M=8 -D WARP_ROWS=2
+      -D FMA_ORDER=2 -D POINTERS=1 -D GATHER=1)
     for what in step13 cublas; do
       if [[ $what == step13 ]]; then args=("${step13[@]}"); else args=(--cublas --size 4096); fi
       step "profile: $what"
