@@ -50,7 +50,7 @@
 #ifndef GROUP_M // block rows visited together, so tiles of B stay in cache (1 = row by row)
 #define GROUP_M 8
 #endif
-#ifndef PAD // extra local columns: keeps the transposing stores off one bank
+#ifndef PAD // extra local columns (a multiple of 4): keeps the transposing stores off one bank
 #define PAD 4
 #endif
 #ifndef WARP_ROWS // a warp's 32 work-items cover WARP_ROWS x (32 / WARP_ROWS) of the thread grid
@@ -92,6 +92,9 @@
 
 #if (BM % TM) || (BN % TN) || (TM % 4) || (TN % 4) || (BK % 4)
 #error "BM, BN must be multiples of TM, TN; TM, TN and BK multiples of 4"
+#endif
+#if PAD % 4
+#error "PAD must be a multiple of 4: local rows stay 16-byte aligned for float4 accesses"
 #endif
 #if THREADS % 32 || (THREADS_N % (32 / WARP_ROWS)) || (THREADS_M % WARP_ROWS)
 #error "the work-item grid must split into whole warps of WARP_ROWS x (32 / WARP_ROWS)"

@@ -40,7 +40,7 @@
 #ifndef TN // columns per work-item (a multiple of 4)
 #define TN 8
 #endif
-#ifndef PAD // extra local columns: keeps the transposing stores off one bank
+#ifndef PAD // extra local columns (a multiple of 4): keeps the transposing stores off one bank
 #define PAD 4
 #endif
 
@@ -62,6 +62,9 @@
 
 #if (BM % TM) || (BN % TN) || (TM % 4) || (TN % 4) || (BK % 4)
 #error "BM, BN must be multiples of TM, TN; TM, TN and BK multiples of 4"
+#endif
+#if PAD % 4
+#error "PAD must be a multiple of 4: local rows stay 16-byte aligned for float4 accesses"
 #endif
 #if (BM * BK / 4) % THREADS || (BN * BK / 4) % THREADS
 #error "the A and B tiles must split evenly into float4 loads over the work-group"

@@ -115,8 +115,9 @@ bool register_tiles_valid(const Params &p, const DeviceCaps &device, uint64_t bu
   int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
   int64_t tm = param_or(p, "TM", 0), tn = param_or(p, "TN", 0), pad = param_or(p, "PAD", 4);
   int64_t rows = param_or(p, "WARP_ROWS", 0); // step 13's warp shape; step 12 has none
+  // PAD keeps every local row 16-byte aligned for the float4 accesses: a multiple of 4.
   if (bm <= 0 || bn <= 0 || bk <= 0 || tm <= 0 || tn <= 0 || bm % tm || bn % tn || tm % 4 ||
-      tn % 4 || bk % 4)
+      tn % 4 || bk % 4 || pad < 0 || pad % 4)
     return false;
   int64_t threads_m = bm / tm, threads_n = bn / tn, threads = threads_m * threads_n;
   if ((bm * bk / 4) % threads || (bn * bk / 4) % threads)

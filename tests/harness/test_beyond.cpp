@@ -386,6 +386,10 @@ BOOST_AUTO_TEST_CASE(tile_parameters_come_from_param_and_are_checked) {
   StepRun refused = replay("matr_mul_double_buffered", options);
   BOOST_TEST((refused.status == Status::rejected));
   BOOST_TEST(refused.message.find("--param") != std::string::npos, refused.message);
+  // Local rows padded by 2 floats would misalign the float4 accesses of steps 12 and 13.
+  options.params = {{"PAD", 2}};
+  for (const char *name : {"matr_mul_register_blocked", "matr_mul_double_buffered"})
+    BOOST_TEST((replay(name, options).status == Status::rejected), name);
 }
 
 BOOST_AUTO_TEST_CASE(local_is_refused_where_tiles_set_the_work_groups) {
