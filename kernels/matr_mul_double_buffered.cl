@@ -119,9 +119,9 @@ inline REALTYPE4 load_k4(const __global REALTYPE *matrix, int line, int lines, i
 #endif
 }
 
-// Element k of four consecutive lines, `first` pointing at the first line's (the last line's, if
-// the first is past the edge), zero past K. Lines past the edge read the last line instead of
-// zeros: they only reach rows (columns) of C that are never stored, and the loads need no guard.
+// Element k of lines line..line+3, zero past K; `first` points at element k of `line` (of the last
+// line, if `line` is past the edge). Lines past the edge read the last line instead of zeros: they
+// only reach rows (columns) of C that are never stored, and the loads need no guard.
 inline REALTYPE4 gather_lines4(const __global REALTYPE *first, int line, int lines, int k,
                                bool whole_lines) {
   if (!INSIDE_K(k))
