@@ -18,20 +18,7 @@
 // compiler schedules each form differently, by several percent and in no predictable direction
 // (docs/performance.md), so the tuner tries each form on its fastest tile sets.
 //
-// PERSIST=1: GROUPS work-groups (the harness launches PERSIST per compute unit) share the tiles
-// out: whole tiles while each group has one, the slices of the rest in equal runs, stream-K
-// (Osama et al., PPoPP 2023), so no compute unit idles through a last, partial wave of tiles
-// (1024 tiles on 132 compute units run as 8 waves, not 7.76). A tile split between groups is
-// summed in C: its first part stored, each later part added once a flag in `sync` says the part
-// before is in. A group only ever waits on groups with smaller ids, so this needs groups to start
-// in the order of their ids, as NVIDIA's GPUs, PoCL and oclgrind start them. The hand-over also
-// needs stores made visible across work-groups by a fence, which OpenCL 1.2 leaves to the device:
-// NVIDIA's GPUs give it (membar.gl, volatile loads) and so do CPUs; oclgrind, which follows the
-// letter of OpenCL 1.2, reports it as a race.
-//
-// Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS; with PERSIST,
-// global = GROUPS * THREADS and a fourth argument, GROUPS ints, zero before the first launch
-// (every launch leaves them zero).
+// Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 
 #ifndef ROWS1
 #define ROWS1 2000
@@ -78,9 +65,6 @@
 #ifndef GATHER // 1: each piece of a slice is 4 lines at one k, read 4 bytes at a time and stored
 #define GATHER 0 // as one float4, in place of a float4 along K stored as 4 floats
 #endif
-#ifndef PERSIST // 0: one work-group per tile; 1: the launch's work-groups share the tiles out
-#define PERSIST 0 // (stream-K), coordinated through the int buffer `sync`
-#endif
 
 #define M_ ROWS1
 #define N_ COLS2
@@ -105,35 +89,6 @@
 #define CONCAT_(a, b) a##b
 #define CONCAT(a, b) CONCAT_(a, b)
 #define REALTYPE4 CONCAT(REALTYPE, 4)
-
-#if PERSIST && !defined(GROUPS)
-#error "PERSIST needs GROUPS, the number of work-groups launched"
-#endif
-#if PERSIST
-// What one tile's pass covers: slices s_begin..s_end-1, the first into local buffer 0. C's
-// elements of a tile's later part add what the part before stored there.
-#define FIRST_K (s_begin * BK)
-#define FIRST_SLICE s_begin
-#define END_SLICE s_end
-#define LOCAL_BUF(s) (((s)-s_begin) & 1)
-#define PLUS_PART_BEFORE(c, i) +(add ? (c)[i] : 0)
-// C through volatile pointers: the compiler may not move its stores past the flag that hands them
-// on, nor its loads before the flag that hands the part before on.
-#define C_SPACE volatile __global
-#ifdef __NV_CL_C_VERSION
-// NVIDIA compiles mem_fence(CLK_GLOBAL_MEM_FENCE) to membar.cta: not across compute units.
-#define FENCE_DEVICE() asm volatile("membar.gl;" ::: "memory")
-#else
-#define FENCE_DEVICE() mem_fence(CLK_GLOBAL_MEM_FENCE)
-#endif
-#else
-#define FIRST_K 0
-#define FIRST_SLICE 0
-#define END_SLICE slices
-#define LOCAL_BUF(s) (s & 1)
-#define PLUS_PART_BEFORE(c, i)
-#define C_SPACE __global
-#endif
 
 #if (BM % TM) || (BN % TN) || (TM % 4) || (TN % 4) || (BK % 4)
 #error "BM, BN must be multiples of TM, TN; TM, TN and BK multiples of 4"
@@ -179,53 +134,14 @@ inline REALTYPE4 gather_lines4(const __global REALTYPE *first, int line, int lin
 }
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
-matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global REALTYPE *out
-#if PERSIST
-            ,
-            __global volatile int *sync
-#endif
-) {
+matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global REALTYPE *out) {
   // 16-byte aligned, so the float4 reads below are single 128-bit local loads.
   __local REALTYPE As[2][BK][BM + PAD] __attribute__((aligned(16)));
   __local REALTYPE Bs[2][BK][BN + PAD] __attribute__((aligned(16)));
 
   // Which tile of C: block rows in groups of GROUP_M, column by column inside a group.
   const int blocks_m = (M_ + BM - 1) / BM, blocks_n = (N_ + BN - 1) / BN;
-#if PERSIST
-  // All of this follows from the group's id and constants: NVIDIA's compiler keeps it in uniform
-  // registers, and the slice loop below compiles as it does without PERSIST. (With the bounds
-  // read from local memory, it moved the next slice's loads to the end of each slice: 0.72x.)
-  const int ticket = get_group_id(0), groups = GROUPS, tiles = blocks_m * blocks_n;
-  const int tile_slices = (K_ + BK - 1) / BK;
-  // The first tiles, a partial wave and one whole wave, are split into equal runs of slices (a
-  // unit: one slice of one tile); the rest go whole, one wave at a time.
-  const int split_tiles =
-      tiles % groups == 0 ? 0 : tiles < groups ? tiles : tiles % groups + groups;
-  const long split_units = (long)split_tiles * tile_slices;
-  const long first_unit = split_units * ticket / groups;
-  const long end_unit = split_units * (ticket + 1) / groups;
-  // The group whose run ends where this one's begins (the one before, unless that one is empty).
-  const int previous = split_units > 0 ? (int)((first_unit * groups - 1) / split_units) : 0;
-  const int whole_tiles = (tiles - split_tiles + groups - 1 - ticket) / groups;
-  // The run backwards, tile by tile, then the whole tiles: the part of a tile handed on to the
-  // next group is computed first, the part handed on from the group before computed last.
-  long unit = end_unit;
-  for (int whole = 0; unit > first_unit || whole < whole_tiles;) {
-    int block, s_begin, s_end;
-    if (unit > first_unit) {
-      block = (int)((unit - 1) / tile_slices);
-      s_end = (int)(unit - (long)block * tile_slices);
-      s_begin = (int)max(first_unit - (long)block * tile_slices, 0L);
-      unit = (long)block * tile_slices + s_begin;
-    } else {
-      block = split_tiles + ticket + whole++ * groups;
-      s_begin = 0;
-      s_end = tile_slices;
-    }
-    // (The tile's code below is left at the kernel's indentation: it is the same without PERSIST.)
-#else
   const int block = get_group_id(0);
-#endif
   const int group = block / (GROUP_M * blocks_n);
   const int first_m = group * GROUP_M;
   const int group_rows = min(blocks_m - first_m, GROUP_M);
@@ -339,13 +255,13 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
 #endif // GATHER
 
   const int slices = (K_ + BK - 1) / BK;
-  LOAD_SLICE(FIRST_K)
+  LOAD_SLICE(0)
   STORE_SLICE(0)
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  for (int s = FIRST_SLICE; s < END_SLICE; ++s) {
-    const int buf = LOCAL_BUF(s);
-    if (s + 1 < END_SLICE) {
+  for (int s = 0; s < slices; ++s) {
+    const int buf = s & 1;
+    if (s + 1 < slices) {
       LOAD_SLICE((s + 1) * BK) // in flight while this slice is computed
     }
 #pragma unroll
@@ -381,61 +297,35 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
         }
 #endif
     }
-    if (s + 1 < END_SLICE) {
+    if (s + 1 < slices) {
       STORE_SLICE(buf ^ 1)
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 
-#if PERSIST
-  // A later part of a tile waits until the part before is in C. (The barriers here and below stay
-  // outside the conditions: inside them, PoCL 3.1 left flags set after a launch, and the next
-  // launch read C before the part before was in.)
-  const bool add = s_begin > 0;
-  if (tid == 0 && add) {
-    while (atomic_or(&sync[previous], 0) == 0)
-      ;
-    atomic_xchg(&sync[previous], 0); // read once: zero again for the next launch
-    FENCE_DEVICE();
-  }
-  barrier(CLK_GLOBAL_MEM_FENCE);
-#endif
   for (int i = 0; i < TM; ++i) {
     const int row = block_m + (i / 4) * THREADS_M * 4 + tm * 4 + i % 4;
     if (row >= M_)
       continue;
     for (int g = 0; g < TN / 4; ++g) {
       const int col = block_n + g * THREADS_N * 4 + tn * 4;
-      C_SPACE REALTYPE *c = out + (size_t)row * N_ + col;
+      __global REALTYPE *c = out + (size_t)row * N_ + col;
       REALTYPE4 v =
           (REALTYPE4)(acc[i][g * 4], acc[i][g * 4 + 1], acc[i][g * 4 + 2], acc[i][g * 4 + 3]);
 #if N_ % 4 == 0
       if (col < N_) {
-#if PERSIST
-        if (add)
-          v += *(C_SPACE REALTYPE4 *)c;
-#endif
-        *(C_SPACE REALTYPE4 *)c = v;
+        *(__global REALTYPE4 *)c = v;
         continue;
       }
 #endif
       if (col < N_)
-        c[0] = v.x PLUS_PART_BEFORE(c, 0);
+        c[0] = v.x;
       if (col + 1 < N_)
-        c[1] = v.y PLUS_PART_BEFORE(c, 1);
+        c[1] = v.y;
       if (col + 2 < N_)
-        c[2] = v.z PLUS_PART_BEFORE(c, 2);
+        c[2] = v.z;
       if (col + 3 < N_)
-        c[3] = v.w PLUS_PART_BEFORE(c, 3);
+        c[3] = v.w;
     }
   }
-#if PERSIST
-  FENCE_DEVICE();
-  barrier(CLK_GLOBAL_MEM_FENCE);
-  if (tid == 0 && s_end < tile_slices) { // the tile goes on in the next group's run: hand it on
-    FENCE_DEVICE();
-    atomic_xchg(&sync[ticket], 1);
-  }
-  }
-#endif
 }

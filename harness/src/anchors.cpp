@@ -344,7 +344,7 @@ AnchorResult RawDevice::clblast_sgemm(const GemmProblem &p, uint32_t repeat) {
 
 AnchorResult RawDevice::raw_replay(const std::string &source, const std::string &options,
                                    const GemmProblem &p, uint32_t work_dim, const uint32_t *global,
-                                   const uint32_t *local, uint32_t sync_ints, uint32_t repeat,
+                                   const uint32_t *local, uint32_t repeat,
                                    const std::function<void(bool counted)> &interleave) {
   AnchorResult result;
   result.name = "raw OpenCL (no bridge)";
@@ -374,13 +374,6 @@ AnchorResult RawDevice::raw_replay(const std::string &source, const std::string 
   cl.clSetKernelArg(kernel, 0, sizeof(cl_mem), &a.memory);
   cl.clSetKernelArg(kernel, 1, sizeof(cl_mem), &b.memory);
   cl.clSetKernelArg(kernel, 2, sizeof(cl_mem), &c.memory);
-  RawBuffer sync(cl, context, std::max<size_t>(sync_ints, 1) * 4);
-  if (sync_ints > 0) {
-    const std::vector<cl_int> zero_ints(sync_ints, 0);
-    cl.clEnqueueWriteBuffer(queue, sync.memory, CL_TRUE, 0, zero_ints.size() * 4, zero_ints.data(),
-                            0, nullptr, nullptr);
-    cl.clSetKernelArg(kernel, 3, sizeof(cl_mem), &sync.memory);
-  }
   cl.clEnqueueWriteBuffer(queue, a.memory, CL_TRUE, 0, p.a->size() * 4, p.a->data(), 0, nullptr,
                           nullptr);
   cl.clEnqueueWriteBuffer(queue, b.memory, CL_TRUE, 0, p.b->size() * 4, p.b->data(), 0, nullptr,

@@ -81,10 +81,9 @@ public:
   // the bridge makes for one step, timed like the harness times a replay (execute + read).
   // `interleave`, when given, runs before each raw replay (timed ones: `counted` is true), so a
   // caller can alternate another path with this one and both see the same machine state.
-  // sync_ints > 0: a persistent launch, whose kernel takes that many zeroed ints after C.
   AnchorResult raw_replay(const std::string &kernel_source, const std::string &build_options,
                           const GemmProblem &problem, uint32_t work_dim, const uint32_t *global,
-                          const uint32_t *local, uint32_t sync_ints, uint32_t repeat,
+                          const uint32_t *local, uint32_t repeat,
                           const std::function<void(bool counted)> &interleave = nullptr);
 
   // Seconds per raw clSetKernelArg call, for the bridge's per-call overhead.

@@ -179,13 +179,6 @@ public:
           cl_.CLSetKernelArgMem(kernel_.get(), 0, a_.get()) != 0 &&
           cl_.CLSetKernelArgMem(kernel_.get(), 1, b_.get()) != 0 &&
           cl_.CLSetKernelArgMem(kernel_.get(), 2, c_.get()) != 0 && write_inputs();
-    if (ok_ && run.sync_ints > 0) { // a persistent launch's ints, zeroed once as the runner does
-      const std::vector<int32_t> zero_ints(run.sync_ints, 0);
-      sync_ = Handle(cl_.CLBufferFree, cl_.CLBufferCreate(context_.get(), run.sync_ints * 4, 0));
-      ok_ = sync_.get() >= 0 &&
-            cl_.CLBufferWrite(sync_.get(), zero_ints.data(), 0, 0, run.sync_ints, 4) != 0 &&
-            cl_.CLSetKernelArgMem(kernel_.get(), 3, sync_.get()) != 0;
-    }
   }
 
   std::optional<double> replay() {
@@ -222,7 +215,7 @@ private:
   const StepRun &run_;
   const Inputs<float> &in_;
   std::vector<float> product_, zeros_;
-  Handle context_, program_, kernel_, a_, b_, c_, sync_;
+  Handle context_, program_, kernel_, a_, b_, c_;
   bool ok_ = false;
 };
 
@@ -426,14 +419,13 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     GemmProblem problem{n, n, n, &overhead_inputs->first.data, &overhead_inputs->second.data};
     BridgeReplay through_bridge(bridge, source, device.ordinal, run, *overhead_inputs);
     Samples bridge_replays;
-    AnchorResult raw_run =
-        raw.raw_replay(source, run.build_options + " -cl-kernel-arg-info", problem,
-                       run.geometry.work_dim, run.geometry.global.data(), run.geometry.local.data(),
-                       run.sync_ints, pairs, [&](bool counted) {
-                         std::optional<double> seconds = through_bridge.replay();
-                         if (seconds && counted)
-                           bridge_replays.values.push_back(*seconds);
-                       });
+    AnchorResult raw_run = raw.raw_replay(
+        source, run.build_options + " -cl-kernel-arg-info", problem, run.geometry.work_dim,
+        run.geometry.global.data(), run.geometry.local.data(), pairs, [&](bool counted) {
+          std::optional<double> seconds = through_bridge.replay();
+          if (seconds && counted)
+            bridge_replays.values.push_back(*seconds);
+        });
     double bridge_call = bridge_seconds_per_set_arg(bridge, device.ordinal, 200000);
     double raw_call = raw.seconds_per_set_arg(200000);
     fmt::print("\nbridge overhead ({} at {}, CLExecute + CLBufferRead, {} replays of each path, "

@@ -41,7 +41,7 @@ const char *layout_name(Layout layout) {
 
 bool param_may_be_zero(std::string_view name) {
   for (std::string_view off :
-       {"INFLIGHT", "ROUND", "PARTS", "FLUSH", "PAD", "PERSIST", "FMA_ORDER", "POINTERS", "GATHER"})
+       {"INFLIGHT", "ROUND", "PARTS", "FLUSH", "PAD", "FMA_ORDER", "POINTERS", "GATHER"})
     if (name == off)
       return true;
   return false;
@@ -111,10 +111,6 @@ bool fits(const Params &p, const DeviceCaps &device, uint64_t local_bytes, uint6
          param_or(p, "BM", 0) > 0;
 }
 
-// Work-groups per compute unit of a persistent launch: more than two of step 13's groups never
-// fit a compute unit of the devices measured; 4 leaves room.
-constexpr int64_t kMaxPersist = 4;
-
 bool register_tiles_valid(const Params &p, const DeviceCaps &device, uint64_t buffers) {
   int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
   int64_t tm = param_or(p, "TM", 0), tn = param_or(p, "TN", 0), pad = param_or(p, "PAD", 4);
@@ -138,10 +134,9 @@ bool single_buffered_valid(const Params &p, const DeviceCaps &device) {
 
 bool double_buffered_valid(const Params &p, const DeviceCaps &device) {
   int64_t order = param_or(p, "FMA_ORDER", 0), pointers = param_or(p, "POINTERS", 0);
-  int64_t gather = param_or(p, "GATHER", 0), persist = param_or(p, "PERSIST", 0);
+  int64_t gather = param_or(p, "GATHER", 0);
   return order >= 0 && order <= 3 && (pointers == 0 || pointers == 1) &&
-         (gather == 0 || gather == 1) && persist >= 0 && persist <= kMaxPersist &&
-         register_tiles_valid(p, device, 2);
+         (gather == 0 || gather == 1) && register_tiles_valid(p, device, 2);
 }
 
 bool warp_tiles_valid(const Params &p, const DeviceCaps &device) {
@@ -302,13 +297,12 @@ std::vector<Step> beyond_the_article() {
   doubled.kernel_file = "matr_mul_double_buffered.cl";
   doubled.params = {{"BM", 128},      {"BN", 128},     {"BK", 16},     {"TM", 8},
                     {"TN", 8},        {"PAD", 4},      {"GROUP_M", 8}, {"WARP_ROWS", 2},
-                    {"FMA_ORDER", 0}, {"POINTERS", 0}, {"GATHER", 0},  {"PERSIST", 0}};
+                    {"FMA_ORDER", 0}, {"POINTERS", 0}, {"GATHER", 0}};
   doubled.tunables = {{"BM", {64, 128, 256}}, {"BN", {64, 128, 256}}, {"BK", {8, 16}},
                       {"TM", {4, 8, 16}},     {"TN", {4, 8, 16}},     {"WARP_ROWS", {2, 4}}};
   // The code's form only: see the kernel's header comment.
   doubled.form_tunables = {{"FMA_ORDER", {0, 1, 2, 3}}, {"POINTERS", {0, 1}}, {"GATHER", {0, 1}}};
   doubled.params_valid = double_buffered_valid;
-  doubled.persistent_param = "PERSIST";
   steps.push_back(doubled);
 
   Step tuned = base;
@@ -673,13 +667,10 @@ LaunchGeometry tiles_1d(const GeometryInput &input) {
            bn = static_cast<uint32_t>(param(input, "BN"));
   uint32_t threads = bm / static_cast<uint32_t>(param(input, "TM")) * bn /
                      static_cast<uint32_t>(param(input, "TN"));
-  // PERSIST (step 13): a fixed number of work-groups per compute unit share the tiles out.
-  const auto persist = static_cast<uint32_t>(param_or(input.params, "PERSIST", 0));
-  uint32_t groups = persist > 0 ? persist * std::max<uint32_t>(input.device.compute_units, 1)
-                                : ceil_div(input.sizes.rows1, bm) * ceil_div(input.sizes.cols2, bn);
   LaunchGeometry geometry;
   geometry.work_dim = 1;
-  geometry.global = {groups * threads, 1, 1};
+  geometry.global = {ceil_div(input.sizes.rows1, bm) * ceil_div(input.sizes.cols2, bn) * threads, 1,
+                     1};
   geometry.local = {threads, 1, 1};
   return geometry;
 }
@@ -737,16 +728,9 @@ const Step *find_step(const std::vector<Step> &steps, std::string_view name) {
 }
 
 std::vector<KernelArg> kernel_args(const Step &step) {
-  std::vector<KernelArg> args = step.args;
-  if (args.empty())
-    args = {{KernelArg::Kind::matrix_a}, {KernelArg::Kind::matrix_b}, {KernelArg::Kind::matrix_c}};
-  if (!step.persistent_param.empty() && param_or(step.params, step.persistent_param.c_str(), 0) > 0)
-    args.push_back({KernelArg::Kind::sync_ints});
-  return args;
-}
-
-uint32_t sync_ints(const LaunchGeometry &geometry) {
-  return geometry.local[0] == 0 ? 1 : geometry.global[0] / geometry.local[0];
+  if (!step.args.empty())
+    return step.args;
+  return {{KernelArg::Kind::matrix_a}, {KernelArg::Kind::matrix_b}, {KernelArg::Kind::matrix_c}};
 }
 
 Sizes padded_sizes(const Step &step, const Sizes &sizes) {

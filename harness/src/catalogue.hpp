@@ -80,8 +80,7 @@ uint64_t cpu_runtime_group_size(uint32_t global, const DeviceCaps &device);
 using Params = std::map<std::string, int64_t>;
 
 // Whether a parameter may be 0: the switches and counts whose 0 means "off" or "none" (INFLIGHT,
-// ROUND, PARTS, FLUSH, PAD, PERSIST), and the code forms numbered from 0 (FMA_ORDER, POINTERS,
-// GATHER).
+// ROUND, PARTS, FLUSH, PAD), and the code forms numbered from 0 (FMA_ORDER, POINTERS, GATHER).
 // Every other parameter is a size or a divisor and must be 1 or more.
 bool param_may_be_zero(std::string_view name);
 
@@ -144,16 +143,11 @@ struct KernelArg {
     int_colsrows, // int: the padded COLSROWS
     int_cols2,    // int: the padded COLS2
     local_bytes,  // a __local buffer of local_bytes(input) bytes
-    tensor_maps,  // a buffer of the step's TensorMaps: A's at byte 0, B's at byte 128
-    sync_ints     // a persistent launch's ints, zero before the first launch: sync_ints(geometry)
+    tensor_maps   // a buffer of the step's TensorMaps: A's at byte 0, B's at byte 128
   };
   Kind kind;
   uint64_t (*local_bytes)(const GeometryInput &) = nullptr;
 };
-
-// The ints a persistent launch's work-groups coordinate through (stream-K): one flag per
-// work-group. The kernel leaves them zero, so they are zeroed once, when created.
-uint32_t sync_ints(const LaunchGeometry &geometry);
 
 // A size requirement of the kernel: `dim` must be a multiple of `multiple_of`.
 struct Constraint {
@@ -232,10 +226,6 @@ struct Step {
   std::string fixed_by;
 
   std::string kernel_name = "matricesMul";
-  // Beyond the article: when this parameter is above 0, the launch is that many work-groups per
-  // compute unit, which share the tiles out: the kernel is built with -DGROUPS=<their number>
-  // and takes a sync_ints buffer after C.
-  std::string persistent_param;
 
   // Beyond the article.
   Requirement requirement = Requirement::none;

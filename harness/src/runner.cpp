@@ -306,12 +306,6 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
   GeometryInput geometry_input{padded, options.local, caps, step.params, sizeof(T)};
   run.geometry = step.geometry(geometry_input);
   run.build_options = build_options(step, padded, options.double_precision);
-  const std::vector<KernelArg> args = kernel_args(step);
-  const bool persistent = std::any_of(args.begin(), args.end(), [](const KernelArg &arg) {
-    return arg.kind == KernelArg::Kind::sync_ints;
-  });
-  if (persistent) // the kernel divides the work by its number of groups, known when it is built
-    run.build_options += fmt::format(" -DGROUPS={}", sync_ints(run.geometry));
   run.kernel_file = step.kernel_file;
   observer.started(run);
 
@@ -433,15 +427,7 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
       map(128, mem_in2, padded.cols2, tm.rows_param_b, "in2");
   }
 
-  // A persistent launch's flags: zeroed here, left zero by every launch.
-  Handle sync;
-  if (persistent) {
-    run.sync_ints = sync_ints(run.geometry);
-    const std::vector<int32_t> zero_ints(run.sync_ints, 0);
-    sync = create_buffer(run.sync_ints * 4, "the work-groups' sync ints");
-    if (cl.CLBufferWrite(sync.get(), zero_ints.data(), 0, 0, run.sync_ints, 4) != run.sync_ints)
-      bridge_.fail("CLBufferWrite(the work-groups' sync ints)");
-  }
+  std::vector<KernelArg> args = kernel_args(step);
   for (uint32_t index = 0; index < args.size(); ++index) {
     const KernelArg &arg = args[index];
     int32_t ok = 0;
@@ -470,9 +456,6 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
     case KernelArg::Kind::tensor_maps:
       ok = maps.get() != MQLCL_INVALID_HANDLE &&
            cl.CLSetKernelArgMem(kernel.get(), index, maps.get());
-      break;
-    case KernelArg::Kind::sync_ints:
-      ok = cl.CLSetKernelArgMem(kernel.get(), index, sync.get());
       break;
     }
     if (ok == 0)

@@ -82,7 +82,6 @@ struct StepRun {
   std::string kernel_file; // the one built (the tuned step chooses it per device)
   std::string build_options;
   LaunchGeometry geometry;
-  uint32_t sync_ints = 0; // a persistent launch's sync buffer after C (catalogue.hpp); 0: none
   int64_t kernel_work_group_size = -1, kernel_private_bytes = -1, kernel_local_bytes = -1;
 
   std::optional<double> cpu_seconds; // the article's CPUTime

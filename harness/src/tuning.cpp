@@ -131,7 +131,6 @@ std::vector<Step> tuned_families(const Step &tuned, const DeviceCaps &device) {
     gpu.tunables = tiles->tunables;
     gpu.form_tunables = tiles->form_tunables;
     gpu.params_valid = tiles->params_valid;
-    gpu.persistent_param = tiles->persistent_param;
     gpu.resolve = nullptr;
     families.push_back(gpu);
   }

@@ -48,13 +48,12 @@ struct Options {
   std::string kernel_file, kernel_name = "matricesMul", build_options, save_ptx;
   uint32_t m = 0, n = 0, k = 0, groups = 0, local = 0, repeat = 5;
   bool cublas = false;
-  bool sync = false; // a fourth argument: --groups zeroed ints (step 13's PERSIST, -D GROUPS)
 };
 
 const char *const kUsage =
     "usage: mqlcl-ptx-replay KERNEL.cl --size N | --rows1 M --colsrows K --cols2 N\n"
     "                        --groups G --local L [-D NAME=VALUE]... [--options \"...\"]\n"
-    "                        [--kernel NAME] [--repeat R] [--save-ptx FILE] [--sync]\n"
+    "                        [--kernel NAME] [--repeat R] [--save-ptx FILE]\n"
     "       mqlcl-ptx-replay --cublas --size N | --rows1 M --colsrows K --cols2 N [--repeat R]\n";
 
 uint32_t positive(const std::string &flag, const std::string &text) {
@@ -103,8 +102,6 @@ Options parse(int argc, char **argv) {
       options.save_ptx = value();
     else if (arg == "--cublas")
       options.cublas = true;
-    else if (arg == "--sync")
-      options.sync = true;
     else if (arg == "--help" || arg == "-h")
       throw Failure(0, kUsage);
     else if (!arg.empty() && arg[0] != '-' && options.kernel_file.empty())
@@ -325,14 +322,7 @@ int run_ptx(const Options &options, const Matrices &matrices, const std::string 
   cuda.check(event_create(&start, 0), "cuEventCreate");
   cuda.check(event_create(&stop, 0), "cuEventCreate");
   std::vector<double> seconds;
-  // A persistent launch's flags (-D PERSIST=1): zeroed once, left zero by the kernel.
-  CUdeviceptr sync = 0;
-  if (options.sync) {
-    const std::vector<int32_t> zero_ints(options.groups, 0);
-    cuda.check(mem_alloc(&sync, zero_ints.size() * 4), "cuMemAlloc");
-    cuda.check(to_device(sync, zero_ints.data(), zero_ints.size() * 4), "cuMemcpyHtoD");
-  }
-  void *args[] = {&a, &b, &c, &sync};
+  void *args[] = {&a, &b, &c};
   for (uint32_t r = 0; r <= options.repeat; ++r) { // the first call warms up
     event_record(start, nullptr);
     cuda.check(
