@@ -6,7 +6,8 @@
 //    given definitions, as mqlcl-replay does, and takes the program binary: the driver's PTX;
 // 2. turns the PTX into what cuModuleLoadData takes: the binary's closing NUL goes, and each
 //    %envregN (the OpenCL runtime's offsets of the launch, 0 for launches without offsets, which
-//    is all mqlcl makes) becomes 0;
+//    is all mqlcl makes) becomes 0. The driver also reads get_num_groups() from one of them, so a
+//    kernel that calls it sees 0 groups here: such kernels are not supported;
 // 3. launches it 1-D (--groups x --local work-items) on A (M x K, row-major), B (K x N,
 //    column-major) and C (M x N, row-major), the article's layouts, times it with CUDA events and
 //    checks sampled elements of C against double-precision dot products.
