@@ -46,8 +46,10 @@ struct Failure : std::runtime_error {
 }
 
 struct Options {
-  std::string kernel_file, kernel_name = "matricesMul", build_options, save_ptx;
+  std::string kernel_file, kernel_name = "matricesMul", build_options, save_ptx, load_ptx;
   uint32_t m = 0, n = 0, k = 0, groups = 0, local = 0, repeat = 5;
+  uint32_t max_registers = 0, opt_level = 0; // CUDA JIT options; 0: the driver's default
+  bool opt_level_set = false;
   bool cublas = false;
 };
 
@@ -55,6 +57,7 @@ const char *const kUsage =
     "usage: mqlcl-ptx-replay KERNEL.cl --size N | --rows1 M --colsrows K --cols2 N\n"
     "                        --groups G --local L [-D NAME=VALUE]... [--options \"...\"]\n"
     "                        [--kernel NAME] [--repeat R] [--save-ptx FILE]\n"
+    "                        [--load-ptx FILE] [--max-registers R] [--opt-level 0-4]\n"
     "       mqlcl-ptx-replay --cublas --size N | --rows1 M --colsrows K --cols2 N [--repeat R]\n";
 
 uint32_t positive(const std::string &flag, const std::string &text) {
@@ -101,7 +104,17 @@ Options parse(int argc, char **argv) {
       options.kernel_name = value();
     else if (arg == "--save-ptx")
       options.save_ptx = value();
-    else if (arg == "--cublas")
+    else if (arg == "--load-ptx")
+      options.load_ptx = value();
+    else if (arg == "--max-registers")
+      options.max_registers = positive(arg, value());
+    else if (arg == "--opt-level") {
+      std::string level = value();
+      if (level.size() != 1 || level[0] < '0' || level[0] > '4')
+        fail(fmt::format("--opt-level takes 0 to 4, not '{}'", level));
+      options.opt_level = static_cast<uint32_t>(level[0] - '0');
+      options.opt_level_set = true;
+    } else if (arg == "--cublas")
       options.cublas = true;
     else if (arg == "--help" || arg == "-h")
       throw Failure(0, kUsage);
@@ -113,7 +126,8 @@ Options parse(int argc, char **argv) {
   if (options.m == 0 || options.n == 0 || options.k == 0)
     fail(fmt::format("the sizes are missing (--size, or --rows1, --colsrows and --cols2)\n{}",
                      kUsage));
-  if (!options.cublas && (options.kernel_file.empty() || options.groups == 0 || options.local == 0))
+  if (!options.cublas && ((options.kernel_file.empty() && options.load_ptx.empty()) ||
+                          options.groups == 0 || options.local == 0))
     fail(fmt::format("a kernel file, --groups and --local are needed\n{}", kUsage));
   return options;
 }
@@ -183,7 +197,9 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUevent = struct CUevent_st *;
 using CUstream = struct CUstream_st *;
-constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6; // CUjit_option
+// CUjit_option values (cuda.h), which no header here provides.
+constexpr int kJitMaxRegisters = 0, kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6,
+              kJitOptimizationLevel = 7;
 constexpr int kFuncNumRegs = 4, kFuncLocalBytes = 3, kFuncSharedBytes = 1;
 
 struct Cuda {
@@ -280,10 +296,19 @@ int run_ptx(const Options &options, const Matrices &matrices, const std::string 
 
   CUmodule module = nullptr;
   std::string log(16384, '\0');
-  int keys[] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
-  void *values[] = {log.data(), reinterpret_cast<void *>(log.size())};
-  CUresult loaded = cuda.get<CUresult(CUmodule *, const void *, unsigned, int *, void **)>(
-      "cuModuleLoadDataEx")(&module, ptx.c_str(), 2, keys, values);
+  std::vector<int> keys = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
+  std::vector<void *> values = {log.data(), reinterpret_cast<void *>(log.size())};
+  if (options.max_registers > 0) { // what ptxas's --maxrregcount does
+    keys.push_back(kJitMaxRegisters);
+    values.push_back(reinterpret_cast<void *>(uintptr_t{options.max_registers}));
+  }
+  if (options.opt_level_set) {
+    keys.push_back(kJitOptimizationLevel);
+    values.push_back(reinterpret_cast<void *>(uintptr_t{options.opt_level}));
+  }
+  CUresult loaded =
+      cuda.get<CUresult(CUmodule *, const void *, unsigned, int *, void **)>("cuModuleLoadDataEx")(
+          &module, ptx.c_str(), static_cast<unsigned>(keys.size()), keys.data(), values.data());
   if (loaded != 0)
     fail(fmt::format("the CUDA driver did not load the PTX ({}): {}", loaded, log.c_str()));
   CUfunction function = nullptr;
@@ -349,6 +374,11 @@ int run(const Options &options) {
   Matrices matrices = make_matrices(options);
   if (options.cublas)
     return run_cublas(options, matrices);
+  if (!options.load_ptx.empty()) { // a PTX file as --save-ptx wrote it, edited or not
+    std::string ptx = read_file(options.load_ptx);
+    ptx.erase(std::find(ptx.begin(), ptx.end(), '\0'), ptx.end());
+    return run_ptx(options, matrices, ptx);
+  }
   return run_ptx(options, matrices, driver_ptx(options));
 }
 
