@@ -16,7 +16,11 @@
 //
 // FMA_ORDER, POINTERS and GATHER change only the form of the code, not what it computes: NVIDIA's
 // compiler schedules each form differently, by several percent and in no predictable direction
-// (docs/performance.md), so the tuner tries each form on its fastest tile sets.
+// (docs/performance.md), so the tuner tries each form on its fastest tile sets. ROTATE_A,
+// ROTATE_B and PAIRED_LANES change where values sit, not what is computed: which register of a
+// float4 load holds which line, which sets the register banks the multiply-adds read (NVIDIA's
+// register file has four, by register number), and which lanes of a warp read the same float4,
+// which sets how fast local memory returns it.
 //
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 
@@ -65,6 +69,15 @@
 #ifndef GATHER // 1: each piece of a slice is 4 lines at one k, read 4 bytes at a time and stored
 #define GATHER 0 // as one float4, in place of a float4 along K stored as 4 floats
 #endif
+#ifndef ROTATE_A // local position 4q+s of A's (B's) tile holds line 4q+((s+ROTATE_A)&3): each
+#define ROTATE_A 0 // float4 read in the loop brings its 4 lines in a rotated order
+#endif
+#ifndef ROTATE_B
+#define ROTATE_B 0
+#endif
+#ifndef PAIRED_LANES // 1: lanes n and n^1 of a warp read the same A float4, lanes n and n^2 the
+#define PAIRED_LANES 0 // same B float4, so that local memory returns both at twice the rate
+#endif
 
 #define M_ ROWS1
 #define N_ COLS2
@@ -89,12 +102,21 @@
 #define CONCAT_(a, b) a##b
 #define CONCAT(a, b) CONCAT_(a, b)
 #define REALTYPE4 CONCAT(REALTYPE, 4)
+// A float4 of lines 4q..4q+3 as it is stored rotated by r, and a line's rotated position.
+#define ROTATE4(v, r) ((r) == 0 ? (v) : (r) == 1 ? (v).yzwx : (r) == 2 ? (v).zwxy : (v).wxyz)
+#define ROTATED_POSITION(line, r) (((line) & ~3) | (((line) - (r)) & 3))
 
 #if (BM % TM) || (BN % TN) || (TM % 4) || (TN % 4) || (BK % 4)
 #error "BM, BN must be multiples of TM, TN; TM, TN and BK multiples of 4"
 #endif
 #if PAD % 4
 #error "PAD must be a multiple of 4: local rows stay 16-byte aligned for float4 accesses"
+#endif
+#if ROTATE_A < 0 || ROTATE_A > 3 || ROTATE_B < 0 || ROTATE_B > 3
+#error "ROTATE_A and ROTATE_B are 0 to 3"
+#endif
+#if PAIRED_LANES && (WARP_ROWS < 2 || WARP_ROWS > 16)
+#error "PAIRED_LANES needs warps of at least 2 rows and 2 columns of work-items"
 #endif
 #if THREADS % 32 || (THREADS_N % (32 / WARP_ROWS)) || (THREADS_M % WARP_ROWS)
 #error "the work-item grid must split into whole warps of WARP_ROWS x (32 / WARP_ROWS)"
@@ -153,8 +175,15 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
   const int tid = get_local_id(0);
   const int warp_cols = 32 / WARP_ROWS, warps_n = THREADS_N / warp_cols;
   const int warp = tid / 32, lane = tid % 32;
+#if PAIRED_LANES
+  // Lane bit 0 steps tn and bit 1 steps tm; the other bits fill the warp's rows, then columns.
+  const int rest = lane >> 2;
+  const int tm = warp / warps_n * WARP_ROWS + (((lane >> 1) & 1) | (rest % (WARP_ROWS / 2)) << 1);
+  const int tn = warp % warps_n * warp_cols + ((lane & 1) | (rest / (WARP_ROWS / 2)) << 1);
+#else
   const int tm = warp / warps_n * WARP_ROWS + lane / warp_cols;
   const int tn = warp % warps_n * warp_cols + lane % warp_cols;
+#endif
 
   REALTYPE acc[TM][TN];
   for (int i = 0; i < TM; ++i)
@@ -197,11 +226,11 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
 #define STORE_SLICE(buf)                                                                           \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS;                                                                     \
-    *(__local REALTYPE4 *)&As[buf][G_K(u)][G_LINE(u)] = a_next[l];                                 \
+    *(__local REALTYPE4 *)&As[buf][G_K(u)][G_LINE(u)] = ROTATE4(a_next[l], ROTATE_A);              \
   }                                                                                                \
   for (int l = 0; l < B_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS;                                                                     \
-    *(__local REALTYPE4 *)&Bs[buf][G_K(u)][G_LINE(u)] = b_next[l];                                 \
+    *(__local REALTYPE4 *)&Bs[buf][G_K(u)][G_LINE(u)] = ROTATE4(b_next[l], ROTATE_B);              \
   }
 #else
 #if POINTERS && K_ % 4 == 0
@@ -239,14 +268,16 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
 #endif
 #define STORE_SLICE(buf)                                                                           \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS, row = u / (BK / 4), k = (u % (BK / 4)) * 4;                         \
+    int u = tid + l * THREADS, k = (u % (BK / 4)) * 4;                                             \
+    int row = ROTATED_POSITION(u / (BK / 4), ROTATE_A);                                            \
     As[buf][k][row] = a_next[l].x;                                                                 \
     As[buf][k + 1][row] = a_next[l].y;                                                             \
     As[buf][k + 2][row] = a_next[l].z;                                                             \
     As[buf][k + 3][row] = a_next[l].w;                                                             \
   }                                                                                                \
   for (int l = 0; l < B_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS, col = u / (BK / 4), k = (u % (BK / 4)) * 4;                         \
+    int u = tid + l * THREADS, k = (u % (BK / 4)) * 4;                                             \
+    int col = ROTATED_POSITION(u / (BK / 4), ROTATE_B);                                            \
     Bs[buf][k][col] = b_next[l].x;                                                                 \
     Bs[buf][k + 1][col] = b_next[l].y;                                                             \
     Bs[buf][k + 2][col] = b_next[l].z;                                                             \
@@ -271,17 +302,17 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
       REALTYPE a[TM], b[TN];
       for (int g = 0; g < TM / 4; ++g) {
         REALTYPE4 v = *(__local REALTYPE4 *)&As[buf][k][g * THREADS_M * 4 + tm * 4];
-        a[g * 4] = v.x;
-        a[g * 4 + 1] = v.y;
-        a[g * 4 + 2] = v.z;
-        a[g * 4 + 3] = v.w;
+        a[g * 4 + ROTATE_A] = v.x;
+        a[g * 4 + (ROTATE_A + 1) % 4] = v.y;
+        a[g * 4 + (ROTATE_A + 2) % 4] = v.z;
+        a[g * 4 + (ROTATE_A + 3) % 4] = v.w;
       }
       for (int g = 0; g < TN / 4; ++g) {
         REALTYPE4 v = *(__local REALTYPE4 *)&Bs[buf][k][g * THREADS_N * 4 + tn * 4];
-        b[g * 4] = v.x;
-        b[g * 4 + 1] = v.y;
-        b[g * 4 + 2] = v.z;
-        b[g * 4 + 3] = v.w;
+        b[g * 4 + ROTATE_B] = v.x;
+        b[g * 4 + (ROTATE_B + 1) % 4] = v.y;
+        b[g * 4 + (ROTATE_B + 2) % 4] = v.z;
+        b[g * 4 + (ROTATE_B + 3) % 4] = v.w;
       }
 #if FMA_ORDER == 1 || FMA_ORDER == 3
       for (int j = 0; j < TN; ++j)

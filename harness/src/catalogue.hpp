@@ -245,6 +245,10 @@ struct Step {
   // Forms of the same code (the order of operations, how addresses are formed), which compilers
   // rank unpredictably: `tune` tries each on the fastest few sets of `tunables` only.
   std::vector<Tunable> form_tunables;
+  // Where values sit (which register of a float4 holds which line, which lanes share a load): the
+  // assembler's register allocation makes these as unpredictable, so `tune` tries each on the
+  // fastest few trials of the sets and forms only.
+  std::vector<Tunable> layout_tunables;
   bool (*params_valid)(const Params &, const DeviceCaps &) = nullptr;
   // The tuned step: picks its kernel and parameters for the device at hand (tuning.hpp).
   Step (*resolve)(const Step &, const DeviceCaps &, const Sizes &) = nullptr;

@@ -26,14 +26,19 @@ struct Trial {
 // How many of a family's fastest parameter sets `tune` also tries in its other code forms
 // (Step::form_tunables).
 inline constexpr size_t kFormFinalists = 4;
+// How many of a family's fastest trials, of every set and form, `tune` also tries in their other
+// layouts (Step::layout_tunables).
+inline constexpr size_t kLayoutFinalists = 1;
 
-// The most trials tune_families makes: every valid set of each family, and the other code forms
-// of its kFormFinalists fastest (fewer where fewer verify).
+// The most trials tune_families makes: every valid set of each family, the other code forms of
+// its kFormFinalists fastest, and the other layouts of its kLayoutFinalists fastest of all those
+// (fewer where fewer verify).
 size_t tuning_candidates(const std::vector<Step> &families, const DeviceCaps &device);
 
 // Replays every valid parameter set of `families` (tuning_families) with `options`, then the other
-// code forms of each family's fastest sets, calling `progress` after each (with the count so far
-// and tuning_candidates); returns the trials, fastest verified first, then the rest.
+// code forms of each family's fastest sets, then the other layouts of its fastest trials, calling
+// `progress` after each (with the count so far and tuning_candidates); returns the trials, fastest
+// verified first, then the rest.
 std::vector<Trial>
 tune_families(Runner &runner, const std::vector<Step> &families, const DeviceCaps &device,
               const Options &options,

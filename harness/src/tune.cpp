@@ -52,6 +52,8 @@ size_t tuning_candidates(const std::vector<Step> &families, const DeviceCaps &de
     size_t sets = candidate_params(family, device).size();
     total +=
         sets + std::min(sets, kFormFinalists) * form_variants(family, family.params, device).size();
+    total +=
+        std::min(sets, kLayoutFinalists) * layout_variants(family, family.params, device).size();
   }
   return total;
 }
@@ -84,8 +86,15 @@ tune_families(Runner &runner, const std::vector<Step> &families, const DeviceCap
     for (size_t i = 0; i < std::min(sets.size(), kFormFinalists) && verified(sets[i]); ++i)
       for (const Params &params : form_variants(family, sets[i].params, device))
         run(family, params, forms);
+    // Then the other layouts of the fastest few of all those.
+    sets.insert(sets.end(), forms.begin(), forms.end());
+    rank(sets);
+    std::vector<Trial> layouts;
+    for (size_t i = 0; i < std::min(sets.size(), kLayoutFinalists) && verified(sets[i]); ++i)
+      for (const Params &params : layout_variants(family, sets[i].params, device))
+        run(family, params, layouts);
     trials.insert(trials.end(), sets.begin(), sets.end());
-    trials.insert(trials.end(), forms.begin(), forms.end());
+    trials.insert(trials.end(), layouts.begin(), layouts.end());
   }
   rank(trials);
   return trials;
@@ -101,10 +110,10 @@ int run_tune_command(const CommandLine &command, const std::vector<Step> &catalo
   Options options = command.options;
   options.device = device.ordinal;
   fmt::print("tuning {} on device {}: {} ({}), {}x{}x{}, at most {} candidate parameter sets "
-             "(other code forms only on the fastest {} sets)\n",
+             "(other code forms only on the fastest {} sets, other layouts on the fastest {})\n",
              step.name, device.ordinal, device.name, device.driver, options.sizes.rows1,
              options.sizes.colsrows, options.sizes.cols2, tuning_candidates(families, device.caps),
-             kFormFinalists);
+             kFormFinalists, kLayoutFinalists);
   std::vector<Trial> trials = tune_families(
       runner, families, device.caps, options, [](const Trial &trial, size_t done, size_t all) {
         const StepRun &run = trial.run;

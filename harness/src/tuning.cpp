@@ -130,6 +130,7 @@ std::vector<Step> tuned_families(const Step &tuned, const DeviceCaps &device) {
     gpu.params = tiles->params;
     gpu.tunables = tiles->tunables;
     gpu.form_tunables = tiles->form_tunables;
+    gpu.layout_tunables = tiles->layout_tunables;
     gpu.params_valid = tiles->params_valid;
     gpu.resolve = nullptr;
     families.push_back(gpu);
@@ -211,17 +212,31 @@ std::vector<Params> candidate_params(const Step &step, const DeviceCaps &device)
   return valid;
 }
 
-std::vector<Params> form_variants(const Step &step, const Params &base, const DeviceCaps &device) {
-  Step forms = step;
-  forms.params = base;
-  forms.tunables = step.form_tunables;
+namespace {
+
+std::vector<Params> variants_of(const Step &step, const Params &base,
+                                const std::vector<Tunable> &tunables, const DeviceCaps &device) {
+  Step varied = step;
+  varied.params = base;
+  varied.tunables = tunables;
   std::vector<Params> variants;
-  if (forms.tunables.empty())
+  if (tunables.empty())
     return variants;
-  for (Params &params : candidate_params(forms, device))
+  for (Params &params : candidate_params(varied, device))
     if (params != base)
       variants.push_back(std::move(params));
   return variants;
+}
+
+} // namespace
+
+std::vector<Params> form_variants(const Step &step, const Params &base, const DeviceCaps &device) {
+  return variants_of(step, base, step.form_tunables, device);
+}
+
+std::vector<Params> layout_variants(const Step &step, const Params &base,
+                                    const DeviceCaps &device) {
+  return variants_of(step, base, step.layout_tunables, device);
 }
 
 } // namespace mqlcl::replay

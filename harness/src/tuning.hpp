@@ -54,4 +54,7 @@ std::vector<Params> candidate_params(const Step &step, const DeviceCaps &device)
 // `base` itself: the other code forms of one parameter set.
 std::vector<Params> form_variants(const Step &step, const Params &base, const DeviceCaps &device);
 
+// The same over `step.layout_tunables`: the other layouts of one parameter set.
+std::vector<Params> layout_variants(const Step &step, const Params &base, const DeviceCaps &device);
+
 } // namespace mqlcl::replay

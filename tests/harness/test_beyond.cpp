@@ -359,9 +359,9 @@ BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_code_form_with_and_without_edges)
                             {"POINTERS", pointers},
                             {"GATHER", gather}};
           StepRun run = replay("matr_mul_double_buffered", options);
-          std::string form =
-              fmt::format("-DFMA_ORDER={} -DGATHER={} -DGROUP_M=8 -DPAD=4 -DPOINTERS={}", order,
-                          gather, pointers);
+          std::string form = fmt::format(
+              "-DFMA_ORDER={} -DGATHER={} -DGROUP_M=8 -DPAD=4 -DPAIRED_LANES=0 -DPOINTERS={}",
+              order, gather, pointers);
           BOOST_TEST((run.status == Status::verified), form << " at " << rows1 << "x" << colsrows
                                                             << "x" << cols2 << ": " << run.message);
           BOOST_TEST(run.verification.checked == uint64_t{rows1} * cols2);
@@ -373,6 +373,48 @@ BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_code_form_with_and_without_edges)
     options.params = {{name, value}};
     BOOST_TEST((replay("matr_mul_double_buffered", options).status == Status::rejected), name);
   }
+}
+
+// The layouts (ROTATE_A, ROTATE_B, PAIRED_LANES) move values between registers, lanes and local
+// positions; every rotation of each operand, with and without paired lanes, in both ways of
+// filling local memory, verifies with edges and without, on warps of 2 and 4 rows.
+BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_layout) {
+  const std::array<std::array<uint32_t, 3>, 2> shapes{{{128, 96, 128}, {130, 517, 70}}};
+  for (int64_t gather : {0, 1})
+    for (int64_t rotate : {0, 1, 2, 3})
+      for (int64_t paired : {0, 1})
+        for (const auto &[rows1, colsrows, cols2] : shapes) {
+          // A and B rotated apart, so that a swap of the two would not verify.
+          const int64_t rotate_b = (rotate + 1 + paired) % 4, rows = paired ? 4 : 2;
+          Options options = options_for(rows1, colsrows, cols2);
+          options.params = {{"BM", 64},
+                            {"BN", 64},
+                            {"BK", 16},
+                            {"TM", 8},
+                            {"TN", 4},
+                            {"WARP_ROWS", rows},
+                            {"GATHER", gather},
+                            {"ROTATE_A", rotate},
+                            {"ROTATE_B", rotate_b},
+                            {"PAIRED_LANES", paired}};
+          StepRun run = replay("matr_mul_double_buffered", options);
+          std::string layout = fmt::format("-DPAD=4 -DPAIRED_LANES={} -DPOINTERS=0 -DROTATE_A={} "
+                                           "-DROTATE_B={} -DTM=8 -DTN=4 -DWARP_ROWS={}",
+                                           paired, rotate, rotate_b, rows);
+          BOOST_TEST((run.status == Status::verified), layout << " GATHER=" << gather << " at "
+                                                              << rows1 << "x" << colsrows << "x"
+                                                              << cols2 << ": " << run.message);
+          BOOST_TEST(run.verification.checked == uint64_t{rows1} * cols2);
+          BOOST_TEST(run.build_options.find(layout) != std::string::npos, run.build_options);
+        }
+  Options options = options_for(64, 64, 64);
+  for (const auto &[name, value] : std::vector<std::pair<std::string, int64_t>>{
+           {"ROTATE_A", 4}, {"ROTATE_B", 4}, {"PAIRED_LANES", 2}}) {
+    options.params = {{name, value}};
+    BOOST_TEST((replay("matr_mul_double_buffered", options).status == Status::rejected), name);
+  }
+  options.params = {{"PAIRED_LANES", 1}, {"WARP_ROWS", 1}}; // no lane pairs along a warp's rows
+  BOOST_TEST((replay("matr_mul_double_buffered", options).status == Status::rejected));
 }
 
 BOOST_AUTO_TEST_CASE(tile_parameters_come_from_param_and_are_checked) {
@@ -476,18 +518,23 @@ BOOST_AUTO_TEST_CASE(the_tuner_replays_each_valid_candidate_and_ranks_the_verifi
       BOOST_TEST(trials[i - 1].run.kernel_seconds.min() <= trials[i].run.kernel_seconds.min());
 }
 
-// Code forms are tried on the fastest few sets only: step 13 with eight tile sets and two forms of
-// its loads makes eight trials of the first form, then the second form of the four fastest.
-BOOST_AUTO_TEST_CASE(the_tuner_tries_other_code_forms_on_the_fastest_sets_only) {
+// Code forms are tried on the fastest few sets only, and layouts on the fastest trial of all
+// those: step 13 with eight tile sets, two forms of its loads and two lane layouts makes eight
+// trials of the first form and layout, the second form of the four fastest, then the second layout
+// of the fastest of those twelve.
+BOOST_AUTO_TEST_CASE(the_tuner_tries_other_forms_and_layouts_on_the_fastest_only) {
   Step tiles = *find_step(replay_steps(), "matr_mul_double_buffered");
   tiles.tunables = {{"BM", {64}},    {"BN", {64}},        {"TM", {8}},     {"TN", {8}},
                     {"BK", {8, 16}}, {"GROUP_M", {1, 8}}, {"PAD", {4, 8}}, {"WARP_ROWS", {4}}};
   tiles.form_tunables = {{"POINTERS", {0, 1}}};
+  tiles.layout_tunables = {{"PAIRED_LANES", {0, 1}}};
   const std::vector<Step> families = tuning_families(tiles, device().caps);
   BOOST_TEST_REQUIRE(families.size() == 1u);
   BOOST_TEST_REQUIRE(candidate_params(tiles, device().caps).size() == 8u);
-  BOOST_TEST(form_variants(tiles, tiles.params, device().caps).size() == 1u); // POINTERS=1
-  BOOST_TEST(tuning_candidates(families, device().caps) == 8u + kFormFinalists);
+  BOOST_TEST(form_variants(tiles, tiles.params, device().caps).size() == 1u);   // POINTERS=1
+  BOOST_TEST(layout_variants(tiles, tiles.params, device().caps).size() == 1u); // PAIRED_LANES=1
+  const size_t expected = 8u + kFormFinalists + kLayoutFinalists;
+  BOOST_TEST(tuning_candidates(families, device().caps) == expected);
 
   size_t progress = 0, total = 0;
   std::vector<Trial> trials =
@@ -497,14 +544,20 @@ BOOST_AUTO_TEST_CASE(the_tuner_tries_other_code_forms_on_the_fastest_sets_only) 
                       total = all;
                     });
   BOOST_TEST(progress == trials.size());
-  BOOST_TEST(total == 8u + kFormFinalists);
-  BOOST_TEST_REQUIRE(trials.size() == 8u + kFormFinalists);
-  // Ranked overall, so the first form's trials keep their own order, fastest first.
-  std::vector<Params> first_form, second_form;
+  BOOST_TEST(total == expected);
+  BOOST_TEST_REQUIRE(trials.size() == expected);
+  // Ranked overall, so each group keeps its own order, fastest first.
+  std::vector<Params> first_form, second_form, unpaired, paired;
   for (const Trial &trial : trials) {
     BOOST_TEST((trial.run.status == Status::verified), trial.run.message);
     Params tile_set = trial.params;
     tile_set.erase("POINTERS");
+    tile_set.erase("PAIRED_LANES");
+    if (trial.params.at("PAIRED_LANES") == 1) {
+      paired.push_back(trial.params);
+      continue;
+    }
+    unpaired.push_back(trial.params);
     (trial.params.at("POINTERS") == 0 ? first_form : second_form).push_back(tile_set);
   }
   BOOST_TEST_REQUIRE(first_form.size() == 8u);
@@ -512,6 +565,10 @@ BOOST_AUTO_TEST_CASE(the_tuner_tries_other_code_forms_on_the_fastest_sets_only) 
   const std::vector<Params> fastest(first_form.begin(), first_form.begin() + kFormFinalists);
   for (const Params &tile_set : second_form)
     BOOST_TEST((std::find(fastest.begin(), fastest.end(), tile_set) != fastest.end()));
+  BOOST_TEST_REQUIRE(paired.size() == kLayoutFinalists);
+  Params base = paired.front();
+  base["PAIRED_LANES"] = 0;
+  BOOST_TEST((base == unpaired.front())); // the fastest of the first twelve, in the other layout
 }
 
 BOOST_AUTO_TEST_CASE(bench_measures_ours_and_the_anchors_and_saves_json) {
