@@ -155,3 +155,25 @@ BOOST_AUTO_TEST_CASE(step_13_runs_clean_with_and_without_edge_checks) {
         BOOST_TEST(run.log.empty(), label << ": oclgrind reported\n" << run.log.substr(0, 4000));
       }
 }
+
+// The layouts move lines within each group of four in local memory and pair lanes differently:
+// still no access out of bounds and no race, with edges and without, in both ways of filling
+// local memory.
+BOOST_AUTO_TEST_CASE(step_13_runs_clean_in_rotated_and_paired_layouts) {
+  const Step &step = *find_step(replay_steps(), "matr_mul_double_buffered");
+  for (const char *gather : {"0", "1"})
+    for (const auto &[rows1, colsrows, cols2] : {std::array<const char *, 3>{"32", "32", "32"},
+                                                 std::array<const char *, 3>{"21", "20", "19"}}) {
+      std::string label = fmt::format("-{}x{}x{}-layouts-gather{}", rows1, colsrows, cols2, gather);
+      Checked run =
+          under_oclgrind(step, label, "no-tuning.json",
+                         {"--rows1", rows1, "--colsrows", colsrows, "--cols2", cols2, "--param",
+                          fmt::format("GATHER={}", gather), "--param", "ROTATE_A=1", "--param",
+                          "ROTATE_B=3", "--param", "PAIRED_LANES=1"});
+      BOOST_TEST(run.outcome.status == 0, label << "\n" << run.outcome.out << run.outcome.err);
+      BOOST_TEST(run.outcome.out.find("-DPAIRED_LANES=1") != std::string::npos, run.outcome.out);
+      BOOST_TEST(run.outcome.out.find("-DROTATE_A=1 -DROTATE_B=3") != std::string::npos,
+                 run.outcome.out);
+      BOOST_TEST(run.log.empty(), label << ": oclgrind reported\n" << run.log.substr(0, 4000));
+    }
+}
