@@ -18,9 +18,9 @@
 // compiler schedules each form differently, by several percent and in no predictable direction
 // (docs/performance.md), so the tuner tries each form on its fastest tile sets. ROTATE_A,
 // ROTATE_B and PAIRED_LANES change where values sit, not what is computed: which register of a
-// float4 load holds which line, which sets the register banks the multiply-adds read (NVIDIA's
-// register file has four, by register number), and which lanes of a warp read the same float4,
-// which sets how fast local memory returns it.
+// float4 load holds which line, which sets the register banks the multiply-adds read (banked by
+// register number on NVIDIA GPUs, as far as their machine code shows), and which lanes of a warp
+// read the same float4, which sets how fast local memory returns it.
 //
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 
