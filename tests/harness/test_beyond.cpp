@@ -339,6 +339,31 @@ BOOST_AUTO_TEST_CASE(fp32_steps_verify_at_sizes_that_fit_no_tile) {
   }
 }
 
+namespace {
+
+// A replay of step 13 that must verify every element, built with `expected` among its options.
+void expect_step_13_verifies(const Options &options, const std::string &expected,
+                             const std::string &what) {
+  StepRun run = replay("matr_mul_double_buffered", options);
+  const Sizes &sizes = options.sizes;
+  BOOST_TEST((run.status == Status::verified), what << " at " << sizes.rows1 << "x"
+                                                    << sizes.colsrows << "x" << sizes.cols2 << ": "
+                                                    << run.message);
+  BOOST_TEST(run.verification.checked == uint64_t{sizes.rows1} * sizes.cols2);
+  BOOST_TEST(run.build_options.find(expected) != std::string::npos, run.build_options);
+}
+
+// Each value, given alone, must be refused before anything is built.
+void expect_step_13_rejects(const std::vector<std::pair<std::string, int64_t>> &values) {
+  Options options = options_for(64, 64, 64);
+  for (const auto &[name, value] : values) {
+    options.params = {{name, value}};
+    BOOST_TEST((replay("matr_mul_double_buffered", options).status == Status::rejected), name);
+  }
+}
+
+} // namespace
+
 // Step 13 builds without edge checks where the sizes are whole multiples of its tiles, and in
 // sixteen code forms (FMA_ORDER, POINTERS, GATHER): each form verifies with edges on every side,
 // with none, and with an edge only along K (517, no multiple of 4: the 4-byte loads).
@@ -358,21 +383,12 @@ BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_code_form_with_and_without_edges)
                             {"FMA_ORDER", order},
                             {"POINTERS", pointers},
                             {"GATHER", gather}};
-          StepRun run = replay("matr_mul_double_buffered", options);
           std::string form = fmt::format(
               "-DFMA_ORDER={} -DGATHER={} -DGROUP_M=8 -DPAD=4 -DPAIRED_LANES=0 -DPOINTERS={}",
               order, gather, pointers);
-          BOOST_TEST((run.status == Status::verified), form << " at " << rows1 << "x" << colsrows
-                                                            << "x" << cols2 << ": " << run.message);
-          BOOST_TEST(run.verification.checked == uint64_t{rows1} * cols2);
-          BOOST_TEST(run.build_options.find(form) != std::string::npos, run.build_options);
+          expect_step_13_verifies(options, form, form);
         }
-  Options options = options_for(64, 64, 64);
-  for (const auto &[name, value] : std::vector<std::pair<std::string, int64_t>>{
-           {"FMA_ORDER", 4}, {"POINTERS", 2}, {"GATHER", 2}}) {
-    options.params = {{name, value}};
-    BOOST_TEST((replay("matr_mul_double_buffered", options).status == Status::rejected), name);
-  }
+  expect_step_13_rejects({{"FMA_ORDER", 4}, {"POINTERS", 2}, {"GATHER", 2}});
 }
 
 // The layouts (ROTATE_A, ROTATE_B, PAIRED_LANES) move values between registers, lanes and local
@@ -397,22 +413,13 @@ BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_layout) {
                             {"ROTATE_A", rotate},
                             {"ROTATE_B", rotate_b},
                             {"PAIRED_LANES", paired}};
-          StepRun run = replay("matr_mul_double_buffered", options);
           std::string layout = fmt::format("-DPAD=4 -DPAIRED_LANES={} -DPOINTERS=0 -DROTATE_A={} "
                                            "-DROTATE_B={} -DTM=8 -DTN=4 -DWARP_ROWS={}",
                                            paired, rotate, rotate_b, rows);
-          BOOST_TEST((run.status == Status::verified), layout << " GATHER=" << gather << " at "
-                                                              << rows1 << "x" << colsrows << "x"
-                                                              << cols2 << ": " << run.message);
-          BOOST_TEST(run.verification.checked == uint64_t{rows1} * cols2);
-          BOOST_TEST(run.build_options.find(layout) != std::string::npos, run.build_options);
+          expect_step_13_verifies(options, layout, fmt::format("{} GATHER={}", layout, gather));
         }
+  expect_step_13_rejects({{"ROTATE_A", 4}, {"ROTATE_B", 4}, {"PAIRED_LANES", 2}});
   Options options = options_for(64, 64, 64);
-  for (const auto &[name, value] : std::vector<std::pair<std::string, int64_t>>{
-           {"ROTATE_A", 4}, {"ROTATE_B", 4}, {"PAIRED_LANES", 2}}) {
-    options.params = {{name, value}};
-    BOOST_TEST((replay("matr_mul_double_buffered", options).status == Status::rejected), name);
-  }
   options.params = {{"PAIRED_LANES", 1}, {"WARP_ROWS", 1}}; // no lane pairs along a warp's rows
   BOOST_TEST((replay("matr_mul_double_buffered", options).status == Status::rejected));
 }
