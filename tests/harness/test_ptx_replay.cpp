@@ -32,7 +32,13 @@ BOOST_AUTO_TEST_CASE(bad_arguments_exit_2_with_the_reason) {
   };
   const std::vector<Case> cases = {
       {{}, "the sizes are missing"},
-      {{kStep13, "--size", "64"}, "a kernel file, --groups and --local are needed"},
+      {{kStep13, "--size", "64"}, "a kernel file (or --load-ptx), --groups and --local are needed"},
+      {{kStep13, "--size", "64", "--groups", "1", "--local", "256", "--opt-level", "5"},
+       "--opt-level takes 0 to 4, not '5'"},
+      {{kStep13, "--size", "64", "--groups", "1", "--local", "256", "--max-registers", "0"},
+       "--max-registers takes a whole number from 1 to 1048576, not '0'"},
+      {{"--load-ptx", "/nonexistent/kernel.ptx", "--size", "64", "--groups", "1", "--local", "256"},
+       "cannot read /nonexistent/kernel.ptx"},
       {{kStep13, "--size", "0", "--groups", "1", "--local", "256"},
        "--size takes a whole number from 1 to 1048576, not '0'"},
       {{kStep13, "--size", "64x", "--groups", "1", "--local", "256"}, "not '64x'"},

@@ -11,6 +11,9 @@
 // 3. launches it 1-D (--groups x --local work-items) on A (M x K, row-major), B (K x N,
 //    column-major) and C (M x N, row-major), the article's layouts, times it with CUDA events and
 //    checks sampled elements of C against double-precision dot products.
+// --load-ptx FILE skips 1 and 2 and launches a PTX file as --save-ptx wrote it, edited or not (a
+// .maxnreg added, say); --max-registers and --opt-level pass the CUDA JIT's register cap and
+// optimisation level, to try the assembler's options apart from what the OpenCL driver passes.
 // With --cublas it runs cuBLAS SGEMM (FP32, pedantic math) on the same matrices instead, through
 // the bench's anchor, so both can be profiled side by side. Kernels whose arguments are not
 // (in1, in2, out) are not supported.
@@ -128,7 +131,7 @@ Options parse(int argc, char **argv) {
                      kUsage));
   if (!options.cublas && ((options.kernel_file.empty() && options.load_ptx.empty()) ||
                           options.groups == 0 || options.local == 0))
-    fail(fmt::format("a kernel file, --groups and --local are needed\n{}", kUsage));
+    fail(fmt::format("a kernel file (or --load-ptx), --groups and --local are needed\n{}", kUsage));
   return options;
 }
 
