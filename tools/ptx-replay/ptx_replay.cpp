@@ -51,8 +51,7 @@ struct Failure : std::runtime_error {
 struct Options {
   std::string kernel_file, kernel_name = "matricesMul", build_options, save_ptx, load_ptx;
   uint32_t m = 0, n = 0, k = 0, groups = 0, local = 0, repeat = 5;
-  uint32_t max_registers = 0, opt_level = 0; // CUDA JIT options; 0: the driver's default
-  bool opt_level_set = false;
+  std::optional<uint32_t> max_registers, opt_level; // CUDA JIT options; unset: the driver's own
   bool cublas = false;
 };
 
@@ -116,7 +115,6 @@ Options parse(int argc, char **argv) {
       if (level.size() != 1 || level[0] < '0' || level[0] > '4')
         fail(fmt::format("--opt-level takes 0 to 4, not '{}'", level));
       options.opt_level = static_cast<uint32_t>(level[0] - '0');
-      options.opt_level_set = true;
     } else if (arg == "--cublas")
       options.cublas = true;
     else if (arg == "--help" || arg == "-h")
@@ -301,13 +299,13 @@ int run_ptx(const Options &options, const Matrices &matrices, const std::string 
   std::string log(16384, '\0');
   std::vector<int> keys = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
   std::vector<void *> values = {log.data(), reinterpret_cast<void *>(log.size())};
-  if (options.max_registers > 0) { // what ptxas's --maxrregcount does
+  if (options.max_registers) { // what ptxas's --maxrregcount does
     keys.push_back(kJitMaxRegisters);
-    values.push_back(reinterpret_cast<void *>(uintptr_t{options.max_registers}));
+    values.push_back(reinterpret_cast<void *>(uintptr_t{*options.max_registers}));
   }
-  if (options.opt_level_set) {
+  if (options.opt_level) {
     keys.push_back(kJitOptimizationLevel);
-    values.push_back(reinterpret_cast<void *>(uintptr_t{options.opt_level}));
+    values.push_back(reinterpret_cast<void *>(uintptr_t{*options.opt_level}));
   }
   CUresult loaded =
       cuda.get<CUresult(CUmodule *, const void *, unsigned, int *, void **)>("cuModuleLoadDataEx")(
