@@ -363,8 +363,11 @@ int run_ptx(const Options &options, const Matrices &matrices, const std::string 
       seconds.push_back(ms / 1e3);
   }
   report(options,
-         fmt::format("{} as NVIDIA's OpenCL driver compiled it, {} groups of {} on {}",
-                     options.kernel_file, options.groups, options.local, name),
+         fmt::format("{}, {} groups of {} on {}",
+                     options.load_ptx.empty()
+                         ? options.kernel_file + " as NVIDIA's OpenCL driver compiled it"
+                         : options.load_ptx,
+                     options.groups, options.local, name),
          seconds);
   std::vector<float> product(c_floats);
   cuda.check(to_host(product.data(), c, c_floats * 4), "cuMemcpyDtoH");
