@@ -66,11 +66,8 @@
 #ifndef POINTERS // 1: load addresses computed once per work-item and advanced by each slice
 #define POINTERS 0
 #endif
-// How each slice reaches local memory. 0: a float4 along K per piece, stored as 4 floats. 1: 4 lines
-// at one k, read 4 bytes at a time and stored as one float4. 2: 4 lines x 4 k, four float4s along K
-// transposed in registers into four float4 stores.
-#ifndef GATHER
-#define GATHER 0
+#ifndef GATHER // 1: each piece of a slice is 4 lines at one k, read 4 bytes at a time and stored
+#define GATHER 0 // as one float4, in place of a float4 along K stored as 4 floats
 #endif
 #ifndef ROTATE_A // local position 4q+s of A's (B's) tile holds line 4q+((s+ROTATE_A)&3): each
 #define ROTATE_A 0 // float4 read in the loop brings its 4 lines in a rotated order
@@ -118,9 +115,6 @@
 #if ROTATE_A < 0 || ROTATE_A > 3 || ROTATE_B < 0 || ROTATE_B > 3
 #error "ROTATE_A and ROTATE_B are 0 to 3"
 #endif
-#if GATHER < 0 || GATHER > 2 || (GATHER == 2 && POINTERS)
-#error "GATHER is 0, 1 or 2; GATHER 2 computes its addresses once already (POINTERS 0)"
-#endif
 #if PAIRED_LANES && (WARP_ROWS < 2 || WARP_ROWS > 16)
 #error "PAIRED_LANES needs warps of at least 2 rows and 2 columns of work-items"
 #endif
@@ -144,16 +138,6 @@ inline REALTYPE4 load_k4(const __global REALTYPE *matrix, int line, int lines, i
   bool in = line < lines;
   return (REALTYPE4)(in && k < K_ ? p[0] : 0, in && k + 1 < K_ ? p[1] : 0,
                      in && k + 2 < K_ ? p[2] : 0, in && k + 3 < K_ ? p[3] : 0);
-#endif
-}
-
-// Elements k..k+3 of a K-contiguous line, zero past K; p points at element k.
-inline REALTYPE4 load_along_k(const __global REALTYPE *p, int k) {
-#if K_ % 4 == 0
-  return INSIDE_K(k) ? *(const __global REALTYPE4 *)p : (REALTYPE4)(0);
-#else
-  return (REALTYPE4)(k < K_ ? p[0] : 0, k + 1 < K_ ? p[1] : 0, k + 2 < K_ ? p[2] : 0,
-                     k + 3 < K_ ? p[3] : 0);
 #endif
 }
 
@@ -206,51 +190,6 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
     for (int j = 0; j < TN; ++j)
       acc[i][j] = 0;
 
-#if GATHER == 2
-  // Pieces of 4 lines x 4 k, A's numbered before B's, so that a work-item's piece is one operand's
-  // (whole warps' when A's count is a multiple of 32). Lanes 2c and 2c+1 read the two halves of a
-  // line's 32-byte sector; the next lanes read the next 4 lines, whose stores then fall on other
-  // banks. Each line's load is rotated instead of its store: register i of the piece reads line
-  // 4q+((i+R)&3), so component s of each stored float4 holds what position 4q+s must. Lines past
-  // the edge read the last line (they reach only outputs never stored); past K reads zeros.
-#define PIECES_A (BM / 4 * (BK / 4))
-#define PIECES (PIECES_A + BN / 4 * (BK / 4))
-#define PIECE_LOADS ((PIECES + THREADS - 1) / THREADS)
-#define PIECE_LIVE(l) (PIECES % THREADS == 0 || tid + (l) * THREADS < PIECES)
-#define K_PAIR (BK % 8 == 0 ? 2 : 1)
-  REALTYPE4 piece[PIECE_LOADS][4];
-  const __global REALTYPE *piece_src[PIECE_LOADS][4];
-  __local REALTYPE *piece_dst[PIECE_LOADS];
-  int piece_k[PIECE_LOADS], piece_row[PIECE_LOADS], piece_buffer[PIECE_LOADS];
-  for (int l = 0; l < PIECE_LOADS; ++l) {
-    const int u = min(tid + l * THREADS, PIECES - 1);
-    const bool of_a = u < PIECES_A;
-    const int v = of_a ? u : u - PIECES_A, quads = of_a ? BM / 4 : BN / 4;
-    const int c = v % K_PAIR + v / (K_PAIR * quads) * K_PAIR, q = v / K_PAIR % quads;
-    const int first = (of_a ? block_m : block_n) + 4 * q, lines = of_a ? M_ : N_;
-    const int rotation = of_a ? ROTATE_A : ROTATE_B;
-    for (int i = 0; i < 4; ++i)
-      piece_src[l][i] = (of_a ? in1 : in2) +
-                        (size_t)min(first + ((i + rotation) & 3), lines - 1) * K_ + 4 * c;
-    piece_k[l] = 4 * c;
-    piece_dst[l] = of_a ? &As[0][4 * c][4 * q] : &Bs[0][4 * c][4 * q];
-    piece_row[l] = of_a ? BM + PAD : BN + PAD;
-    piece_buffer[l] = BK * piece_row[l];
-  }
-#define COMPONENT(v, j) ((j) == 0 ? (v).x : (j) == 1 ? (v).y : (j) == 2 ? (v).z : (v).w)
-#define LOAD_SLICE(k0)                                                                             \
-  for (int l = 0; l < PIECE_LOADS; ++l)                                                            \
-    if (PIECE_LIVE(l))                                                                             \
-      for (int i = 0; i < 4; ++i)                                                                  \
-        piece[l][i] = load_along_k(piece_src[l][i] + (k0), (k0) + piece_k[l]);
-#define STORE_SLICE(buf)                                                                           \
-  for (int l = 0; l < PIECE_LOADS; ++l)                                                            \
-    if (PIECE_LIVE(l))                                                                             \
-      for (int j = 0; j < 4; ++j)                                                                  \
-        *(__local REALTYPE4 *)(piece_dst[l] + (buf) * piece_buffer[l] + j * piece_row[l]) =        \
-            (REALTYPE4)(COMPONENT(piece[l][0], j), COMPONENT(piece[l][1], j),                      \
-                        COMPONENT(piece[l][2], j), COMPONENT(piece[l][3], j));
-#else
   // This work-item's share of each slice: float4 pieces along K of rows of A and columns of B, or
   // with GATHER, pieces of 4 rows (columns) at one k.
   REALTYPE4 a_next[A_LOADS], b_next[B_LOADS];
@@ -344,8 +283,7 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
     Bs[buf][k + 2][col] = b_next[l].z;                                                             \
     Bs[buf][k + 3][col] = b_next[l].w;                                                             \
   }
-#endif // GATHER 1 or 0
-#endif // GATHER 2
+#endif // GATHER
 
   const int slices = (K_ + BK - 1) / BK;
   LOAD_SLICE(0)

@@ -138,7 +138,7 @@ bool double_buffered_valid(const Params &p, const DeviceCaps &device) {
   int64_t rotate_a = param_or(p, "ROTATE_A", 0), rotate_b = param_or(p, "ROTATE_B", 0);
   int64_t paired = param_or(p, "PAIRED_LANES", 0), rows = param_or(p, "WARP_ROWS", 0);
   return order >= 0 && order <= 3 && (pointers == 0 || pointers == 1) &&
-         (gather == 0 || gather == 1 || (gather == 2 && pointers == 0)) && rotate_a >= 0 && rotate_a <= 3 && rotate_b >= 0 &&
+         (gather == 0 || gather == 1) && rotate_a >= 0 && rotate_a <= 3 && rotate_b >= 0 &&
          rotate_b <= 3 && (paired == 0 || (paired == 1 && rows >= 2 && rows <= 16)) &&
          register_tiles_valid(p, device, 2);
 }
@@ -306,7 +306,7 @@ std::vector<Step> beyond_the_article() {
   doubled.tunables = {{"BM", {64, 128, 256}}, {"BN", {64, 128, 256}}, {"BK", {8, 16}},
                       {"TM", {4, 8, 16}},     {"TN", {4, 8, 16}},     {"WARP_ROWS", {2, 4}}};
   // The code's form only: see the kernel's header comment.
-  doubled.form_tunables = {{"FMA_ORDER", {0, 1, 2, 3}}, {"POINTERS", {0, 1}}, {"GATHER", {0, 1, 2}}};
+  doubled.form_tunables = {{"FMA_ORDER", {0, 1, 2, 3}}, {"POINTERS", {0, 1}}, {"GATHER", {0, 1}}};
   doubled.layout_tunables = {
       {"ROTATE_A", {0, 1, 2, 3}}, {"ROTATE_B", {0, 1, 2, 3}}, {"PAIRED_LANES", {0, 1}}};
   doubled.params_valid = double_buffered_valid;
