@@ -14,9 +14,9 @@
 // stores past an edge are skipped. Sizes that are whole multiples of the tiles are built without
 // those checks.
 //
-// FMA_ORDER, POINTERS and GATHER change only the form of the code, not what it computes: NVIDIA's
-// compiler schedules each form differently, by several percent and in no predictable direction
-// (docs/performance.md), so the tuner tries each form on its fastest tile sets. ROTATE_A,
+// FMA_ORDER, POINTERS, GATHER and CARRY change only the form of the code, not what it computes:
+// NVIDIA's compiler schedules each form differently, by several percent and in no predictable
+// direction (docs/performance.md), so the tuner tries each form on its fastest tile sets. ROTATE_A,
 // ROTATE_B and PAIRED_LANES change where values sit, not what is computed: which register of a
 // float4 load holds which line, which sets the register banks the multiply-adds read (banked by
 // register number on NVIDIA GPUs, as far as their machine code shows), and which lanes of a warp
@@ -69,6 +69,9 @@
 #ifndef GATHER // 1: each piece of a slice is 4 lines at one k, read 4 bytes at a time and stored
 #define GATHER 0 // as one float4, in place of a float4 along K stored as 4 floats
 #endif
+#ifndef CARRY // 1: each slice's barrier comes before its last k's multiply-adds, and the next
+#define CARRY 0 // slice's first fragments are read after it and carried over (see the loop)
+#endif
 #ifndef ROTATE_A // local position 4q+s of A's (B's) tile holds line 4q+((s+ROTATE_A)&3): each
 #define ROTATE_A 0 // float4 read in the loop brings its 4 lines in a rotated order
 #endif
@@ -114,6 +117,9 @@
 #endif
 #if ROTATE_A < 0 || ROTATE_A > 3 || ROTATE_B < 0 || ROTATE_B > 3
 #error "ROTATE_A and ROTATE_B are 0 to 3"
+#endif
+#if CARRY != 0 && CARRY != 1
+#error "CARRY is 0 or 1"
 #endif
 #if PAIRED_LANES && (WARP_ROWS < 2 || WARP_ROWS > 16)
 #error "PAIRED_LANES needs warps of at least 2 rows and 2 columns of work-items"
@@ -285,10 +291,33 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
   }
 #endif // GATHER
 
+  // One k's fragments from local buffer `buf` into a[] and b[]: work-item rows tm*4.. in TM/4
+  // groups spaced THREADS_M*4 apart (likewise columns), so a warp's float4 reads cover
+  // consecutive local addresses.
+#define LOAD_FRAGMENTS(a, b, buf, k)                                                               \
+  for (int g = 0; g < TM / 4; ++g) {                                                               \
+    REALTYPE4 v = *(__local REALTYPE4 *)&As[buf][k][g * THREADS_M * 4 + tm * 4];                   \
+    a[g * 4 + ROTATE_A] = v.x;                                                                     \
+    a[g * 4 + (ROTATE_A + 1) % 4] = v.y;                                                           \
+    a[g * 4 + (ROTATE_A + 2) % 4] = v.z;                                                           \
+    a[g * 4 + (ROTATE_A + 3) % 4] = v.w;                                                           \
+  }                                                                                                \
+  for (int g = 0; g < TN / 4; ++g) {                                                               \
+    REALTYPE4 v = *(__local REALTYPE4 *)&Bs[buf][k][g * THREADS_N * 4 + tn * 4];                   \
+    b[g * 4 + ROTATE_B] = v.x;                                                                     \
+    b[g * 4 + (ROTATE_B + 1) % 4] = v.y;                                                           \
+    b[g * 4 + (ROTATE_B + 2) % 4] = v.z;                                                           \
+    b[g * 4 + (ROTATE_B + 3) % 4] = v.w;                                                           \
+  }
+
   const int slices = (K_ + BK - 1) / BK;
   LOAD_SLICE(0)
   STORE_SLICE(0)
   barrier(CLK_LOCAL_MEM_FENCE);
+#if CARRY
+  REALTYPE a_first[TM], b_first[TN]; // the next slice's k = 0 fragments, carried over
+  LOAD_FRAGMENTS(a_first, b_first, 0, 0)
+#endif
 
   for (int s = 0; s < slices; ++s) {
     const int buf = s & 1;
@@ -297,23 +326,29 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
     }
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
-      // Work-item rows tm*4.. in TM/4 groups spaced THREADS_M*4 apart (likewise columns), so a
-      // warp's float4 reads cover consecutive local addresses.
       REALTYPE a[TM], b[TN];
-      for (int g = 0; g < TM / 4; ++g) {
-        REALTYPE4 v = *(__local REALTYPE4 *)&As[buf][k][g * THREADS_M * 4 + tm * 4];
-        a[g * 4 + ROTATE_A] = v.x;
-        a[g * 4 + (ROTATE_A + 1) % 4] = v.y;
-        a[g * 4 + (ROTATE_A + 2) % 4] = v.z;
-        a[g * 4 + (ROTATE_A + 3) % 4] = v.w;
+#if CARRY
+      if (k == 0) {
+        for (int i = 0; i < TM; ++i)
+          a[i] = a_first[i];
+        for (int j = 0; j < TN; ++j)
+          b[j] = b_first[j];
+      } else {
+        LOAD_FRAGMENTS(a, b, buf, k)
       }
-      for (int g = 0; g < TN / 4; ++g) {
-        REALTYPE4 v = *(__local REALTYPE4 *)&Bs[buf][k][g * THREADS_N * 4 + tn * 4];
-        b[g * 4 + ROTATE_B] = v.x;
-        b[g * 4 + (ROTATE_B + 1) % 4] = v.y;
-        b[g * 4 + (ROTATE_B + 2) % 4] = v.z;
-        b[g * 4 + (ROTATE_B + 3) % 4] = v.w;
+      if (k == BK - 1) {
+        // This slice's reads of local memory are done (this k's fragments are in registers):
+        // store the next slice, wait for everyone's, and read its first fragments, whose
+        // latency then hides behind this k's multiply-adds. The stores are unconditional (the
+        // last slice's go to a buffer nobody reads): under a branch, NVIDIA's compiler moves the
+        // slice's global loads down next to them, too late to hide their latency.
+        STORE_SLICE(buf ^ 1)
+        barrier(CLK_LOCAL_MEM_FENCE);
+        LOAD_FRAGMENTS(a_first, b_first, buf ^ 1, 0)
       }
+#else
+      LOAD_FRAGMENTS(a, b, buf, k)
+#endif
 #if FMA_ORDER == 1 || FMA_ORDER == 3
       for (int j = 0; j < TN; ++j)
         for (int ii = 0; ii < TM; ++ii) {
@@ -328,10 +363,12 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
         }
 #endif
     }
+#if !CARRY
     if (s + 1 < slices) {
       STORE_SLICE(buf ^ 1)
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#endif
   }
 
   for (int i = 0; i < TM; ++i) {

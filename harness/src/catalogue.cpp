@@ -40,8 +40,9 @@ const char *layout_name(Layout layout) {
 }
 
 bool param_may_be_zero(std::string_view name) {
-  for (std::string_view off : {"INFLIGHT", "ROUND", "PARTS", "FLUSH", "PAD", "FMA_ORDER",
-                               "POINTERS", "GATHER", "ROTATE_A", "ROTATE_B", "PAIRED_LANES"})
+  for (std::string_view off :
+       {"INFLIGHT", "ROUND", "PARTS", "FLUSH", "PAD", "FMA_ORDER", "POINTERS", "GATHER", "CARRY",
+        "ROTATE_A", "ROTATE_B", "PAIRED_LANES"})
     if (name == off)
       return true;
   return false;
@@ -134,12 +135,13 @@ bool single_buffered_valid(const Params &p, const DeviceCaps &device) {
 
 bool double_buffered_valid(const Params &p, const DeviceCaps &device) {
   int64_t order = param_or(p, "FMA_ORDER", 0), pointers = param_or(p, "POINTERS", 0);
-  int64_t gather = param_or(p, "GATHER", 0);
+  int64_t gather = param_or(p, "GATHER", 0), carry = param_or(p, "CARRY", 0);
   int64_t rotate_a = param_or(p, "ROTATE_A", 0), rotate_b = param_or(p, "ROTATE_B", 0);
   int64_t paired = param_or(p, "PAIRED_LANES", 0), rows = param_or(p, "WARP_ROWS", 0);
   return order >= 0 && order <= 3 && (pointers == 0 || pointers == 1) &&
-         (gather == 0 || gather == 1) && rotate_a >= 0 && rotate_a <= 3 && rotate_b >= 0 &&
-         rotate_b <= 3 && (paired == 0 || (paired == 1 && rows >= 2 && rows <= 16)) &&
+         (gather == 0 || gather == 1) && (carry == 0 || carry == 1) && rotate_a >= 0 &&
+         rotate_a <= 3 && rotate_b >= 0 && rotate_b <= 3 &&
+         (paired == 0 || (paired == 1 && rows >= 2 && rows <= 16)) &&
          register_tiles_valid(p, device, 2);
 }
 
@@ -299,14 +301,15 @@ std::vector<Step> beyond_the_article() {
   doubled.change = "two local buffers alternate: the next slice is loaded into registers while "
                    "this one is computed, so one barrier per slice hides global latency";
   doubled.kernel_file = "matr_mul_double_buffered.cl";
-  doubled.params = {{"BM", 128},      {"BN", 128},        {"BK", 16},     {"TM", 8},
-                    {"TN", 8},        {"PAD", 4},         {"GROUP_M", 8}, {"WARP_ROWS", 2},
-                    {"FMA_ORDER", 0}, {"POINTERS", 0},    {"GATHER", 0},  {"ROTATE_A", 0},
-                    {"ROTATE_B", 0},  {"PAIRED_LANES", 0}};
+  doubled.params = {{"BM", 128},      {"BN", 128},     {"BK", 16},         {"TM", 8},
+                    {"TN", 8},        {"PAD", 4},      {"GROUP_M", 8},     {"WARP_ROWS", 2},
+                    {"FMA_ORDER", 0}, {"POINTERS", 0}, {"GATHER", 0},      {"CARRY", 0},
+                    {"ROTATE_A", 0},  {"ROTATE_B", 0}, {"PAIRED_LANES", 0}};
   doubled.tunables = {{"BM", {64, 128, 256}}, {"BN", {64, 128, 256}}, {"BK", {8, 16}},
                       {"TM", {4, 8, 16}},     {"TN", {4, 8, 16}},     {"WARP_ROWS", {2, 4}}};
   // The code's form only: see the kernel's header comment.
-  doubled.form_tunables = {{"FMA_ORDER", {0, 1, 2, 3}}, {"POINTERS", {0, 1}}, {"GATHER", {0, 1}}};
+  doubled.form_tunables = {
+      {"FMA_ORDER", {0, 1, 2, 3}}, {"POINTERS", {0, 1}}, {"GATHER", {0, 1}}, {"CARRY", {0, 1}}};
   doubled.layout_tunables = {
       {"ROTATE_A", {0, 1, 2, 3}}, {"ROTATE_B", {0, 1, 2, 3}}, {"PAIRED_LANES", {0, 1}}};
   doubled.params_valid = double_buffered_valid;

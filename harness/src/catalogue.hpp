@@ -80,7 +80,8 @@ uint64_t cpu_runtime_group_size(uint32_t global, const DeviceCaps &device);
 using Params = std::map<std::string, int64_t>;
 
 // Whether a parameter may be 0: the switches and counts whose 0 means "off" or "none" (INFLIGHT,
-// ROUND, PARTS, FLUSH, PAD), and the code forms numbered from 0 (FMA_ORDER, POINTERS, GATHER).
+// ROUND, PARTS, FLUSH, PAD), the code forms numbered from 0 (FMA_ORDER, POINTERS, GATHER, CARRY)
+// and the layouts (ROTATE_A, ROTATE_B, PAIRED_LANES).
 // Every other parameter is a size or a divisor and must be 1 or more.
 bool param_may_be_zero(std::string_view name);
 

@@ -239,7 +239,8 @@ options
                       draw one benchmark's saved results (bench --output)
   --param NAME=VALUE  a kernel parameter of the steps beyond the article (tile sizes: --list);
                       1 or more; 0 is allowed for INFLIGHT, ROUND, PARTS, FLUSH and PAD
-                      (switched off) and for FMA_ORDER, POINTERS and GATHER (the first form)
+                      (switched off), for FMA_ORDER, POINTERS, GATHER and CARRY (the first
+                      form) and for ROTATE_A, ROTATE_B and PAIRED_LANES (the first layout)
   --kernels DIR       kernel directory (default: MQLCL_KERNELS_DIR, then next to the program)
   --library PATH      the bridge (default: MQLCL_LIBRARY, then next to the program)
 

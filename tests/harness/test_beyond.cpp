@@ -365,35 +365,50 @@ void expect_step_13_rejects(const std::vector<std::pair<std::string, int64_t>> &
 } // namespace
 
 // Step 13 builds without edge checks where the sizes are whole multiples of its tiles, and in
-// sixteen code forms (FMA_ORDER, POINTERS, GATHER): each form verifies with edges on every side,
-// with none, and with an edge only along K (517, no multiple of 4: the 4-byte loads).
+// its code forms (FMA_ORDER, POINTERS, GATHER, CARRY): each form verifies with edges on every
+// side, with none, and with an edge only along K (517, no multiple of 4: the 4-byte loads).
+// CARRY moves the barrier and the stores, whatever the order of the multiply-adds, so it is
+// checked with one order, and also on a single slice (K = 12 < BK), where its carried fragments
+// are never used.
 BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_code_form_with_and_without_edges) {
   const std::array<std::array<uint32_t, 3>, 3> shapes{
       {{128, 96, 64}, {130, 76, 70}, {64, 517, 128}}};
+  auto verify = [](int64_t order, int64_t pointers, int64_t gather, int64_t carry,
+                   const std::array<uint32_t, 3> &shape) {
+    Options options = options_for(shape[0], shape[1], shape[2]);
+    options.params = {{"BM", 64},
+                      {"BN", 64},
+                      {"BK", 16},
+                      {"TM", 4},
+                      {"TN", 4},
+                      {"FMA_ORDER", order},
+                      {"POINTERS", pointers},
+                      {"GATHER", gather},
+                      {"CARRY", carry}};
+    std::string form = fmt::format(
+        "-DCARRY={} -DFMA_ORDER={} -DGATHER={} -DGROUP_M=8 -DPAD=4 -DPAIRED_LANES=0 -DPOINTERS={}",
+        carry, order, gather, pointers);
+    expect_step_13_verifies(options, form, form);
+  };
   for (int64_t order : {0, 1, 2, 3})
     for (int64_t pointers : {0, 1})
       for (int64_t gather : {0, 1})
-        for (const auto &[rows1, colsrows, cols2] : shapes) {
-          Options options = options_for(rows1, colsrows, cols2);
-          options.params = {{"BM", 64},
-                            {"BN", 64},
-                            {"BK", 16},
-                            {"TM", 4},
-                            {"TN", 4},
-                            {"FMA_ORDER", order},
-                            {"POINTERS", pointers},
-                            {"GATHER", gather}};
-          std::string form = fmt::format(
-              "-DFMA_ORDER={} -DGATHER={} -DGROUP_M=8 -DPAD=4 -DPAIRED_LANES=0 -DPOINTERS={}",
-              order, gather, pointers);
-          expect_step_13_verifies(options, form, form);
-        }
-  expect_step_13_rejects({{"FMA_ORDER", 4}, {"POINTERS", 2}, {"GATHER", 2}});
+        for (const auto &shape : shapes)
+          verify(order, pointers, gather, 0, shape);
+  for (int64_t pointers : {0, 1})
+    for (int64_t gather : {0, 1}) {
+      for (const auto &shape : shapes)
+        verify(2, pointers, gather, 1, shape);
+      for (int64_t carry : {0, 1})
+        verify(2, pointers, gather, carry, {70, 12, 66});
+    }
+  expect_step_13_rejects({{"FMA_ORDER", 4}, {"POINTERS", 2}, {"GATHER", 2}, {"CARRY", 2}});
 }
 
 // The layouts (ROTATE_A, ROTATE_B, PAIRED_LANES) move values between registers, lanes and local
 // positions; every rotation of each operand, with and without paired lanes, in both ways of
-// filling local memory, verifies with edges and without, on warps of 2 and 4 rows.
+// filling local memory, verifies with edges and without, on warps of 2 and 4 rows. Odd rotations
+// of A carry each slice's first fragments over (CARRY), whose copies the layouts also move.
 BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_layout) {
   const std::array<std::array<uint32_t, 3>, 2> shapes{{{128, 96, 128}, {130, 517, 70}}};
   for (int64_t gather : {0, 1})
@@ -402,6 +417,7 @@ BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_layout) {
         for (const auto &[rows1, colsrows, cols2] : shapes) {
           // A and B rotated apart, so that a swap of the two would not verify.
           const int64_t rotate_b = (rotate + 1 + paired) % 4, rows = paired ? 4 : 2;
+          const int64_t carry = rotate % 2;
           Options options = options_for(rows1, colsrows, cols2);
           options.params = {{"BM", 64},
                             {"BN", 64},
@@ -410,13 +426,15 @@ BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_layout) {
                             {"TN", 4},
                             {"WARP_ROWS", rows},
                             {"GATHER", gather},
+                            {"CARRY", carry},
                             {"ROTATE_A", rotate},
                             {"ROTATE_B", rotate_b},
                             {"PAIRED_LANES", paired}};
-          std::string layout = fmt::format("-DPAD=4 -DPAIRED_LANES={} -DPOINTERS=0 -DROTATE_A={} "
-                                           "-DROTATE_B={} -DTM=8 -DTN=4 -DWARP_ROWS={}",
-                                           paired, rotate, rotate_b, rows);
-          expect_step_13_verifies(options, layout, fmt::format("{} GATHER={}", layout, gather));
+          std::string layout = fmt::format(
+              "-DCARRY={} -DFMA_ORDER=0 -DGATHER={} -DGROUP_M=8 -DPAD=4 -DPAIRED_LANES={} "
+              "-DPOINTERS=0 -DROTATE_A={} -DROTATE_B={} -DTM=8 -DTN=4 -DWARP_ROWS={}",
+              carry, gather, paired, rotate, rotate_b, rows);
+          expect_step_13_verifies(options, layout, layout);
         }
   expect_step_13_rejects({{"ROTATE_A", 4}, {"ROTATE_B", 4}, {"PAIRED_LANES", 2}});
   Options options = options_for(64, 64, 64);

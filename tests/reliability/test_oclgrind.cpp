@@ -156,7 +156,8 @@ BOOST_AUTO_TEST_CASE(step_13_runs_clean_with_and_without_edge_checks) {
       }
 }
 
-// The layouts move lines within each group of four in local memory and pair lanes differently:
+// The layouts move lines within each group of four in local memory and pair lanes differently,
+// and CARRY moves each slice's barrier before its last k and its stores before the barrier:
 // still no access out of bounds and no race, with edges and without, in both ways of filling
 // local memory.
 BOOST_AUTO_TEST_CASE(step_13_runs_clean_in_rotated_and_paired_layouts) {
@@ -164,13 +165,18 @@ BOOST_AUTO_TEST_CASE(step_13_runs_clean_in_rotated_and_paired_layouts) {
   for (const char *gather : {"0", "1"})
     for (const auto &[rows1, colsrows, cols2] : {std::array<const char *, 3>{"32", "32", "32"},
                                                  std::array<const char *, 3>{"21", "20", "19"}}) {
-      std::string label = fmt::format("-{}x{}x{}-layouts-gather{}", rows1, colsrows, cols2, gather);
-      Checked run =
-          under_oclgrind(step, label, "no-tuning.json",
-                         {"--rows1", rows1, "--colsrows", colsrows, "--cols2", cols2, "--param",
-                          fmt::format("GATHER={}", gather), "--param", "ROTATE_A=1", "--param",
-                          "ROTATE_B=3", "--param", "PAIRED_LANES=1"});
+      // The shape with edges carries: its K of 20 makes three 8-deep slices.
+      const char *carry = std::string_view(rows1) == "21" ? "1" : "0";
+      std::string label =
+          fmt::format("-{}x{}x{}-layouts-gather{}-carry{}", rows1, colsrows, cols2, gather, carry);
+      Checked run = under_oclgrind(step, label, "no-tuning.json",
+                                   {"--rows1", rows1, "--colsrows", colsrows, "--cols2", cols2,
+                                    "--param", fmt::format("GATHER={}", gather), "--param",
+                                    fmt::format("CARRY={}", carry), "--param", "ROTATE_A=1",
+                                    "--param", "ROTATE_B=3", "--param", "PAIRED_LANES=1"});
       BOOST_TEST(run.outcome.status == 0, label << "\n" << run.outcome.out << run.outcome.err);
+      BOOST_TEST(run.outcome.out.find(fmt::format("-DCARRY={}", carry)) != std::string::npos,
+                 run.outcome.out);
       BOOST_TEST(run.outcome.out.find("-DPAIRED_LANES=1") != std::string::npos, run.outcome.out);
       BOOST_TEST(run.outcome.out.find("-DROTATE_A=1 -DROTATE_B=3") != std::string::npos,
                  run.outcome.out);
