@@ -142,7 +142,8 @@ for phase in "$@"; do
     # form and layout: 1024 tiles of 128 x 128, 256 work-items each.
     step13=("$root/kernels/matr_mul_double_buffered.cl" --size 4096 --groups 1024 --local 256
       -D BM=128 -D BN=128 -D BK=16 -D TM=8 -D TN=8 -D PAD=4 -D GROUP_M=8 -D WARP_ROWS=2
-      -D FMA_ORDER=2 -D POINTERS=1 -D GATHER=1 -D ROTATE_A=1 -D ROTATE_B=3 -D PAIRED_LANES=0)
+      -D FMA_ORDER=2 -D POINTERS=1 -D GATHER=1 -D CARRY=1 -D ROTATE_A=3 -D ROTATE_B=3
+      -D PAIRED_LANES=0)
     for what in step13 cublas; do
       if [[ $what == step13 ]]; then args=("${step13[@]}"); else args=(--cublas --size 4096); fi
       step "profile: $what"
