@@ -294,21 +294,17 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
   // One k's fragments from local buffer `buf` into a[] and b[]: work-item rows tm*4.. in TM/4
   // groups spaced THREADS_M*4 apart (likewise columns), so a warp's float4 reads cover
   // consecutive local addresses.
-#define LOAD_FRAGMENTS(a, b, buf, k)                                                               \
-  for (int g = 0; g < TM / 4; ++g) {                                                               \
-    REALTYPE4 v = *(__local REALTYPE4 *)&As[buf][k][g * THREADS_M * 4 + tm * 4];                   \
-    a[g * 4 + ROTATE_A] = v.x;                                                                     \
-    a[g * 4 + (ROTATE_A + 1) % 4] = v.y;                                                           \
-    a[g * 4 + (ROTATE_A + 2) % 4] = v.z;                                                           \
-    a[g * 4 + (ROTATE_A + 3) % 4] = v.w;                                                           \
-  }                                                                                                \
-  for (int g = 0; g < TN / 4; ++g) {                                                               \
-    REALTYPE4 v = *(__local REALTYPE4 *)&Bs[buf][k][g * THREADS_N * 4 + tn * 4];                   \
-    b[g * 4 + ROTATE_B] = v.x;                                                                     \
-    b[g * 4 + (ROTATE_B + 1) % 4] = v.y;                                                           \
-    b[g * 4 + (ROTATE_B + 2) % 4] = v.z;                                                           \
-    b[g * 4 + (ROTATE_B + 3) % 4] = v.w;                                                           \
+#define LOAD_LINES(frag, tile, buf, k, lines, spacing, first, rotate)                              \
+  for (int g = 0; g < lines / 4; ++g) {                                                            \
+    REALTYPE4 v = *(__local REALTYPE4 *)&tile[buf][k][g * spacing * 4 + first * 4];                \
+    frag[g * 4 + rotate] = v.x;                                                                    \
+    frag[g * 4 + (rotate + 1) % 4] = v.y;                                                          \
+    frag[g * 4 + (rotate + 2) % 4] = v.z;                                                          \
+    frag[g * 4 + (rotate + 3) % 4] = v.w;                                                          \
   }
+#define LOAD_FRAGMENTS(a, b, buf, k)                                                               \
+  LOAD_LINES(a, As, buf, k, TM, THREADS_M, tm, ROTATE_A)                                           \
+  LOAD_LINES(b, Bs, buf, k, TN, THREADS_N, tn, ROTATE_B)
 
   const int slices = (K_ + BK - 1) / BK;
   LOAD_SLICE(0)
