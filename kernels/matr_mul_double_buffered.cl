@@ -23,6 +23,12 @@
 // read the same float4, which sets how fast local memory returns it.
 //
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
+//
+// Built with -DGEMM, the file's kernel is the library's GEMM (bridge/src/gemm): `gemm` takes A's
+// rows and B's columns LDA and LDB elements apart (both K-contiguous, as above), C's rows LDC
+// apart, element offsets, a strided batch (the launch's second dimension: one product per
+// group row) and C = alpha * A * B + beta * C, with C left unread when beta is 0. ALIGNED = 1
+// promises that every offset and stride is a multiple of 4, so rows may be read as float4s.
 
 #ifndef ROWS1
 #define ROWS1 2000
@@ -85,6 +91,22 @@
 #define M_ ROWS1
 #define N_ COLS2
 #define K_ COLSROWS
+#ifdef GEMM
+#define KERNEL_NAME gemm
+#define GEMM_ARGS                                                                                  \
+  , ulong offset_a, ulong offset_b, ulong offset_c, ulong stride_a, ulong stride_b,              \
+      ulong stride_c, REALTYPE alpha, REALTYPE beta
+#else
+#define KERNEL_NAME matricesMul
+#define GEMM_ARGS
+#define LDA K_
+#define LDB K_
+#define LDC N_
+#define ALIGNED 1
+#endif
+// Rows of A and B that start 16-byte aligned, for float4 loads along K; likewise C's rows.
+#define VECTOR_K (K_ % 4 == 0 && LDA % 4 == 0 && LDB % 4 == 0 && ALIGNED)
+#define VECTOR_C (N_ % 4 == 0 && LDC % 4 == 0 && ALIGNED)
 #define THREADS_M (BM / TM)
 #define THREADS_N (BN / TN)
 #define THREADS (THREADS_M * THREADS_N)
@@ -133,14 +155,14 @@
 
 // Four consecutive elements of a K-contiguous row, zero past the matrix; 16-byte loads when
 // every row starts 16-byte aligned (K a multiple of 4). whole_lines: no line is past the edge.
-inline REALTYPE4 load_k4(const __global REALTYPE *matrix, int line, int lines, int k,
+inline REALTYPE4 load_k4(const __global REALTYPE *matrix, int ld, int line, int lines, int k,
                          bool whole_lines) {
-#if K_ % 4 == 0
+#if VECTOR_K
   if ((whole_lines || line < lines) && INSIDE_K(k))
-    return *(const __global REALTYPE4 *)(matrix + (size_t)line * K_ + k);
+    return *(const __global REALTYPE4 *)(matrix + (size_t)line * ld + k);
   return (REALTYPE4)(0);
 #else
-  const __global REALTYPE *p = matrix + (size_t)line * K_ + k;
+  const __global REALTYPE *p = matrix + (size_t)line * ld + k;
   bool in = line < lines;
   return (REALTYPE4)(in && k < K_ ? p[0] : 0, in && k + 1 < K_ ? p[1] : 0,
                      in && k + 2 < K_ ? p[2] : 0, in && k + 3 < K_ ? p[3] : 0);
@@ -150,19 +172,33 @@ inline REALTYPE4 load_k4(const __global REALTYPE *matrix, int line, int lines, i
 // Element k of lines line..line+3, zero past K; `first` points at element k of `line` (of the last
 // line, if `line` is past the edge). Lines past the edge read the last line instead of zeros: they
 // only reach rows (columns) of C that are never stored, and the loads need no guard.
-inline REALTYPE4 gather_lines4(const __global REALTYPE *first, int line, int lines, int k,
+inline REALTYPE4 gather_lines4(const __global REALTYPE *first, int ld, int line, int lines, int k,
                                bool whole_lines) {
   if (!INSIDE_K(k))
     return (REALTYPE4)(0);
   const int last = lines - 1, from = min(line, last);
-  const int d1 = whole_lines ? K_ : (min(line + 1, last) - from) * K_;
-  const int d2 = whole_lines ? 2 * K_ : (min(line + 2, last) - from) * K_;
-  const int d3 = whole_lines ? 3 * K_ : (min(line + 3, last) - from) * K_;
+  const int d1 = whole_lines ? ld : (min(line + 1, last) - from) * ld;
+  const int d2 = whole_lines ? 2 * ld : (min(line + 2, last) - from) * ld;
+  const int d3 = whole_lines ? 3 * ld : (min(line + 3, last) - from) * ld;
   return (REALTYPE4)(first[0], first[d1], first[d2], first[d3]);
 }
 
+// C's element at c for the product's value v: v itself, or for the GEMM alpha * v + beta * c.
+#ifdef GEMM
+#define RESULT(v, c) (beta != 0 ? alpha * (v) + beta * (c) : alpha * (v))
+#else
+#define RESULT(v, c) (v)
+#endif
+
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
-matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global REALTYPE *out) {
+KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
+            __global REALTYPE *out GEMM_ARGS) {
+#ifdef GEMM
+  const size_t product = get_group_id(1); // of the batch
+  in1 += offset_a + product * stride_a;
+  in2 += offset_b + product * stride_b;
+  out += offset_c + product * stride_c;
+#endif
   // 16-byte aligned, so the float4 reads below are single 128-bit local loads.
   __local REALTYPE As[2][BK][BM + PAD] __attribute__((aligned(16)));
   __local REALTYPE Bs[2][BK][BN + PAD] __attribute__((aligned(16)));
@@ -208,26 +244,26 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
   const __global REALTYPE *a_src[A_LOADS], *b_src[B_LOADS];
   for (int l = 0; l < A_LOADS; ++l) {
     int u = tid + l * THREADS;
-    a_src[l] = in1 + (size_t)min(block_m + G_LINE(u), M_ - 1) * K_ + G_K(u);
+    a_src[l] = in1 + (size_t)min(block_m + G_LINE(u), M_ - 1) * LDA + G_K(u);
   }
   for (int l = 0; l < B_LOADS; ++l) {
     int u = tid + l * THREADS;
-    b_src[l] = in2 + (size_t)min(block_n + G_LINE(u), N_ - 1) * K_ + G_K(u);
+    b_src[l] = in2 + (size_t)min(block_n + G_LINE(u), N_ - 1) * LDB + G_K(u);
   }
 #define A_PIECE(l, u) a_src[l]
 #define B_PIECE(l, u) b_src[l]
 #else
-#define A_PIECE(l, u) (in1 + (size_t)min(block_m + G_LINE(u), M_ - 1) * K_ + G_K(u))
-#define B_PIECE(l, u) (in2 + (size_t)min(block_n + G_LINE(u), N_ - 1) * K_ + G_K(u))
+#define A_PIECE(l, u) (in1 + (size_t)min(block_m + G_LINE(u), M_ - 1) * LDA + G_K(u))
+#define B_PIECE(l, u) (in2 + (size_t)min(block_n + G_LINE(u), N_ - 1) * LDB + G_K(u))
 #endif
 #define LOAD_SLICE(k0)                                                                             \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS, line = block_m + G_LINE(u);                                         \
-    a_next[l] = gather_lines4(A_PIECE(l, u) + (k0), line, M_, (k0) + G_K(u), WHOLE_M);             \
+    a_next[l] = gather_lines4(A_PIECE(l, u) + (k0), LDA, line, M_, (k0) + G_K(u), WHOLE_M);             \
   }                                                                                                \
   for (int l = 0; l < B_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS, line = block_n + G_LINE(u);                                         \
-    b_next[l] = gather_lines4(B_PIECE(l, u) + (k0), line, N_, (k0) + G_K(u), WHOLE_N);             \
+    b_next[l] = gather_lines4(B_PIECE(l, u) + (k0), LDB, line, N_, (k0) + G_K(u), WHOLE_N);             \
   }
 #define STORE_SLICE(buf)                                                                           \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
@@ -239,7 +275,7 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
     *(__local REALTYPE4 *)&Bs[buf][G_K(u)][G_LINE(u)] = ROTATE4(b_next[l], ROTATE_B);              \
   }
 #else
-#if POINTERS && K_ % 4 == 0
+#if POINTERS && VECTOR_K
   // Each piece's address at the first slice, computed once. Rows past the edge of A (B) read its
   // last row instead of zeros: they only reach rows (columns) of C that are not stored.
   const __global REALTYPE *a_src[A_LOADS], *b_src[B_LOADS];
@@ -247,12 +283,12 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
   for (int l = 0; l < A_LOADS; ++l) {
     int u = tid + l * THREADS;
     a_k[l] = (u % (BK / 4)) * 4;
-    a_src[l] = in1 + (size_t)min(block_m + u / (BK / 4), M_ - 1) * K_ + a_k[l];
+    a_src[l] = in1 + (size_t)min(block_m + u / (BK / 4), M_ - 1) * LDA + a_k[l];
   }
   for (int l = 0; l < B_LOADS; ++l) {
     int u = tid + l * THREADS;
     b_k[l] = (u % (BK / 4)) * 4;
-    b_src[l] = in2 + (size_t)min(block_n + u / (BK / 4), N_ - 1) * K_ + b_k[l];
+    b_src[l] = in2 + (size_t)min(block_n + u / (BK / 4), N_ - 1) * LDB + b_k[l];
   }
 #define LOAD_PIECE(src, k, l, k0)                                                                  \
   (INSIDE_K((k0) + k[l]) ? *(const __global REALTYPE4 *)(src[l] + (k0)) : (REALTYPE4)(0))
@@ -265,11 +301,11 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
 #define LOAD_SLICE(k0)                                                                             \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS;                                                                     \
-    a_next[l] = load_k4(in1, block_m + u / (BK / 4), M_, (k0) + (u % (BK / 4)) * 4, WHOLE_M);      \
+    a_next[l] = load_k4(in1, LDA, block_m + u / (BK / 4), M_, (k0) + (u % (BK / 4)) * 4, WHOLE_M);      \
   }                                                                                                \
   for (int l = 0; l < B_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS;                                                                     \
-    b_next[l] = load_k4(in2, block_n + u / (BK / 4), N_, (k0) + (u % (BK / 4)) * 4, WHOLE_N);      \
+    b_next[l] = load_k4(in2, LDB, block_n + u / (BK / 4), N_, (k0) + (u % (BK / 4)) * 4, WHOLE_N);      \
   }
 #endif
 #define STORE_SLICE(buf)                                                                           \
@@ -373,23 +409,23 @@ matricesMul(__global const REALTYPE *in1, __global const REALTYPE *in2, __global
       continue;
     for (int g = 0; g < TN / 4; ++g) {
       const int col = block_n + g * THREADS_N * 4 + tn * 4;
-      __global REALTYPE *c = out + (size_t)row * N_ + col;
+      __global REALTYPE *c = out + (size_t)row * LDC + col;
       REALTYPE4 v =
           (REALTYPE4)(acc[i][g * 4], acc[i][g * 4 + 1], acc[i][g * 4 + 2], acc[i][g * 4 + 3]);
-#if N_ % 4 == 0
+#if VECTOR_C
       if (col < N_) {
-        *(__global REALTYPE4 *)c = v;
+        *(__global REALTYPE4 *)c = RESULT(v, *(__global REALTYPE4 *)c);
         continue;
       }
 #endif
       if (col < N_)
-        c[0] = v.x;
+        c[0] = RESULT(v.x, c[0]);
       if (col + 1 < N_)
-        c[1] = v.y;
+        c[1] = RESULT(v.y, c[1]);
       if (col + 2 < N_)
-        c[2] = v.z;
+        c[2] = RESULT(v.z, c[2]);
       if (col + 3 < N_)
-        c[3] = v.w;
+        c[3] = RESULT(v.w, c[3]);
     }
   }
 }

@@ -12,6 +12,11 @@
 // COLSROWS x COLS2, column-major; out = C, ROWS1 x COLS2, row-major. Any sizes.
 //
 // Launch: 2-D, global = (ceil(COLS2 / RN), ceil(ROWS1 / RM)), any local size (tuned).
+//
+// Built with -DGEMM, the kernel is the library's GEMM on CPUs (bridge/src/gemm), as step 13's is on
+// GPUs: `gemm` takes A's rows and B's columns LDA and LDB elements apart, C's rows LDC apart,
+// element offsets, a strided batch (the launch's third dimension) and C = alpha * A * B + beta * C,
+// with C left unread when beta is 0; REALTYPE may be double.
 
 #ifndef ROWS1
 #define ROWS1 2000
@@ -31,51 +36,81 @@
 #ifndef VK // vector width along K: 4, 8 or 16
 #define VK 16
 #endif
+#ifndef REALTYPE
+#define REALTYPE float
+#endif
+#ifdef GEMM
+#define KERNEL_NAME gemm
+#define GEMM_ARGS                                                                                  \
+  , ulong offset_a, ulong offset_b, ulong offset_c, ulong stride_a, ulong stride_b,              \
+      ulong stride_c, REALTYPE alpha, REALTYPE beta
+#define RESULT(v, c) (beta != 0 ? alpha * (v) + beta * (c) : alpha * (v))
+#else
+#define KERNEL_NAME matricesMul
+#define GEMM_ARGS
+#define RESULT(v, c) (v)
+#define LDA COLSROWS
+#define LDB COLSROWS
+#define LDC COLS2
+#endif
 
+#if defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 #define CONCAT_(a, b) a##b
 #define CONCAT(a, b) CONCAT_(a, b)
-#define floatVK CONCAT(float, VK)
+#define realVK CONCAT(REALTYPE, VK)
+#define real8 CONCAT(REALTYPE, 8)
+#define real4 CONCAT(REALTYPE, 4)
+#define real2 CONCAT(REALTYPE, 2)
 #define vloadVK CONCAT(vload, VK)
 
-inline float horizontal_sum(floatVK v) {
+inline REALTYPE horizontal_sum(realVK v) {
 #if VK == 16
-  float8 h8 = v.lo + v.hi;
-  float4 h4 = h8.lo + h8.hi;
+  real8 h8 = v.lo + v.hi;
+  real4 h4 = h8.lo + h8.hi;
 #elif VK == 8
-  float4 h4 = v.lo + v.hi;
+  real4 h4 = v.lo + v.hi;
 #else
-  float4 h4 = v;
+  real4 h4 = v;
 #endif
-  float2 h2 = h4.lo + h4.hi;
+  real2 h2 = h4.lo + h4.hi;
   return h2.x + h2.y;
 }
 
 // vec_type_hint: the code is already vectorized, so PoCL does not scalarize it to vectorize
 // across work-items instead (which put the accumulators in memory).
-__kernel __attribute__((vec_type_hint(floatVK))) void
-matricesMul(__global const float *in1, __global const float *in2, __global float *out) {
+__kernel __attribute__((vec_type_hint(realVK))) void
+KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
+            __global REALTYPE *out GEMM_ARGS) {
+#ifdef GEMM
+  const size_t product = get_global_id(2); // of the batch
+  in1 += offset_a + product * stride_a;
+  in2 += offset_b + product * stride_b;
+  out += offset_c + product * stride_c;
+#endif
   const int n0 = get_global_id(0) * RN, m0 = get_global_id(1) * RM;
   if (n0 >= COLS2 || m0 >= ROWS1)
     return;
   // Rows and columns past the edge repeat the last one: loads stay in bounds, stores skip them.
-  const __global float *a[RM], *b[RN];
+  const __global REALTYPE *a[RM], *b[RN];
 #pragma unroll
   for (int i = 0; i < RM; ++i)
-    a[i] = in1 + (size_t)min(m0 + i, ROWS1 - 1) * COLSROWS;
+    a[i] = in1 + (size_t)min(m0 + i, ROWS1 - 1) * LDA;
 #pragma unroll
   for (int j = 0; j < RN; ++j)
-    b[j] = in2 + (size_t)min(n0 + j, COLS2 - 1) * COLSROWS;
+    b[j] = in2 + (size_t)min(n0 + j, COLS2 - 1) * LDB;
 
-  floatVK acc[RM][RN];
+  realVK acc[RM][RN];
 #pragma unroll
   for (int i = 0; i < RM; ++i)
 #pragma unroll
     for (int j = 0; j < RN; ++j)
-      acc[i][j] = (floatVK)(0);
+      acc[i][j] = (realVK)(0);
 
   int k = 0;
   for (; k + VK <= COLSROWS; k += VK) {
-    floatVK av[RM], bv[RN];
+    realVK av[RM], bv[RN];
 #pragma unroll
     for (int i = 0; i < RM; ++i)
       av[i] = vloadVK(0, a[i] + k);
@@ -93,10 +128,12 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
   for (int i = 0; i < RM; ++i)
 #pragma unroll
     for (int j = 0; j < RN; ++j) {
-      float sum = horizontal_sum(acc[i][j]);
+      REALTYPE sum = horizontal_sum(acc[i][j]);
       for (int kk = k; kk < COLSROWS; ++kk) // the K tail, shorter than one vector
         sum = fma(a[i][kk], b[j][kk], sum);
-      if (m0 + i < ROWS1 && n0 + j < COLS2)
-        out[(size_t)(m0 + i) * COLS2 + n0 + j] = sum;
+      if (m0 + i < ROWS1 && n0 + j < COLS2) {
+        __global REALTYPE *c = out + (size_t)(m0 + i) * LDC + n0 + j;
+        *c = RESULT(sum, *c);
+      }
     }
 }

@@ -1,6 +1,7 @@
 // CLGetInfoInteger, CLGetInfoString and CLGetDeviceInfo.
 #include "boundary.hpp"
 #include "cl_api.hpp"
+#include "gemm/gemm.hpp"
 #include "objects.hpp"
 #include "utf16.hpp"
 
@@ -79,6 +80,8 @@ int64_t integer_property(int32_t handle, int32_t property) {
     return static_cast<int64_t>(kernel_of(handle, fn)->arg_kinds.size());
   case MQLCL_CL_KERNEL_EXECUTION_TIME:
     return last_launch_nanoseconds(*kernel_of(handle, fn));
+  case MQLCL_CL_GEMM_EXECUTION_TIME:
+    return gemm::last_gemm_nanoseconds(*context_of(handle, fn));
   default:
     break;
   }

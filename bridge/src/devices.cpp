@@ -60,6 +60,16 @@ Device describe(cl_platform_id platform, int32_t platform_index, cl_device_id id
   if (cl.clGetDeviceInfo(id, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof(unified), &unified, nullptr) ==
       CL_SUCCESS)
     device.host_unified_memory = unified != CL_FALSE;
+  device.driver_version = trimmed(device_info_string(id, CL_DRIVER_VERSION));
+  device.vendor_id = device_info<cl_uint>(id, CL_DEVICE_VENDOR_ID);
+  device.dedicated_local_memory =
+      device_info<cl_device_local_mem_type>(id, CL_DEVICE_LOCAL_MEM_TYPE) == CL_LOCAL;
+  device.compute_units = device_info<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
+  if (extensions.find("cl_nv_device_attribute_query") != std::string::npos) {
+    // CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV and _MINOR_NV
+    device.compute_capability =
+        device_info<cl_uint>(id, 0x4000) * 10 + device_info<cl_uint>(id, 0x4001);
+  }
   return device;
 }
 

@@ -34,6 +34,12 @@ struct Device {
   // CL_DEVICE_HOST_UNIFIED_MEMORY: the device works in host memory (a CPU, an integrated GPU),
   // so staging transfers through pinned memory would only add a copy. True when unknown.
   bool host_unified_memory = true;
+  // What the GEMM's planner looks its tuned parameters up by (gemm/database.hpp).
+  std::string driver_version;
+  cl_uint vendor_id = 0;               // 0x10DE NVIDIA, 0x1002 AMD, 0x8086 Intel, ...
+  uint32_t compute_capability = 0;     // NVIDIA only: major * 10 + minor (90 for Hopper)
+  bool dedicated_local_memory = false; // CL_DEVICE_LOCAL_MEM_TYPE is CL_LOCAL
+  cl_uint compute_units = 0;
 };
 
 struct DeviceList {

@@ -2,6 +2,7 @@
 
 #include "cl_api.hpp"
 #include "errors.hpp"
+#include "gemm/gemm.hpp"
 
 #include <fmt/format.h>
 
@@ -27,6 +28,10 @@ template <class Handle, class Release> void release(Handle handle, Release ClApi
 
 void mark_process_exiting() noexcept {
   process_exiting.store(true);
+}
+
+bool process_is_exiting() noexcept {
+  return process_exiting.load();
 }
 
 size_t Staging::lane_count() noexcept {
@@ -62,6 +67,7 @@ Context::~Context() {
     } catch (...) {
     }
   }
+  gemm.reset(); // its programs and scratch buffers, before the queue and context they use
   release_staging_slots(queue, staging);
   release(address_probe.kernel, &ClApi::clReleaseKernel);
   release(address_probe.program, &ClApi::clReleaseProgram);

@@ -14,6 +14,10 @@
 
 namespace mqlcl {
 
+namespace gemm {
+struct ContextState; // gemm/gemm.hpp
+}
+
 // Pinned host memory for large CLBufferWrite/CLBufferRead calls (api_buffer.cpp). Each slot is a
 // CL_MEM_ALLOC_HOST_PTR buffer mapped once for the context's life: its pointer, handed to an
 // ordinary clEnqueueWriteBuffer/clEnqueueReadBuffer as the host side, lets a discrete GPU's DMA
@@ -54,6 +58,8 @@ struct Context {
   cl_command_queue queue = nullptr; // in order, profiling enabled
   Staging staging;                  // set up by the first staged transfer
   AddressProbe address_probe;
+  std::mutex gemm_mutex;                    // guards the pointer below, set by the first CLGemm
+  std::shared_ptr<gemm::ContextState> gemm; // its programs, scratch buffers and last launch
   ~Context();
 };
 
@@ -124,5 +130,6 @@ std::shared_ptr<const Device> device_of(int32_t ordinal_or_handle, const char *f
 // Set by the Windows DllMain when the process is exiting: then the OpenCL driver may already be
 // gone, and releasing objects is left to the OS.
 void mark_process_exiting() noexcept;
+bool process_is_exiting() noexcept;
 
 } // namespace mqlcl

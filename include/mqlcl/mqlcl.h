@@ -132,6 +132,7 @@
 #define MQLCL_CL_OBJECT_COUNT 117                  /* handle ignored: live handles of all types */
 #define MQLCL_CL_PROFILING_TIMER_RESOLUTION 118    /* ns */
 #define MQLCL_CL_LAST_ERROR_DESCRIPTION_LENGTH 119 /* UTF-16 units, terminator excluded */
+#define MQLCL_CL_GEMM_EXECUTION_TIME 120 /* context; ns of its last CLGemm (waits for it) */
 
 /* ---- CLGetInfoString properties -----------------------------------------------------------------
  * 0-13 are MQL5's ENUM_OPENCL_PROPERTY_STRING (with CL_PLATFORM_NAME); 100 and up are mqlcl's. */
@@ -160,6 +161,15 @@
  */
 #define MQLCL_TENSOR_FLOAT32 0 /* 4-byte floats, copied as they are */
 #define MQLCL_TENSOR_TF32 1    /* 4-byte floats, typed as the tensor cores' TF32 */
+
+/* ---- CLGemm element types and precisions -------------------------------------------------------
+ */
+#define MQLCL_GEMM_FLOAT 0    /* 4-byte floats */
+#define MQLCL_GEMM_DOUBLE 1   /* 8-byte doubles (MQL5's matrix); needs cl_khr_fp64 */
+#define MQLCL_GEMM_EXACT 0    /* the element type's own multiply-adds: FP32 (FP64 for double) */
+#define MQLCL_GEMM_ACCURATE 1 /* max relative error <= 1e-5 of fp64's: the fastest such product */
+#define MQLCL_GEMM_TF32 2     /* tensor-core TF32, errors near 1e-3; 5100 where not offered */
+#define MQLCL_GEMM_FASTEST 3  /* the fastest product the device offers, whatever its accuracy */
 
 /* Longest kernel name CLKernelCreate accepts, in UTF-16 units (MQL5's limit). */
 #define MQLCL_KERNEL_NAME_MAX 127
@@ -217,6 +227,19 @@ MQLCL_API int32_t CLBufferTensorMap(int32_t map_buffer, uint32_t map_offset, int
 MQLCL_API int32_t CLExecute(int32_t kernel, uint32_t work_dim, const uint32_t *global_work_offset,
                             const uint32_t *global_work_size, const uint32_t *local_work_size);
 MQLCL_API int32_t CLExecutionStatus(int32_t kernel);
+
+/* Beyond MQL5: C = alpha * op(A) * op(B) + beta * C for `batch` products, on buffers of one
+ * context, row-major. op(A) is m x k (A stored k x m when transpose_a), op(B) k x n (B stored
+ * n x k when transpose_b), C m x n. Offsets, leading dimensions and strides count elements;
+ * ld 0 means the stored width; the batch's matrices start stride_* apart (0 shares A or B).
+ * C is not read when beta is 0. Enqueues like CLExecute (CLBufferRead waits); the kernels are
+ * built into the library, once per shape and context. Returns 1, or 0 (docs/errors.md). */
+MQLCL_API int32_t CLGemm(int32_t buffer_a, int32_t buffer_b, int32_t buffer_c, int32_t element_type,
+                         int32_t precision, int32_t transpose_a, int32_t transpose_b, uint32_t m,
+                         uint32_t n, uint32_t k, double alpha, double beta, uint64_t offset_a,
+                         uint32_t lda, uint64_t offset_b, uint32_t ldb, uint64_t offset_c,
+                         uint32_t ldc, uint32_t batch, uint64_t stride_a, uint64_t stride_b,
+                         uint64_t stride_c);
 
 /* This thread's last failure */
 MQLCL_API int32_t CLGetLastError(void);

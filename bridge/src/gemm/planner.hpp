@@ -1,0 +1,50 @@
+// Which kernel, parameters and launch a product runs with on a device: the tuned entry for its
+// size class where the database or the user's tuning cache has one, else safe defaults.
+#pragma once
+
+#include "gemm/database.hpp"
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+namespace mqlcl {
+struct Device;
+}
+
+namespace mqlcl::gemm {
+
+// The product's kernels: step 13's tiles staged in dedicated local memory (GPUs), or step 14's
+// register-blocked form where local memory is part of global memory (CPUs).
+enum class Family { tiles, registers };
+const char *kernel_file_of(Family family);
+
+struct Shape {
+  uint32_t m = 0, n = 0, k = 0;
+  uint32_t batch = 1;
+  size_t element_size = 4; // 4 float, 8 double
+};
+
+struct Plan {
+  Family family = Family::tiles;
+  Params params;
+  std::string origin; // "defaults", or where the tuned entry came from
+  uint32_t dimensions = 2;
+  std::array<size_t, 3> global{1, 1, 1};
+  std::array<size_t, 3> local{1, 1, 1};
+};
+
+// The plan for `shape` on `device`; `tuned` is the lookup's result (database.hpp), if any.
+// Tuned entries of double-sized elements are not taken: the database holds float products.
+// `forced` (MQLCL_GEMM_KERNEL) runs that family whatever the device's memory, where it fits.
+Plan plan_product(const Device &device, const Shape &shape, const std::optional<Tuned> &tuned,
+                  std::optional<Family> forced = std::nullopt);
+
+// The same with the defaults alone (a tuned set that failed to build falls back to these).
+Plan default_plan(const Device &device, const Shape &shape,
+                  std::optional<Family> forced = std::nullopt);
+
+// MQLCL_GEMM_KERNEL: "tiles" or "registers" forces that family; unset or anything else, none.
+std::optional<Family> forced_family();
+
+} // namespace mqlcl::gemm

@@ -1,0 +1,20 @@
+# cmake -DOUTPUT=file.cpp -DKERNELS="a.cl|b.cl" -P EmbedKernels.cmake
+# Writes a C++ source that holds each kernel file's text, so the library needs no kernels/ folder
+# at run time (bridge/src/gemm/kernels.hpp). Raw string literals keep the text as it is.
+string(REPLACE "|" ";" KERNELS "${KERNELS}")
+set(body "// Generated at build time by cmake/EmbedKernels.cmake from kernels/: do not edit.\n")
+string(APPEND body "#include \"gemm/kernels.hpp\"\n\nnamespace mqlcl::gemm {\n\n")
+string(APPEND body "const KernelFile kKernelFiles[] = {\n")
+foreach(path IN LISTS KERNELS)
+  get_filename_component(name ${path} NAME)
+  file(READ ${path} text)
+  if(text MATCHES "\\)mqlcl_cl\"")
+    message(FATAL_ERROR "${path} holds the raw string's delimiter")
+  endif()
+  string(APPEND body "    {\"${name}\", R\"mqlcl_cl(${text})mqlcl_cl\"},\n")
+endforeach()
+string(APPEND body "};\nconst size_t kKernelFileCount = sizeof(kKernelFiles) / sizeof(kKernelFiles[0]);\n\n")
+string(APPEND body "} // namespace mqlcl::gemm\n")
+file(WRITE ${OUTPUT}.tmp "${body}")
+file(COPY_FILE ${OUTPUT}.tmp ${OUTPUT} ONLY_IF_DIFFERENT)
+file(REMOVE ${OUTPUT}.tmp)

@@ -1,0 +1,395 @@
+// CLGemm on the real device: every layout, alpha and beta, offsets, leading dimensions, batches,
+// float and double, checked element by element against an fp64 product with a per-element
+// bound; and every refusal of docs/errors.md's CLGemm section, each leaving C as it was.
+#define BOOST_TEST_MODULE bridge_gemm
+#include "opencl_device.hpp"
+
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <ostream>
+#include <random>
+#include <vector>
+
+using namespace mqlcl_test;
+
+namespace {
+
+// One call of CLGemm, in its own terms; 0 for a leading dimension or stride means "packed".
+struct Case {
+  uint32_t m, n, k;
+  bool transpose_a = false, transpose_b = false;
+  bool double_precision = false;
+  double alpha = 1, beta = 0;
+  uint32_t batch = 1;
+  uint32_t pad = 0;      // extra elements per stored row of A, B and C (ld = width + pad)
+  uint64_t offset = 0;   // elements before each operand's first matrix
+  bool shared_a = false; // stride_a 0: every product of the batch reads the same A
+  int32_t precision = MQLCL_GEMM_EXACT;
+};
+
+std::ostream &operator<<(std::ostream &out, const Case &c) {
+  return out << c.m << "x" << c.n << "x" << c.k << (c.transpose_a ? " At" : "")
+             << (c.transpose_b ? " Bt" : "") << (c.double_precision ? " double" : " float")
+             << " alpha " << c.alpha << " beta " << c.beta << " batch " << c.batch << " pad "
+             << c.pad << " offset " << c.offset << (c.shared_a ? " shared A" : "") << " precision "
+             << c.precision;
+}
+
+// A matrix as CLGemm sees it in a buffer: `rows` x `cols` stored with rows `ld` apart.
+struct Stored {
+  uint64_t rows, cols, ld, stride, elements;
+};
+
+Stored stored(uint64_t rows, uint64_t cols, const Case &c, bool shared) {
+  Stored s{rows, cols, cols + c.pad, 0, 0};
+  s.stride = shared ? 0 : rows * s.ld;
+  s.elements = c.offset + (c.batch - 1) * s.stride + rows * s.ld;
+  return s;
+}
+
+// Values with few significant bits, so that the fp64 reference is exact and the bound below
+// measures the device's accumulation alone.
+std::vector<double> random_values(size_t count, uint32_t seed) {
+  std::mt19937 random(seed);
+  std::uniform_int_distribution<int> value(-256, 256);
+  std::vector<double> values(count);
+  for (double &v : values)
+    v = value(random) / 64.0;
+  return values;
+}
+
+template <class T> struct Run { std::vector<T> a, b, c_before, c_after; };
+
+template <class T> int32_t make_filled(int32_t context, const std::vector<T> &values) {
+  int32_t buffer = CLBufferCreate(context, static_cast<uint32_t>(values.size() * sizeof(T)),
+                                  MQLCL_MEM_READ_WRITE);
+  BOOST_TEST_REQUIRE(buffer != MQLCL_INVALID_HANDLE, last_error_text());
+  BOOST_TEST_REQUIRE(CLBufferWrite(buffer, values.data(), 0, 0,
+                                   static_cast<uint32_t>(values.size()),
+                                   sizeof(T)) == values.size());
+  return buffer;
+}
+
+template <class T> std::vector<T> converted(const std::vector<double> &values) {
+  return std::vector<T>(values.begin(), values.end());
+}
+
+// Checks C after the call against alpha * op(A) * op(B) + beta * C in fp64, element by element:
+// |error| <= 2 (k + 2) u (|alpha| sum |a||b| + |beta c|), u the unit roundoff of T. Elements of C
+// outside the product (padding, before the offset) must be untouched.
+template <class T>
+void check_product(const Case &c, const Stored &sa, const Stored &sb, const Stored &sc,
+                   const Run<T> &run) {
+  const double u = std::numeric_limits<T>::epsilon() / 2;
+  size_t wrong = 0, checked = 0;
+  double worst = 0;
+  std::vector<bool> inside(run.c_after.size(), false);
+  for (uint32_t p = 0; p < c.batch; ++p)
+    for (uint32_t i = 0; i < c.m; ++i)
+      for (uint32_t j = 0; j < c.n; ++j) {
+        double sum = 0, magnitude = 0;
+        for (uint32_t l = 0; l < c.k; ++l) {
+          double x =
+              run.a[c.offset + p * sa.stride + (c.transpose_a ? l * sa.ld + i : i * sa.ld + l)];
+          double y =
+              run.b[c.offset + p * sb.stride + (c.transpose_b ? j * sb.ld + l : l * sb.ld + j)];
+          sum += x * y;
+          magnitude += std::fabs(x * y);
+        }
+        size_t at = c.offset + p * sc.stride + i * sc.ld + j;
+        inside[at] = true;
+        double scaled_c = c.beta != 0 ? c.beta * run.c_before[at] : 0; // C is NaN when beta is 0
+        double want = c.alpha * sum + scaled_c;
+        double bound = 2 * (c.k + 2) * u * (std::fabs(c.alpha) * magnitude + std::fabs(scaled_c));
+        double error = std::fabs(run.c_after[at] - want);
+        worst = std::max(worst, error / std::max(bound, 1e-300));
+        wrong += !(error <= bound) ? 1 : 0; // a NaN is wrong too
+        ++checked;
+      }
+  size_t touched = 0;
+  for (size_t at = 0; at < inside.size(); ++at)
+    if (!inside[at] && std::memcmp(&run.c_after[at], &run.c_before[at], sizeof(T)) != 0)
+      ++touched;
+  BOOST_TEST(wrong == 0u, c << ": " << wrong << " of " << checked
+                            << " elements off; worst error / bound " << worst);
+  BOOST_TEST(touched == 0u, c << ": " << touched << " elements outside C's matrices changed");
+}
+
+template <class T> void run_case(int32_t context, const Case &c) {
+  const uint32_t type = c.double_precision ? MQLCL_GEMM_DOUBLE : MQLCL_GEMM_FLOAT;
+  Stored sa = c.transpose_a ? stored(c.k, c.m, c, c.shared_a) : stored(c.m, c.k, c, c.shared_a);
+  Stored sb = c.transpose_b ? stored(c.n, c.k, c, false) : stored(c.k, c.n, c, false);
+  Stored sc = stored(c.m, c.n, c, false);
+  Run<T> run{converted<T>(random_values(sa.elements, 1)),
+             converted<T>(random_values(sb.elements, 2)),
+             converted<T>(random_values(sc.elements, 3)),
+             {}};
+  if (c.beta == 0) // C is not read when beta is 0: NaNs there must not reach the product
+    for (T &value : run.c_before)
+      value = std::numeric_limits<T>::quiet_NaN();
+  Buffer a(make_filled(context, run.a)), b(make_filled(context, run.b)),
+      cb(make_filled(context, run.c_before));
+  int32_t done = CLGemm(a, b, cb, type, c.precision, c.transpose_a, c.transpose_b, c.m, c.n, c.k,
+                        c.alpha, c.beta, c.offset, uint32_t(sa.ld), c.offset, uint32_t(sb.ld),
+                        c.offset, uint32_t(sc.ld), c.batch, sa.stride, sb.stride, sc.stride);
+  BOOST_TEST_REQUIRE(done == 1, c << ": " << last_error_text());
+  run.c_after.resize(sc.elements);
+  BOOST_TEST_REQUIRE(CLBufferRead(cb, run.c_after.data(), 0, 0, uint32_t(sc.elements), sizeof(T)) ==
+                     sc.elements);
+  check_product(c, sa, sb, sc, run);
+}
+
+void run_case(int32_t context, const Case &c) {
+  if (c.double_precision)
+    run_case<double>(context, c);
+  else
+    run_case<float>(context, c);
+}
+
+std::vector<Case> layouts_and_sizes() {
+  std::vector<Case> cases;
+  for (uint32_t size : {1u, 7u, 37u, 64u})
+    for (int t = 0; t < 4; ++t)
+      for (bool dp : {false, true}) {
+        Case c{size, size, size};
+        c.transpose_a = t & 1;
+        c.transpose_b = t & 2;
+        c.double_precision = dp;
+        cases.push_back(c);
+      }
+  Case odd{37, 7, 64};
+  cases.push_back(odd);
+  odd.transpose_b = true;
+  cases.push_back(odd);
+  return cases;
+}
+
+std::vector<Case> scaled_padded_and_batched() {
+  std::vector<Case> cases;
+  for (bool dp : {false, true}) {
+    Case scaled{37, 64, 7};
+    scaled.double_precision = dp;
+    scaled.alpha = 1.5;
+    scaled.beta = -0.75;
+    cases.push_back(scaled);
+    Case padded{64, 37, 37, true, false, dp};
+    padded.pad = 3;
+    padded.offset = 5;
+    padded.beta = 1;
+    cases.push_back(padded);
+    Case batched{37, 7, 64, false, true, dp};
+    batched.batch = 5;
+    batched.offset = 2;
+    batched.pad = 1;
+    batched.alpha = -2;
+    cases.push_back(batched);
+    Case shared{64, 64, 37, false, false, dp};
+    shared.batch = 3;
+    shared.shared_a = true;
+    cases.push_back(shared);
+  }
+  return cases;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(gemm, *boost::unit_test::precondition(needs_device()))
+
+BOOST_DATA_TEST_CASE(every_layout_and_small_size_verifies, layouts_and_sizes(), c) {
+  Context context = make_context();
+  run_case(context, c);
+}
+
+BOOST_DATA_TEST_CASE(alpha_beta_offsets_leading_dimensions_and_batches_verify,
+                     scaled_padded_and_batched(), c) {
+  Context context = make_context();
+  run_case(context, c);
+}
+
+BOOST_AUTO_TEST_CASE(a_product_of_odd_sizes_verifies_in_float_and_double) {
+  Context context = make_context();
+  Case c{1023, 1000, 517};
+  run_case(context, c);
+  c.double_precision = true;
+  c.transpose_a = true;
+  c.alpha = 0.5;
+  c.beta = 2;
+  run_case(context, c);
+}
+
+BOOST_AUTO_TEST_CASE(every_precision_the_device_offers_verifies) {
+  Context context = make_context();
+  for (int32_t precision : {MQLCL_GEMM_EXACT, MQLCL_GEMM_ACCURATE, MQLCL_GEMM_FASTEST}) {
+    Case c{64, 37, 100, false, true};
+    c.precision = precision;
+    run_case(context, c);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_same_shape_runs_again_and_its_time_is_readable) {
+  Context context = make_context();
+  MQLCL_CHECK_FAILS(CLGetInfoInteger(context, MQLCL_CL_GEMM_EXECUTION_TIME), -1,
+                    MQLCL_ERR_OPENCL_EXECUTE);
+  Case c{64, 64, 64};
+  for (int i = 0; i < 3; ++i) {
+    c.transpose_b = i == 1;
+    run_case(context, c);
+    BOOST_TEST(CLGetInfoInteger(context, MQLCL_CL_GEMM_EXECUTION_TIME) > 0);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// The refusals: each returns 0 with its code, and C keeps its values.
+namespace {
+
+struct Hostile {
+  Context context = make_context();
+  Buffer a = make_buffer(context, 16 * 16 * 4);
+  Buffer b = make_buffer(context, 16 * 16 * 4);
+  Buffer c = make_buffer(context, 16 * 16 * 4);
+  std::vector<float> before = std::vector<float>(256, 3.0f);
+  Hostile() { BOOST_TEST_REQUIRE(CLBufferWrite(c, before.data(), 0, 0, 256, 4) == 256u); }
+  // A 16 x 16 x 16 float product with one argument changed by `change`.
+  struct Args {
+    int32_t a, b, c, type = MQLCL_GEMM_FLOAT, precision = MQLCL_GEMM_EXACT, ta = 0, tb = 0;
+    uint32_t m = 16, n = 16, k = 16;
+    double alpha = 1, beta = 0;
+    uint64_t offset_a = 0;
+    uint32_t lda = 0;
+    uint64_t offset_b = 0;
+    uint32_t ldb = 0;
+    uint64_t offset_c = 0;
+    uint32_t ldc = 0, batch = 1;
+    uint64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  };
+  Args args() const { return Args{a, b, c}; }
+  static int32_t call(const Args &x) {
+    return CLGemm(x.a, x.b, x.c, x.type, x.precision, x.ta, x.tb, x.m, x.n, x.k, x.alpha, x.beta,
+                  x.offset_a, x.lda, x.offset_b, x.ldb, x.offset_c, x.ldc, x.batch, x.stride_a,
+                  x.stride_b, x.stride_c);
+  }
+  void expect_unchanged() {
+    std::vector<float> after(256);
+    BOOST_TEST_REQUIRE(CLBufferRead(c, after.data(), 0, 0, 256, 4) == 256u);
+    BOOST_TEST(after == before, boost::test_tools::per_element());
+  }
+};
+
+template <class Change> void expect_refused(Hostile &h, Change change, int32_t code) {
+  Hostile::Args x = h.args();
+  change(x);
+  MQLCL_CHECK_FAILS(Hostile::call(x), 0, code);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(gemm_refusals, *boost::unit_test::precondition(needs_device()))
+
+BOOST_AUTO_TEST_CASE(bad_choices_and_sizes_are_refused) {
+  Hostile h;
+  expect_refused(
+      h, [](auto &x) { x.type = 2; }, MQLCL_ERR_INVALID_PARAMETER);
+  expect_refused(
+      h, [](auto &x) { x.precision = -1; }, MQLCL_ERR_INVALID_PARAMETER);
+  expect_refused(
+      h, [](auto &x) { x.precision = 4; }, MQLCL_ERR_INVALID_PARAMETER);
+  expect_refused(
+      h, [](auto &x) { x.ta = 2; }, MQLCL_ERR_INVALID_PARAMETER);
+  expect_refused(
+      h, [](auto &x) { x.tb = -1; }, MQLCL_ERR_INVALID_PARAMETER);
+  expect_refused(
+      h, [](auto &x) { x.m = 0; }, MQLCL_ERR_ZEROSIZE_ARRAY);
+  expect_refused(
+      h, [](auto &x) { x.n = 0; }, MQLCL_ERR_ZEROSIZE_ARRAY);
+  expect_refused(
+      h, [](auto &x) { x.k = 0; }, MQLCL_ERR_ZEROSIZE_ARRAY);
+  expect_refused(
+      h, [](auto &x) { x.batch = 0; }, MQLCL_ERR_ZEROSIZE_ARRAY);
+  expect_refused(
+      h, [](auto &x) { x.batch = 65536; }, MQLCL_ERR_INVALID_PARAMETER);
+  h.expect_unchanged();
+}
+
+BOOST_AUTO_TEST_CASE(operands_past_their_buffers_are_refused) {
+  Hostile h;
+  expect_refused(
+      h, [](auto &x) { x.m = 17; }, MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  expect_refused(
+      h, [](auto &x) { x.k = 17; }, MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  expect_refused(
+      h, [](auto &x) { x.n = 17; }, MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  expect_refused(
+      h, [](auto &x) { x.offset_b = 1; }, MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  expect_refused(
+      h, [](auto &x) { x.offset_c = 256; }, MQLCL_ERR_OPENCL_WRONG_BUFFER_OFFSET);
+  expect_refused(
+      h, [](auto &x) { x.offset_a = ~uint64_t{0}; }, MQLCL_ERR_OPENCL_WRONG_BUFFER_OFFSET);
+  expect_refused(
+      h, [](auto &x) { x.lda = 17; }, MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  expect_refused(
+      h, [](auto &x) { x.ldc = 15; }, MQLCL_ERR_INVALID_PARAMETER);
+  expect_refused(
+      h, [](auto &x) { x.m = x.k = 8, x.ta = 1, x.lda = 7; }, MQLCL_ERR_INVALID_PARAMETER);
+  expect_refused(
+      h, [](auto &x) { x.batch = 2, x.stride_b = 1; }, MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  // Products whose extents overflow 64 bits.
+  expect_refused(
+      h, [](auto &x) { x.batch = 3, x.stride_a = ~uint64_t{0} / 2; },
+      MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  expect_refused(
+      h, [](auto &x) { x.lda = ~uint32_t{0}; }, MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  h.expect_unchanged();
+}
+
+BOOST_AUTO_TEST_CASE(overlaps_and_buffer_kinds_are_refused) {
+  Hostile h;
+  expect_refused(
+      h, [&](auto &x) { x.a = h.c; }, MQLCL_ERR_INVALID_PARAMETER);
+  expect_refused(
+      h, [&](auto &x) { x.b = h.c, x.m = x.n = x.k = 8, x.ldc = 8, x.offset_c = 60; },
+      MQLCL_ERR_INVALID_PARAMETER); // B covers 0..63, C 60..123
+  expect_refused(
+      h, [](auto &x) { x.m = 4, x.batch = 2, x.stride_c = 16; },
+      MQLCL_ERR_INVALID_PARAMETER); // C's two matrices overlap
+  Buffer read_only = make_buffer(h.context, 1024, MQLCL_MEM_READ_ONLY);
+  Buffer write_only = make_buffer(h.context, 1024, MQLCL_MEM_WRITE_ONLY);
+  expect_refused(
+      h, [&](auto &x) { x.c = read_only; }, MQLCL_ERR_INVALID_PARAMETER);
+  expect_refused(
+      h, [&](auto &x) { x.a = write_only; }, MQLCL_ERR_INVALID_PARAMETER);
+  h.expect_unchanged();
+}
+
+BOOST_AUTO_TEST_CASE(foreign_freed_and_wrong_handles_are_refused) {
+  Hostile h;
+  Context other = make_context();
+  Buffer foreign = make_buffer(other, 1024);
+  expect_refused(
+      h, [&](auto &x) { x.b = foreign; }, MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  int32_t freed = CLBufferCreate(h.context, 1024, MQLCL_MEM_READ_WRITE);
+  CLBufferFree(freed);
+  expect_refused(
+      h, [&](auto &x) { x.a = freed; }, MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  expect_refused(
+      h, [&](auto &x) { x.c = h.context; }, MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  expect_refused(
+      h, [&](auto &x) { x.a = -1; }, MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  h.expect_unchanged();
+}
+
+BOOST_AUTO_TEST_CASE(precisions_the_device_lacks_are_refused) {
+  Hostile h;
+  expect_refused(
+      h, [](auto &x) { x.precision = MQLCL_GEMM_TF32; }, MQLCL_ERR_OPENCL_NOT_SUPPORTED);
+  if (CLGetInfoInteger(h.context, MQLCL_CL_DEVICE_DOUBLE_SUPPORT) == 0)
+    expect_refused(
+        h, [](auto &x) { x.type = MQLCL_GEMM_DOUBLE; }, MQLCL_ERR_OPENCL_NOT_SUPPORTED);
+  h.expect_unchanged();
+}
+
+BOOST_AUTO_TEST_SUITE_END()
