@@ -109,4 +109,24 @@ AnchorResult openblas_sgemm(const GemmProblem &problem, uint32_t repeat, int thr
 // cuBLAS cublasSgemm on CUDA device 0: FP32 (pedantic math) or TF32 tensor-op math.
 AnchorResult cublas_sgemm(const GemmProblem &problem, uint32_t repeat, bool tf32);
 
+// A product as CLGemm takes it: C = op(A) * op(B), row-major, packed, `batch` products in one
+// call (strided), float or double; A is m x k (k x m when transposed), B k x n (n x k).
+struct GeneralGemm {
+  uint32_t m = 0, n = 0, k = 0, batch = 1;
+  bool transpose_a = false, transpose_b = false, double_precision = false;
+  const std::vector<double> *a = nullptr, *b = nullptr; // the values, converted as the type says
+};
+
+// What a general anchor measured: C as doubles, for the caller to verify.
+struct GeneralAnchor {
+  std::string name, note;
+  bool available = false;
+  Samples seconds;
+  std::vector<double> product;
+};
+
+// cuBLAS on CUDA device 0: cublasSgemm / cublasDgemm (pedantic math), or their strided-batched
+// forms for a batch.
+GeneralAnchor cublas_gemm(const GeneralGemm &problem, uint32_t repeat);
+
 } // namespace mqlcl::replay

@@ -41,10 +41,13 @@ Bridge::Bridge(const std::filesystem::path &library) : path_(library) {
     missing.push_back(#name);
   MQLCL_REPLAY_EXPORTS(MQLCL_REPLAY_RESOLVE)
 #undef MQLCL_REPLAY_RESOLVE
+#define MQLCL_REPLAY_COUNT(name) +1
+  constexpr size_t exports = 0 MQLCL_REPLAY_EXPORTS(MQLCL_REPLAY_COUNT);
+#undef MQLCL_REPLAY_COUNT
   if (!missing.empty())
     throw Error(ExitCode::bridge_failure,
-                fmt::format("{} is not the mqlcl bridge: it lacks {} of the 23 exports ({})",
-                            library.string(), missing.size(), fmt::join(missing, ", ")));
+                fmt::format("{} is not the mqlcl bridge: it lacks {} of the {} exports ({})",
+                            library.string(), missing.size(), exports, fmt::join(missing, ", ")));
 }
 
 Bridge::~Bridge() = default;

@@ -1,4 +1,4 @@
-// The bridge as MetaTrader sees it: a DLL loaded at run time by path, used only through the 23
+// The bridge as MetaTrader sees it: a DLL loaded at run time by path, used only through the 24
 // exported C functions of include/mqlcl/mqlcl.h. Boost.DLL stays inside bridge.cpp.
 #pragma once
 
@@ -32,6 +32,7 @@ namespace mqlcl::replay {
   X(CLBufferWrite)                                                                                 \
   X(CLBufferRead)                                                                                  \
   X(CLBufferTensorMap)                                                                             \
+  X(CLGemm)                                                                                        \
   X(CLExecute)                                                                                     \
   X(CLExecutionStatus)                                                                             \
   X(CLGetLastError)                                                                                \

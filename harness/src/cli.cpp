@@ -72,8 +72,8 @@ CommandLine parse_command_line(const std::vector<std::string> &args,
   CommandLine command;
   std::optional<uint32_t> size, rows1, colsrows, cols2;
   size_t first = 0;
-  if (!args.empty() && (args[0] == "tune" || args[0] == "bench")) {
-    command.mode = args[0] == "tune" ? Mode::tune : Mode::bench;
+  if (!args.empty() && (args[0] == "tune" || args[0] == "bench" || args[0] == "gemm")) {
+    command.mode = args[0] == "tune" ? Mode::tune : args[0] == "bench" ? Mode::bench : Mode::gemm;
     first = 1;
   }
   for (size_t i = first; i < args.size(); ++i) {
@@ -201,6 +201,10 @@ CommandLine parse_command_line(const std::vector<std::string> &args,
       bad_input(fmt::format("{} is not tuned per device; the tunable steps are matr_mul_tuned "
                             "and the tensor-core steps (mqlcl-replay --list marks them)",
                             step->name));
+  } else if (command.mode == Mode::gemm) {
+    if (!command.steps.empty())
+      bad_input("gemm takes no script: it times the library's CLGemm (--sizes, --repeat, "
+                "--output, --device)");
   } else if (command.mode == Mode::replay) {
     if (!command.bench_sizes.empty() || command.output)
       bad_input("--sizes and --output belong to mqlcl-replay bench");
@@ -215,6 +219,7 @@ std::string usage() {
        mqlcl-replay tune <step> [--size N] [--device N]
        mqlcl-replay bench [<step>,...] [--sizes N,N,...] [--repeat R] [--output FILE.json]
                           [--chart FILE.svg]
+       mqlcl-replay gemm [--sizes N,N,...] [--repeat R] [--output FILE.json]
        mqlcl-replay --chart FILE.svg --overlay FILE [--overlay FILE ...]
        mqlcl-replay --list | --list-devices | --help | --version
 
@@ -249,6 +254,9 @@ tune        measures every valid parameter set of a step on the device and cache
 bench       times the steps beyond the article against CLBlast, cuBLAS, OpenBLAS and the
             device's FP32 limit in one run; --output saves the figures as JSON, --chart
             draws them (GFLOPS per step, anchor and size, the limits as lines)
+gemm        times the library's CLGemm as an MQL5 program calls it (squares at --sizes with
+            B as stored and transposed, network shapes, double, a batch) against cuBLAS on
+            NVIDIA GPUs and OpenBLAS on CPUs, every product verified; --output saves JSON
 
 exit status: 0 verified, 1 wrong results, 2 bad input or a size a step rejects,
              3 the bridge or OpenCL failed

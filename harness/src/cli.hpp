@@ -13,7 +13,7 @@ namespace mqlcl::replay {
 enum class Format { text, json, csv };
 
 // What mqlcl-replay does: replay scripts (the default), tune a step, or benchmark.
-enum class Mode { replay, tune, bench };
+enum class Mode { replay, tune, bench, gemm };
 
 struct CommandLine {
   Mode mode = Mode::replay;

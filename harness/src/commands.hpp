@@ -1,4 +1,5 @@
-// The commands of mqlcl-replay besides replaying: tune (tune.cpp) and bench (bench.cpp).
+// The commands of mqlcl-replay besides replaying: tune (tune.cpp), bench (bench.cpp) and gemm
+// (gemm_bench.cpp).
 #pragma once
 
 #include "catalogue.hpp"
@@ -15,6 +16,7 @@ namespace mqlcl::replay {
 // Both return the process exit code; they throw Error like the replay command does.
 int run_tune_command(const CommandLine &command, const std::vector<Step> &catalogue);
 int run_bench_command(const CommandLine &command, const std::vector<Step> &catalogue);
+int run_gemm_command(const CommandLine &command); // gemm_bench.cpp
 
 // One tuning trial: a family of the step with one parameter set, and its replay.
 struct Trial {

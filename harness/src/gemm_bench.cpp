@@ -1,0 +1,345 @@
+// `mqlcl-replay gemm`: the library's CLGemm as an MQL5 program calls it (buffers, one call per
+// product), against cuBLAS on NVIDIA GPUs and OpenBLAS on CPU devices, in one run on one device.
+// Every product is verified element by element against an fp64 product of the same inputs;
+// the first call's time (the kernel's build included) is reported beside the kernel time.
+#include "anchors.hpp"
+#include "bridge.hpp"
+#include "commands.hpp"
+#include "error.hpp"
+#include "paths.hpp"
+#include "runner.hpp"
+#include "verify.hpp"
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <thread>
+
+namespace mqlcl::replay {
+
+namespace pt = boost::property_tree;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct GemmCase {
+  GeneralGemm shape;
+  int32_t precision = MQLCL_GEMM_EXACT;
+};
+
+std::string case_label(const GemmCase &c) {
+  const GeneralGemm &g = c.shape;
+  std::string label = fmt::format("{}x{}x{} {}{}", g.m, g.n, g.k, g.transpose_a ? "T" : "N",
+                                  g.transpose_b ? "T" : "N");
+  if (g.batch > 1)
+    label += fmt::format(" batch {}", g.batch);
+  label += g.double_precision ? " double" : " float";
+  if (c.precision == MQLCL_GEMM_ACCURATE)
+    label += " accurate";
+  return label;
+}
+
+// The squares at `sizes` both ways (B as stored by rows, and transposed), the network shapes
+// with each operand transposed, double and a batch; on CPUs only the squares, double and batch.
+std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu) {
+  std::vector<GemmCase> cases;
+  for (uint32_t n : sizes)
+    for (bool transpose_b : {false, true})
+      cases.push_back({GeneralGemm{n, n, n, 1, false, transpose_b}});
+  cases.push_back(
+      {GeneralGemm{sizes.back(), sizes.back(), sizes.back(), 1, false, true}, MQLCL_GEMM_ACCURATE});
+  if (gpu)
+    for (GeneralGemm shape : {GeneralGemm{4096, 4096, 512}, GeneralGemm{512, 4096, 4096},
+                              GeneralGemm{8192, 1024, 8192}})
+      for (int t = 1; t <= 2; ++t) {
+        shape.transpose_a = t == 1;
+        shape.transpose_b = t == 2;
+        cases.push_back({shape});
+      }
+  cases.push_back(
+      {GeneralGemm{sizes.front(), sizes.front(), sizes.front(), 1, false, false, true}});
+  cases.push_back({GeneralGemm{256, 256, 64, 64}});
+  return cases;
+}
+
+std::vector<double> random_matrix(size_t count, uint32_t seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<double> value(-1, 1);
+  std::vector<double> values(count);
+  for (double &v : values)
+    v = value(random);
+  return values;
+}
+
+// Rows of op(X) for the reference: `lines` x k with k contiguous.
+std::vector<double> k_contiguous(const std::vector<double> &x, uint32_t lines, uint32_t k,
+                                 bool k_runs_down, size_t first) {
+  std::vector<double> out(size_t{lines} * k);
+  for (uint32_t i = 0; i < lines; ++i)
+    for (uint32_t l = 0; l < k; ++l)
+      out[size_t{i} * k + l] =
+          k_runs_down ? x[first + size_t{l} * lines + i] : x[first + size_t{i} * k + l];
+  return out;
+}
+
+// The fp64 product of every matrix of the batch, on every hardware thread.
+std::vector<double> reference_product(const GeneralGemm &g, const std::vector<double> &a,
+                                      const std::vector<double> &b) {
+  std::vector<double> c(size_t{g.m} * g.n * g.batch);
+  for (uint32_t p = 0; p < g.batch; ++p) {
+    std::vector<double> rows = k_contiguous(a, g.m, g.k, g.transpose_a, size_t{p} * g.m * g.k);
+    std::vector<double> cols = k_contiguous(b, g.n, g.k, !g.transpose_b, size_t{p} * g.n * g.k);
+    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> workers;
+    for (unsigned t = 0; t < threads; ++t)
+      workers.emplace_back([&, t] {
+        for (uint32_t i = t; i < g.m; i += threads)
+          for (uint32_t j = 0; j < g.n; ++j) {
+            const double *x = &rows[size_t{i} * g.k], *y = &cols[size_t{j} * g.k];
+            double sum = 0;
+            for (uint32_t l = 0; l < g.k; ++l)
+              sum += x[l] * y[l];
+            c[(size_t{p} * g.m + i) * g.n + j] = sum;
+          }
+      });
+    for (std::thread &worker : workers)
+      worker.join();
+  }
+  return c;
+}
+
+// max |C - ref| / max |ref|, and whether every element is within the element type's bound.
+struct Checked {
+  double error_ratio = 0;
+  bool verified = false;
+};
+
+Checked check(const GeneralGemm &g, const std::vector<double> &product,
+              const std::vector<double> &reference) {
+  double tolerance =
+      g.double_precision ? tolerance_for<double>(g.k, 1, 1) : tolerance_for<float>(g.k, 1, 1);
+  Checked result;
+  if (product.size() != reference.size())
+    return result;
+  double worst = 0, largest = 0;
+  bool finite = true;
+  for (size_t i = 0; i < product.size(); ++i) {
+    finite = finite && std::isfinite(product[i]);
+    worst = std::max(worst, std::fabs(product[i] - reference[i]));
+    largest = std::max(largest, std::fabs(reference[i]));
+  }
+  result.error_ratio = largest > 0 ? worst / largest : worst;
+  result.verified = finite && worst <= tolerance;
+  return result;
+}
+
+// One case through the bridge: a context and three buffers, the first call timed on the host
+// (the build included), then `repeat` calls timed by CL_GEMM_EXECUTION_TIME.
+struct LibraryRun {
+  bool ok = false;
+  std::string why_not;
+  double first_call_seconds = 0;
+  Samples seconds;
+  std::vector<double> product;
+};
+
+template <class T> std::vector<T> narrowed(const std::vector<double> &values) {
+  return std::vector<T>(values.begin(), values.end());
+}
+
+template <class T>
+LibraryRun run_library(const Bridge &bridge, int32_t device, const GemmCase &c,
+                       const std::vector<double> &a, const std::vector<double> &b,
+                       uint32_t repeat) {
+  const BridgeApi &cl = bridge.api();
+  const GeneralGemm &g = c.shape;
+  LibraryRun run;
+  std::vector<T> host_a = narrowed<T>(a), host_b = narrowed<T>(b);
+  std::vector<T> host_c(size_t{g.m} * g.n * g.batch);
+  Handle context(cl.CLContextFree, cl.CLContextCreate(device));
+  auto buffer = [&](size_t elements) {
+    return Handle(cl.CLBufferFree,
+                  cl.CLBufferCreate(context.get(), uint32_t(elements * sizeof(T)), 1));
+  };
+  Handle ba = buffer(host_a.size()), bb = buffer(host_b.size()), bc = buffer(host_c.size());
+  auto write = [&](const Handle &to, const std::vector<T> &from) {
+    return cl.CLBufferWrite(to.get(), from.data(), 0, 0, uint32_t(from.size()), sizeof(T)) != 0;
+  };
+  if (bc.get() < 0 || !write(ba, host_a) || !write(bb, host_b)) {
+    run.why_not = bridge.last_error_text();
+    return run;
+  }
+  auto call = [&] {
+    return cl.CLGemm(ba.get(), bb.get(), bc.get(),
+                     g.double_precision ? MQLCL_GEMM_DOUBLE : MQLCL_GEMM_FLOAT, c.precision,
+                     g.transpose_a, g.transpose_b, g.m, g.n, g.k, 1.0, 0.0, 0, 0, 0, 0, 0, 0,
+                     g.batch, g.batch > 1 ? uint64_t{g.m} * g.k : 0,
+                     g.batch > 1 ? uint64_t{g.n} * g.k : 0,
+                     g.batch > 1 ? uint64_t{g.m} * g.n : 0) != 0;
+  };
+  auto start = Clock::now();
+  bool ok = call() &&
+            cl.CLBufferRead(bc.get(), host_c.data(), 0, 0, uint32_t(host_c.size()), sizeof(T)) != 0;
+  run.first_call_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (uint32_t r = 0; ok && r < repeat; ++r) {
+    ok = call();
+    int64_t nanoseconds =
+        ok ? cl.CLGetInfoInteger(context.get(), MQLCL_CL_GEMM_EXECUTION_TIME) : -1;
+    ok = ok && nanoseconds > 0;
+    if (ok)
+      run.seconds.values.push_back(double(nanoseconds) * 1e-9);
+  }
+  ok =
+      ok && cl.CLBufferRead(bc.get(), host_c.data(), 0, 0, uint32_t(host_c.size()), sizeof(T)) != 0;
+  if (!ok) {
+    run.why_not = bridge.last_error_text();
+    return run;
+  }
+  run.ok = true;
+  run.product.assign(host_c.begin(), host_c.end());
+  return run;
+}
+
+// The anchor for a case: cuBLAS on NVIDIA; OpenBLAS sgemm on CPU devices (float, one product,
+// A times B transposed, the layout its adapter takes).
+GeneralAnchor anchor_for(const DeviceInfo &device, const GemmCase &c, const std::vector<double> &a,
+                         const std::vector<double> &b, uint32_t repeat) {
+  const GeneralGemm &g = c.shape;
+  if (device.caps.vendor_id == 0x10DE)
+    return cublas_gemm(g, repeat);
+  GeneralAnchor anchor;
+  anchor.name = "OpenBLAS sgemm";
+  if (device.type != "CPU" || g.double_precision || g.batch > 1 || g.transpose_a ||
+      !g.transpose_b) {
+    anchor.note = "no anchor for this case on this device";
+    return anchor;
+  }
+  std::vector<float> fa(a.begin(), a.end()), fb(b.begin(), b.end());
+  GemmProblem problem{g.m, g.n, g.k, &fa, &fb};
+  AnchorResult result =
+      openblas_sgemm(problem, repeat, static_cast<int>(device.caps.compute_units));
+  anchor.available = result.available;
+  anchor.note = result.note;
+  anchor.seconds = result.seconds;
+  anchor.product.assign(result.product.begin(), result.product.end());
+  return anchor;
+}
+
+struct CaseResult {
+  LibraryRun ours;
+  Checked ours_checked;
+  GeneralAnchor anchor;
+  Checked anchor_checked;
+};
+
+CaseResult measure_case(const Bridge &bridge, const DeviceInfo &device, const GemmCase &c,
+                        uint32_t repeat) {
+  const GeneralGemm &g = c.shape;
+  std::vector<double> a = random_matrix(size_t{g.m} * g.k * g.batch, 1);
+  std::vector<double> b = random_matrix(size_t{g.k} * g.n * g.batch, 2);
+  if (!g.double_precision) { // the inputs as the float product sees them
+    for (double &v : a)
+      v = float(v);
+    for (double &v : b)
+      v = float(v);
+  }
+  GeneralGemm with_data = g;
+  with_data.a = &a;
+  with_data.b = &b;
+  CaseResult result;
+  result.ours = g.double_precision ? run_library<double>(bridge, device.ordinal, c, a, b, repeat)
+                                   : run_library<float>(bridge, device.ordinal, c, a, b, repeat);
+  result.anchor = anchor_for(device, GemmCase{with_data, c.precision}, a, b, repeat);
+  std::vector<double> reference = reference_product(g, a, b);
+  result.ours_checked = check(g, result.ours.product, reference);
+  result.anchor_checked = check(g, result.anchor.product, reference);
+  return result;
+}
+
+void print_case(const GemmCase &c, const CaseResult &r) {
+  const GeneralGemm &g = c.shape;
+  const double flops = 2.0 * g.m * g.n * g.k * g.batch;
+  auto gflops = [&](const Samples &s) { return s.empty() ? 0.0 : flops / s.min() / 1e9; };
+  if (!r.ours.ok) {
+    fmt::print("  {:<34} unavailable: {}\n", case_label(c), r.ours.why_not);
+    return;
+  }
+  std::string anchor = "-";
+  if (r.anchor.available && !r.anchor.seconds.empty())
+    anchor = fmt::format("{:10.1f} {:>5} {:6.3f}x", gflops(r.anchor.seconds),
+                         r.anchor_checked.verified ? "yes" : "NO",
+                         r.anchor.seconds.min() / r.ours.seconds.min());
+  fmt::print("  {:<34} {:10.1f} {:9.2e} {:>5} {:9.3f} {:9.3f}   {}\n", case_label(c),
+             gflops(r.ours.seconds), r.ours_checked.error_ratio,
+             r.ours_checked.verified ? "yes" : "NO", r.ours.first_call_seconds,
+             r.ours.seconds.min() * 1e3, anchor);
+}
+
+pt::ptree case_tree(const GemmCase &c, const CaseResult &r) {
+  const GeneralGemm &g = c.shape;
+  const double flops = 2.0 * g.m * g.n * g.k * g.batch;
+  pt::ptree node;
+  node.put("case", case_label(c));
+  node.put("verified", r.ours.ok && r.ours_checked.verified);
+  node.put("max_error_over_max_ref", r.ours_checked.error_ratio);
+  node.put("first_call_s", r.ours.first_call_seconds);
+  if (r.ours.ok && !r.ours.seconds.empty()) {
+    node.put("seconds.min", r.ours.seconds.min());
+    node.put("gflops", flops / r.ours.seconds.min() / 1e9);
+  } else {
+    node.put("note", r.ours.why_not);
+  }
+  node.put("anchor.name", r.anchor.name);
+  node.put("anchor.note", r.anchor.note);
+  if (r.anchor.available && !r.anchor.seconds.empty()) {
+    node.put("anchor.gflops", flops / r.anchor.seconds.min() / 1e9);
+    node.put("anchor.verified", r.anchor_checked.verified);
+    if (r.ours.ok && !r.ours.seconds.empty())
+      node.put("ratio_to_anchor", r.anchor.seconds.min() / r.ours.seconds.min());
+  }
+  return node;
+}
+
+} // namespace
+
+int run_gemm_command(const CommandLine &command) {
+  Bridge bridge(find_library(command.library));
+  Runner runner(bridge, find_kernels(command.kernels));
+  DeviceInfo device = runner.probe_device(command.options.device);
+  std::vector<uint32_t> sizes = command.bench_sizes;
+  if (sizes.empty())
+    sizes = device.type == "CPU" ? std::vector<uint32_t>{1000, 2000}
+                                 : std::vector<uint32_t>{1000, 2000, 4096, 4097, 8192};
+  const uint32_t repeat = std::max<uint32_t>(command.options.repeat, 5);
+  fmt::print("CLGemm on device {}: {} ({}, driver {}), {} calls per case after the first\n",
+             device.ordinal, device.name, device.platform, device.driver, repeat);
+  fmt::print("  {:<34} {:>10} {:>9} {:>5} {:>9} {:>9}   {}\n", "case", "GFLOPS", "error", "ok",
+             "first s", "ms", "anchor GFLOPS, verified, ratio (ours / anchor speed)");
+  pt::ptree json, cases;
+  json.put("device.name", device.name);
+  json.put("device.driver", device.driver);
+  json.put("device.platform", device.platform);
+  json.put("repeat", repeat);
+  json.put("tuning_cache", std::getenv("MQLCL_TUNE_CACHE") ? std::getenv("MQLCL_TUNE_CACHE") : "");
+  bool all_verified = true;
+  for (const GemmCase &c : gemm_cases(sizes, device.type != "CPU")) {
+    CaseResult result = measure_case(bridge, device, c, repeat);
+    print_case(c, result);
+    all_verified = all_verified && result.ours.ok && result.ours_checked.verified;
+    cases.push_back({"", case_tree(c, result)});
+  }
+  json.add_child("cases", cases);
+  if (command.output) {
+    pt::write_json(command.output->string(), json);
+    fmt::print("results written to {}\n", command.output->string());
+  }
+  return all_verified ? 0 : static_cast<int>(ExitCode::wrong_results);
+}
+
+} // namespace mqlcl::replay
