@@ -25,8 +25,8 @@
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 //
 // Built with -DGEMM, the file's kernel is the library's GEMM (bridge/src/gemm): `gemm` takes A's
-// rows and B's columns LDA and LDB elements apart (both K-contiguous, as above), C's rows LDC
-// apart, element offsets, a strided batch (the launch's second dimension: one product per
+// rows and B's columns LDA and LDB elements apart (K-contiguous as above, or with A_LINES and
+// B_LINES stored the other way, K running down the stored rows), C's rows LDC apart, element offsets, a strided batch (the launch's second dimension: one product per
 // group row) and C = alpha * A * B + beta * C, with C left unread when beta is 0. ALIGNED = 1
 // promises that every offset and stride is a multiple of 4, so rows may be read as float4s.
 
@@ -83,6 +83,12 @@
 #endif
 #ifndef ROTATE_B
 #define ROTATE_B 0
+#endif
+#ifndef A_LINES // 1 (GEMM only): A is stored K x M, rows LDA apart, so its lines run along memory
+#define A_LINES 0
+#endif
+#ifndef B_LINES // 1 (GEMM only): B is stored K x N, rows LDB apart (row-major, not transposed)
+#define B_LINES 0
 #endif
 #ifndef PAIRED_LANES // 1: lanes n and n^1 of a warp read the same A float4, lanes n and n^2 the
 #define PAIRED_LANES 0 // same B float4, so that local memory returns both at twice the rate
@@ -168,6 +174,25 @@ inline REALTYPE4 load_k4(const __global REALTYPE *matrix, int ld, int line, int 
                      in && k + 2 < K_ ? p[2] : 0, in && k + 3 < K_ ? p[3] : 0);
 #endif
 }
+
+// Lines line..line+3 at k of an operand stored K x lines (rows ld apart), zero past the matrix;
+// one 16-byte load where rows start 16-byte aligned.
+inline REALTYPE4 load_lines4(const __global REALTYPE *matrix, int ld, int line, int lines, int k,
+                             bool whole_lines) {
+  if (!INSIDE_K(k))
+    return (REALTYPE4)(0);
+  const __global REALTYPE *p = matrix + (size_t)k * ld + line;
+#if ALIGNED && LDA % 4 == 0 && LDB % 4 == 0
+  if (whole_lines || line + 3 < lines)
+    return *(const __global REALTYPE4 *)p;
+#endif
+  return (REALTYPE4)(line < lines ? p[0] : 0, line + 1 < lines ? p[1] : 0,
+                     line + 2 < lines ? p[2] : 0, line + 3 < lines ? p[3] : 0);
+}
+// Piece u of a tile of `block` lines stored K x lines: lines L_LINE..+3 at k L_K; a warp's
+// lanes run along the lines, so its loads read whole rows of the operand.
+#define L_LINE(u, block) ((u) % ((block) / 4) * 4)
+#define L_K(u, block) ((u) / ((block) / 4))
 
 // Element k of lines line..line+3, zero past K; `first` points at element k of `line` (of the last
 // line, if `line` is past the edge). Lines past the edge read the last line instead of zeros: they
@@ -256,20 +281,22 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
 #define A_PIECE(l, u) (in1 + (size_t)min(block_m + G_LINE(u), M_ - 1) * LDA + G_K(u))
 #define B_PIECE(l, u) (in2 + (size_t)min(block_n + G_LINE(u), N_ - 1) * LDB + G_K(u))
 #endif
-#define LOAD_SLICE(k0)                                                                             \
+#define LOAD_A_SLICE(k0)                                                                           \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS, line = block_m + G_LINE(u);                                         \
-    a_next[l] = gather_lines4(A_PIECE(l, u) + (k0), LDA, line, M_, (k0) + G_K(u), WHOLE_M);             \
-  }                                                                                                \
+    a_next[l] = gather_lines4(A_PIECE(l, u) + (k0), LDA, line, M_, (k0) + G_K(u), WHOLE_M);        \
+  }
+#define LOAD_B_SLICE(k0)                                                                           \
   for (int l = 0; l < B_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS, line = block_n + G_LINE(u);                                         \
-    b_next[l] = gather_lines4(B_PIECE(l, u) + (k0), LDB, line, N_, (k0) + G_K(u), WHOLE_N);             \
+    b_next[l] = gather_lines4(B_PIECE(l, u) + (k0), LDB, line, N_, (k0) + G_K(u), WHOLE_N);        \
   }
-#define STORE_SLICE(buf)                                                                           \
+#define STORE_A_SLICE(buf)                                                                         \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS;                                                                     \
     *(__local REALTYPE4 *)&As[buf][G_K(u)][G_LINE(u)] = ROTATE4(a_next[l], ROTATE_A);              \
-  }                                                                                                \
+  }
+#define STORE_B_SLICE(buf)                                                                         \
   for (int l = 0; l < B_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS;                                                                     \
     *(__local REALTYPE4 *)&Bs[buf][G_K(u)][G_LINE(u)] = ROTATE4(b_next[l], ROTATE_B);              \
@@ -292,23 +319,25 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
   }
 #define LOAD_PIECE(src, k, l, k0)                                                                  \
   (INSIDE_K((k0) + k[l]) ? *(const __global REALTYPE4 *)(src[l] + (k0)) : (REALTYPE4)(0))
-#define LOAD_SLICE(k0)                                                                             \
+#define LOAD_A_SLICE(k0)                                                                           \
   for (int l = 0; l < A_LOADS; ++l)                                                                \
-    a_next[l] = LOAD_PIECE(a_src, a_k, l, k0);                                                     \
+    a_next[l] = LOAD_PIECE(a_src, a_k, l, k0);
+#define LOAD_B_SLICE(k0)                                                                           \
   for (int l = 0; l < B_LOADS; ++l)                                                                \
     b_next[l] = LOAD_PIECE(b_src, b_k, l, k0);
 #else
-#define LOAD_SLICE(k0)                                                                             \
+#define LOAD_A_SLICE(k0)                                                                           \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS;                                                                     \
-    a_next[l] = load_k4(in1, LDA, block_m + u / (BK / 4), M_, (k0) + (u % (BK / 4)) * 4, WHOLE_M);      \
-  }                                                                                                \
+    a_next[l] = load_k4(in1, LDA, block_m + u / (BK / 4), M_, (k0) + (u % (BK / 4)) * 4, WHOLE_M); \
+  }
+#define LOAD_B_SLICE(k0)                                                                           \
   for (int l = 0; l < B_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS;                                                                     \
-    b_next[l] = load_k4(in2, LDB, block_n + u / (BK / 4), N_, (k0) + (u % (BK / 4)) * 4, WHOLE_N);      \
+    b_next[l] = load_k4(in2, LDB, block_n + u / (BK / 4), N_, (k0) + (u % (BK / 4)) * 4, WHOLE_N); \
   }
 #endif
-#define STORE_SLICE(buf)                                                                           \
+#define STORE_A_SLICE(buf)                                                                         \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS, k = (u % (BK / 4)) * 4;                                             \
     int row = ROTATED_POSITION(u / (BK / 4), ROTATE_A);                                            \
@@ -316,7 +345,8 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
     As[buf][k + 1][row] = a_next[l].y;                                                             \
     As[buf][k + 2][row] = a_next[l].z;                                                             \
     As[buf][k + 3][row] = a_next[l].w;                                                             \
-  }                                                                                                \
+  }
+#define STORE_B_SLICE(buf)                                                                         \
   for (int l = 0; l < B_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS, k = (u % (BK / 4)) * 4;                                             \
     int col = ROTATED_POSITION(u / (BK / 4), ROTATE_B);                                            \
@@ -326,6 +356,36 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
     Bs[buf][k + 3][col] = b_next[l].w;                                                             \
   }
 #endif // GATHER
+#if A_LINES // A stored K x M (transposed): piece u is 4 rows of the tile at one k, one float4
+#undef LOAD_A_SLICE
+#undef STORE_A_SLICE
+#define LOAD_A_SLICE(k0)                                                                           \
+  for (int l = 0; l < A_LOADS; ++l) {                                                              \
+    int u = tid + l * THREADS;                                                                     \
+    a_next[l] = load_lines4(in1, LDA, block_m + L_LINE(u, BM), M_, (k0) + L_K(u, BM), WHOLE_M);   \
+  }
+#define STORE_A_SLICE(buf)                                                                         \
+  for (int l = 0; l < A_LOADS; ++l) {                                                              \
+    int u = tid + l * THREADS;                                                                     \
+    *(__local REALTYPE4 *)&As[buf][L_K(u, BM)][L_LINE(u, BM)] = ROTATE4(a_next[l], ROTATE_A);      \
+  }
+#endif
+#if B_LINES // B stored K x N (row-major, not transposed): likewise 4 columns at one k
+#undef LOAD_B_SLICE
+#undef STORE_B_SLICE
+#define LOAD_B_SLICE(k0)                                                                           \
+  for (int l = 0; l < B_LOADS; ++l) {                                                              \
+    int u = tid + l * THREADS;                                                                     \
+    b_next[l] = load_lines4(in2, LDB, block_n + L_LINE(u, BN), N_, (k0) + L_K(u, BN), WHOLE_N);   \
+  }
+#define STORE_B_SLICE(buf)                                                                         \
+  for (int l = 0; l < B_LOADS; ++l) {                                                              \
+    int u = tid + l * THREADS;                                                                     \
+    *(__local REALTYPE4 *)&Bs[buf][L_K(u, BN)][L_LINE(u, BN)] = ROTATE4(b_next[l], ROTATE_B);      \
+  }
+#endif
+#define LOAD_SLICE(k0) LOAD_A_SLICE(k0) LOAD_B_SLICE(k0)
+#define STORE_SLICE(buf) STORE_A_SLICE(buf) STORE_B_SLICE(buf)
 
   // One k's fragments from local buffer `buf` into a[] and b[]: work-item rows tm*4.. in TM/4
   // groups spaced THREADS_M*4 apart (likewise columns), so a warp's float4 reads cover

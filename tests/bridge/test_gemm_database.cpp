@@ -142,6 +142,9 @@ BOOST_AUTO_TEST_CASE(the_planner_takes_tuned_sets_that_fit_and_defaults_otherwis
   BOOST_TEST(plan.params.at("BM") == 128);
   BOOST_TEST(plan.global[0] == 32u * 32u * 256u);
   BOOST_TEST(plan.local[0] == 256u);
+  BOOST_TEST(plan.copy_k_down_operands); // 2^36 multiply-adds
+  BOOST_TEST(!default_plan(device, Shape{2000, 2000, 2000, 1, 4}).copy_k_down_operands);
+  BOOST_TEST(default_plan(device, Shape{4096, 4096, 512, 1, 4}).copy_k_down_operands);
 
   Tuned tuned{TunedEntry{0x10DE, "sm_90", "x", "", 4096, 4096, 4096, "matr_mul_double_buffered.cl",
                          parse_params("BM=128 BN=64 BK=16 TM=8 TN=4 PAD=4")},

@@ -75,12 +75,17 @@ Built build(const Context &context, const char *file, const std::string &options
   return built;
 }
 
-// The built kernel for `file` and `options`, built on first use and kept by the context.
+// The built kernel for `file` and `options`, built on first use and kept by the context; the
+// least recently used goes when kMaxProgramsPerContext are kept.
 cl_kernel kernel_for(const Context &context, ContextState &state, const char *file,
                      const std::string &options, const char *kernel_name) {
   std::string key = std::string(file) + " " + options;
-  if (auto found = state.programs.find(key); found != state.programs.end())
+  if (auto found = state.programs.find(key); found != state.programs.end()) {
+    // The most recently used goes last, so a build within this call never evicts it.
+    state.built_order.remove(key);
+    state.built_order.push_back(key);
     return found->second.kernel;
+  }
   Built built = build(context, file, options, kernel_name);
   if (state.programs.size() >= kMaxProgramsPerContext) {
     // In-flight launches keep their kernel alive: OpenCL retains what it has enqueued.
@@ -151,44 +156,58 @@ void launch(const Context &context, ContextState &state, cl_kernel kernel, cl_ui
   record_launch(state, event, first);
 }
 
-// The operand as the product reads it: K-contiguous lines, `lines` of them, ld apart.
+// An operand as the product reads it: `lines` lines of K (A's rows, B's columns), from `memory`
+// (nullptr: the scratch copy, made once the kernel is built), at offset, ld and stride.
+// `k_runs_down`: stored K x lines, which step 13's kernel reads as it is (A_LINES, B_LINES);
+// the CPU form reads K-contiguous lines only, and large products run faster from a K-contiguous
+// copy (planner.hpp), so there such an operand is copied transposed first.
 struct Lines {
+  const Operand *operand = nullptr;
+  uint32_t lines = 0;
+  bool k_runs_down = false, copied = false;
   cl_mem memory = nullptr;
   uint64_t offset = 0, ld = 0, stride = 0;
 };
 
-// Copies an operand whose K runs down its columns (stored K x lines) into scratch `index` as
-// lines x K, packed; a batch that shares one matrix (stride 0) is copied once.
-Lines transposed_copy(const Context &context, ContextState &state, const Call &call,
-                      const Operand &operand, uint32_t lines, int index, bool &first) {
-  const Device &device = *context.device;
-  const size_t tile = device.max_work_group_size >= 256 ? 16 : 8;
+Lines lines_of(const Call &call, const Operand &operand, uint32_t lines, bool k_runs_down,
+               const Plan &plan) {
+  Lines out{&operand,       lines,      k_runs_down,   false, operand.buffer->memory,
+            operand.offset, operand.ld, operand.stride};
+  if (k_runs_down && plan.copy_k_down_operands) {
+    out.k_runs_down = false; // as the product reads the copy
+    out.copied = true;
+    out.memory = nullptr;
+    out.offset = 0;
+    out.ld = call.k;
+    out.stride = operand.stride == 0 ? 0 : uint64_t(lines) * call.k;
+  }
+  return out;
+}
+
+// Copies an operand stored K x lines into scratch `index` as lines x K, packed; a batch that
+// shares one matrix (stride 0) is copied once.
+void copy_transposed(const Context &context, ContextState &state, const Call &call, Lines &lines,
+                     int index, bool &first) {
+  const Operand &operand = *lines.operand;
+  const size_t tile = context.device->max_work_group_size >= 256 ? 16 : 8;
   cl_kernel kernel =
       kernel_for(context, state, kTransposeFile,
                  fmt::format("-DREALTYPE={} -DTILE={}", realtype(call), tile), "transpose");
   const uint32_t copies = operand.stride == 0 ? 1 : call.batch;
-  const uint64_t matrix = uint64_t(lines) * call.k;
-  cl_mem destination = scratch(context, state, index, matrix * copies * element_size(call));
+  const uint64_t matrix = uint64_t(lines.lines) * call.k;
+  lines.memory = scratch(context, state, index, matrix * copies * element_size(call));
   set_arg(kernel, 0, operand.buffer->memory);
-  set_arg(kernel, 1, destination);
+  set_arg(kernel, 1, lines.memory);
   set_arg(kernel, 2, cl_ulong(operand.offset));
   set_arg(kernel, 3, cl_ulong(operand.stride));
   set_arg(kernel, 4, cl_int(operand.ld));
-  set_arg(kernel, 5, cl_int(call.k)); // rows as stored
-  set_arg(kernel, 6, cl_int(lines));  // columns as stored
-  const size_t global[3] = {(lines + tile - 1) / tile * tile, (call.k + tile - 1) / tile * tile,
-                            copies};
+  set_arg(kernel, 5, cl_int(call.k));      // rows as stored
+  set_arg(kernel, 6, cl_int(lines.lines)); // columns as stored
+  const size_t global[3] = {(lines.lines + tile - 1) / tile * tile,
+                            (call.k + tile - 1) / tile * tile, copies};
   const size_t local[3] = {tile, tile, 1};
   launch(context, state, kernel, 3, global, local, first);
   first = false;
-  return Lines{destination, 0, call.k, operand.stride == 0 ? 0 : matrix};
-}
-
-Lines lines_of(const Context &context, ContextState &state, const Call &call,
-               const Operand &operand, bool k_contiguous, uint32_t lines, int index, bool &first) {
-  if (!k_contiguous)
-    return transposed_copy(context, state, call, operand, lines, index, first);
-  return Lines{operand.buffer->memory, operand.offset, operand.ld, operand.stride};
 }
 
 std::string product_options(const Call &call, const Plan &plan, const Lines &a, const Lines &b) {
@@ -198,14 +217,25 @@ std::string product_options(const Call &call, const Plan &plan, const Lines &a, 
       "-DGEMM -DREALTYPE={} -DROWS1={} -DCOLS2={} -DCOLSROWS={} -DLDA={} -DLDB={} -DLDC={} "
       "-DALIGNED={}",
       realtype(call), call.m, call.n, call.k, a.ld, b.ld, call.c.ld, aligned ? 1 : 0);
+  if (plan.family == Family::tiles)
+    options +=
+        fmt::format(" -DA_LINES={} -DB_LINES={}", a.k_runs_down ? 1 : 0, b.k_runs_down ? 1 : 0);
   for (const auto &[name, value] : plan.params)
     options += fmt::format(" -D{}={}", name, value);
   return options;
 }
 
+// A's lines are its rows, stored K x M when transposed; B's are its columns, stored K x N unless
+// transposed.
+void plan_operands(const Call &call, const Plan &plan, Lines &a, Lines &b) {
+  a = lines_of(call, call.a, call.m, call.a.transposed, plan);
+  b = lines_of(call, call.b, call.n, !call.b.transposed, plan);
+}
+
 // The planned kernel, or the defaults' where a tuned set does not build on this device.
 cl_kernel product_kernel(const Context &context, ContextState &state, const Call &call, Plan &plan,
-                         const Shape &shape, const Lines &a, const Lines &b) {
+                         const Shape &shape, Lines &a, Lines &b) {
+  plan_operands(call, plan, a, b);
   try {
     return kernel_for(context, state, kernel_file_of(plan.family),
                       product_options(call, plan, a, b), "gemm");
@@ -213,6 +243,7 @@ cl_kernel product_kernel(const Context &context, ContextState &state, const Call
     if (plan.origin == "defaults")
       throw;
     plan = default_plan(*context.device, shape, forced_family());
+    plan_operands(call, plan, a, b);
     return kernel_for(context, state, kernel_file_of(plan.family),
                       product_options(call, plan, a, b), "gemm");
   }
@@ -220,18 +251,19 @@ cl_kernel product_kernel(const Context &context, ContextState &state, const Call
 
 void run_product(const Context &context, ContextState &state, const Call &call, bool first) {
   const Shape shape{call.m, call.n, call.k, call.batch, element_size(call)};
-  std::optional<Tuned> tuned;
   if (!state.overlay_read) {
     state.overlay = read_overlay(tuning_cache_path());
     state.overlay_read = true;
   }
-  tuned = find_tuned(state.overlay, compiled_database(), facts_of(*context.device), call.m, call.n,
-                     call.k);
+  std::optional<Tuned> tuned = find_tuned(state.overlay, compiled_database(),
+                                          facts_of(*context.device), call.m, call.n, call.k);
   Plan plan = plan_product(*context.device, shape, tuned, forced_family());
-  // A's lines are its rows unless transposed; B's are its columns, K-contiguous when transposed.
-  Lines a = lines_of(context, state, call, call.a, !call.a.transposed, call.m, 0, first);
-  Lines b = lines_of(context, state, call, call.b, call.b.transposed, call.n, 1, first);
+  Lines a, b;
   cl_kernel kernel = product_kernel(context, state, call, plan, shape, a, b);
+  if (a.copied)
+    copy_transposed(context, state, call, a, 0, first);
+  if (b.copied)
+    copy_transposed(context, state, call, b, 1, first);
   set_arg(kernel, 0, a.memory);
   set_arg(kernel, 1, b.memory);
   set_arg(kernel, 2, call.c.buffer->memory);

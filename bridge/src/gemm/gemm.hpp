@@ -55,7 +55,7 @@ struct ContextState {
   ~ContextState();
 };
 
-// Programs kept per context; the oldest goes when another shape needs room.
+// Programs kept per context; the least recently used goes when another shape needs room.
 constexpr size_t kMaxProgramsPerContext = 32;
 
 // Enqueues the product (and its transposing copies) and flushes; does not wait.

@@ -66,6 +66,9 @@ Params registers_defaults() {
 
 void set_launch(Plan &plan, const Shape &shape) {
   const Params &p = plan.params;
+  plan.copy_k_down_operands =
+      plan.family == Family::registers ||
+      double(shape.m) * shape.n * shape.k * shape.batch >= kCopyFromMultiplyAdds;
   if (plan.family == Family::tiles) {
     size_t threads = tiles_threads(p);
     plan.dimensions = 2;

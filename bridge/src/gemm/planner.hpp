@@ -25,8 +25,17 @@ struct Shape {
   size_t element_size = 4; // 4 float, 8 double
 };
 
+// Products of at least this many multiply-adds (M * N * K * batch) copy an operand stored with K
+// down its rows into a K-contiguous scratch first, even where step 13's kernel could read it as it
+// is (A_LINES, B_LINES): on an H100 (driver 580.159.04) the copy cost 2-6% from 4096 x 4096 x 512
+// up, while reading such operands directly ran at 0.50-0.73x cuBLAS there; below it, reading
+// directly was faster (2000: 0.92x against 0.90x; a batch of 64 products of 256 x 256 x 64:
+// 1.15x against 0.66x).
+constexpr double kCopyFromMultiplyAdds = 8589934592.0; // 2^33
+
 struct Plan {
   Family family = Family::tiles;
+  bool copy_k_down_operands = true; // an operand stored K x lines is copied transposed first
   Params params;
   std::string origin; // "defaults", or where the tuned entry came from
   uint32_t dimensions = 2;
