@@ -68,9 +68,13 @@ bool load_from(const std::string &name, LoadedApi &out) {
 bool use_process_opencl(LoadedApi &out) {
   void *library = nullptr;
   std::string where;
-  if (!os::process_opencl(library, where))
+  if (!os::process_opencl(library, where) ||
+      !resolve_from(library, "the process's OpenCL (" + where + ")", out))
     return false;
-  return resolve_from(library, "the process's OpenCL (" + where + ")", out);
+#define MQLCL_KEEP(fn) os::keep_loaded(reinterpret_cast<void *>(out.api.fn));
+  MQLCL_CL_FUNCTIONS(MQLCL_KEEP)
+#undef MQLCL_KEEP
+  return true;
 }
 
 const LoadedApi &loaded_api() {

@@ -17,6 +17,10 @@ void *find_symbol(void *library, const char *name) noexcept;
 // clGetPlatformIDs.
 bool process_opencl(void *&library, std::string &where) noexcept;
 
+// Takes a reference to the library that defines `symbol`, for good: the process may close a
+// library it opened while the bridge still calls into it.
+void keep_loaded(void *symbol) noexcept;
+
 // The OpenCL library names tried in order when MQLCL_OPENCL_LIBRARY is not set and the process
 // provides no OpenCL.
 const char *const *default_opencl_library_names() noexcept;

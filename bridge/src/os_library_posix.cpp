@@ -36,6 +36,12 @@ bool process_opencl(void *&library, std::string &where) noexcept {
   return true;
 }
 
+void keep_loaded(void *symbol) noexcept {
+  Dl_info info{};
+  if (dladdr(symbol, &info) != 0 && info.dli_fname != nullptr)
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD); // a reference, never loads anything
+}
+
 const char *const *default_opencl_library_names() noexcept {
   static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so", nullptr};
   return names;

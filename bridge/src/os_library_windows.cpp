@@ -58,6 +58,12 @@ bool process_opencl(void *&library, std::string &where) noexcept {
   return true;
 }
 
+void keep_loaded(void *symbol) noexcept {
+  HMODULE module = nullptr;
+  GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS, reinterpret_cast<LPCWSTR>(symbol),
+                     &module);
+}
+
 const char *const *default_opencl_library_names() noexcept {
   static const char *const names[] = {"OpenCL.dll", nullptr};
   return names;
