@@ -30,7 +30,8 @@ bool process_opencl(void *&library, std::string &where) noexcept {
   library = RTLD_DEFAULT;
   Dl_info info{};
   try {
-    where = dladdr(probe, &info) != 0 && info.dli_fname != nullptr ? info.dli_fname : "";
+    bool named = dladdr(probe, &info) != 0 && info.dli_fname != nullptr && *info.dli_fname != 0;
+    where = named ? info.dli_fname : "the program";
   } catch (...) {
   }
   return true;

@@ -52,7 +52,7 @@ bool process_opencl(void *&library, std::string &where) noexcept {
     std::wstring path(MAX_PATH, L'\0');
     DWORD units = GetModuleFileNameW(module, path.data(), static_cast<DWORD>(path.size()));
     path.resize(units < path.size() ? units : 0);
-    where = narrow(path);
+    where = path.empty() ? "OpenCL.dll" : narrow(path);
   } catch (...) {
   }
   return true;
