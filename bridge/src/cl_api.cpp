@@ -32,13 +32,8 @@ struct LoadedApi {
 };
 static_assert(std::is_trivially_destructible_v<LoadedApi>);
 
-bool load_from(const std::string &name, LoadedApi &out) {
-  std::string reason;
-  void *library = os::open_library(name, reason);
-  if (library == nullptr) {
-    out.add_error(name + ": " + reason);
-    return false;
-  }
+// Takes every entry point from `library` (`name` in messages), or none when one is missing.
+bool resolve_from(void *library, const std::string &name, LoadedApi &out) {
   ClApi api;
   const char *missing = nullptr;
 #define MQLCL_RESOLVE(fn)                                                                          \
@@ -48,12 +43,37 @@ bool load_from(const std::string &name, LoadedApi &out) {
   MQLCL_CL_FUNCTIONS(MQLCL_RESOLVE)
 #undef MQLCL_RESOLVE
   if (missing != nullptr) {
-    // An OpenCL 1.0/1.1-only library: keep it loaded (unloading an ICD is never safe) but unused.
     out.add_error(name + ": lacks " + missing + " (OpenCL 1.2)");
     return false;
   }
   out.api = api;
   out.loaded = true;
+  return true;
+}
+
+bool load_from(const std::string &name, LoadedApi &out) {
+  std::string reason;
+  void *library = os::open_library(name, reason);
+  if (library == nullptr) {
+    out.add_error(name + ": " + reason);
+    return false;
+  }
+  // An OpenCL 1.0/1.1-only library stays loaded (unloading an ICD is never safe) but unused.
+  return resolve_from(library, name, out);
+}
+
+// The entry points the process already provides (a preloaded runtime such as oclgrind's, an
+// interception layer, a program linked against OpenCL): objects they create must never reach
+// another library's functions, so the bridge takes all of them from there, or none.
+bool use_process_opencl(LoadedApi &out) {
+  void *library = nullptr;
+  std::string where;
+  if (!os::process_opencl(library, where) ||
+      !resolve_from(library, "the process's OpenCL (" + where + ")", out))
+    return false;
+#define MQLCL_KEEP(fn) os::keep_loaded(reinterpret_cast<void *>(out.api.fn));
+  MQLCL_CL_FUNCTIONS(MQLCL_KEEP)
+#undef MQLCL_KEEP
   return true;
 }
 
@@ -72,6 +92,8 @@ const LoadedApi &loaded_api() {
       load_from(chosen, result);
       return result;
     }
+    if (use_process_opencl(result))
+      return result;
     for (const char *const *name = os::default_opencl_library_names(); *name != nullptr; ++name)
       if (load_from(*name, result))
         break;

@@ -1,7 +1,10 @@
-// The OpenCL entry points the bridge calls, as a table loaded at run time from the ICD loader
-// (libOpenCL.so.1 / OpenCL.dll). Loading late lets the library itself load on machines with no
-// OpenCL at all, as MetaTrader needs (every call then fails with ERR_OPENCL_NOT_SUPPORTED), and
-// gives tests one seam to inject OpenCL failures next to the real driver.
+// The OpenCL entry points the bridge calls, as a table filled at run time, all from one source,
+// the first of: the library MQLCL_OPENCL_LIBRARY names; the entry points the process already
+// provides (a preloaded runtime or layer, a program linked against OpenCL, on Windows an
+// OpenCL.dll already loaded); the ICD loader (libOpenCL.so.1 / OpenCL.dll). Loading late lets the
+// library itself load on machines with no OpenCL at all, as MetaTrader needs (every call then fails
+// with ERR_OPENCL_NOT_SUPPORTED), and gives tests one seam to inject OpenCL failures next to the
+// real driver.
 #pragma once
 
 #include "opencl.hpp"

@@ -9,7 +9,20 @@ namespace mqlcl::os {
 void *open_library(const std::string &utf8_name, std::string &error) noexcept;
 void *find_symbol(void *library, const char *name) noexcept;
 
-// The OpenCL library names tried in order when MQLCL_OPENCL_LIBRARY is not set.
+// The OpenCL entry points the process already provides, before the bridge opens a library: on
+// POSIX, clGetPlatformIDs in the process's global scope (a runtime or layer in LD_PRELOAD, a
+// program linked against OpenCL, a library opened RTLD_GLOBAL); on Windows, an OpenCL.dll already
+// loaded. Returns false when there are none; else sets `library` to a handle for find_symbol
+// (which then resolves as the program's own calls do) and `where` to the file that provides
+// clGetPlatformIDs.
+bool process_opencl(void *&library, std::string &where) noexcept;
+
+// Takes a reference to the library that defines `symbol`, for good: the process may close a
+// library it opened while the bridge still calls into it.
+void keep_loaded(void *symbol) noexcept;
+
+// The OpenCL library names tried in order when MQLCL_OPENCL_LIBRARY is not set and the process
+// provides no OpenCL.
 const char *const *default_opencl_library_names() noexcept;
 
 // The CUDA driver's library name (libcuda.so.1, nvcuda.dll).

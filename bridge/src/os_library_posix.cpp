@@ -21,6 +21,28 @@ void *find_symbol(void *library, const char *name) noexcept {
   return dlsym(library, name);
 }
 
+bool process_opencl(void *&library, std::string &where) noexcept {
+  // RTLD_DEFAULT sees the global scope, not the libraries the bridge opened RTLD_LOCAL: only what
+  // the process itself provides.
+  void *probe = dlsym(RTLD_DEFAULT, "clGetPlatformIDs");
+  if (probe == nullptr)
+    return false;
+  library = RTLD_DEFAULT;
+  Dl_info info{};
+  try {
+    bool named = dladdr(probe, &info) != 0 && info.dli_fname != nullptr && *info.dli_fname != 0;
+    where = named ? info.dli_fname : "the program";
+  } catch (...) {
+  }
+  return true;
+}
+
+void keep_loaded(void *symbol) noexcept {
+  Dl_info info{};
+  if (dladdr(symbol, &info) != 0 && info.dli_fname != nullptr)
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD); // a reference, never loads anything
+}
+
 const char *const *default_opencl_library_names() noexcept {
   static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so", nullptr};
   return names;

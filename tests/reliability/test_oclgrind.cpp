@@ -183,3 +183,39 @@ BOOST_AUTO_TEST_CASE(step_13_runs_clean_in_rotated_and_paired_layouts) {
       BOOST_TEST(run.log.empty(), label << ": oclgrind reported\n" << run.log.substr(0, 4000));
     }
 }
+
+#ifdef MQLCL_OCLGRIND_WRAPPER
+// oclgrind's wrapper preloads its runtime (LD_PRELOAD), the usual way to run a program under it:
+// the bridge takes the preloaded entry points, so the replay runs on oclgrind's device, not
+// partly on the ICD loader's driver, and oclgrind finds col_local's race (with --data-races);
+// the fixed variant runs clean.
+BOOST_AUTO_TEST_CASE(the_replay_runs_under_oclgrinds_wrapper) {
+  std::filesystem::path work = MQLCL_TEST_WORK_DIR;
+  ScopedEnvironment library("MQLCL_OPENCL_LIBRARY", std::nullopt);
+  ScopedEnvironment cache("MQLCL_TUNE_CACHE", (work / "no-tuning.json").string());
+  auto under_wrapper = [](std::vector<std::string> options, const char *step) {
+    options.insert(options.end(),
+                   {MQLCL_TEST_REPLAY, step, "--size", "32", "--local", "8", "--no-cpu"});
+    return harness_test::run_program(MQLCL_OCLGRIND_WRAPPER, options);
+  };
+
+  // Exactly as a user types it: the listing's race shows as a wrong product.
+  Outcome plain = under_wrapper({}, "matr_mul_col_local");
+  BOOST_TEST(plain.status == 1, plain.out << plain.err); // the verification's failure, no crash
+  BOOST_TEST(plain.out.find("device name = Oclgrind Simulator") != std::string::npos, plain.out);
+  BOOST_TEST(plain.out.find("verification: FAILED") != std::string::npos, plain.out);
+  BOOST_TEST(plain.out.find("this is the race of the listing as printed") != std::string::npos,
+             plain.out);
+
+  Outcome racy = under_wrapper({"--data-races", "--check-api"}, "matr_mul_col_local");
+  BOOST_TEST(racy.status == 1, racy.out << racy.err.substr(0, 4000));
+  BOOST_TEST(racy.err.find("data race at local memory") != std::string::npos,
+             "oclgrind did not report the listing's race:\n"
+                 << racy.err.substr(0, 4000));
+
+  Outcome fixed = under_wrapper({"--data-races", "--check-api"}, "matr_mul_col_local_fixed");
+  BOOST_TEST(fixed.status == 0, fixed.out << fixed.err.substr(0, 4000));
+  BOOST_TEST(fixed.out.find("device name = Oclgrind Simulator") != std::string::npos, fixed.out);
+  BOOST_TEST(fixed.err.find("data race") == std::string::npos, fixed.err.substr(0, 4000));
+}
+#endif // MQLCL_OCLGRIND_WRAPPER
