@@ -150,6 +150,31 @@ void helper(int a) { Print(a); }
   BOOST_TEST(problems.size() == 7u, lines(problems));
 }
 
+BOOST_AUTO_TEST_CASE(method_calls_are_checked_against_the_matrix_methods_listed) {
+  const std::string snippet = R"MQL(
+#include <mqlcl/mqlcl.mqh>
+void OnStart()
+  {
+   matrixf m;
+   int buffers[3]={-1,-1,-1};
+   Print(m.Rows()+m.Cols());
+   m.Transpose();                       // a real MQL5 method, but not in builtins.txt
+   buffers.Rows();                      // not a matrix
+   helper(m);
+  }
+void helper(const matrix &d) { Print(d.Rows()); d.NoSuchMethod(); }
+)MQL";
+  Program program = parse_program(snippet, "methods.mq5", kInclude);
+  std::vector<std::string> problems = check_calls(program, builtins());
+  BOOST_TEST_MESSAGE("reported:" << lines(problems));
+  BOOST_TEST(reported(problems, {"methods.mq5:8", "matrixf.Transpose is not an MQL5 method"}));
+  BOOST_TEST(
+      reported(problems, {"methods.mq5:9", ".Rows(): a method call on what is not a matrix"}));
+  BOOST_TEST(reported(problems, {"methods.mq5:12", "matrix.NoSuchMethod is not an MQL5 method"}));
+  BOOST_TEST(!reported(problems, {"methods.mq5:7"}));
+  BOOST_TEST(problems.size() == 3u, lines(problems));
+}
+
 BOOST_AUTO_TEST_CASE(a_missing_include_is_reported) {
   Program program =
       parse_program("#include <mqlcl/nothing.mqh>\nvoid OnStart() {}\n", "missing.mq5", kInclude);
