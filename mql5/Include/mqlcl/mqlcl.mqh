@@ -364,7 +364,7 @@ bool mqlclGemm(const int buffer_a,const int buffer_b,const int buffer_c,const ui
 //| is one too small); mqlclBuffersFree frees them. false: the DLL's |
 //| code is mqlcl::CLGetLastError(), or 0 when the wrapper refused   |
 //| the shapes before any DLL call (it printed why); c is unchanged  |
-//| unless the final read failed                                     |
+//| unless the product was enqueued                                  |
 //+------------------------------------------------------------------+
 bool mqlclMatMul(const int context,const matrixf &a,const matrixf &b,matrixf &c,int &buffers[],const int precision=MQLCL_GEMM_EXACT)
   {
