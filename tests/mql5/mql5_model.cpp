@@ -352,11 +352,25 @@ private:
       if (!import_module.empty())
         continue; // the rest of an import declaration: types and parameter names
       program_.identifiers.insert(t.text);
+      if (const std::string *type = matrix_type_before(tokens, i))
+        program_.matrix_names[t.text].insert(*type);
       if (before_paren)
         call(tokens, i, file);
     }
     if (!import_module.empty())
       program_.problems.push_back(file + ": an #import block is not closed by #import");
+  }
+
+  // The matrix or vector type that declares tokens[name] ("matrixf a", "const matrix &b"), if any.
+  static const std::string *matrix_type_before(const std::vector<Token> &tokens, size_t name) {
+    static const std::set<std::string> kMatrixTypes = {"matrix", "matrixf", "vector", "vectorf"};
+    size_t type = name;
+    if (type > 0 && tokens[type - 1].is_punct("&"))
+      --type;
+    if (type == 0 || !tokens[type - 1].is_identifier())
+      return nullptr;
+    auto found = kMatrixTypes.find(tokens[type - 1].text);
+    return found == kMatrixTypes.end() ? nullptr : &*found;
   }
 
   void call(const std::vector<Token> &tokens, size_t name, const std::string &file) {
@@ -367,9 +381,11 @@ private:
     c.name = text;
     c.file = file;
     c.line = tokens[name].line;
-    if (name > 0 && (tokens[name - 1].is_punct(".") || tokens[name - 1].is_punct("->")))
+    if (name > 0 && (tokens[name - 1].is_punct(".") || tokens[name - 1].is_punct("->"))) {
       c.scope = ".";
-    else if (name > 0 && tokens[name - 1].is_punct("::"))
+      if (name > 1 && tokens[name - 1].is_punct(".") && tokens[name - 2].is_identifier())
+        c.object = tokens[name - 2].text;
+    } else if (name > 0 && tokens[name - 1].is_punct("::"))
       c.scope = name > 1 && tokens[name - 2].is_identifier() ? tokens[name - 2].text : "::";
     size_t close = matching(tokens, name + 1);
     c.arguments = split_top_level(tokens, name + 2, std::min(close, tokens.size()));
@@ -392,6 +408,11 @@ const std::map<std::string, std::string> kCToMql5 = {
 // The element types one `void *` export needs an overload for: MQL5's numeric types.
 const std::vector<std::string> kElementTypes = {"char", "uchar", "short", "ushort", "int",
                                                 "uint", "long",  "ulong", "float",  "double"};
+
+// MQL5's matrix and vector types and the size of their elements: MQL5 passes one to a DLL as a
+// pointer to its elements (MQL5 Reference, Matrix and Vector Types).
+const std::map<std::string, size_t> kMatrixElementSizes = {
+    {"matrix", 8}, {"matrixf", 4}, {"vector", 8}, {"vectorf", 4}};
 
 // A C parameter that tells the DLL the size of what a void pointer points to.
 bool is_size_of_pointee(const CParam &p) {
@@ -438,6 +459,13 @@ std::optional<std::string> incompatible(const CParam &c, const MqlParam &m) {
     return "must be a reference or an array for C " + ct.text();
   if (!ct.is_const && m.is_const)
     return "must not be const: the DLL writes through C " + ct.text();
+  if (kMatrixElementSizes.count(m.type) != 0) {
+    if (m.array_dims > 0)
+      return "is an array of " + m.type + ", which MQL5 cannot pass to a DLL";
+    if (ct.base != "void")
+      return "is a " + m.type + "; C " + ct.text() + " takes one value or an array";
+    return std::nullopt;
+  }
   if (ct.base == "void") {
     if (std::find(kElementTypes.begin(), kElementTypes.end(), m.type) == kElementTypes.end() &&
         m.type != "bool" && m.type != "color" && m.type != "datetime")
@@ -574,6 +602,11 @@ Program parse_program(const std::string &text, const std::string &name,
   return reader.take();
 }
 
+size_t element_size_of(const std::string &type) {
+  auto matrix = kMatrixElementSizes.find(type);
+  return matrix != kMatrixElementSizes.end() ? matrix->second : mql5_size_of(type);
+}
+
 size_t mql5_size_of(const std::string &type) {
   static const std::map<std::string, size_t> sizes = {
       {"bool", 1},  {"char", 1},     {"uchar", 1}, {"short", 2}, {"ushort", 2},
@@ -630,7 +663,7 @@ std::vector<std::string> check_imports(const CHeader &header,
     for (size_t i = 0; pointee != nullptr && i < f.params.size(); ++i) {
       if (!is_size_of_pointee(c->params[i]))
         continue;
-      size_t expected = mql5_size_of(pointee->type);
+      size_t expected = element_size_of(pointee->type);
       const MqlParam &m = f.params[i];
       if (!m.default_value || static_cast<size_t>(*m.default_value) != expected)
         problems.push_back(describe(f, i) + " must default to " + std::to_string(expected) +
@@ -718,7 +751,16 @@ std::vector<std::string> check_calls(const Program &program,
     std::string where = c.where() + ": ";
     size_t count = c.arguments.size();
     if (c.scope == ".") {
-      problems.push_back(where + "." + c.name + "(): method calls are not checked; not allowed");
+      auto types = program.matrix_names.find(c.object);
+      if (types == program.matrix_names.end()) {
+        problems.push_back(where + "." + c.name +
+                           "(): a method call on what is not a matrix or vector name; not allowed");
+        continue;
+      }
+      for (const std::string &type : types->second)
+        if (builtins.count(type + "." + c.name) == 0)
+          problems.push_back(where + c.object + "." + c.name + "(): " + type + "." + c.name +
+                             " is not an MQL5 method in builtins.txt");
     } else if (c.scope == "::") {
       if (builtins.count(c.name) == 0)
         problems.push_back(where + "::" + c.name + "() is not an MQL5 built-in in builtins.txt");

@@ -89,7 +89,8 @@ struct Resource {
 };
 
 struct Call {
-  std::string scope; // "mqlcl" for mqlcl::F(...), "::" for ::F(...), "." for obj.F(), "" plain
+  std::string scope;  // "mqlcl" for mqlcl::F(...), "::" for ::F(...), "." for obj.F(), "" plain
+  std::string object; // obj of obj.F(), when it is a plain name
   std::string name;
   std::vector<std::vector<Token>> arguments;
   std::string file;
@@ -110,6 +111,8 @@ struct Program {
   std::vector<Resource> resources;
   std::vector<Call> calls;
   std::set<std::string> identifiers; // every identifier used outside declarations' names
+  // Names declared with a matrix or vector type (a variable or parameter), and those types.
+  std::map<std::string, std::set<std::string>> matrix_names;
   std::vector<std::string> problems; // what could not be read: a missing include, a bad import
 };
 
@@ -123,6 +126,8 @@ Program parse_program(const std::string &text, const std::string &name,
 
 // sizeof() of an MQL5 scalar type, or 0 for a type that is not one.
 size_t mql5_size_of(const std::string &type);
+// The size of one element a DLL receives: a scalar's, or a matrix's or vector's element's.
+size_t element_size_of(const std::string &type);
 
 // ---- checks: each returns the problems found, one readable sentence each ------------------------
 
@@ -137,7 +142,9 @@ std::vector<std::string> check_constants(const CHeader &header, const std::vecto
                                          const std::string &mqh_file);
 
 // Every call in the program is to a function it defines, a function it imports (qualified with
-// the module, with an argument count one overload accepts), or an MQL5 built-in from the list.
+// the module, with an argument count one overload accepts), or an MQL5 built-in from the list;
+// a method call is on a name declared with a matrix or vector type, and the list names it as
+// "type.Method" (argument counts of methods are not checked).
 std::vector<std::string> check_calls(const Program &program, const std::set<std::string> &builtins);
 
 // Reads mql5/builtins.txt: one function name at the start of each non-comment line.

@@ -62,9 +62,9 @@ const Program &mqh() {
 
 } // namespace
 
-BOOST_AUTO_TEST_CASE(the_header_parses_into_its_23_functions_and_constants) {
+BOOST_AUTO_TEST_CASE(the_header_parses_into_its_24_functions_and_constants) {
   const CHeader &h = header();
-  BOOST_TEST(h.functions.size() == 23u);
+  BOOST_TEST(h.functions.size() == 24u);
   const CFunction *write = h.find("CLBufferWrite");
   BOOST_REQUIRE(write != nullptr);
   BOOST_TEST(write->result.text() == "uint32_t");
@@ -75,6 +75,11 @@ BOOST_AUTO_TEST_CASE(the_header_parses_into_its_23_functions_and_constants) {
   BOOST_REQUIRE(execute != nullptr);
   BOOST_TEST(execute->params[4].type.text() == "const uint32_t *");
   BOOST_TEST(h.find("CLResetLastError")->params.empty());
+  const CFunction *gemm = h.find("CLGemm");
+  BOOST_REQUIRE(gemm != nullptr);
+  BOOST_REQUIRE(gemm->params.size() == 22u);
+  BOOST_TEST(gemm->params[10].type.text() == "double");
+  BOOST_TEST(gemm->params[12].type.text() == "uint64_t");
   BOOST_TEST(h.constants.at("MQLCL_USE_ANY") == -1);
   BOOST_TEST(h.constants.at("MQLCL_ERR_OPENCL_SELECTDEVICE") == 5114);
   BOOST_TEST(h.constants.count("MQLCL_API") == 0u); // not an integer: not a constant
@@ -83,22 +88,24 @@ BOOST_AUTO_TEST_CASE(the_header_parses_into_its_23_functions_and_constants) {
 
 BOOST_AUTO_TEST_CASE(the_mqh_reads_without_problems) {
   BOOST_TEST(mqh().problems.empty(), lines(mqh().problems));
-  // 23 functions; CLSetKernelArg, CLBufferWrite and CLBufferRead once per element type.
+  // 24 functions; CLSetKernelArg once per element type, CLBufferWrite and CLBufferRead once per
+  // element type and per matrix type.
   std::map<std::string, int> overloads;
   for (const MqlFunction &f : mqh().imports) {
     BOOST_TEST(f.module == "mqlcl");
     ++overloads[f.name];
   }
-  BOOST_TEST(overloads.size() == 23u);
+  BOOST_TEST(overloads.size() == 24u);
   BOOST_TEST(overloads["CLSetKernelArg"] == 10);
-  BOOST_TEST(overloads["CLBufferWrite"] == 10);
-  BOOST_TEST(overloads["CLBufferRead"] == 10);
+  BOOST_TEST(overloads["CLBufferWrite"] == 12);
+  BOOST_TEST(overloads["CLBufferRead"] == 12);
+  BOOST_TEST(overloads["CLGemm"] == 1);
   BOOST_TEST(overloads["CLExecute"] == 1);
 }
 
 BOOST_AUTO_TEST_CASE(every_import_matches_the_header_and_the_built_library) {
   std::set<std::string> exports = exports_of(MQLCL_LIBRARY_PATH);
-  BOOST_TEST(exports.size() == 23u);
+  BOOST_TEST(exports.size() == 24u);
   std::vector<std::string> problems = check_imports(header(), mqh().imports, exports);
   BOOST_TEST(problems.empty(), "mqlcl.mqh against " << MQLCL_LIBRARY_PATH << lines(problems));
 }
@@ -132,6 +139,8 @@ int  CLKernelCreate(uint program,string kernel_name);           // handle is int
 int  CLSetKernelArg(int kernel,uint arg_index,const float &value,uint size=8);   // 4
 int  CLSetKernelArg(int kernel,uint arg_index,const double &value,uint size);    // no default
 uint CLBufferRead(int buffer,const float &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=4);
+uint CLBufferRead(int buffer,matrixf &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=8); // 4
+uint CLBufferRead(int buffer,matrix &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=8); // one
 int  CLExecutionStatus(int *kernel);                            // a pointer
 int  CLSetKernelArgMem(int kernel=0,uint arg_index,int buffer); // defaults must trail
 int  CLNoSuchFunction(int handle);                              // exported by nobody
@@ -151,6 +160,8 @@ int  CLProgramCreate(int context,string &source);               // a copy, not a
   BOOST_TEST(reported(problems, {"CLSetKernelArg", "const float &value", "default to 4"}));
   BOOST_TEST(reported(problems, {"CLSetKernelArg", "const double &value", "default to 8"}));
   BOOST_TEST(reported(problems, {"CLBufferRead", "parameter 2", "must not be const"}));
+  BOOST_TEST(reported(problems, {"CLBufferRead", "matrixf &data", "default to 4"}));
+  BOOST_TEST(reported(problems, {"CLBufferRead", "parameter 2", "an array of matrix"}));
   BOOST_TEST(reported(problems, {"CLExecutionStatus", "is a pointer"}));
   BOOST_TEST(reported(problems, {"CLSetKernelArgMem", "parameter 2", "trailing"}));
   BOOST_TEST(reported(problems, {"CLNoSuchFunction", "exports no CLNoSuchFunction"}));

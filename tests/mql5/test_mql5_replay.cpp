@@ -1,7 +1,8 @@
 // The scripts of mql5/Scripts/mqlcl, translated to C++ by mql5-translate and run against the
 // built library on the OpenCL device, with ROWS1 = 48, COLSROWS = 64, COLS2 = 40: they must
 // print the article's lines in the article's order, compute the right product, free every
-// handle they made, and report a failure instead of crashing.
+// handle they made, and report a failure instead of crashing. tests/mql5/scripts adds the GEMM
+// wrappers' own script: products of MQL5 matrices, and bad input.
 #define BOOST_TEST_MODULE mql5_replay
 #include <boost/test/unit_test.hpp>
 
@@ -107,9 +108,11 @@ BOOST_AUTO_TEST_CASE(every_script_was_translated) {
   std::set<std::string> names;
   for (const auto &[name, runner] : mql5rt::scripts())
     names.insert(name);
-  BOOST_TEST(names.size() == 12u);
+  BOOST_TEST(names.size() == 14u);
   BOOST_TEST(names.count("matr_mul_1dim") == 1u);
   BOOST_TEST(names.count("mqlcl_device_info") == 1u);
+  BOOST_TEST(names.count("matr_mul_gemm") == 1u);
+  BOOST_TEST(names.count("mqlcl_gemm_wrappers") == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(the_opencl_scripts_print_the_articles_lines_and_the_right_product,
@@ -117,7 +120,7 @@ BOOST_AUTO_TEST_CASE(the_opencl_scripts_print_the_articles_lines_and_the_right_p
   for (const char *script :
        {"matr_mul_1dim", "matr_mul_1dim_coalesced", "matr_mul_sum_local", "matr_mul_row_calc",
         "matr_mul_row_in_private", "matr_mul_col_local_fixed", "matr_mul_vect", "matr_mul_vect_v2",
-        "matr_mul_vect_v3"})
+        "matr_mul_vect_v3", "matr_mul_gemm"})
     check_opencl_log(run(script, {{"_device", device()}}), script, true);
 }
 
@@ -183,4 +186,64 @@ BOOST_AUTO_TEST_CASE(a_device_that_does_not_exist_is_reported_not_crashed,
   BOOST_TEST(matches(log[3], R"(CLContextCreate\(99\) failed: error 5\d{3}: .+)"), log[3]);
   for (const std::string &line : log)
     BOOST_TEST(line.rfind("read = ", 0) != 0u, "after a failed context: " << line);
+}
+
+BOOST_AUTO_TEST_CASE(the_gemm_script_reports_a_missing_device_not_crashes,
+                     *boost::unit_test::precondition(needs_device())) {
+  std::vector<std::string> log = run("matr_mul_gemm", {{"_device", "99"}});
+  BOOST_REQUIRE(log.size() >= 4u);
+  BOOST_TEST(matches(log[3], R"(CLContextCreate\(99\) failed: error 5\d{3}: .+)"), log[3]);
+}
+
+// mqlcl.mqh's wrappers from MQL5: mqlclMatMul on matrixf and matrix, buffers kept and reused, and
+// each bad input's result, code and message (docs/mql5.md lists them).
+BOOST_AUTO_TEST_CASE(the_gemm_wrappers_multiply_mql5_matrices_and_refuse_bad_input,
+                     *boost::unit_test::precondition(needs_device())) {
+  std::vector<std::string> log = run("mqlcl_gemm_wrappers", {{"_device", device()}});
+  auto line = [&](const std::string &start) -> std::string {
+    for (const std::string &l : log)
+      if (l.rfind(start, 0) == 0)
+        return l;
+    BOOST_ERROR("no line starts with \"" << start << "\"");
+    return "";
+  };
+  auto max_error = [](const std::string &l) {
+    size_t at = l.find("max error ");
+    return at == std::string::npos ? -1.0 : std::stod(l.substr(at + 10));
+  };
+  // float products against a double loop: 19 and 65 terms of values up to 1 in size.
+  std::string product = line("matrixf: ");
+  BOOST_TEST(product.find("matrixf: true, c 37 x 23, max error ") == 0u, product);
+  BOOST_TEST((max_error(product) >= 0 && max_error(product) < 1e-5), product);
+  BOOST_TEST(line("kept: ") == "kept: true, objects 4, the same C buffer true");
+  product = line("matrixf larger: ");
+  BOOST_TEST(product.find("matrixf larger: true, c 64 x 66, max error ") == 0u, product);
+  BOOST_TEST((max_error(product) >= 0 && max_error(product) < 1e-5), product);
+  BOOST_TEST(line("larger: ") == "larger: objects 4, a new C buffer true");
+  BOOST_TEST(line("freed: ") == "freed: objects 1, -1 -1 -1");
+  // double, where the device has fp64.
+  if (line("fp64 ") == "fp64 1") {
+    product = line("matrix: ");
+    BOOST_TEST(product.find("matrix: true, c 7 x 1, max error ") == 0u, product);
+    BOOST_TEST((max_error(product) >= 0 && max_error(product) < 1e-12), product);
+  } else {
+    BOOST_TEST(matches(line("matrix: "), "matrix: error 5100: .+"));
+  }
+  // Shapes that do not multiply: refused by the wrapper before any DLL call, c unchanged.
+  BOOST_TEST(line("mqlclMatMul: a is ") ==
+             "mqlclMatMul: a is 3 x 4 and b is 5 x 2; a's columns must equal b's rows");
+  BOOST_TEST(matches(line("mismatched shapes: error "), "mismatched shapes: error 0: .*"));
+  BOOST_TEST(line("mismatched shapes: c ") == "mismatched shapes: c 1 x 1, objects 0");
+  BOOST_TEST(matches(line("a freed buffer in buffers[]: "),
+                     R"(a freed buffer in buffers\[\]: error 5102: .+)"));
+  BOOST_TEST(line("mqlclMatMul: buffers[] has ") ==
+             "mqlclMatMul: buffers[] has 2 elements; it must hold 3 handles (MQLCL_INVALID_HANDLE "
+             "for none)");
+  BOOST_TEST(matches(line("buffers[] of 2: "), R"(buffers\[\] of 2: error 0: .*)"));
+  BOOST_TEST(line("mqlclGemm 3 x 2 x 4: ") == "mqlclGemm 3 x 2 x 4: true");
+  BOOST_TEST(matches(line("mqlclGemm with k past the buffers: "),
+                     "mqlclGemm with k past the buffers: error 5110: CLGemm: .+"));
+  BOOST_TEST(matches(line("mqlclGemm on a freed buffer: "),
+                     "mqlclGemm on a freed buffer: error 5102: .+"));
+  BOOST_TEST(line("bad input: ") == "bad input: objects 0");
 }

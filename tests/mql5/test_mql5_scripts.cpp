@@ -16,15 +16,16 @@ namespace {
 
 const std::string kMql5 = MQLCL_MQL5_DIR;
 const std::string kInclude = kMql5 + "/Include";
+const std::string kTestScripts = MQLCL_MQL5_TEST_SCRIPTS_DIR;
 
 const std::set<std::string> &builtins() {
   static const std::set<std::string> names = load_builtins(kMql5 + "/builtins.txt");
   return names;
 }
 
-std::vector<fs::path> scripts() {
+std::vector<fs::path> scripts(const std::string &folder = kMql5 + "/Scripts/mqlcl") {
   std::vector<fs::path> found;
-  for (const auto &entry : fs::directory_iterator(kMql5 + "/Scripts/mqlcl"))
+  for (const auto &entry : fs::directory_iterator(folder))
     if (entry.path().extension() == ".mq5")
       found.push_back(entry.path());
   std::sort(found.begin(), found.end());
@@ -59,16 +60,21 @@ BOOST_AUTO_TEST_CASE(the_article_scripts_are_all_there) {
   std::set<std::string> names;
   for (const fs::path &script : scripts())
     names.insert(script.stem().string());
-  // The article's ten files, the race-free col_local, and the device caps of its Fig. 18.
-  for (const char *name : {"matr_mul_2dim", "matr_mul_1dim", "matr_mul_1dim_coalesced",
-                           "matr_mul_sum_local", "matr_mul_row_calc", "matr_mul_row_in_private",
-                           "matr_mul_col_local", "matr_mul_col_local_fixed", "matr_mul_vect",
-                           "matr_mul_vect_v2", "matr_mul_vect_v3", "mqlcl_device_info"})
+  // The article's ten files, the race-free col_local, the device caps of its Fig. 18, and the
+  // product through the library's GEMM.
+  for (const char *name :
+       {"matr_mul_2dim", "matr_mul_1dim", "matr_mul_1dim_coalesced", "matr_mul_sum_local",
+        "matr_mul_row_calc", "matr_mul_row_in_private", "matr_mul_col_local",
+        "matr_mul_col_local_fixed", "matr_mul_vect", "matr_mul_vect_v2", "matr_mul_vect_v3",
+        "mqlcl_device_info", "matr_mul_gemm"})
     BOOST_TEST(names.count(name) == 1u, name);
 }
 
 BOOST_AUTO_TEST_CASE(every_script_calls_only_what_exists) {
-  for (const fs::path &script : scripts()) {
+  std::vector<fs::path> all = scripts();
+  for (const fs::path &script : scripts(kTestScripts))
+    all.push_back(script); // the replay's own scripts are MQL5 too
+  for (const fs::path &script : all) {
     Program program = load_program(script.string(), kInclude);
     std::vector<std::string> problems = check_calls(program, builtins());
     BOOST_TEST(problems.empty(), script.filename() << lines(problems));
@@ -78,8 +84,8 @@ BOOST_AUTO_TEST_CASE(every_script_calls_only_what_exists) {
 
 BOOST_AUTO_TEST_CASE(every_include_calls_only_what_exists) {
   for (const auto &entry : fs::directory_iterator(kInclude + "/mqlcl")) {
-    if (entry.path().filename() == "matr_mul.mqh")
-      continue; // it calls what each script defines (genMatrices, ...): checked with the scripts
+    if (entry.path().filename() == "matr_mul.mqh" || entry.path().filename() == "matr_mul_host.mqh")
+      continue; // they call what each script defines (genMatrices, ...): checked with the scripts
     Program program = load_program(entry.path().string(), kInclude);
     std::vector<std::string> problems = check_calls(program, builtins());
     BOOST_TEST(problems.empty(), entry.path().filename() << lines(problems));
@@ -98,6 +104,13 @@ BOOST_AUTO_TEST_CASE(the_opencl_scripts_call_the_dll_and_print_the_articles_line
     BOOST_TEST(dll_calls.count("CLGetLastError") == 1u, script.filename());
     if (script.stem() == "mqlcl_device_info")
       continue;
+    if (script.stem() == "matr_mul_gemm") { // no kernel of its own: the library's GEMM
+      for (const char *name :
+           {"CLContextCreate", "CLBufferCreate", "CLBufferWrite", "CLGemm", "CLBufferRead",
+            "CLGetInfoInteger", "CLGetInfoString", "CLBufferFree", "CLContextFree"})
+        BOOST_TEST(dll_calls.count(name) == 1u, script.filename() << " calls mqlcl::" << name);
+      continue;
+    }
     for (const char *name :
          {"CLContextCreate", "CLProgramCreateEx", "CLKernelCreate", "CLBufferCreate",
           "CLSetKernelArgMem", "CLBufferWrite", "CLExecute", "CLBufferRead", "CLGetInfoInteger",
@@ -148,6 +161,31 @@ void helper(int a) { Print(a); }
                             "wrong.mq5:17", "wrong.mq5:18", "mqlclExecute"})
     BOOST_TEST(!reported(problems, {quiet}), quiet << " must not be reported");
   BOOST_TEST(problems.size() == 7u, lines(problems));
+}
+
+BOOST_AUTO_TEST_CASE(method_calls_are_checked_against_the_matrix_methods_listed) {
+  const std::string snippet = R"MQL(
+#include <mqlcl/mqlcl.mqh>
+void OnStart()
+  {
+   matrixf m;
+   int buffers[3]={-1,-1,-1};
+   Print(m.Rows()+m.Cols());
+   m.Transpose();                       // a real MQL5 method, but not in builtins.txt
+   buffers.Rows();                      // not a matrix
+   helper(m);
+  }
+void helper(const matrix &d) { Print(d.Rows()); d.NoSuchMethod(); }
+)MQL";
+  Program program = parse_program(snippet, "methods.mq5", kInclude);
+  std::vector<std::string> problems = check_calls(program, builtins());
+  BOOST_TEST_MESSAGE("reported:" << lines(problems));
+  BOOST_TEST(reported(problems, {"methods.mq5:8", "matrixf.Transpose is not an MQL5 method"}));
+  BOOST_TEST(
+      reported(problems, {"methods.mq5:9", ".Rows(): a method call on what is not a matrix"}));
+  BOOST_TEST(reported(problems, {"methods.mq5:12", "matrix.NoSuchMethod is not an MQL5 method"}));
+  BOOST_TEST(!reported(problems, {"methods.mq5:7"}));
+  BOOST_TEST(problems.size() == 3u, lines(problems));
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_include_is_reported) {

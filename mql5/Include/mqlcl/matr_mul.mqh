@@ -1,57 +1,15 @@
 //+------------------------------------------------------------------+
 //|                                                  matr_mul.mqh    |
-//|  The host plumbing every script of "OpenCL: From Naive Towards   |
+//|  The plumbing every kernel script of "OpenCL: From Naive Towards |
 //|  More Insightful Programming" (mql5.com/en/articles/407) shares, |
-//|  through mqlcl.dll. A script defines ROWS1, COLSROWS, COLS2,     |
-//|  REALTYPE, the arrays first[], second[], thirdGPU[], thirdCPU[], |
-//|  input _device and clSrc (its kernel, a #resource), includes this |
+//|  through mqlcl.dll: matr_mul_host.mqh, and the context, program, |
+//|  kernel and buffers. A script defines what matr_mul_host.mqh     |
+//|  asks for and clSrc (its kernel, a #resource), includes this     |
 //|  file, and writes what changes from step to step: OnStart,       |
 //|  genMatrices, mulCPUOneCore, executeGPU and checkRandom.         |
 //+------------------------------------------------------------------+
-#include <mqlcl/mqlcl.mqh>
+#include <mqlcl/matr_mul_host.mqh>
 
-string d2s(double arg,int dig) { return DoubleToString(arg,dig); }
-string i2s(long arg)           { return IntegerToString(arg); }
-//+------------------------------------------------------------------+
-//| initAllDataCPU                                                   |
-//+------------------------------------------------------------------+
-void initAllDataCPU()
-  {
-//--- initialize random number generator
-   MathSrand((int)TimeLocal());
-   Print("=======================================");
-   Print("1st OCL martices mul:  device = "+i2s(_device)+";      ROWS1 = "+i2s(ROWS1)+
-         "; COLSROWS = "+i2s(COLSROWS)+"; COLS2 = "+i2s(COLS2));
-
-//--- set the required sizes of linear representations of the input and output matrices
-   ArrayResize(first,ROWS1*COLSROWS);
-   ArrayResize(second,COLSROWS*COLS2);
-   ArrayResize(thirdGPU,ROWS1*COLS2);
-   ArrayResize(thirdCPU,ROWS1*COLS2);
-
-//--- generate both input matrices and initialize the output to zeros
-   genMatrices();
-   ArrayInitialize(thirdCPU,0.0);
-   ArrayInitialize(thirdGPU,0.0);
-  }
-//+------------------------------------------------------------------+
-//| genVal                                                           |
-//| generate one value of the matrix element:                        |
-//| uniformly distributed value lying in the range [-0.5; 0.5]       |
-//+------------------------------------------------------------------+
-REALTYPE genVal()
-  {
-   return((REALTYPE)((MathRand()-16383.5)/32767.));
-  }
-//+------------------------------------------------------------------+
-//| genRnd: a random index 0..max-1                                  |
-//+------------------------------------------------------------------+
-int genRnd(int max)
-  {
-//--- MathRand() includes 32767: the article's MathRand()/32767.*max could return max itself,
-//--- one past the last row or column ("array out of range" in checkRandom)
-   return((int)(MathRand()/32768.*max));
-  }
 //+------------------------------------------------------------------+
 //| buildOptions: the sizes as OpenCL build options - the kernel     |
 //| files keep them as #ifndef defaults, so the same text serves     |
@@ -61,14 +19,6 @@ string buildOptions()
   {
    return("-DCOLS2="+i2s(COLS2)+" -DCOLSROWS="+i2s(COLSROWS)+
           " -DREALTYPE="+(sizeof(REALTYPE)==sizeof(double) ? "double" : "float"));
-  }
-//+------------------------------------------------------------------+
-//| flopCount: 2 * ROWS1 * COLSROWS * COLS2 operations (one multiply |
-//| and one add per term of every scalar product)                    |
-//+------------------------------------------------------------------+
-double flopCount()
-  {
-   return(2.0*ROWS1*COLSROWS*COLS2);
   }
 //+------------------------------------------------------------------+
 //| initAllDataGPU: context, program, kernel, the three buffers and  |
@@ -140,22 +90,6 @@ bool initAllDataGPU(int &clCtx,       // context
       destroyOpenCL(clCtx,clPrg,clKrn,clMemIn1,clMemIn2,clMemOut);
       return(false);
      }
-   return(true);
-  }
-//+------------------------------------------------------------------+
-//| readOutBuf                                                       |
-//+------------------------------------------------------------------+
-bool readOutBuf(int clMemOut,REALTYPE &buf[])
-  {
-   ArrayResize(buf,COLS2*ROWS1);
-//--- buf - a copy of what is written to the buffer thirdGPU[]
-   uint read=mqlclBufferRead(clMemOut,buf);
-   if(read==0)
-     {
-      mqlclPrintError("CLBufferRead");   // a kernel that failed to run surfaces here
-      return(false);
-     }
-   Print("read = "+i2s(read)+" elements");
    return(true);
   }
 //+------------------------------------------------------------------+

@@ -12,7 +12,9 @@
 // import has the export's parameter count and types:
 //    int32_t -> int, uint32_t -> uint, int64_t -> long, uint64_t -> ulong,
 //    const char16_t * -> string (a copy), char16_t * -> string & (pre-sized with StringInit),
-//    T * -> T &x or T &x[] (const T * may be const), void * -> one overload per element type.
+//    T * -> T &x or T &x[] (const T * may be const), void * -> one overload per element type
+//    (and per matrix type: MQL5 passes a matrixf or matrix to a DLL as a pointer to its
+//    row-major elements), double -> double.
 #ifndef MQLCL_MQH
 #define MQLCL_MQH
 
@@ -106,6 +108,7 @@
 #define MQLCL_CL_OBJECT_COUNT                                117
 #define MQLCL_CL_PROFILING_TIMER_RESOLUTION                  118
 #define MQLCL_CL_LAST_ERROR_DESCRIPTION_LENGTH               119
+#define MQLCL_CL_GEMM_EXECUTION_TIME                         120
 
 //--- mqlcl::CLGetInfoString properties: 0-13 as MQL5's, 100 and up are the bridge's
 #define MQLCL_CL_PLATFORM_PROFILE                            0
@@ -131,6 +134,14 @@
 //--- CLBufferTensorMap element types
 #define MQLCL_TENSOR_FLOAT32                                 0
 #define MQLCL_TENSOR_TF32                                    1
+
+//--- mqlcl::CLGemm element types and precisions
+#define MQLCL_GEMM_FLOAT                                     0
+#define MQLCL_GEMM_DOUBLE                                    1
+#define MQLCL_GEMM_EXACT                                     0
+#define MQLCL_GEMM_ACCURATE                                  1
+#define MQLCL_GEMM_TF32                                      2
+#define MQLCL_GEMM_FASTEST                                   3
 
 //--- longest kernel name mqlcl::CLKernelCreate accepts (MQL5's limit)
 #define MQLCL_KERNEL_NAME_MAX                                127
@@ -186,6 +197,8 @@ uint CLBufferWrite(int buffer,const long &data[],uint buffer_offset,uint data_of
 uint CLBufferWrite(int buffer,const ulong &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
 uint CLBufferWrite(int buffer,const float &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=4);
 uint CLBufferWrite(int buffer,const double &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
+uint CLBufferWrite(int buffer,const matrixf &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=4);
+uint CLBufferWrite(int buffer,const matrix &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
 uint CLBufferRead(int buffer,char &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=1);
 uint CLBufferRead(int buffer,uchar &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=1);
 uint CLBufferRead(int buffer,short &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=2);
@@ -196,12 +209,17 @@ uint CLBufferRead(int buffer,long &data[],uint buffer_offset,uint data_offset,ui
 uint CLBufferRead(int buffer,ulong &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
 uint CLBufferRead(int buffer,float &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=4);
 uint CLBufferRead(int buffer,double &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
+uint CLBufferRead(int buffer,matrixf &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=4);
+uint CLBufferRead(int buffer,matrix &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
 //--- tensor maps for Hopper's copy engine (NVIDIA compute capability 9.0+): 1, or 0
 int  CLBufferTensorMap(int map_buffer,uint map_offset,int buffer,uint buffer_offset,uint rows,uint cols,uint row_pitch,uint box_rows,uint box_cols,uint swizzle,int element_type);
 //--- execution: all three arrays are always passed; zero offsets, and a local size of all
 //--- zeros lets the runtime choose (mqlclExecute below builds them)
 int  CLExecute(int kernel,uint work_dim,const uint &global_work_offset[],const uint &global_work_size[],const uint &local_work_size[]);
 int  CLExecutionStatus(int kernel);
+//--- C = alpha*op(A)*op(B) + beta*C on buffers of one context, row-major; enqueues like
+//--- CLExecute (mqlclGemm and mqlclMatMul below cover the common cases): 1, or 0
+int  CLGemm(int buffer_a,int buffer_b,int buffer_c,int element_type,int precision,int transpose_a,int transpose_b,uint m,uint n,uint k,double alpha,double beta,ulong offset_a,uint lda,ulong offset_b,uint ldb,ulong offset_c,uint ldc,uint batch,ulong stride_a,ulong stride_b,ulong stride_c);
 //--- this thread's last failure
 int  CLGetLastError();
 void CLResetLastError();
@@ -327,6 +345,137 @@ bool mqlclExecute(const int kernel,const uint work_dim,const uint &global_work_o
    return(mqlcl::CLExecute(kernel,work_dim,global_work_offset,global_work_size,local_work_size)!=0);
   }
 //+------------------------------------------------------------------+
+//| mqlclGemm: C = A*B on buffers of one context - A m x k, B k x n, |
+//| C m x n, packed row-major from each buffer's start. Enqueues, as |
+//| CLExecute does: a read of C waits. Transposes, alpha and beta,   |
+//| offsets, leading dimensions and batches: mqlcl::CLGemm           |
+//+------------------------------------------------------------------+
+bool mqlclGemm(const int buffer_a,const int buffer_b,const int buffer_c,const uint m,const uint n,const uint k,
+               const int element_type=MQLCL_GEMM_FLOAT,const int precision=MQLCL_GEMM_EXACT)
+  {
+   return(mqlcl::CLGemm(buffer_a,buffer_b,buffer_c,element_type,precision,0,0,m,n,k,1.0,0.0,
+                        0,0,0,0,0,0,1,0,0,0)!=0);
+  }
+//+------------------------------------------------------------------+
+//| mqlclMatMul: c = a x b (MQL5's c=a.MatMul(b)) on the device of   |
+//| the context: writes a and b, runs the GEMM and reads c, resized  |
+//| to a.Rows() x b.Cols(). buffers[3] keeps A's, B's and C's device |
+//| buffers for the next call (MQLCL_INVALID_HANDLE: made here, as   |
+//| is one too small); mqlclBuffersFree frees them. false: the DLL's |
+//| code is mqlcl::CLGetLastError(), or 0 when the wrapper refused   |
+//| the shapes before any DLL call (it printed why); c is unchanged  |
+//| unless the product was enqueued                                  |
+//+------------------------------------------------------------------+
+bool mqlclMatMul(const int context,const matrixf &a,const matrixf &b,matrixf &c,int &buffers[],const int precision=MQLCL_GEMM_EXACT)
+  {
+   if(!mqlclGemmMatrices(context,a,b,a.Rows(),a.Cols(),b.Rows(),b.Cols(),MQLCL_GEMM_FLOAT,precision,buffers))
+      return(false);
+   if(!c.Resize(a.Rows(),b.Cols()))
+      return(mqlclRefuse("mqlclMatMul: c cannot be resized to "+IntegerToString(a.Rows())+" x "+IntegerToString(b.Cols())));
+   return(mqlcl::CLBufferRead(buffers[2],c,0,0,(uint)(a.Rows()*b.Cols()))!=0);
+  }
+//+------------------------------------------------------------------+
+//| mqlclMatMul: the same for matrix (double: the device needs fp64) |
+//+------------------------------------------------------------------+
+bool mqlclMatMul(const int context,const matrix &a,const matrix &b,matrix &c,int &buffers[],const int precision=MQLCL_GEMM_EXACT)
+  {
+   if(!mqlclGemmMatrices(context,a,b,a.Rows(),a.Cols(),b.Rows(),b.Cols(),MQLCL_GEMM_DOUBLE,precision,buffers))
+      return(false);
+   if(!c.Resize(a.Rows(),b.Cols()))
+      return(mqlclRefuse("mqlclMatMul: c cannot be resized to "+IntegerToString(a.Rows())+" x "+IntegerToString(b.Cols())));
+   return(mqlcl::CLBufferRead(buffers[2],c,0,0,(uint)(a.Rows()*b.Cols()))!=0);
+  }
+//+------------------------------------------------------------------+
+//| mqlclMatMul: c = a x b through buffers made for this call and    |
+//| freed before it returns, whatever the outcome                    |
+//+------------------------------------------------------------------+
+bool mqlclMatMul(const int context,const matrixf &a,const matrixf &b,matrixf &c,const int precision=MQLCL_GEMM_EXACT)
+  {
+   int buffers[3]={MQLCL_INVALID_HANDLE,MQLCL_INVALID_HANDLE,MQLCL_INVALID_HANDLE};
+   bool done=mqlclMatMul(context,a,b,c,buffers,precision);
+   mqlclBuffersFree(buffers);   // frees only live buffers: the last error stays the failure's
+   return(done);
+  }
+bool mqlclMatMul(const int context,const matrix &a,const matrix &b,matrix &c,const int precision=MQLCL_GEMM_EXACT)
+  {
+   int buffers[3]={MQLCL_INVALID_HANDLE,MQLCL_INVALID_HANDLE,MQLCL_INVALID_HANDLE};
+   bool done=mqlclMatMul(context,a,b,c,buffers,precision);
+   mqlclBuffersFree(buffers);
+   return(done);
+  }
+//+------------------------------------------------------------------+
+//| mqlclBuffersFree: frees the live buffers of buffers[] and sets   |
+//| every element to MQLCL_INVALID_HANDLE                            |
+//+------------------------------------------------------------------+
+void mqlclBuffersFree(int &buffers[])
+  {
+   for(int i=0; i<ArraySize(buffers); i++)
+     {
+      if(mqlcl::CLHandleType(buffers[i])==MQLCL_OPENCL_BUFFER)
+         mqlcl::CLBufferFree(buffers[i]);
+      buffers[i]=MQLCL_INVALID_HANDLE;
+     }
+  }
+//+------------------------------------------------------------------+
+//| mqlclGemmMatrices: mqlclMatMul up to the GEMM: the shapes, the   |
+//| buffers, a and b written, the product enqueued                   |
+//+------------------------------------------------------------------+
+template<typename M>
+bool mqlclGemmMatrices(const int context,const M &a,const M &b,const ulong rows_a,const ulong cols_a,
+                       const ulong rows_b,const ulong cols_b,const int element_type,const int precision,int &buffers[])
+  {
+   if(cols_a!=rows_b)
+      return(mqlclRefuse("mqlclMatMul: a is "+IntegerToString(rows_a)+" x "+IntegerToString(cols_a)+
+                         " and b is "+IntegerToString(rows_b)+" x "+IntegerToString(cols_b)+
+                         "; a's columns must equal b's rows"));
+   if(ArraySize(buffers)!=3)
+      return(mqlclRefuse("mqlclMatMul: buffers[] has "+IntegerToString(ArraySize(buffers))+
+                         " elements; it must hold 3 handles (MQLCL_INVALID_HANDLE for none)"));
+   ulong size=(element_type==MQLCL_GEMM_DOUBLE ? 8 : 4);
+   if(!mqlclGemmBuffer(context,buffers[0],rows_a*cols_a*size,MQLCL_MEM_READ_ONLY) ||
+      !mqlclGemmBuffer(context,buffers[1],rows_b*cols_b*size,MQLCL_MEM_READ_ONLY) ||
+      !mqlclGemmBuffer(context,buffers[2],rows_a*cols_b*size,MQLCL_MEM_READ_WRITE))
+      return(false);
+   if(mqlcl::CLBufferWrite(buffers[0],a,0,0,(uint)(rows_a*cols_a))==0 ||
+      mqlcl::CLBufferWrite(buffers[1],b,0,0,(uint)(rows_b*cols_b))==0)
+      return(false);
+   return(mqlclGemm(buffers[0],buffers[1],buffers[2],(uint)rows_a,(uint)cols_b,(uint)cols_a,element_type,precision));
+  }
+//+------------------------------------------------------------------+
+//| mqlclGemmBuffer: a buffer of at least `bytes` in buffer: the one |
+//| it holds when large enough, else a new one (a smaller one is     |
+//| freed). A handle that is not a live buffer fails with the DLL's  |
+//| code (5102) and is left as it is                                 |
+//+------------------------------------------------------------------+
+bool mqlclGemmBuffer(const int context,int &buffer,const ulong bytes,const uint flags)
+  {
+   if(bytes>0xFFFFFFFF)
+      return(mqlclRefuse("mqlclMatMul: a matrix of "+IntegerToString(bytes)+
+                         " bytes; a buffer holds at most 4294967295"));
+   if(buffer!=MQLCL_INVALID_HANDLE)
+     {
+      long size=mqlcl::CLGetInfoInteger(buffer,MQLCL_CL_BUFFER_SIZE);
+      if(size<0)
+         return(false);
+      if((ulong)size>=bytes)
+         return(true);
+      mqlcl::CLBufferFree(buffer);
+     }
+   buffer=mqlcl::CLBufferCreate(context,(uint)bytes,flags);
+   return(buffer!=MQLCL_INVALID_HANDLE);
+  }
+//+------------------------------------------------------------------+
+//| mqlclRefuse: a wrapper's own refusal, before any DLL call: prints |
+//| why and returns false, with mqlcl::CLGetLastError() 0 (a DLL      |
+//| failure always has a code)                                        |
+//+------------------------------------------------------------------+
+bool mqlclRefuse(const string why)
+  {
+   mqlcl::CLResetLastError();
+   Print(why);
+   return(false);
+  }
+//+------------------------------------------------------------------+
 //| mqlclArrayHolds: true when elements offset..offset+count-1 lie   |
 //| inside an array of array_size elements                           |
 //+------------------------------------------------------------------+
@@ -360,21 +509,23 @@ void mqlclPrintError(const string what)
   }
 //+------------------------------------------------------------------+
 //| mqlclPrintBridgeLines: what the bridge measures beyond MQL5's    |
-//| API - the device's name, the kernel's last launch time from      |
-//| OpenCL profiling, and the throughput that time gives. The lines  |
-//| match mqlcl-replay's (harness/): reword them here only.          |
+//| API - the device's name, the last launch's time from OpenCL      |
+//| profiling (a kernel's, or with MQLCL_CL_GEMM_EXECUTION_TIME and  |
+//| a context, its last GEMM's), and the throughput that time gives. |
+//| The lines match mqlcl-replay's (harness/): reword them here only.|
 //+------------------------------------------------------------------+
-void mqlclPrintBridgeLines(const int kernel,const double flop_count)
+void mqlclPrintBridgeLines(const int handle,const double flop_count,const int time_property=MQLCL_CL_KERNEL_EXECUTION_TIME)
   {
    string device_name;
-   if(!mqlclGetInfoString(kernel,MQLCL_CL_DEVICE_NAME,device_name))
+   if(!mqlclGetInfoString(handle,MQLCL_CL_DEVICE_NAME,device_name))
       mqlclPrintError("CLGetInfoString(CL_DEVICE_NAME)");
    else
       Print("device name = "+device_name);
-   long nanoseconds=mqlcl::CLGetInfoInteger(kernel,MQLCL_CL_KERNEL_EXECUTION_TIME);
+   long nanoseconds=mqlcl::CLGetInfoInteger(handle,time_property);
    if(nanoseconds<0)
      {
-      mqlclPrintError("CLGetInfoInteger(CL_KERNEL_EXECUTION_TIME)");
+      mqlclPrintError(time_property==MQLCL_CL_GEMM_EXECUTION_TIME ? "CLGetInfoInteger(CL_GEMM_EXECUTION_TIME)" :
+                      "CLGetInfoInteger(CL_KERNEL_EXECUTION_TIME)");
       return;
      }
    double seconds=nanoseconds/1e9;

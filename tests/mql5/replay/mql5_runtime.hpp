@@ -96,6 +96,48 @@ private:
   bool fixed_ = false;
 };
 
+// ---- matrix (double) and matrixf (float): rows x cols elements in row-major order, which is how
+// MQL5 passes one to a DLL (a pointer to its first element); m[r][c] outside it stops the program.
+template <class T> class matrix_of {
+public:
+  template <class M, class E> class row {
+  public:
+    row(M &m, long r) : m_(m), r_(r) {}
+    E &operator[](long c) const { return m_.items_[m_.checked(r_, c)]; }
+
+  private:
+    M &m_;
+    long r_;
+  };
+  row<matrix_of, T> operator[](long r) { return {*this, r}; }
+  row<const matrix_of, const T> operator[](long r) const { return {*this, r}; }
+  ulong Rows() const { return rows_; }
+  ulong Cols() const { return cols_; }
+  // The scripts read no element a Resize keeps: the elements stay in their flat order.
+  bool Resize(ulong rows, ulong cols, ulong = 0) {
+    items_.resize(static_cast<size_t>(rows * cols));
+    rows_ = rows;
+    cols_ = cols;
+    return true;
+  }
+  // `matrixf &m` / `const matrixf &m` parameter of an import: a pointer to the elements.
+  T *dll_data() { return items_.data(); }
+  const T *dll_data() const { return items_.data(); }
+
+private:
+  size_t checked(long r, long c) const {
+    if (r < 0 || c < 0 || static_cast<ulong>(r) >= rows_ || static_cast<ulong>(c) >= cols_)
+      throw critical_error("matrix index out of range: [" + std::to_string(r) + "][" +
+                           std::to_string(c) + "] of " + std::to_string(rows_) + " x " +
+                           std::to_string(cols_));
+    return static_cast<size_t>(r) * cols_ + static_cast<size_t>(c);
+  }
+  std::vector<T> items_;
+  ulong rows_ = 0, cols_ = 0;
+};
+using matrix = matrix_of<double>;
+using matrixf = matrix_of<float>;
+
 // ---- #import ------------------------------------------------------------------------------------
 
 // Where a module's library file is: mqlcl.dll -> build/bin/libmqlcl.so.

@@ -12,9 +12,10 @@
 // call one defined further down. Each #import block becomes a nested struct whose static
 // functions load the library's function by name and call it with the parameter types of the MQL5
 // declaration: `T &a[]` passes a pointer to the first element, `string` a copy of its UTF-16
-// text, `string &` the string's own buffer. The rest is a token-level rewrite: MQL5's types and
-// built-ins come from mql5_runtime.hpp, arrays become mql5rt::array, string literals
-// mql5rt::string, and #line directives keep compiler messages pointing at the MQL5 source.
+// text, `string &` the string's own buffer, `matrixf &` and `matrix &` their row-major elements.
+// The rest is a token-level rewrite: MQL5's types and built-ins come from mql5_runtime.hpp,
+// arrays become mql5rt::array, string literals mql5rt::string, and #line directives keep
+// compiler messages pointing at the MQL5 source.
 #include "mql5_model.hpp"
 
 #include <filesystem>
@@ -33,9 +34,12 @@ struct Item {
 };
 
 const std::map<std::string, std::string> kTypes = {
-    {"string", "mql5rt::string"}, {"uchar", "mql5rt::uchar"}, {"ushort", "mql5rt::ushort"},
-    {"uint", "mql5rt::uint"},     {"ulong", "mql5rt::ulong"}, {"datetime", "mql5rt::datetime"},
-    {"color", "mql5rt::color"}};
+    {"string", "mql5rt::string"}, {"uchar", "mql5rt::uchar"},   {"ushort", "mql5rt::ushort"},
+    {"uint", "mql5rt::uint"},     {"ulong", "mql5rt::ulong"},   {"datetime", "mql5rt::datetime"},
+    {"color", "mql5rt::color"},   {"matrix", "mql5rt::matrix"}, {"matrixf", "mql5rt::matrixf"}};
+// The element type a DLL receives a pointer to for an MQL5 matrix parameter.
+const std::map<std::string, std::string> kMatrixElements = {{"matrix", "double"},
+                                                            {"matrixf", "float"}};
 const std::set<std::string> kNotATypeBeforeName = {"return", "else",   "do",     "case",
                                                    "new",    "delete", "sizeof", "typename"};
 
@@ -270,6 +274,12 @@ private:
           param = "const mql5rt::string &" + name;
           pointer = "const char16_t *";
           argument = name + ".dll_copy().c_str()";
+        } else if (kMatrixElements.count(p.type) != 0) {
+          if (!p.reference || p.array_dims > 0)
+            fail(f.where() + ": a " + p.type + " goes to a DLL only as one reference");
+          param = konst + type + " &" + name;
+          pointer = konst + kMatrixElements.at(p.type) + " *";
+          argument = name + ".dll_data()";
         } else if (p.array_dims > 0) {
           param = konst + "mql5rt::array<" + type + "> &" + name;
           pointer = konst + type + " *";
