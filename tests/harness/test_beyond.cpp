@@ -176,7 +176,7 @@ __kernel void matricesMul(__global const float *in1, __global const float *in2,
   step.geometry = one_per_element;
   step.params = {{"PARTS", 1}};
   step.operand_pass = OperandPass{"round_to_tf32", 8, "PARTS", "", "", 0};
-  step.product_rounding = 1.0 / 1024;
+  step.arithmetic = [](const Params &) { return Arithmetic{InputRounding::nearest_away, false}; };
   step.float_only = true;
   Runner pass_runner(bridge(), dir);
   Observer quiet;
@@ -184,12 +184,72 @@ __kernel void matricesMul(__global const float *in1, __global const float *in2,
   StepRun rounded = pass_runner.run(step, options, quiet);
   BOOST_TEST_REQUIRE((rounded.status == Status::verified), rounded.message);
   BOOST_TEST(rounded.kernel_seconds.values.size() == 1u);
-  step.product_rounding = 0; // FP32's tolerance
+  step.arithmetic = nullptr; // FP32's check, against the product of the unrounded inputs
   StepRun strict = pass_runner.run(step, options, quiet);
   BOOST_TEST((strict.status == Status::wrong), strict.message);
   step.params["PARTS"] = 0; // no pass: the product reads the operands with the wrong stride
   StepRun without = pass_runner.run(step, options, quiet);
   BOOST_TEST((without.status == Status::wrong), without.message);
+}
+
+// The TF32 check can fail, on any device: tests/harness/kernels/tf32_product.cl multiplies inputs
+// rounded to TF32 as the tensor-core kernels round them, in plain OpenCL C. K = 4096, where the
+// worst-case bound against the unrounded product, 4 COLSROWS 2^-10 max|a| max|b| (2^-9 for
+// truncated inputs), is 16 max|a| max|b| or more: more than any 16 products add up to. So that
+// bound passed a product with a 16-deep slice of K left out; the check of the rounded inputs'
+// product refuses it, and passes the right product.
+BOOST_AUTO_TEST_CASE(the_tf32_check_refuses_a_product_that_leaves_out_one_slice_of_k) {
+  const uint32_t k_size = 4096;
+  Options options = options_for(48, k_size, 40);
+  Step step;
+  step.name = "tf32_product";
+  step.kernel_file = "tf32_product.cl";
+  step.in_article = false;
+  step.layout_b = Layout::column_major;
+  step.geometry = one_per_element;
+  step.float_only = true;
+  step.arithmetic = [](const Params &p) {
+    const int64_t rounding = p.at("ROUNDING");
+    return Arithmetic{rounding == 1   ? InputRounding::nearest_away
+                      : rounding == 2 ? InputRounding::truncated
+                                      : InputRounding::nearest,
+                      false};
+  };
+  Runner tf32_runner(bridge(), MQLCL_TEST_EXTRA_KERNELS);
+  Observer quiet;
+  for (int64_t rounding : {1, 2, 3}) { // ties away, truncated, ties to even (checked as unknown)
+    step.params = {{"ROUNDING", rounding}};
+    const StepRun right = tf32_runner.run(step, options, quiet);
+    BOOST_TEST_REQUIRE((right.status == Status::verified), rounding << ": " << right.message);
+    const Verification &v = right.verification;
+    BOOST_TEST((v.rounding == arithmetic_of(step).inputs));
+    // The unrounded inputs' product is far off, beyond FP32's tolerance: the check is of the
+    // rounded ones'.
+    BOOST_TEST(v.max_error_unrounded > 5 * tolerance_for<float>(k_size, 0.5, 0.5), rounding);
+
+    step.params["LEAVE_OUT"] = 5; // k = 80..95 of C's 16 x 16 block at (0, 0)
+    const StepRun wrong = tf32_runner.run(step, options, quiet);
+    BOOST_TEST((wrong.status == Status::wrong), rounding << ": " << wrong.message);
+    BOOST_TEST(wrong.verification.mismatches > 0u);
+    BOOST_TEST(wrong.verification.mismatches <= 256u);
+    BOOST_TEST(wrong.verification.worst_row < 16u);
+    BOOST_TEST(wrong.verification.worst_col < 16u);
+    BOOST_TEST(wrong.verification.max_error > 100 * wrong.verification.tolerance, rounding);
+    const double old_bound =
+        kToleranceFactor * k_size *
+        ((rounding == 2 ? 2.0 : 1.0) / 1024 + std::numeric_limits<float>::epsilon()) * 0.5 * 0.5;
+    BOOST_TEST(wrong.verification.max_error_unrounded < old_bound, rounding);
+    BOOST_TEST_MESSAGE("ROUNDING " << rounding << ": right " << v.max_error << " (unrounded "
+                                   << v.max_error_unrounded << "), left out "
+                                   << wrong.verification.max_error << ", tolerance " << v.tolerance
+                                   << ", the old bound " << old_bound);
+  }
+  // Checked as the wrong rounding (truncated inputs against ties-away's product), the right
+  // product is refused too: the check needs the kernel's own rounding.
+  step.params = {{"ROUNDING", 2}};
+  step.arithmetic = [](const Params &) { return Arithmetic{InputRounding::nearest_away, false}; };
+  const StepRun mismatched = tf32_runner.run(step, options, quiet);
+  BOOST_TEST((mismatched.status == Status::wrong), mismatched.message);
 }
 
 // Step 17's pass on any device: the real tile_operand (the wgmma file built with PASSES_ONLY),
@@ -239,9 +299,9 @@ __kernel void matricesMul(__global const float *in1, __global const float *in2,
     step.resolve = nullptr;
     StepRun run = pass_runner.run(step, options, quiet);
     BOOST_TEST_REQUIRE((run.status == Status::verified), name << ": " << run.message);
-    if (step.product_rounding == 0)
+    if (arithmetic_of(step).inputs == InputRounding::none)
       continue;                // 3xTF32: FP32's tolerance, met
-    step.product_rounding = 0; // TF32: rounded inputs fail FP32's tolerance
+    step.arithmetic = nullptr; // TF32: rounded inputs fail FP32's check of the unrounded product
     StepRun strict = pass_runner.run(step, options, quiet);
     BOOST_TEST((strict.status == Status::wrong), name << ": " << strict.message);
   }
