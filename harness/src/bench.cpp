@@ -47,7 +47,10 @@ struct Row {
   bool ok = false;
   std::string note;
   Samples seconds;
-  double max_error_ratio = 0; // max |C - ref| / max |ref|
+  double max_error_ratio = 0; // max |C - ref| / max |ref|, ref of the inputs as they are
+  // What was checked: max |C - ref| against the reference of the inputs as rounded (TF32), and
+  // the tolerance; -1 where nothing was.
+  double checked_error = -1, tolerance = -1;
   bool verified = false;
 };
 
@@ -69,6 +72,8 @@ Row anchor_row(const AnchorResult &anchor, const Reference &checked, double tole
         verify(product, checked, tolerance, &checked == &unrounded ? nullptr : &unrounded);
     row.verified = v.passed();
     row.max_error_ratio = v.user_error() / unrounded.max_abs_product;
+    row.checked_error = v.max_error;
+    row.tolerance = v.tolerance;
   }
   return row;
 }
@@ -84,6 +89,10 @@ Row step_row(const StepRun &run, const Reference &reference) {
                  : std::string(status_name(run.status)) + ": " + run.message;
   row.seconds = run.kernel_seconds;
   row.max_error_ratio = run.verification.user_error() / reference.max_abs_product;
+  if (run.verification.done) {
+    row.checked_error = run.verification.max_error;
+    row.tolerance = run.verification.tolerance;
+  }
   return row;
 }
 
@@ -403,6 +412,8 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
       node.put("verified", row.verified);
       node.put("note", row.note);
       node.put("max_error_over_max_ref", row.max_error_ratio);
+      node.put("max_abs_error_checked", row.checked_error);
+      node.put("tolerance", row.tolerance);
       node.add_child("seconds", samples_tree(row.seconds));
       if (!row.seconds.empty())
         node.put("gflops", gflops_of(flops, row.seconds.min()));

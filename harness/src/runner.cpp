@@ -365,6 +365,10 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
                                   tolerance_for<T>(options.sizes.colsrows, reference->max_abs_first,
                                                    reference->max_abs_second));
   reference.reset();
+  // A TF32 product's reference too, before the device runs rather than between its replays.
+  if (const InputRounding rounding = arithmetic_of(step).inputs;
+      rounding != InputRounding::none && std::is_same_v<T, float>)
+    reference_for(options, in, rounding);
 
   // initAllDataGPU(): program, kernel, three buffers, their arguments, the three writes.
   std::u16string source = to_utf16(read_kernel(step.kernel_file));

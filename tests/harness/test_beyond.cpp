@@ -7,6 +7,7 @@
 #include "catalogue.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
+#include "report.hpp"
 #include "runner.hpp"
 #include "tuning.hpp"
 
@@ -244,6 +245,27 @@ BOOST_AUTO_TEST_CASE(the_tf32_check_refuses_a_product_that_leaves_out_one_slice_
                                    << wrong.verification.max_error << ", tolerance " << v.tolerance
                                    << ", the old bound " << old_bound);
   }
+  // What the text and the JSON say of a TF32 product.
+  step.params = {{"ROUNDING", 1}};
+  std::FILE *text = std::tmpfile();
+  BOOST_TEST_REQUIRE(text != nullptr);
+  const std::unique_ptr<Observer> console = make_console_observer(text, text, true, false);
+  const StepRun shown = tf32_runner.run(step, options, *console);
+  std::rewind(text);
+  std::string printed;
+  for (int c = std::fgetc(text); c != EOF; c = std::fgetc(text))
+    printed += static_cast<char>(c);
+  std::fclose(text);
+  BOOST_TEST(harness_test::has(printed, "verification: passed, 1920 of 1920 elements within"));
+  BOOST_TEST(harness_test::has(printed, "of the double-precision product of the inputs rounded "
+                                        "to TF32 (to nearest, ties away from zero)"),
+             printed);
+  BOOST_TEST(harness_test::has(printed, "against the unrounded inputs' product)"), printed);
+  const std::string json = to_json({shown});
+  BOOST_TEST(harness_test::has(json, "\"inputs_rounded\": \"to nearest, ties away from zero\""),
+             json);
+  BOOST_TEST(harness_test::has(json, "\"max_abs_error_unrounded\": "), json);
+
   // Checked as the wrong rounding (truncated inputs against ties-away's product), the right
   // product is refused too: the check needs the kernel's own rounding.
   step.params = {{"ROUNDING", 2}};
