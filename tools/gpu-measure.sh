@@ -20,7 +20,8 @@
 #             (TF32CHECK_SIZES="N ...") as they are, which must pass, and with one slice of K
 #             left out of their first block (--param LEAVE_OUT=1), which must be refused; then
 #             the bench of step 18 with cuBLAS's TF32 mode, checked the same way:
-#             bench-tf32check.json; the last line says whether all went as expected
+#             tf32check-N-FORM.txt, bench-tf32check.json; the last line says whether all went
+#             as expected
 #   variants  one replay per line of the file $VARIANTS, "STEP SIZE [NAME=VALUE ...]": kernel
 #             parameters tried side by side (CSV rows, with each kernel's build options)
 #   profile   Nsight Compute (ncu, from the CUDA toolkit) on step 13's product at 4096 as the
@@ -138,12 +139,13 @@ for phase in "$@"; do
         step "TF32 steps at $n, $form"
         args=()
         [[ $form == leave-out ]] && args=(--param LEAVE_OUT=1)
-        "$replay" "$tf32_steps" --device 0 --size "$n" --no-cpu "${args[@]}" >"$out/tf32check.txt" 2>&1
+        text=$out/tf32check-$n-$form.txt
+        "$replay" "$tf32_steps" --device 0 --size "$n" --no-cpu "${args[@]}" >"$text" 2>&1
         status=$?
         # The verification lines in the steps' order, then the summary table.
-        grep -E '^(verification:|step |matr_mul_|mqlcl-replay:)' "$out/tf32check.txt"
-        passed=$(grep -c '^verification: passed' "$out/tf32check.txt")
-        refused=$(grep -c '^verification: FAILED' "$out/tf32check.txt")
+        grep -E '^(verification:|step |matr_mul_|mqlcl-replay:)' "$text"
+        passed=$(grep -c '^verification: passed' "$text")
+        refused=$(grep -c '^verification: FAILED' "$text")
         echo "exit $status: $passed passed, $refused refused"
         if [[ $form == right && ($status != 0 || $passed != 5) ]] ||
           [[ $form == leave-out && ($status != 1 || $refused != 5) ]]; then
