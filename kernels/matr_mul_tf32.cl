@@ -61,6 +61,13 @@
 #ifndef FLUSH // MODE 2 and 3: slices summed on the tensor cores before an FP32 addition
 #define FLUSH 4
 #endif
+// Tests only: with LEAVE_OUT set, the first work-group leaves slice LEAVE_OUT of K out of its
+// block of C, a wrong product that the host's verification must refuse (docs/replay.md).
+#ifdef LEAVE_OUT
+#define LEFT_OUT(s) ((s) == LEAVE_OUT && get_group_id(0) == 0)
+#else
+#define LEFT_OUT(s) 0
+#endif
 
 #define M_ ROWS1
 #define N_ COLS2
@@ -277,7 +284,8 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
       for (int i = 0; i < MT; ++i)
 #pragma unroll
         for (int j = 0; j < NT; ++j)
-          mma_tf32(&acc[i][j], a[i], b[j]);
+          if (!LEFT_OUT(s))
+            mma_tf32(&acc[i][j], a[i], b[j]);
 #else
       // Heads in a and b, tails (MODE 3) or BF16 pairs (MODE 2) in a_lo and b_lo.
       uint a_lo[MT][4], b_lo[NT][2];

@@ -96,6 +96,13 @@
 #ifndef FLUSH // MODE 2 and 3: slices summed on the tensor cores before an FP32 addition
 #define FLUSH 4
 #endif
+// Tests only: with LEAVE_OUT set, the first work-group leaves slice LEAVE_OUT of K out of its
+// block of C, a wrong product that the host's verification must refuse (docs/replay.md).
+#ifdef LEAVE_OUT
+#define LEFT_OUT(s) ((s) == LEAVE_OUT && get_group_id(0) == 0)
+#else
+#define LEFT_OUT(s) 0
+#endif
 #ifndef TILED // 1: the operands come tiled by tile_operand, one bulk copy per tile (step 17)
 #define TILED 0
 #endif
@@ -529,7 +536,8 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 #if MODE == 2
       wgmma_bf16(part, descriptor(as_split + k), descriptor(Bs_split + k));
 #endif
-      wgmma_tf32(part, descriptor(as + k), descriptor(bs + k));
+      if (!LEFT_OUT(s))
+        wgmma_tf32(part, descriptor(as + k), descriptor(bs + k));
     }
     wgmma_commit();
 #if ROUNDING
@@ -824,7 +832,8 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     wgmma_fence();
 #pragma unroll
     for (int k = 0; k < BK; k += 8)
-      wgmma_tf32(acc, descriptor(as + k), descriptor(bs + k));
+      if (!LEFT_OUT(s))
+        wgmma_tf32(acc, descriptor(as + k), descriptor(bs + k));
     wgmma_commit();
     wgmma_wait();
 #endif

@@ -16,6 +16,12 @@
 #   unstaged  the bench's bridge-cost part at 2000 with the bridge's pinned staging off
 #             (MQLCL_STAGING=off), so the bridge makes the same calls as raw OpenCL:
 #             bench-gpu-unstaged.json
+#   tf32check the TF32 verification can fail: the five TF32 steps at 4096 and 8192
+#             (TF32CHECK_SIZES="N ...") as they are, which must pass, and with one slice of K
+#             left out of their first block (--param LEAVE_OUT=1), which must be refused; then
+#             the bench of step 18 with cuBLAS's TF32 mode, checked the same way:
+#             tf32check-N-FORM.txt, bench-tf32check.json; the last line says whether all went
+#             as expected
 #   variants  one replay per line of the file $VARIANTS, "STEP SIZE [NAME=VALUE ...]": kernel
 #             parameters tried side by side (CSV rows, with each kernel's build options)
 #   profile   Nsight Compute (ncu, from the CUDA toolkit) on step 13's product at 4096 as the
@@ -122,6 +128,36 @@ for phase in "$@"; do
     step "bench at 2000, staging off"
     MQLCL_STAGING=off "$replay" bench matr_mul_tuned --device 0 --sizes 2000 \
       --output "$out/bench-gpu-unstaged.json"
+    ;;
+  tf32check)
+    tf32_steps=matr_mul_tf32,matr_mul_wgmma_tf32,matr_mul_wgmma_tf32_rounded
+    tf32_steps+=,matr_mul_wgmma_tiled_tf32,matr_mul_wgmma_tma_tf32
+    verdict=as-expected
+    for n in ${TF32CHECK_SIZES:-4096 8192}; do
+      # One process per form, so the steps share the fp64 references of their roundings.
+      for form in right leave-out; do
+        step "TF32 steps at $n, $form"
+        args=()
+        [[ $form == leave-out ]] && args=(--param LEAVE_OUT=1)
+        text=$out/tf32check-$n-$form.txt
+        "$replay" "$tf32_steps" --device 0 --size "$n" --no-cpu "${args[@]}" >"$text" 2>&1
+        status=$?
+        # The verification lines in the steps' order, then the summary table.
+        grep -E '^(verification:|step |matr_mul_|mqlcl-replay:)' "$text"
+        passed=$(grep -c '^verification: passed' "$text")
+        refused=$(grep -c '^verification: FAILED' "$text")
+        echo "exit $status: $passed passed, $refused refused"
+        if [[ $form == right && ($status != 0 || $passed != 5) ]] ||
+          [[ $form == leave-out && ($status != 1 || $refused != 5) ]]; then
+          verdict=NOT-as-expected
+        fi
+      done
+    done
+    step "bench: step 18 and cuBLAS's TF32 mode"
+    sizes=${TF32CHECK_SIZES:-4096 8192}
+    "$replay" bench matr_mul_wgmma_tma_tf32 --device 0 --sizes "${sizes// /,}" \
+      --output "$out/bench-tf32check.json"
+    echo "tf32check: $verdict (right products passed, products with a slice left out refused)"
     ;;
   variants)
     while read -r name size params; do

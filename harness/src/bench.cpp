@@ -47,31 +47,33 @@ struct Row {
   bool ok = false;
   std::string note;
   Samples seconds;
-  double max_error_ratio = 0; // max |C - ref| / max |ref|
+  double max_error_ratio = 0; // max |C - ref| / max |ref|, ref of the inputs as they are
+  // What was checked: max |C - ref| against the reference of the inputs as rounded (TF32), and
+  // the tolerance; -1 where nothing was.
+  double checked_error = -1, tolerance = -1;
   bool verified = false;
 };
 
-double max_abs(const std::vector<double> &values) {
-  double m = 0;
-  for (double v : values)
-    m = std::max(m, std::abs(v));
-  return m;
-}
-
-Row anchor_row(const AnchorResult &anchor, const Reference &reference, double tolerance) {
+// `checked`: the product of the inputs rounded as the anchor rounds them, within `tolerance`;
+// the error shown is against `unrounded` (the same reference when nothing is rounded).
+Row anchor_row(const AnchorResult &anchor, const Reference &checked, double tolerance,
+               const Reference &unrounded) {
   Row row;
   row.name = anchor.name;
   row.kind = "anchor";
   row.ok = anchor.available;
   row.note = anchor.note;
   row.seconds = anchor.seconds;
-  if (anchor.available && anchor.product.size() == reference.product.size()) {
-    Matrix<float> product(reference.rows, reference.cols, reference.rows, reference.cols,
+  if (anchor.available && anchor.product.size() == checked.product.size()) {
+    Matrix<float> product(checked.rows, checked.cols, checked.rows, checked.cols,
                           Layout::row_major);
     product.data = anchor.product;
-    Verification v = verify(product, reference, tolerance);
+    Verification v =
+        verify(product, checked, tolerance, &checked == &unrounded ? nullptr : &unrounded);
     row.verified = v.passed();
-    row.max_error_ratio = v.max_error / max_abs(reference.product);
+    row.max_error_ratio = v.user_error() / unrounded.max_abs_product;
+    row.checked_error = v.max_error;
+    row.tolerance = v.tolerance;
   }
   return row;
 }
@@ -86,7 +88,11 @@ Row step_row(const StepRun &run, const Reference &reference) {
                  ? run.kernel_file + ": " + run.build_options
                  : std::string(status_name(run.status)) + ": " + run.message;
   row.seconds = run.kernel_seconds;
-  row.max_error_ratio = run.verification.max_error / max_abs(reference.product);
+  row.max_error_ratio = run.verification.user_error() / reference.max_abs_product;
+  if (run.verification.done) {
+    row.checked_error = run.verification.max_error;
+    row.tolerance = run.verification.tolerance;
+  }
   return row;
 }
 
@@ -319,10 +325,7 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     ArticleRandom random(command.options.seed);
     Inputs<float> in =
         generate_inputs<float>(size, size, Layout::row_major, Layout::column_major, random);
-    Reference reference = reference_product(in);
     const double flops = 2.0 * n * n * n;
-    const double fp32_tolerance =
-        tolerance_for<float>(n, reference.max_abs_first, reference.max_abs_second);
     GemmProblem problem{n, n, n, &in.first.data, &in.second.data};
 
     std::vector<Row> rows;
@@ -332,6 +335,12 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     options.repeat = repeat;
     options.random_checks = 0;
     options.device = device.ordinal;
+    // The runner's reference, which its steps at this size share.
+    const std::shared_ptr<const Reference> shared =
+        runner.reference(options, in, InputRounding::none);
+    const Reference &reference = *shared;
+    const double fp32_tolerance =
+        tolerance_for<float>(n, reference.max_abs_first, reference.max_abs_second);
     Observer quiet;
     for (const std::string &name : steps) {
       const Step *step = find_step(catalogue, name);
@@ -346,16 +355,21 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
       }
       fmt::print(stderr, "  {} at {}: {}\n", name, n, status_name(run.status));
     }
-    rows.push_back(anchor_row(raw.clblast_sgemm(problem, repeat), reference, fp32_tolerance));
+    rows.push_back(
+        anchor_row(raw.clblast_sgemm(problem, repeat), reference, fp32_tolerance, reference));
     if (cpu)
       rows.push_back(
           anchor_row(openblas_sgemm(problem, repeat, static_cast<int>(device.caps.compute_units)),
-                     reference, fp32_tolerance));
+                     reference, fp32_tolerance, reference));
     if (device.caps.vendor_id == 0x10DE) {
-      rows.push_back(anchor_row(cublas_sgemm(problem, repeat, false), reference, fp32_tolerance));
-      rows.push_back(anchor_row(
-          cublas_sgemm(problem, repeat, true), reference,
-          tolerance_with(1.0 / 1024, n, reference.max_abs_first, reference.max_abs_second)));
+      rows.push_back(
+          anchor_row(cublas_sgemm(problem, repeat, false), reference, fp32_tolerance, reference));
+      // cuBLAS's TF32 mode rounds its inputs to nearest (its errors are those of the rounding
+      // steps); NVIDIA documents neither its tie rule nor how it sums: the tensor cores'.
+      const Arithmetic tf32{InputRounding::nearest, true};
+      const std::shared_ptr<const Reference> rounded = runner.reference(options, in, tf32.inputs);
+      rows.push_back(anchor_row(cublas_sgemm(problem, repeat, true), *rounded,
+                                tolerance_of(tf32, n, *rounded), reference));
     }
 
     fmt::print("\n{0}x{0}x{0}   (kernel time, min of {1} after a warm-up; error = max|C-ref| / "
@@ -398,6 +412,8 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
       node.put("verified", row.verified);
       node.put("note", row.note);
       node.put("max_error_over_max_ref", row.max_error_ratio);
+      node.put("max_abs_error_checked", row.checked_error);
+      node.put("tolerance", row.tolerance);
       node.add_child("seconds", samples_tree(row.seconds));
       if (!row.seconds.empty())
         node.put("gflops", gflops_of(flops, row.seconds.min()));

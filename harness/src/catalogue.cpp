@@ -35,6 +35,20 @@ uint32_t size_of(const Sizes &sizes, Dim dim) {
   return 0;
 }
 
+const char *input_rounding_name(InputRounding rounding) {
+  switch (rounding) {
+  case InputRounding::none:
+    return "none";
+  case InputRounding::nearest_away:
+    return "to nearest, ties away from zero";
+  case InputRounding::nearest:
+    return "to nearest, ties either way";
+  case InputRounding::truncated:
+    return "toward zero";
+  }
+  return "?";
+}
+
 const char *layout_name(Layout layout) {
   return layout == Layout::row_major ? "row-major" : "column-major";
 }
@@ -42,7 +56,7 @@ const char *layout_name(Layout layout) {
 bool param_may_be_zero(std::string_view name) {
   for (std::string_view off :
        {"INFLIGHT", "ROUND", "PARTS", "FLUSH", "PAD", "FMA_ORDER", "POINTERS", "GATHER", "CARRY",
-        "ROTATE_A", "ROTATE_B", "PAIRED_LANES"})
+        "ROTATE_A", "ROTATE_B", "PAIRED_LANES", "LEAVE_OUT"})
     if (name == off)
       return true;
   return false;
@@ -263,6 +277,29 @@ OperandPass tiling_pass(uint32_t slice) {
 }
 
 // Steps 11-18: what the article's conclusion left for later.
+// Step 15's kernel: MODE 1 rounds both operands with tf32_operand (cvt.rna's integer form) and
+// sums on the tensor cores; the split modes keep FP32 accuracy, flushing the tensor cores' sums
+// into round-to-nearest FP32 additions.
+Arithmetic tf32_arithmetic(const Params &p) {
+  if (param_or(p, "MODE", 3) != 1)
+    return {};
+  return {InputRounding::nearest_away, true};
+}
+
+// Steps 16-18's kernel, MODE 1: rounded by round_to_tf32 (PARTS 1), in local memory (ROUND 1) or
+// by tile_operand (TILED 1), all to nearest, ties away; by the copy engine through TF32-typed
+// tensor maps (TMA 2), to nearest, but NVIDIA does not say which way it breaks ties; otherwise
+// truncated by the tensor cores. The split modes sum on the tensor cores only with FLUSH 0.
+Arithmetic wgmma_arithmetic(const Params &p) {
+  if (param_or(p, "MODE", 1) != 1)
+    return {InputRounding::none, param_or(p, "FLUSH", 4) == 0};
+  if (param_or(p, "PARTS", 0) == 1 || param_or(p, "ROUND", 0) == 1 || param_or(p, "TILED", 0) == 1)
+    return {InputRounding::nearest_away, true};
+  if (param_or(p, "TMA", 0) == 2)
+    return {InputRounding::nearest, true};
+  return {InputRounding::truncated, true};
+}
+
 std::vector<Step> beyond_the_article() {
   std::vector<Step> steps;
   Step base;
@@ -346,7 +383,7 @@ std::vector<Step> beyond_the_article() {
                    {"WM", {32, 64}},       {"WN", {32, 64}},       {"STAGES", {2, 3}}};
   tf32.params_valid = warp_tiles_valid;
   tf32.requirement = Requirement::nvidia_tensor_cores;
-  tf32.product_rounding = 1.0 / 1024; // two inputs rounded to 2^-11 each
+  tf32.arithmetic = tf32_arithmetic;
   tf32.float_only = true;
   tf32.resolve = resolve_cached_step;
   steps.push_back(tf32);
@@ -359,7 +396,6 @@ std::vector<Step> beyond_the_article() {
   tf32x3.variant_of = "matr_mul_tf32";
   tf32x3.params = {{"MODE", 3}, {"BM", 128}, {"BN", 64},    {"BK", 32},
                    {"WM", 32},  {"WN", 64},  {"STAGES", 2}, {"FLUSH", 4}};
-  tf32x3.product_rounding = 0;
   steps.push_back(tf32x3);
 
   Step bf16 = tf32x3;
@@ -393,7 +429,7 @@ std::vector<Step> beyond_the_article() {
   wgmma.params_valid = warpgroup_tiles_valid;
   wgmma.requirement = Requirement::nvidia_wgmma;
   wgmma.build_options = "-mqlcl-nv-sm90a";
-  wgmma.product_rounding = 2.0 / 1024; // two inputs truncated, by up to 2^-10 each
+  wgmma.arithmetic = wgmma_arithmetic;
   wgmma.float_only = true;
   wgmma.resolve = resolve_cached_step;
   // With PARTS 1 a pass rounds both operands to TF32 before the product (the step below).
@@ -408,7 +444,6 @@ std::vector<Step> beyond_the_article() {
                    "relative errors near 3e-4, not FP32 accuracy";
   rounded.variant_of = "matr_mul_wgmma_tf32";
   rounded.params["PARTS"] = 1;
-  rounded.product_rounding = 1.0 / 1024; // two inputs rounded to 2^-11 each
   steps.push_back(rounded);
 
   Step wgmma3 = wgmma;
@@ -424,7 +459,6 @@ std::vector<Step> beyond_the_article() {
                      {"BK", {8, 16, 32}},
                      {"STAGES", {2, 3, 4}},
                      {"FLUSH", {2, 4}}};
-  wgmma3.product_rounding = 0;
   steps.push_back(wgmma3);
 
   Step wgmma2 = wgmma3;
@@ -455,7 +489,6 @@ std::vector<Step> beyond_the_article() {
                    {"INFLIGHT", {0, 1}},
                    {"GROUP_M", {8, 16, 32}}};
   bulk.params_valid = tiled_tiles_valid;
-  bulk.product_rounding = 1.0 / 1024;  // two inputs rounded to 2^-11 each
   bulk.operand_pass = tiling_pass(16); // 16 rounded values of K per tile row
   steps.push_back(bulk);
 
@@ -470,7 +503,6 @@ std::vector<Step> beyond_the_article() {
   bulk3.tunables = {{"BM", {64, 128}},       {"BN", {64, 128}},  {"STAGES", {2, 3}},
                     {"INFLIGHT", {0, 1}},    {"FLUSH", {8, 16}}, {"A_REGS", {0, 1}},
                     {"GROUP_M", {8, 16, 32}}};
-  bulk3.product_rounding = 0;
   bulk3.operand_pass = tiling_pass(8); // 8 heads and their 8 tails per tile row
   steps.push_back(bulk3);
 
@@ -491,7 +523,6 @@ std::vector<Step> beyond_the_article() {
                    {"BK", 32}, {"STAGES", 1}, {"INFLIGHT", 0}, {"GROUP_M", 64}};
   mapped.tunables = {{"BM", {64, 128}},     {"BN", {64, 128, 256}}, {"BK", {16, 32}},
                      {"STAGES", {1, 2, 3}}, {"INFLIGHT", {0, 1}},   {"GROUP_M", {8, 16, 32, 64}}};
-  mapped.product_rounding = 2.0 / 1024; // TMA 1 leaves the truncation to the tensor cores
   mapped.params_valid = tensor_map_tiles_valid;
   mapped.args = {{KernelArg::Kind::matrix_a},
                  {KernelArg::Kind::matrix_b},
@@ -514,7 +545,6 @@ std::vector<Step> beyond_the_article() {
   mapped3.tunables = {{"BM", {64, 128}},        {"BN", {64, 128}},
                       {"BK", {16, 32}},         {"STAGES", {1, 2, 3}},
                       {"FLUSH", {2, 4, 8, 16}}, {"GROUP_M", {8, 16, 32, 64}}};
-  mapped3.product_rounding = 0;
   mapped3.operand_pass = tiling_pass(8); // B's 8 heads and their 8 tails per tile row
   mapped3.operand_pass->operand_a = false;
   mapped3.padding.colsrows = 32; // whole stages of K: B's tiles hold no partial slice
@@ -735,6 +765,10 @@ const Step *find_step(const std::vector<Step> &steps, std::string_view name) {
     if (step.name == name)
       return &step;
   return nullptr;
+}
+
+Arithmetic arithmetic_of(const Step &step) {
+  return step.arithmetic != nullptr ? step.arithmetic(step.params) : Arithmetic{};
 }
 
 std::vector<KernelArg> kernel_args(const Step &step) {

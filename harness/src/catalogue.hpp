@@ -30,6 +30,24 @@ uint32_t size_of(const Sizes &sizes, Dim dim);
 enum class Layout { row_major, column_major };
 const char *layout_name(Layout layout);
 
+// How a kernel rounds an FP32 input to TF32 (10 mantissa bits) before it multiplies it.
+enum class InputRounding {
+  none,         // not at all: the product is of the inputs as they are
+  nearest_away, // to nearest, ties away from zero: cvt.rna, and the kernels' integer form of it
+  nearest,      // to nearest, ties one way or the other: a rounding whose tie rule is unknown
+  truncated     // toward zero: the tensor cores reading an FP32 value as TF32
+};
+const char *input_rounding_name(InputRounding rounding);
+
+// What a kernel's product is made of, for its verification (verify.hpp): the product is checked
+// against the double-precision product of its inputs rounded as the kernel rounds them.
+struct Arithmetic {
+  InputRounding inputs = InputRounding::none;
+  // The tensor cores sum the products into the FP32 accumulator, 8 at a time, rounding toward
+  // zero (not round-to-nearest FP32 additions).
+  bool tensor_core_sums = false;
+};
+
 // The article's single-core CPU loops, the baseline each script times.
 enum class CpuLoop {
   r_cr_c, // Listing 1's mul() on 2-D arrays: the fastest loop order
@@ -80,8 +98,9 @@ uint64_t cpu_runtime_group_size(uint32_t global, const DeviceCaps &device);
 using Params = std::map<std::string, int64_t>;
 
 // Whether a parameter may be 0: the switches and counts whose 0 means "off" or "none" (INFLIGHT,
-// ROUND, PARTS, FLUSH, PAD), the code forms numbered from 0 (FMA_ORDER, POINTERS, GATHER, CARRY)
-// and the layouts (ROTATE_A, ROTATE_B, PAIRED_LANES).
+// ROUND, PARTS, FLUSH, PAD), the code forms numbered from 0 (FMA_ORDER, POINTERS, GATHER, CARRY),
+// the layouts (ROTATE_A, ROTATE_B, PAIRED_LANES) and the TF32 kernels' test switch LEAVE_OUT (a
+// slice of K, numbered from 0).
 // Every other parameter is a size or a divisor and must be 1 or more.
 bool param_may_be_zero(std::string_view name);
 
@@ -230,9 +249,9 @@ struct Step {
 
   // Beyond the article.
   Requirement requirement = Requirement::none;
-  // The relative rounding of one product when the kernel rounds its inputs (TF32: 2^-10); 0 for
-  // the precision of REALTYPE. The verification tolerance scales with it.
-  double product_rounding = 0;
+  // How the kernel rounds its inputs and sums its products with the parameters it is built with;
+  // nullptr: FP32 (or REALTYPE) arithmetic on the inputs as they are (arithmetic_of).
+  Arithmetic (*arithmetic)(const Params &) = nullptr;
   bool float_only = false; // no REALTYPE double variant
   // Options for the bridge beyond the -D definitions (wgmma: -mqlcl-nv-sm90a).
   std::string build_options;
@@ -258,6 +277,9 @@ struct Step {
 // The article's ten scripts in its order, the fixed col_local, then the steps beyond the article.
 const std::vector<Step> &replay_steps();
 const Step *find_step(const std::vector<Step> &steps, std::string_view name);
+
+// The step's arithmetic with its parameters (step.arithmetic, or FP32's).
+Arithmetic arithmetic_of(const Step &step);
 
 // The kernel arguments a step sets (its own, or the article's three matrices).
 std::vector<KernelArg> kernel_args(const Step &step);

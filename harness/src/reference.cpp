@@ -3,21 +3,62 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <stdexcept>
 #include <thread>
+#include <type_traits>
 
 namespace mqlcl::replay {
 
 namespace {
 
-// Row-major double copy of a matrix's logical part, whatever its layout and padding.
-template <class T> std::vector<double> dense(const Matrix<T> &m, double &max_abs) {
+uint32_t bits_of(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits;
+}
+
+float float_of(uint32_t bits) {
+  float x;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+// Whether x lies exactly halfway between two TF32 values, and then their distance.
+bool is_tf32_tie(float x) {
+  return (bits_of(x) & 0x1fffu) == 0x1000u;
+}
+double tf32_step(float x) {
+  return std::ldexp(1.0, std::ilogb(x) - 10);
+}
+
+template <class T> double rounded(T value, InputRounding rounding) {
+  if constexpr (std::is_same_v<T, float>)
+    return static_cast<double>(tf32_rounded(value, rounding));
+  if (rounding != InputRounding::none)
+    throw std::logic_error("TF32 rounding of double inputs");
+  return static_cast<double>(value);
+}
+
+// Row-major double copy of a matrix's logical part, whatever its layout and padding, each value
+// rounded as `rounding` says. `ties` (when given) receives, for each line of K (a row of the first
+// matrix, `by_rows`, or a column of the second), the distance its ties may move: sum of steps.
+template <class T>
+std::vector<double> dense(const Matrix<T> &m, InputRounding rounding, double &max_abs,
+                          std::vector<double> *ties = nullptr, bool by_rows = true) {
   std::vector<double> out(size_t{m.rows} * m.cols);
   max_abs = 0;
+  if (ties != nullptr)
+    ties->assign(by_rows ? m.rows : m.cols, 0.0);
   for (uint32_t r = 0; r < m.rows; ++r)
     for (uint32_t c = 0; c < m.cols; ++c) {
-      double value = static_cast<double>(m.at(r, c));
+      const T raw = m.at(r, c);
+      double value = rounded(raw, rounding);
       out[size_t{r} * m.cols + c] = value;
       max_abs = std::max(max_abs, std::fabs(value));
+      if constexpr (std::is_same_v<T, float>)
+        if (ties != nullptr && is_tf32_tie(raw))
+          (*ties)[by_rows ? r : c] += tf32_step(raw);
     }
   return out;
 }
@@ -49,13 +90,41 @@ void multiply_strip(const double *a, const double *b, double *c, uint32_t row_be
 
 } // namespace
 
-template <class T> Reference reference_product(const Inputs<T> &in, unsigned threads) {
+float tf32_rounded(float x, InputRounding rounding) {
+  switch (rounding) {
+  case InputRounding::none:
+    return x;
+  case InputRounding::nearest_away: // add half the weight of the 13 dropped bits, then drop them
+  case InputRounding::nearest:
+    return float_of((bits_of(x) + 0x1000u) & 0xffffe000u);
+  case InputRounding::truncated:
+    return float_of(bits_of(x) & 0xffffe000u);
+  }
+  return x;
+}
+
+template <class T>
+Reference reference_product(const Inputs<T> &in, InputRounding rounding, unsigned threads) {
   Reference ref;
   ref.rows = in.first.rows;
   ref.cols = in.second.cols;
+  ref.rounding = rounding;
   const uint32_t k_size = in.first.cols;
-  std::vector<double> a = dense(in.first, ref.max_abs_first);
-  std::vector<double> b = dense(in.second, ref.max_abs_second);
+  const bool to_nearest =
+      rounding == InputRounding::nearest || rounding == InputRounding::nearest_away;
+  std::vector<double> ties_a, ties_b;
+  std::vector<double> a =
+      dense(in.first, rounding, ref.max_abs_first, to_nearest ? &ties_a : nullptr, true);
+  std::vector<double> b =
+      dense(in.second, rounding, ref.max_abs_second, to_nearest ? &ties_b : nullptr, false);
+  if (to_nearest) {
+    // A tie rounded the other way moves its product by a step times the other factor, which is
+    // at most the other matrix's largest value, rounded up by a step of its own.
+    const double widest = 1 + std::ldexp(1.0, -10);
+    const double row = ties_a.empty() ? 0 : *std::max_element(ties_a.begin(), ties_a.end());
+    const double col = ties_b.empty() ? 0 : *std::max_element(ties_b.begin(), ties_b.end());
+    ref.tie_spread = (row * ref.max_abs_second + col * ref.max_abs_first) * widest;
+  }
   ref.product.assign(size_t{ref.rows} * ref.cols, 0.0);
 
   if (threads == 0)
@@ -79,10 +148,12 @@ template <class T> Reference reference_product(const Inputs<T> &in, unsigned thr
   work();
   for (std::thread &thread : pool)
     thread.join();
+  for (double value : ref.product)
+    ref.max_abs_product = std::max(ref.max_abs_product, std::fabs(value));
   return ref;
 }
 
-template Reference reference_product<float>(const Inputs<float> &, unsigned);
-template Reference reference_product<double>(const Inputs<double> &, unsigned);
+template Reference reference_product<float>(const Inputs<float> &, InputRounding, unsigned);
+template Reference reference_product<double>(const Inputs<double> &, InputRounding, unsigned);
 
 } // namespace mqlcl::replay

@@ -10,14 +10,25 @@ namespace mqlcl::replay {
 
 struct Reference {
   uint32_t rows = 0, cols = 0;
-  std::vector<double> product; // rows x cols, row-major
-  double max_abs_first = 0;    // max |a| over the first matrix
-  double max_abs_second = 0;   // max |b| over the second matrix
+  InputRounding rounding = InputRounding::none; // how the inputs were rounded before multiplying
+  std::vector<double> product;                  // rows x cols, row-major
+  double max_abs_first = 0;                     // max |a| over the first matrix (as multiplied)
+  double max_abs_second = 0;                    // max |b| over the second matrix
+  double max_abs_product = 0;                   // max |c|
+  // Rounded to nearest: how far any element can move if every input that lies exactly halfway
+  // between two TF32 values rounds the other way (a tie rule other than ties-away); else 0.
+  double tie_spread = 0;
   double at(uint32_t r, uint32_t c) const { return product[size_t{r} * cols + c]; }
 };
 
+// x rounded to TF32 (10 mantissa bits) as `rounding` says (nearest: ties away from zero).
+float tf32_rounded(float x, InputRounding rounding);
+
 // C = A B in double, blocked for the caches and split over `threads` std::threads (0: all
-// hardware threads). 2000^3 takes about a second on two cores.
-template <class T> Reference reference_product(const Inputs<T> &in, unsigned threads = 0);
+// hardware threads), of the inputs rounded to TF32 as `rounding` says (float inputs only).
+// 2000^3 takes about a second on two cores.
+template <class T>
+Reference reference_product(const Inputs<T> &in, InputRounding rounding = InputRounding::none,
+                            unsigned threads = 0);
 
 } // namespace mqlcl::replay

@@ -26,15 +26,24 @@ std::string verification_line(const Verification &v) {
   if (!v.done)
     return "verification: not done";
   std::string where = fmt::format("[ {},{} ]", v.worst_row, v.worst_col);
+  // A product of inputs rounded to TF32 is checked against the product of the same rounded
+  // inputs; its error against the inputs as they are is what a user sees.
+  const bool rounded = v.rounding != InputRounding::none;
+  const std::string reference =
+      rounded ? fmt::format("double-precision product of the inputs rounded to TF32 ({})",
+                            input_rounding_name(v.rounding))
+              : std::string("double-precision reference");
+  const std::string unrounded =
+      rounded ? fmt::format("; {:.3e} against the unrounded inputs' product", v.max_error_unrounded)
+              : std::string();
   if (v.passed())
-    return fmt::format("verification: passed, {} of {} elements within {:.3e} of the "
-                       "double-precision reference (max error {:.3e} at {})",
-                       v.checked, v.checked, v.tolerance, v.max_error, where);
-  return fmt::format("verification: FAILED, {} of {} elements differ from the double-precision "
-                     "reference by more than {:.3e} (max error {:.3e} at {}: got {:.8f}, expected "
-                     "{:.8f})",
-                     v.mismatches, v.checked, v.tolerance, v.max_error, where, v.worst_got,
-                     v.worst_expected);
+    return fmt::format("verification: passed, {} of {} elements within {:.3e} of the {} (max "
+                       "error {:.3e} at {}{})",
+                       v.checked, v.checked, v.tolerance, reference, v.max_error, where, unrounded);
+  return fmt::format("verification: FAILED, {} of {} elements differ from the {} by more than "
+                     "{:.3e} (max error {:.3e} at {}: got {:.8f}, expected {:.8f}{})",
+                     v.mismatches, v.checked, reference, v.tolerance, v.max_error, where,
+                     v.worst_got, v.worst_expected, unrounded);
 }
 
 class ConsoleObserver : public Observer {
@@ -220,7 +229,9 @@ void write_verification(Json &json, const char *key, const Verification &v) {
       .integer("checked", static_cast<int64_t>(v.checked))
       .integer("mismatches", static_cast<int64_t>(v.mismatches))
       .num("tolerance", v.tolerance)
-      .num("max_abs_error", v.max_error);
+      .num("max_abs_error", v.max_error)
+      .str("inputs_rounded", input_rounding_name(v.rounding))
+      .num("max_abs_error_unrounded", v.user_error());
   json.open("worst", '{')
       .integer("row", v.worst_row)
       .integer("col", v.worst_col)

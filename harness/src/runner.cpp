@@ -10,7 +10,9 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <type_traits>
 
 namespace mqlcl::replay {
 
@@ -63,11 +65,12 @@ std::optional<double> StepRun::gflops(const std::optional<double> &seconds) cons
 }
 
 struct Runner::Cache {
-  // The reference of the last (sizes, seed, type): `all` multiplies the same matrices ten times.
+  // The references of the last (sizes, seed, type), one per rounding of the inputs: `all`
+  // multiplies the same matrices ten times, the bench every step at a size.
   Sizes sizes;
   uint64_t seed = 0;
   bool double_precision = false;
-  std::shared_ptr<const Reference> reference;
+  std::map<InputRounding, std::shared_ptr<const Reference>> references;
 };
 
 Runner::Runner(const Bridge &bridge, std::filesystem::path kernels_dir)
@@ -193,22 +196,56 @@ DeviceInfo Runner::probe_device(int32_t device) const {
 }
 
 template <class T>
-std::shared_ptr<const Reference> Runner::reference_for(const Options &options,
-                                                       const Inputs<T> &inputs) {
+std::shared_ptr<const Reference>
+Runner::reference_for(const Options &options, const Inputs<T> &inputs, InputRounding rounding) {
   Cache &cache = *cache_;
-  bool same = cache.reference && cache.seed == options.seed &&
-              cache.double_precision == options.double_precision &&
+  bool same = cache.seed == options.seed && cache.double_precision == options.double_precision &&
               cache.sizes.rows1 == options.sizes.rows1 &&
               cache.sizes.colsrows == options.sizes.colsrows &&
               cache.sizes.cols2 == options.sizes.cols2;
   if (!same) {
-    cache.reference.reset(); // free the old one first: at large sizes it is big
-    cache.reference = std::make_shared<const Reference>(reference_product(inputs));
+    cache.references.clear(); // free the old ones first: at large sizes they are big
     cache.sizes = options.sizes;
     cache.seed = options.seed;
     cache.double_precision = options.double_precision;
   }
-  return cache.reference;
+  // Ties away is one of the tie rules of `nearest`: the same product, whose tie_spread covers
+  // the other rule.
+  if (rounding == InputRounding::nearest)
+    rounding = InputRounding::nearest_away;
+  std::shared_ptr<const Reference> &reference = cache.references[rounding];
+  if (!reference)
+    reference = std::make_shared<const Reference>(reference_product(inputs, rounding));
+  return reference;
+}
+
+std::shared_ptr<const Reference>
+Runner::reference(const Options &options, const Inputs<float> &inputs, InputRounding rounding) {
+  return reference_for(options, inputs, rounding);
+}
+
+// The device's product against the reference of its inputs rounded as the step's kernel rounds
+// them, within the tolerance of its sums; with rounded inputs, against the unrounded one too.
+template <class T>
+void Runner::verify_product(const Step &step, const Options &options, const Inputs<T> &inputs,
+                            const Matrix<T> &product, StepRun &run) {
+  const Arithmetic arithmetic = arithmetic_of(step);
+  const bool rounded = arithmetic.inputs != InputRounding::none && std::is_same_v<T, float>;
+  std::shared_ptr<const Reference> unrounded = reference_for(options, inputs);
+  if (!rounded && !arithmetic.tensor_core_sums) {
+    merge(run.verification,
+          verify(product, *unrounded,
+                 tolerance_for<T>(options.sizes.colsrows, unrounded->max_abs_first,
+                                  unrounded->max_abs_second)));
+    return;
+  }
+  std::shared_ptr<const Reference> checked =
+      rounded ? reference_for(options, inputs, arithmetic.inputs) : unrounded;
+  Verification v =
+      verify(product, *checked, tolerance_of(arithmetic, options.sizes.colsrows, *checked),
+             rounded ? unrounded.get() : nullptr);
+  v.rounding = rounded ? arithmetic.inputs : InputRounding::none;
+  merge(run.verification, v);
 }
 
 StepRun Runner::run(const Step &step, const Options &options, Observer &observer) {
@@ -321,14 +358,17 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
     run.cpu_seconds = seconds_since(start);
     observer.cpu_finished(run);
   }
+  // The CPU loop multiplies the inputs as they are, in REALTYPE.
   std::shared_ptr<const Reference> reference = reference_for(options, in);
-  const double tolerance = step.product_rounding > 0
-                               ? tolerance_with(step.product_rounding, options.sizes.colsrows,
-                                                reference->max_abs_first, reference->max_abs_second)
-                               : tolerance_for<T>(options.sizes.colsrows, reference->max_abs_first,
-                                                  reference->max_abs_second);
   if (options.run_cpu)
-    run.cpu_verification = verify(third_cpu, *reference, tolerance);
+    run.cpu_verification = verify(third_cpu, *reference,
+                                  tolerance_for<T>(options.sizes.colsrows, reference->max_abs_first,
+                                                   reference->max_abs_second));
+  reference.reset();
+  // A TF32 product's reference too, before the device runs rather than between its replays.
+  if (const InputRounding rounding = arithmetic_of(step).inputs;
+      rounding != InputRounding::none && std::is_same_v<T, float>)
+    reference_for(options, in, rounding);
 
   // initAllDataGPU(): program, kernel, three buffers, their arguments, the three writes.
   std::u16string source = to_utf16(read_kernel(step.kernel_file));
@@ -493,7 +533,7 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
     run.kernel_seconds.values.push_back(execution_seconds(kernel) +
                                         (scratch.covers_a() ? execution_seconds(pass_a) : 0.0) +
                                         (scratch.active() ? execution_seconds(pass_b) : 0.0));
-    merge(run.verification, verify(buf, *reference, tolerance));
+    verify_product(step, options, in, buf, run);
     if (replay == 0) {
       run.elements_read = read;
       observer.read_finished(run);

@@ -10,6 +10,7 @@
 #include "bridge.hpp"
 #include "catalogue.hpp"
 #include "error.hpp"
+#include "matrices.hpp"
 #include "verify.hpp"
 
 #include <cstdint>
@@ -126,6 +127,11 @@ public:
   // The text of `file` in the kernels directory; throws Error(bad_input) when it is missing.
   std::string read_kernel(const std::string &file) const;
 
+  // The double-precision product of `inputs` (generated from options.seed at options.sizes), the
+  // inputs rounded to TF32 as `rounding` says; kept, so the steps and anchors of a size share it.
+  std::shared_ptr<const Reference> reference(const Options &options, const Inputs<float> &inputs,
+                                             InputRounding rounding);
+
   // The -D options a step is built with at `padded` sizes.
   static std::string build_options(const Step &step, const Sizes &padded, bool double_precision);
 
@@ -136,7 +142,11 @@ private:
   void host_only(const Step &step, const Options &options, Observer &observer, StepRun &run);
   DeviceInfo read_device(int32_t context) const;
   template <class T>
-  std::shared_ptr<const Reference> reference_for(const Options &options, const Inputs<T> &inputs);
+  std::shared_ptr<const Reference> reference_for(const Options &options, const Inputs<T> &inputs,
+                                                 InputRounding rounding = InputRounding::none);
+  template <class T>
+  void verify_product(const Step &step, const Options &options, const Inputs<T> &inputs,
+                      const Matrix<T> &product, StepRun &run);
 
   const Bridge &bridge_;
   std::filesystem::path kernels_dir_;

@@ -386,7 +386,7 @@ BOOST_AUTO_TEST_CASE(the_tensor_map_3xtf32_step_maps_a_and_passes_only_b) {
   caps.local_mem_bytes = 49152;
   const Step &split = *find_step(replay_steps(), "matr_mul_wgmma_tma_3xtf32");
   BOOST_TEST(split.params_valid(split.params, caps));
-  BOOST_TEST(split.product_rounding == 0.0);                           // FP32's tolerance
+  BOOST_TEST((arithmetic_of(split).inputs == InputRounding::none));    // FP32's tolerance
   BOOST_TEST(!split.params_valid(with(split.params, "TMA", 2), caps)); // rounding kills the tails
   BOOST_TEST(!split.params_valid(with(split.params, "PARTS", 0), caps));
   BOOST_TEST(!split.params_valid(with(split.params, "PARTS", 1), caps));
@@ -510,8 +510,8 @@ BOOST_AUTO_TEST_CASE(reference_matches_a_naive_product_at_odd_sizes_and_any_thre
   Inputs<float> in =
       generate_inputs<float>(sizes, padded, Layout::row_major, Layout::column_major, random);
   std::vector<long double> naive = naive_product(in);
-  Reference one = reference_product(in, 1);
-  Reference three = reference_product(in, 3);
+  Reference one = reference_product(in, InputRounding::none, 1);
+  Reference three = reference_product(in, InputRounding::none, 3);
   BOOST_TEST(one.rows == 37u);
   BOOST_TEST(one.cols == 45u);
   double worst = 0;
@@ -544,6 +544,114 @@ BOOST_AUTO_TEST_CASE(the_articles_cpu_loops_compute_the_product_in_every_layout)
       BOOST_TEST(v.passed());
       BOOST_TEST(v.checked == 19u * 17u);
     }
+}
+
+// How each TF32 kernel rounds and sums, with its parameters: what its product is checked against.
+BOOST_AUTO_TEST_CASE(each_tf32_step_is_checked_with_its_kernels_rounding) {
+  struct Expected {
+    const char *step;
+    const char *param; // one parameter changed, or nullptr
+    int64_t value;
+    InputRounding inputs;
+    bool tensor_core_sums;
+  };
+  for (const Expected &e :
+       {Expected{"matr_mul_tf32", nullptr, 0, InputRounding::nearest_away, true},
+        Expected{"matr_mul_tf32", "MODE", 3, InputRounding::none, false},
+        Expected{"matr_mul_3xtf32", nullptr, 0, InputRounding::none, false},
+        Expected{"matr_mul_tf32_bf16", nullptr, 0, InputRounding::none, false},
+        Expected{"matr_mul_wgmma_tf32", nullptr, 0, InputRounding::truncated, true},
+        Expected{"matr_mul_wgmma_tf32", "ROUND", 1, InputRounding::nearest_away, true},
+        Expected{"matr_mul_wgmma_tf32_rounded", nullptr, 0, InputRounding::nearest_away, true},
+        Expected{"matr_mul_wgmma_tiled_tf32", nullptr, 0, InputRounding::nearest_away, true},
+        Expected{"matr_mul_wgmma_tma_tf32", nullptr, 0, InputRounding::nearest, true},
+        Expected{"matr_mul_wgmma_tma_tf32", "TMA", 1, InputRounding::truncated, true},
+        Expected{"matr_mul_wgmma_3xtf32", nullptr, 0, InputRounding::none, false},
+        Expected{"matr_mul_wgmma_3xtf32", "FLUSH", 0, InputRounding::none, true},
+        Expected{"matr_mul_wgmma_tiled_3xtf32", nullptr, 0, InputRounding::none, false},
+        Expected{"matr_mul_wgmma_tma_3xtf32", nullptr, 0, InputRounding::none, false},
+        Expected{"matr_mul_tuned", nullptr, 0, InputRounding::none, false},
+        Expected{"matr_mul_vect_v2", nullptr, 0, InputRounding::none, false}}) {
+    Step step = *find_step(replay_steps(), e.step);
+    if (e.param != nullptr)
+      step.params[e.param] = e.value;
+    const Arithmetic arithmetic = arithmetic_of(step);
+    BOOST_TEST((arithmetic.inputs == e.inputs), e.step << " " << (e.param ? e.param : ""));
+    BOOST_TEST(arithmetic.tensor_core_sums == e.tensor_core_sums, e.step);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(tf32_rounding_keeps_ten_mantissa_bits) {
+  const float one_and_half_step = 1.0f + 0x1p-11f; // exactly halfway between 1 and 1 + 2^-10
+  BOOST_TEST(tf32_rounded(one_and_half_step, InputRounding::nearest_away) == 1.0f + 0x1p-10f);
+  BOOST_TEST(tf32_rounded(-one_and_half_step, InputRounding::nearest_away) == -1.0f - 0x1p-10f);
+  BOOST_TEST(tf32_rounded(one_and_half_step, InputRounding::truncated) == 1.0f);
+  BOOST_TEST(tf32_rounded(1.0f + 0x1p-11f + 0x1p-20f, InputRounding::truncated) == 1.0f);
+  BOOST_TEST(tf32_rounded(1.0f + 0x1p-11f - 0x1p-20f, InputRounding::nearest_away) == 1.0f);
+  BOOST_TEST(tf32_rounded(0.3f, InputRounding::none) == 0.3f);
+  BOOST_TEST(tf32_rounded(0.0f, InputRounding::truncated) == 0.0f);
+}
+
+// The reference of rounded inputs is the product of the rounded values.
+BOOST_AUTO_TEST_CASE(a_rounded_reference_multiplies_the_rounded_inputs) {
+  Sizes sizes{9, 700, 7};
+  ArticleRandom random(3);
+  Inputs<float> in =
+      generate_inputs<float>(sizes, sizes, Layout::row_major, Layout::column_major, random);
+  for (InputRounding rounding : {InputRounding::nearest_away, InputRounding::truncated}) {
+    Inputs<float> rounded = in;
+    for (float &a : rounded.first.data)
+      a = tf32_rounded(a, rounding);
+    for (float &b : rounded.second.data)
+      b = tf32_rounded(b, rounding);
+    Reference ref = reference_product(in, rounding);
+    Reference exact = reference_product(rounded);
+    BOOST_TEST((ref.rounding == rounding));
+    BOOST_TEST(ref.product == exact.product); // the same sums of the same exact products
+    BOOST_TEST(ref.product != reference_product(in).product);
+    BOOST_TEST(ref.max_abs_product > 0.0);
+    BOOST_TEST(ref.tie_spread >= 0.0);
+    if (rounding == InputRounding::truncated)
+      BOOST_TEST(ref.tie_spread == 0.0);
+  }
+}
+
+// An input halfway between two TF32 values (4 of the generator's 32768 values are) widens a
+// rounded-to-nearest reference by what rounding it the other way could change.
+BOOST_AUTO_TEST_CASE(a_tie_widens_the_rounded_reference_by_its_step) {
+  Inputs<float> in{Matrix<float>(2, 3, 2, 3, Layout::row_major),
+                   Matrix<float>(3, 2, 3, 2, Layout::column_major)};
+  const float tie = 1.0f + 0x1p-11f; // its TF32 step is 2^-10
+  for (uint32_t k = 0; k < 3; ++k) {
+    in.first.at(0, k) = 0.25f;
+    in.first.at(1, k) = 0.25f;
+    in.second.at(k, 0) = 0.5f;
+    in.second.at(k, 1) = 0.5f;
+  }
+  in.first.at(1, 0) = tie;
+  in.first.at(1, 2) = -tie;
+  Reference ref = reference_product(in, InputRounding::nearest);
+  // Row 1 holds two ties: moved the other way, each changes its product by 2^-10 times |b| <= 0.5.
+  BOOST_TEST(ref.tie_spread == 2 * 0x1p-10 * 0.5 * (1 + 0x1p-10));
+  BOOST_TEST(reference_product(in, InputRounding::nearest_away).tie_spread == ref.tie_spread);
+  BOOST_TEST(reference_product(in, InputRounding::truncated).tie_spread == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(the_tf32_tolerance_is_fp32s_plus_what_the_tensor_cores_and_ties_add) {
+  Reference ref;
+  ref.max_abs_first = 0.5;
+  ref.max_abs_second = 0.25;
+  ref.max_abs_product = 30;
+  ref.tie_spread = 1e-3;
+  const double eps = std::numeric_limits<float>::epsilon();
+  const double fp32 = tolerance_for<float>(4096, 0.5, 0.25);
+  BOOST_TEST(tolerance_of({InputRounding::nearest_away, false}, 4096, ref) == fp32);
+  BOOST_TEST(tolerance_of({InputRounding::truncated, true}, 4096, ref) ==
+             fp32 + 512 * eps * 2 * 30);
+  BOOST_TEST(tolerance_of({InputRounding::nearest, true}, 4096, ref) ==
+             fp32 + 512 * eps * 2 * 30 + 1e-3);
+  BOOST_TEST(tolerance_of({InputRounding::nearest, true}, 4097, ref) ==
+             tolerance_for<float>(4097, 0.5, 0.25) + 513 * eps * 2 * 30 + 1e-3);
 }
 
 BOOST_AUTO_TEST_CASE(verification_finds_every_wrong_element_and_the_worst) {
