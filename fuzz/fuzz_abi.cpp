@@ -1,8 +1,8 @@
 // libFuzzer target over mqlcl's C ABI, on the real library and the real OpenCL driver (PoCL).
 //
-// Each input is decoded into a sequence of calls (create, free, set-arg, write, read, execute and
-// information calls) on handles that are live, of the wrong type, freed, forged or raw integers,
-// with hostile sizes, offsets, flags, work sizes, NULL pointers and odd UTF-16 (unpaired
+// Each input is decoded into a sequence of calls (create, free, set-arg, write, read, execute,
+// CLGemm and information calls) on handles that are live, of the wrong type, freed, forged or raw
+// integers, with hostile sizes, offsets, flags, work sizes, NULL pointers and odd UTF-16 (unpaired
 // surrogates; output strings longer than the capacity given for them). A model of what is alive
 // checks every answer against the ABI's contract, and aborts on the first breach:
 //  - a failure returns the export's failure value and a known MQLCL_ERR_* code; a success leaves
@@ -13,6 +13,9 @@
 //    a second free fails; successful output strings are terminated within their capacity;
 //  - a raw value never reaches a pointer argument (CLSetKernelArg on a buffer or __local argument
 //    fails), nor a buffer a by-value one.
+//  - CLGemm succeeds exactly when the documented rules accept the call (but for a precision the
+//    device lacks: 5100); a refusal changes no buffer; a success writes C's cells and nothing
+//    else, and each cell with finite, normal inputs matches an fp64 reference.
 // Every buffer the harness hands over is a heap block of exactly the stated capacity, so ASan
 // catches any write or read past it.
 //
@@ -24,12 +27,14 @@
 //    to it: the kernels come from a fixed set whose every access is bounded by a count argument,
 //    and the model checks those counts (build options are fixed tokens, never -D, so a fuzzed
 //    option cannot change what a kernel does);
-//  - resources are capped (live objects, buffer sizes, work-items per launch) so PoCL never runs
-//    out of memory or time. Everything else is hostile.
+//  - resources are capped (live objects, buffer sizes, work-items per launch, a valid CLGemm's
+//    multiply-adds) so PoCL never runs out of memory or time. Everything else is hostile.
 #include <mqlcl/mqlcl.h>
 
 #include <algorithm>
 #include <array>
+#include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -253,6 +258,7 @@ struct Object {
   int32_t type = MQLCL_OPENCL_INVALID;
   int32_t context = 0;              // the owning context's handle (kept after that is freed)
   uint32_t size = 0;                // buffers
+  uint32_t flags = 0;               // buffers: as created, READ_WRITE where no access was named
   bool safe = false;                // programs: built from the safe kernels
   const KernelSpec *spec = nullptr; // kernels
   std::vector<ArgState> args;       // kernels
@@ -296,6 +302,142 @@ void remember_freed(int32_t handle) {
     g_freed.pop_front();
 }
 
+// ---- CLGemm's model ---------------------------------------------------------------------------
+
+// Multiply-adds a valid CLGemm may run (batch x m x n x k): PoCL under ASan stays fast. A call
+// past it is not made (the caps above); invalid calls of any size are, since they must be refused.
+constexpr uint64_t kMaxGemmWork = 64 * 64 * 64;
+// Valid CLGemm calls per input: a new shape costs a PoCL build of about a second, and an input
+// must stay far below libFuzzer's -timeout.
+constexpr int kMaxGemmRuns = 3;
+
+// The codes CLGemm's checks give (api_gemm.cpp, docs/errors.md).
+bool gemm_refusal_code(int32_t code) {
+  return code == MQLCL_ERR_INVALID_PARAMETER || code == MQLCL_ERR_ZEROSIZE_ARRAY ||
+         code == MQLCL_ERR_OPENCL_NOT_SUPPORTED || code == MQLCL_ERR_OPENCL_INVALID_HANDLE ||
+         code == MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE || code == MQLCL_ERR_OPENCL_WRONG_BUFFER_OFFSET;
+}
+
+// A CLGemm call as the harness makes it; operand 0 is A, 1 B, 2 C.
+struct GemmCall {
+  int32_t buffer[3] = {0, 0, 0};
+  int32_t type = 0, precision = 0, transpose[2] = {0, 0};
+  uint32_t m = 0, n = 0, k = 0, batch = 0;
+  double alpha = 0, beta = 0;
+  uint64_t offset[3] = {0, 0, 0};
+  uint32_t ld[3] = {0, 0, 0};
+  uint64_t stride[3] = {0, 0, 0};
+
+  size_t element() const { return type == MQLCL_GEMM_DOUBLE ? 8 : 4; }
+  // Operand i as stored: A is k x m when transposed, B n x k when transposed.
+  uint64_t rows(int i) const {
+    return i == 0 ? (transpose[0] == 1 ? k : m) : i == 1 ? (transpose[1] == 1 ? n : k) : m;
+  }
+  uint64_t cols(int i) const {
+    return i == 0 ? (transpose[0] == 1 ? m : k) : i == 1 ? (transpose[1] == 1 ? k : n) : n;
+  }
+  uint64_t ld_of(int i) const { return ld[i] != 0 ? ld[i] : cols(i); }
+  // One matrix's span, and one past the last element of the batch (no wrap: 128 bits).
+  unsigned __int128 span(int i) const {
+    return rows(i) == 0 ? 0 : (unsigned __int128)(rows(i) - 1) * ld_of(i) + cols(i);
+  }
+  unsigned __int128 end(int i) const {
+    return batch == 0 ? 0 : offset[i] + (unsigned __int128)(batch - 1) * stride[i] + span(i);
+  }
+  // Element indexes of op(A)(i, l), op(B)(l, j) and C(i, j) in product p.
+  uint64_t index_a(uint64_t p, uint64_t i, uint64_t l) const {
+    uint64_t base = offset[0] + p * stride[0];
+    return transpose[0] == 1 ? base + l * ld_of(0) + i : base + i * ld_of(0) + l;
+  }
+  uint64_t index_b(uint64_t p, uint64_t l, uint64_t j) const {
+    uint64_t base = offset[1] + p * stride[1];
+    return transpose[1] == 1 ? base + j * ld_of(1) + l : base + l * ld_of(1) + j;
+  }
+  uint64_t index_c(uint64_t p, uint64_t i, uint64_t j) const {
+    return offset[2] + p * stride[2] + i * ld_of(2) + j;
+  }
+};
+
+// Whether the documented rules (docs/errors.md) accept the call, the device's offers aside.
+bool gemm_is_valid(const GemmCall &g, const Object *const (&operand)[3]) {
+  if (g.type < 0 || g.type > MQLCL_GEMM_DOUBLE || g.precision < 0 ||
+      g.precision > MQLCL_GEMM_FASTEST || (g.transpose[0] & ~1) != 0 || (g.transpose[1] & ~1) != 0)
+    return false;
+  if (g.m == 0 || g.n == 0 || g.k == 0 || g.batch == 0 || g.batch > 65535)
+    return false;
+  if (operand[0] == nullptr || operand[1] == nullptr || operand[2] == nullptr ||
+      operand[0]->context != operand[2]->context || operand[1]->context != operand[2]->context)
+    return false;
+  if ((operand[2]->flags & MQLCL_MEM_READ_ONLY) != 0 ||
+      (operand[0]->flags & MQLCL_MEM_WRITE_ONLY) != 0 ||
+      (operand[1]->flags & MQLCL_MEM_WRITE_ONLY) != 0)
+    return false;
+  for (int i = 0; i < 3; ++i) {
+    const uint64_t elements = operand[i]->size / g.element();
+    if (g.ld_of(i) < g.cols(i) || g.offset[i] >= elements || g.end(i) > elements)
+      return false;
+  }
+  for (int i = 0; i < 2; ++i)
+    if (g.buffer[i] == g.buffer[2] && g.offset[i] < g.end(2) && g.offset[2] < g.end(i))
+      return false;
+  return g.batch == 1 || g.stride[2] >= g.span(2);
+}
+
+double element_at(const std::vector<uint8_t> &bytes, uint64_t index, size_t element) {
+  if (element == 8) {
+    double value;
+    std::memcpy(&value, bytes.data() + index * 8, 8);
+    return value;
+  }
+  float value;
+  std::memcpy(&value, bytes.data() + index * 4, 4);
+  return value;
+}
+
+// A value the reference can check to a tolerance: finite and normal (a device may flush
+// subnormals to zero).
+bool checkable(double value) {
+  return std::isfinite(value) && std::fpclassify(value) != FP_SUBNORMAL;
+}
+
+// C(i, j) of product p after a successful call, against an fp64 reference; cells whose inputs
+// are not checkable (NaN, infinities, subnormals, magnitudes near overflow) are left out.
+void check_gemm_cell(const GemmCall &g, const std::vector<uint8_t> (&before)[3],
+                     const std::vector<uint8_t> &after, uint64_t p, uint64_t i, uint64_t j) {
+  const size_t element = g.element();
+  const bool single = element == 4;
+  // A float product scales by alpha and beta rounded to float, and reads C only when beta != 0.
+  const double alpha = single ? static_cast<float>(g.alpha) : g.alpha;
+  const double beta = single ? static_cast<float>(g.beta) : g.beta;
+  const bool reads_c = beta != 0;
+  double dot = 0, magnitude = 0;
+  bool inputs_checkable = checkable(alpha) && (!reads_c || checkable(beta));
+  for (uint64_t l = 0; l < g.k; ++l) {
+    double x = element_at(before[0], g.index_a(p, i, l), element);
+    double y = element_at(before[1], g.index_b(p, l, j), element);
+    inputs_checkable = inputs_checkable && checkable(x) && checkable(y);
+    dot += x * y;
+    magnitude += std::fabs(x * y);
+  }
+  const uint64_t c = g.index_c(p, i, j);
+  const double old = element_at(before[2], c, element);
+  if (reads_c)
+    inputs_checkable = inputs_checkable && checkable(old);
+  const double expected = alpha * dot + (reads_c ? beta * old : 0);
+  const double bound = std::fabs(alpha) * magnitude + (reads_c ? std::fabs(beta * old) : 0);
+  const double limit = single ? FLT_MAX / 4 : DBL_MAX / 4;
+  if (!inputs_checkable || !(magnitude < limit) || !(bound < limit))
+    return;
+  const double epsilon = single ? FLT_EPSILON : DBL_EPSILON;
+  const double tiny = single ? FLT_MIN : DBL_MIN;
+  const double tolerance = (bound * epsilon + tiny) * (g.k + 4);
+  const double got = element_at(after, c, element);
+  if (!(std::fabs(got - expected) <= tolerance))
+    violation("CLGemm: C(" + std::to_string(i) + ", " + std::to_string(j) + ") of product " +
+              std::to_string(p) + " is " + std::to_string(got) + ", the reference " +
+              std::to_string(expected));
+}
+
 class Harness {
 public:
   explicit Harness(Reader &in) : in_(in) {}
@@ -310,6 +452,7 @@ public:
 private:
   Reader &in_;
   Model model_;
+  int gemm_runs_ = 0; // valid CLGemm calls made by this input
 
   // A handle for a call that wants `type`: live, wrong-type, freed, forged, special or raw.
   int32_t choose(int32_t type) {
@@ -390,7 +533,7 @@ private:
   // ---- Operations -----------------------------------------------------------------------------
 
   void step(uint8_t op) {
-    switch (op % 21) { // seeds use 0-20; 19 and the rest run a bound kernel
+    switch (op % 22) { // seeds use 0-21; 19 and the rest run a bound kernel
     case 0:
       return context_create();
     case 1:
@@ -431,6 +574,8 @@ private:
       return handle_type();
     case 20:
       return tensor_map();
+    case 21:
+      return gemm();
     default:
       return bind_and_run();
     }
@@ -592,6 +737,7 @@ private:
       object.type = MQLCL_OPENCL_BUFFER;
       object.context = context;
       object.size = size;
+      object.flags = (flags & 7) == 0 ? flags | MQLCL_MEM_READ_WRITE : flags;
       add(buffer, object, "CLBufferCreate");
     }
   }
@@ -707,6 +853,157 @@ private:
               "reading a map buffer failed");
       require(before == after, "a refused CLBufferTensorMap wrote into the map buffer");
     }
+  }
+
+  // ---- CLGemm ---------------------------------------------------------------------------------
+
+  uint64_t choose_u64(std::initializer_list<uint64_t> common) {
+    uint8_t how = in_.u8();
+    if (how >= 0xE0)
+      return in_.u64();
+    return *(common.begin() + how % common.size());
+  }
+
+  // alpha or beta: common values, the non-finite ones, overflow in float, subnormals, raw bits.
+  double choose_real() {
+    static const double kReals[] = {1,   0,        -1,        0.5,   2,        -0.0,
+                                    NAN, INFINITY, -INFINITY, 1e300, 4.9e-324, 1e-40};
+    uint8_t how = in_.u8();
+    if (how < 0xE0)
+      return kReals[how % (sizeof(kReals) / sizeof(kReals[0]))];
+    uint64_t bits = in_.u64();
+    double value;
+    std::memcpy(&value, &bits, sizeof(value));
+    return value;
+  }
+
+  uint64_t elements_of(int32_t buffer, size_t element) {
+    const Object *object = model_.find(buffer, MQLCL_OPENCL_BUFFER);
+    return (object != nullptr ? object->size : 1024) / element;
+  }
+
+  // Leading dimensions, strides and offsets near the edges of the operand's buffer.
+  void decode_gemm_layout(GemmCall &g, int i) {
+    const uint64_t batch = g.batch != 0 && g.batch <= 65535 ? g.batch : 1;
+    const auto cols = static_cast<uint32_t>(g.cols(i));
+    g.ld[i] = choose_u32({0, cols, cols + 1, cols + 5, cols - 1, 1, UINT32_MAX});
+    const auto span = static_cast<uint64_t>(g.span(i));
+    g.stride[i] =
+        choose_u64({span, 0, span + 1, span + 3, span - 1, 1, UINT64_MAX / 2, UINT64_MAX});
+    const uint64_t elements = elements_of(g.buffer[i], g.element());
+    const uint64_t last = elements - ((batch - 1) * g.stride[i] + span); // wraps when none fits
+    g.offset[i] = choose_u64({0, 1, 4, last, last + 1, elements, UINT64_MAX});
+  }
+
+  GemmCall decode_gemm() {
+    GemmCall g;
+    g.buffer[0] = choose(MQLCL_OPENCL_BUFFER);
+    g.buffer[1] = choose(MQLCL_OPENCL_BUFFER);
+    uint8_t c_how = in_.u8() % 8; // 0, 1: C in A's or B's buffer, to try overlaps
+    g.buffer[2] = c_how < 2 ? g.buffer[c_how] : choose(MQLCL_OPENCL_BUFFER);
+    g.type = static_cast<int32_t>(choose_u32({0, 1, 0, 2, UINT32_MAX}));
+    g.precision = static_cast<int32_t>(choose_u32({0, 1, 3, 2, 4, UINT32_MAX}));
+    for (int32_t &transpose : g.transpose)
+      transpose = static_cast<int32_t>(choose_u32({0, 1, 2, UINT32_MAX}));
+    for (uint32_t *size : {&g.m, &g.n, &g.k})
+      *size = choose_u32({1, 2, 7, 16, 37, 64, 0, 3});
+    g.batch = choose_u32({1, 2, 3, 1, 0, 65535, 65536, UINT32_MAX});
+    g.alpha = choose_real();
+    g.beta = choose_real();
+    for (int i = 0; i < 3; ++i)
+      decode_gemm_layout(g, i);
+    return g;
+  }
+
+  // The whole buffer's bytes, or nothing for a handle that is not a live buffer.
+  std::vector<uint8_t> snapshot(int32_t buffer) {
+    const Object *object = model_.find(buffer, MQLCL_OPENCL_BUFFER);
+    std::vector<uint8_t> bytes(object != nullptr ? object->size : 0);
+    if (!bytes.empty())
+      require(CLBufferRead(buffer, bytes.data(), 0, 0, object->size, 1) == object->size,
+              "reading a buffer whole failed");
+    return bytes;
+  }
+
+  // Small integers (exact products) in A, B and C, or NaN in C, whose old value beta 0 ignores.
+  void fill_for_gemm(const GemmCall &g, uint8_t mode) {
+    for (int i = 0; i < 3 && mode != 0; ++i) {
+      const Object *object = model_.find(g.buffer[i], MQLCL_OPENCL_BUFFER);
+      const size_t element = g.element();
+      const uint32_t count = object->size / static_cast<uint32_t>(element);
+      if (count == 0)
+        continue;
+      std::vector<uint8_t> data(size_t{count} * element);
+      for (uint32_t e = 0; e < count; ++e) {
+        double value = i == 2 && mode == 3 ? NAN : double((e * 2654435761u + 977u * i) % 17) - 8;
+        float single = static_cast<float>(value);
+        std::memcpy(data.data() + e * element, element == 8 ? static_cast<void *>(&value) : &single,
+                    element);
+      }
+      require(CLBufferWrite(g.buffer[i], data.data(), 0, 0, count,
+                            static_cast<uint32_t>(element)) == count,
+              "filling a buffer for CLGemm failed");
+    }
+  }
+
+  // After a successful call: C's cells match the reference, and nothing else changed.
+  void check_gemm_product(const GemmCall &g, const std::vector<uint8_t> (&before)[3]) {
+    const std::vector<uint8_t> after = snapshot(g.buffer[2]); // waits for the product
+    std::vector<uint8_t> unchanged_outside = before[2];
+    const size_t element = g.element();
+    for (uint64_t p = 0; p < g.batch; ++p)
+      for (uint64_t i = 0; i < g.m; ++i)
+        for (uint64_t j = 0; j < g.n; ++j) {
+          const uint64_t at = g.index_c(p, i, j) * element;
+          std::memcpy(unchanged_outside.data() + at, after.data() + at, element);
+        }
+    require(after == unchanged_outside, "CLGemm wrote outside C's matrices");
+    for (int i = 0; i < 2; ++i)
+      if (g.buffer[i] != g.buffer[2])
+        require(snapshot(g.buffer[i]) == before[i], "CLGemm changed A's or B's buffer");
+    for (uint64_t p = 0; p < g.batch; ++p)
+      for (uint64_t i = 0; i < g.m; ++i)
+        for (uint64_t j = 0; j < g.n; ++j)
+          check_gemm_cell(g, before, after, p, i, j);
+  }
+
+  // CLGemm with hostile handles, choices, sizes, layouts and scalars. A call the documented
+  // rules refuse must fail with one of CLGemm's codes and change no buffer; a valid one must
+  // succeed (unless the device lacks the precision asked for) and compute the product.
+  void gemm() {
+    const GemmCall g = decode_gemm();
+    const Object *operand[3];
+    for (int i = 0; i < 3; ++i)
+      operand[i] = model_.find(g.buffer[i], MQLCL_OPENCL_BUFFER);
+    const bool valid = gemm_is_valid(g, operand);
+    if (valid && (uint64_t{g.batch} * g.m * g.n * g.k > kMaxGemmWork || gemm_runs_ == kMaxGemmRuns))
+      return; // the caps: no product too long for PoCL under ASan, no input too slow
+    gemm_runs_ += valid ? 1 : 0;
+    const uint8_t fill = in_.u8() % 4;
+    if (operand[0] != nullptr && operand[1] != nullptr && operand[2] != nullptr)
+      fill_for_gemm(g, fill);
+    const std::vector<uint8_t> before[3] = {snapshot(g.buffer[0]), snapshot(g.buffer[1]),
+                                            snapshot(g.buffer[2])};
+    int32_t ok = checked("CLGemm", 0, [&] {
+      return CLGemm(g.buffer[0], g.buffer[1], g.buffer[2], g.type, g.precision, g.transpose[0],
+                    g.transpose[1], g.m, g.n, g.k, g.alpha, g.beta, g.offset[0], g.ld[0],
+                    g.offset[1], g.ld[1], g.offset[2], g.ld[2], g.batch, g.stride[0], g.stride[1],
+                    g.stride[2]);
+    });
+    if (ok) {
+      require(valid, "CLGemm accepted a call its rules refuse");
+      return check_gemm_product(g, before);
+    }
+    const int32_t code = CLGetLastError();
+    require(gemm_refusal_code(code), "CLGemm refused with a code its checks never give");
+    const bool lacks_double = g.type == MQLCL_GEMM_DOUBLE &&
+                              CLGetInfoInteger(operand[2] != nullptr ? operand[2]->context : 0,
+                                               MQLCL_CL_DEVICE_DOUBLE_SUPPORT) != 1;
+    require(!valid || (code == MQLCL_ERR_OPENCL_NOT_SUPPORTED &&
+                       (g.precision == MQLCL_GEMM_TF32 || lacks_double)),
+            "CLGemm refused a valid call");
+    for (int i = 0; i < 3; ++i)
+      require(snapshot(g.buffer[i]) == before[i], "a refused CLGemm changed a buffer");
   }
 
   // Index, size and bytes of a by-value argument, hostile or right.
@@ -856,9 +1153,10 @@ private:
 
   void info_integer() {
     int32_t handle = any_handle();
-    static const int32_t kProperties[] = {
-        0,   1,   2,   3,   4,   5,   6,   7,   8,   9,   10,  11,  12,  100, 101, 102, 103, 104,
-        105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 13,  99,  119, -1};
+    static const int32_t kProperties[] = {0,   1,   2,   3,   4,   5,   6,   7,   8,   9,
+                                          10,  11,  12,  100, 101, 102, 103, 104, 105, 106,
+                                          107, 108, 109, 110, 111, 112, 113, 114, 115, 116,
+                                          117, 118, 13,  99,  119, 120, -1};
     int32_t property = in_.u8() % 8 == 7 ? static_cast<int32_t>(in_.u32()) : in_.pick(kProperties);
     int64_t value = checked("CLGetInfoInteger", int64_t{-1},
                             [&] { return CLGetInfoInteger(handle, property); });

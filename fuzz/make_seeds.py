@@ -4,7 +4,7 @@ so fuzzing starts from inputs that reach deep (kernels that build, launch and re
 of rediscovering them. Run it after changing the encoding; the files are checked in.
 
 The encoding mirrors fuzz_abi.cpp: bytes are read front to back, little-endian; the op is one byte
-(mod 21); choose() reads a 'how' byte (0-2: a live handle of the wanted type, then an index byte;
+(mod 22); choose() reads a 'how' byte (0-2: a live handle of the wanted type, then an index byte;
 3: another type; 4: freed; 5: forged; 6: special; 7: raw u32); choose_u32 reads a 'how' byte
 (how >= 0xE0: a raw u32 follows, else entry how % len of the call's list)."""
 import pathlib
@@ -14,7 +14,7 @@ OPS = dict(context_create=0, context_free=1, program_create=2, program_free=3, k
            kernel_free=5, buffer_create=6, buffer_free=7, write=8, read=9, set_arg=10,
            set_arg_mem=11, set_arg_local=12, execute=13, status=14, info_integer=15,
            info_string=16, device_info=17, handle_type=18, bind_and_run=19,
-           tensor_map=20)
+           tensor_map=20, gemm=21)
 KERNELS = ["fill", "axpy", "reverse_local", "sum4", "scale_double", "mixed", "count",
            "local_only", "noop"]
 VALUE_BYTES = {"fill": [4, 4], "axpy": [4, 4], "reverse_local": [4, 4], "sum4": [4, 16],
@@ -83,6 +83,33 @@ def bind_and_run(seed, name, kernel=0, buffers=(0, 1), local_shift=4, work_dim_h
         seed.u8(3 if with_offsets else 0, global_how[d], local_how[d])  # offset 7 or 0
     seed.u8(1 if with_offsets else 0, 1, 1 if with_local else 0)
     return seed
+
+
+# CLGemm's choices, as the 'how' indexes of fuzz_abi.cpp's gemm(): the element type, precision,
+# transposes, sizes, batch, scalars, and per operand ld, stride and offset.
+GEMM_SIZES = [1, 2, 7, 16, 37, 64, 0, 3]
+GEMM_REALS = ["1", "0", "-1", "0.5", "2", "-0", "nan", "inf", "-inf", "1e300", "4.9e-324", "1e-40"]
+GEMM_BASE = dict(a=(0, 0), b=(0, 1), c=(0, 2), c_how=2, type=0, precision=0, ta=0, tb=0,
+                 m=GEMM_SIZES.index(7), n=GEMM_SIZES.index(7), k=GEMM_SIZES.index(7), batch=0,
+                 alpha=GEMM_REALS.index("1"), beta=GEMM_REALS.index("0"),
+                 layout=((0, 0, 0), (0, 0, 0), (0, 0, 0)), fill=1)
+
+
+def gemm(seed, **changes):
+    """gemm() in the exact order fuzz_abi.cpp reads it; `changes` override GEMM_BASE. Handles are
+    choose() byte pairs; c_how 0 or 1 puts C in A's or B's buffer (then `c` is not read); layout
+    holds (ld, stride, offset) 'how' bytes per operand: ld 0 (stored width), cols, cols + 1,
+    cols + 5, cols - 1, 1, max; stride span, 0, span + 1, span + 3, span - 1, 1, max / 2, max;
+    offset 0, 1, 4, the last that fits, one past it, the element count, max."""
+    g = dict(GEMM_BASE, **changes)
+    seed.op("gemm").u8(*g["a"], *g["b"], g["c_how"])
+    if g["c_how"] % 8 >= 2:
+        seed.u8(*g["c"])
+    seed.u8(g["type"], g["precision"], g["ta"], g["tb"], g["m"], g["n"], g["k"], g["batch"],
+            g["alpha"], g["beta"])
+    for ld, stride, offset in g["layout"]:
+        seed.u8(ld, stride, offset)
+    return seed.u8(g["fill"])
 
 
 def main():
@@ -165,6 +192,39 @@ def main():
         s.op("tensor_map").live(0).live(1).u8(*(valid[:i] + [how] + valid[i + 1:]))
     s.op("tensor_map").live(0).live(2).u8(*valid)
     seeds["tensor-maps"] = s
+
+    # CLGemm: products that verify (float with B transposed, a batch, offsets and leading
+    # dimensions; double with A transposed and NaN in a C that beta 0 must not read), then each
+    # documented refusal in turn.
+    size = GEMM_SIZES.index
+    real = GEMM_REALS.index
+    s = Seed().buffer(10).buffer(10).buffer(10)  # 1024 floats each
+    gemm(s, tb=1, n=size(16), k=size(16), batch=1, beta=real("0.5"),
+         layout=((2, 2, 1), (0, 1, 3), (0, 0, 3)))
+    gemm(s, precision=1, ta=1, tb=1, m=size(16), n=size(2), batch=2, alpha=real("2"),
+         beta=real("-1"), layout=((0, 3, 0), (1, 0, 2), (0, 0, 0)))
+    seeds["gemm-float"] = s
+    s = Seed().buffer(11).buffer(11).buffer(11)  # 8192 doubles each
+    gemm(s, type=1, precision=2, ta=1, m=size(37), n=size(7), k=size(16), alpha=real("-1"),
+         layout=((3, 0, 2), (0, 0, 0), (2, 0, 1)), fill=3)
+    seeds["gemm-double"] = s
+    s = Seed().context().buffer(10).buffer(10).buffer(10)
+    s.buffer(10, flags_how=3).buffer(10, flags_how=2).buffer(10, context=1)  # 4, 2: read-, write-only
+    for change in [dict(type=3), dict(precision=4), dict(precision=3), dict(ta=2),
+                   dict(m=size(0)), dict(batch=4), dict(batch=6), dict(m=size(64), k=size(64)),
+                   dict(layout=((4, 0, 0), (0, 0, 0), (0, 0, 0))),  # lda < k
+                   dict(layout=((0, 0, 0), (0, 0, 0), (0, 0, 5))),  # offset_c = elements
+                   dict(layout=((0, 0, 0), (0, 0, 0), (0, 0, 6))),  # offset_c = max
+                   dict(layout=((0, 0, 4), (0, 0, 0), (0, 0, 0))),  # A one past its buffer
+                   dict(batch=2, layout=((0, 7, 0), (0, 0, 0), (0, 0, 0))),  # overflows
+                   dict(layout=((6, 0, 0), (0, 0, 0), (0, 0, 0))),  # lda = max
+                   dict(c_how=0), dict(c_how=1),  # C is A's or B's matrix
+                   dict(batch=1, layout=((0, 0, 0), (0, 0, 0), (0, 5, 0))),  # C's matrices meet
+                   dict(c=(0, 3)), dict(a=(0, 4)), dict(b=(0, 5)),  # kinds; another context
+                   dict(a=(6, 0)), dict(c=(3, 0)),  # handle 0; a context as C
+                   dict(alpha=real("nan"), beta=real("inf")), dict(type=1)]:
+        gemm(s, **change)
+    seeds["gemm-refusals"] = s
 
     for name, seed in seeds.items():
         (out / f"seed-{name}").write_bytes(bytes(seed.data))

@@ -35,6 +35,7 @@ namespace mqlcl_windows {
   X(CLBufferTensorMap)                                                                             \
   X(CLExecute)                                                                                     \
   X(CLExecutionStatus)                                                                             \
+  X(CLGemm)                                                                                        \
   X(CLGetLastError)                                                                                \
   X(CLResetLastError)
 

@@ -153,6 +153,68 @@ std::string vector_add_round_trip(LoadedBridge &bridge) {
   return problems.text();
 }
 
+// C = 1.5 * op(A) * op(B) - 0.5 * C, 37 x 64 with K 23, through the DLL's own kernels, checked
+// element by element: small integers, so every product and sum is exact in float and double.
+template <class Real>
+std::string gemm_round_trip(LoadedBridge &bridge, int32_t element_type, int32_t transpose_a,
+                            int32_t transpose_b) {
+  const uint32_t m = 37, n = 64, k = 23;
+  const std::string name = element_type == MQLCL_GEMM_DOUBLE ? "double" : "float";
+  std::vector<Real> a(m * k), b(k * n), c(m * n), result(m * n);
+  for (uint32_t i = 0; i < a.size(); ++i)
+    a[i] = static_cast<Real>(static_cast<int>(i * 7 % 13) - 6);
+  for (uint32_t i = 0; i < b.size(); ++i)
+    b[i] = static_cast<Real>(static_cast<int>(i * 5 % 11) - 5);
+  for (uint32_t i = 0; i < c.size(); ++i)
+    c[i] = static_cast<Real>(static_cast<int>(i % 9) - 4);
+  int32_t context = bridge.CLContextCreate(mqlcl_test::device_under_test());
+  if (context == MQLCL_INVALID_HANDLE)
+    return "CLContextCreate: " + bridge.last_error_text();
+  Problems problems;
+  const auto size = static_cast<uint32_t>(sizeof(Real));
+  std::array<int32_t, 3> buffers{};
+  const std::array<const std::vector<Real> *, 3> data{&a, &b, &c};
+  for (size_t i = 0; i < 3; ++i) {
+    const auto count = static_cast<uint32_t>(data[i]->size());
+    buffers[i] = bridge.CLBufferCreate(context, count * size, MQLCL_MEM_READ_WRITE);
+    problems.check(bridge.CLBufferWrite(buffers[i], data[i]->data(), 0, 0, count, size) == count,
+                   name + ": creating or writing a buffer: " + bridge.last_error_text());
+  }
+  if (element_type == MQLCL_GEMM_DOUBLE &&
+      bridge.CLGetInfoInteger(context, MQLCL_CL_DEVICE_DOUBLE_SUPPORT) != 1) {
+    problems.check(bridge.CLGemm(buffers[0], buffers[1], buffers[2], element_type, MQLCL_GEMM_EXACT,
+                                 transpose_a, transpose_b, m, n, k, 1.5, -0.5, 0, 0, 0, 0, 0, 0, 1,
+                                 0, 0, 0) == 0 &&
+                       bridge.CLGetLastError() == MQLCL_ERR_OPENCL_NOT_SUPPORTED,
+                   "double on a device without fp64: not refused with 5100");
+  } else {
+    problems.check(bridge.CLGemm(buffers[0], buffers[1], buffers[2], element_type, MQLCL_GEMM_EXACT,
+                                 transpose_a, transpose_b, m, n, k, 1.5, -0.5, 0, 0, 0, 0, 0, 0, 1,
+                                 0, 0, 0) == 1,
+                   name + ": CLGemm: " + bridge.last_error_text());
+    problems.check(bridge.CLBufferRead(buffers[2], result.data(), 0, 0, m * n, size) == m * n,
+                   name + ": CLBufferRead");
+    size_t wrong = 0;
+    for (uint32_t i = 0; i < m; ++i)
+      for (uint32_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (uint32_t l = 0; l < k; ++l)
+          sum += double(transpose_a ? a[l * m + i] : a[i * k + l]) *
+                 double(transpose_b ? b[j * k + l] : b[l * n + j]);
+        wrong += double(result[i * n + j]) != 1.5 * sum - 0.5 * double(c[i * n + j]) ? 1 : 0;
+      }
+    problems.check(wrong == 0, name + ": " + std::to_string(wrong) + " of C's " +
+                                   std::to_string(m * n) + " elements are wrong");
+    problems.check(bridge.CLGetInfoInteger(context, MQLCL_CL_GEMM_EXECUTION_TIME) >= 0,
+                   name + ": CL_GEMM_EXECUTION_TIME: " + bridge.last_error_text());
+  }
+  for (int32_t buffer : buffers)
+    bridge.CLBufferFree(buffer);
+  bridge.CLContextFree(context);
+  problems.check(bridge.CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT) == 0, "handles left alive");
+  return problems.text();
+}
+
 // Leaves a context, program, kernel and two buffers alive, with a long launch in flight.
 std::string leave_objects_alive(LoadedBridge &bridge) {
   // A first call that needs no OpenCL, as scripts often make: the bridge's registry is then
@@ -260,6 +322,19 @@ BOOST_AUTO_TEST_CASE(loadlibraryw_finds_every_function_and_runs_a_kernel) {
   BOOST_TEST_MESSAGE("devices through OpenCL.dll: " << devices);
   BOOST_TEST(!devices.empty());
   std::string problems = on_own_thread([&] { return vector_add_round_trip(bridge); });
+  BOOST_TEST(problems.empty(), problems);
+  BOOST_TEST(bridge.unload());
+  BOOST_TEST(!bridge_is_loaded(), "FreeLibrary left mqlcl.dll loaded");
+}
+
+// The GEMM's kernels are compiled into mqlcl.dll: nothing but the DLL is needed to run them.
+BOOST_AUTO_TEST_CASE(clgemm_multiplies_float_and_double_through_the_loaded_dll) {
+  LoadedBridge bridge(kBridgePath);
+  BOOST_TEST_REQUIRE(bridge.loaded(), bridge.load_error());
+  std::string problems = on_own_thread([&] {
+    return gemm_round_trip<float>(bridge, MQLCL_GEMM_FLOAT, 0, 1) +
+           gemm_round_trip<double>(bridge, MQLCL_GEMM_DOUBLE, 1, 0);
+  });
   BOOST_TEST(problems.empty(), problems);
   BOOST_TEST(bridge.unload());
   BOOST_TEST(!bridge_is_loaded(), "FreeLibrary left mqlcl.dll loaded");
