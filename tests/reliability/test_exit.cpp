@@ -1,0 +1,88 @@
+// A process that ends while the bridge holds live objects and device work ends at once and
+// cleanly: no call into a driver that exit() is tearing down, no wait for a running kernel.
+// Each case runs exit_child.cpp as a child process, built linked against libmqlcl.so and loading
+// it with dlopen, and requires exit status 0 within kExitLimit of starting it.
+#define BOOST_TEST_MODULE reliability_exit
+#include "opencl_device.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+extern char **environ;
+
+namespace {
+
+constexpr std::chrono::seconds kExitLimit{10};
+
+struct ChildOutcome {
+  bool finished = false;
+  int status = 0;
+  double seconds = 0;
+};
+
+ChildOutcome run_child(const char *executable, const char *scenario) {
+  ChildOutcome outcome;
+  char *argv[] = {const_cast<char *>(executable), const_cast<char *>(scenario), nullptr};
+  pid_t child = 0;
+  int spawned = posix_spawn(&child, executable, nullptr, nullptr, argv, environ);
+  BOOST_TEST_REQUIRE(spawned == 0, "posix_spawn " << executable << ": error " << spawned);
+  auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < kExitLimit) {
+    if (waitpid(child, &outcome.status, WNOHANG) == child) {
+      outcome.finished = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!outcome.finished) {
+    kill(child, SIGKILL);
+    waitpid(child, &outcome.status, 0);
+  }
+  return outcome;
+}
+
+void expect_clean_exit(const char *executable, const char *scenario) {
+  ChildOutcome child = run_child(executable, scenario);
+  BOOST_TEST_MESSAGE(executable << " " << scenario << ": " << child.seconds << " s");
+  BOOST_TEST(child.finished, scenario << ": still running after " << kExitLimit.count() << " s");
+  if (!child.finished)
+    return;
+  BOOST_TEST(!WIFSIGNALED(child.status),
+             scenario << ": killed by signal " << WTERMSIG(child.status));
+  BOOST_TEST((WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0),
+             scenario << ": exit status " << WEXITSTATUS(child.status));
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(process_exit, *boost::unit_test::precondition(mqlcl_test::needs_device()))
+
+// The launch is enqueued and PoCL's worker is still compiling it when main returns: the old
+// registry destructor waited in clFinish while exit() tore LLVM down under the worker (SIGSEGV).
+BOOST_AUTO_TEST_CASE(exit_with_a_launch_in_flight) {
+  expect_clean_exit(MQLCL_EXIT_CHILD_LINKED_PATH, "launch_in_flight");
+  expect_clean_exit(MQLCL_EXIT_CHILD_DLOPEN_PATH, "launch_in_flight");
+}
+
+// A kernel that would run for minutes: exit does not wait for it.
+BOOST_AUTO_TEST_CASE(exit_with_a_kernel_running) {
+  expect_clean_exit(MQLCL_EXIT_CHILD_LINKED_PATH, "kernel_running");
+  expect_clean_exit(MQLCL_EXIT_CHILD_DLOPEN_PATH, "kernel_running");
+}
+
+// exit() called by another thread than the one that made the objects.
+BOOST_AUTO_TEST_CASE(exit_from_another_thread_with_a_kernel_running) {
+  expect_clean_exit(MQLCL_EXIT_CHILD_LINKED_PATH, "exit_from_thread");
+  expect_clean_exit(MQLCL_EXIT_CHILD_DLOPEN_PATH, "exit_from_thread");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
