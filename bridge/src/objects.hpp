@@ -89,6 +89,8 @@ struct Kernel {
   size_t work_group_size = 0; // CL_KERNEL_WORK_GROUP_SIZE on the context's device
   std::vector<ArgKind> arg_kinds;
   std::vector<std::string> arg_type_names;
+  // Bytes a by-value argument takes (arg_types.hpp); 0 where the type's size is not known.
+  std::vector<size_t> arg_value_sizes;
 
   // Mutable state, guarded by `mutex` (clSetKernelArg is not thread-safe per kernel).
   std::mutex mutex;
