@@ -56,6 +56,8 @@ Device describe(cl_platform_id platform, int32_t platform_index, cl_device_id id
   device.local_mem_size = device_info<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
   device.max_mem_alloc_size = device_info<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   device.address_bits = device_info<cl_uint>(id, CL_DEVICE_ADDRESS_BITS);
+  if (device.platform_name == "Portable Computing Language")
+    device.max_work_groups = UINT32_MAX;
   std::string extensions = device_info_string(id, CL_DEVICE_EXTENSIONS);
   device.has_fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
   // Deprecated since OpenCL 2.0: a driver that no longer answers keeps the safe default.

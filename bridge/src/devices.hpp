@@ -37,6 +37,10 @@ struct Device {
   cl_ulong local_mem_size = 0;
   cl_ulong max_mem_alloc_size = 0;
   cl_uint address_bits = 64; // CL_DEVICE_ADDRESS_BITS: the size of size_t and pointers
+  // The most work-groups one launch may have, where the driver has a limit no query reports;
+  // 0 when none is known. PoCL's CPU device numbers work-groups with 32-bit integers: beyond
+  // 2^32 - 1 it aborts the process or skips them (docs/api.md, CLExecute).
+  uint64_t max_work_groups = 0;
   bool has_fp64 = false;
   // CL_DEVICE_HOST_UNIFIED_MEMORY: the device works in host memory (a CPU, an integrated GPU),
   // so staging transfers through pinned memory would only add a copy. True when unknown.

@@ -209,6 +209,49 @@ __kernel void values(__global float *out, float f, float4 f4, float3 f3, uchar c
   }
 }
 
+// Ranges a driver would take and then fail to run are refused first. Everywhere: more
+// work-items than size_t counts (PoCL reported CL_COMPLETE for 2^93 of them with none run). On
+// PoCL: more than 2^32 - 1 work-groups, which its scheduler cannot number (it aborted the
+// process); where the runtime picks the group size, more than 2^32 - 1 work-items.
+BOOST_AUTO_TEST_CASE(launches_beyond_what_the_device_runs) {
+  Context context = make_context();
+  Program program = make_program(context, u"__kernel void noargs(void) { }");
+  Kernel kernel = make_kernel(program, u"noargs");
+  const uint32_t huge[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  const uint32_t pow31[3] = {1u << 31, 1u << 31, 1u << 31};
+  const uint32_t one_one_two[3] = {1, 1, 2};
+  MQLCL_CHECK_FAILS(CLExecute(kernel, 3, nullptr, huge, nullptr), 0, MQLCL_ERR_OPENCL_EXECUTE);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -63); // CL_INVALID_GLOBAL_WORK_SIZE
+  BOOST_TEST(last_error_text().find("size_t") != std::string::npos, last_error_text());
+  MQLCL_CHECK_FAILS(CLExecute(kernel, 3, nullptr, pow31, one_one_two), 0, MQLCL_ERR_OPENCL_EXECUTE);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -63);
+
+  std::vector<char16_t> platform(256);
+  CLGetInfoString(context, MQLCL_CL_PLATFORM_NAME, platform.data(), 256);
+  if (to_utf8(platform.data()) != "Portable Computing Language")
+    return;
+  const uint32_t cube[3] = {65536, 65536, 65536};
+  const uint32_t square[2] = {65536, 65536};
+  const uint32_t ones[3] = {1, 1, 1};
+  const uint32_t groups_of_4096[2] = {256, 16};
+  MQLCL_CHECK_FAILS(CLExecute(kernel, 3, nullptr, cube, nullptr), 0, MQLCL_ERR_OPENCL_EXECUTE);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -63);
+  MQLCL_CHECK_FAILS(CLExecute(kernel, 2, nullptr, square, ones), 0, MQLCL_ERR_OPENCL_EXECUTE);
+  BOOST_TEST(last_error_text().find("4294967296 work-groups") != std::string::npos,
+             last_error_text());
+  MQLCL_CHECK_FAILS(CLExecute(kernel, 2, nullptr, square, nullptr), 0, MQLCL_ERR_OPENCL_EXECUTE);
+  BOOST_TEST(last_error_text().find("give a local_work_size") != std::string::npos,
+             last_error_text());
+  // At the limits: 2^32 - 1 work-items for the runtime to group, and 2^20 groups of 4096.
+  BOOST_TEST(CLExecute(kernel, 1, nullptr, huge, nullptr) == 1, last_error_text());
+  BOOST_TEST(CLExecutionStatus(kernel) >= 0, last_error_text());
+  BOOST_TEST(CLExecute(kernel, 2, nullptr, square, groups_of_4096) == 1, last_error_text());
+  Buffer sync = make_buffer(context, 4);
+  uint32_t word = 0;
+  BOOST_TEST(CLBufferRead(sync, &word, 0, 0, 1, 4) == 1u); // waits for both launches
+  BOOST_TEST(CLExecutionStatus(kernel) == MQLCL_CL_COMPLETE, last_error_text());
+}
+
 BOOST_AUTO_TEST_CASE(set_kernel_arg_mem) {
   Fixture f;
   MQLCL_CHECK_FAILS(CLSetKernelArgMem(f.axpy, 0, f.context), 0, MQLCL_ERR_OPENCL_INVALID_HANDLE);
