@@ -8,9 +8,10 @@
 //    anything, and the operating system reclaims it all.
 // glibc runs this library's destructor in both cases. Telling them apart: when the bridge first
 // holds something (the handle registry or a last-error record), a handler is registered with
-// __cxa_atexit for the main program (no DSO handle). exit() runs such handlers, latest first,
-// before the destructors of libraries (_dl_fini, registered as the process started); dlclose runs
-// only the handlers registered for the library it closes (__cxa_finalize), never this one. Not
+// __cxa_atexit under a DSO handle that belongs to no library. exit() runs every handler, latest
+// first, before the destructors of libraries (_dl_fini, registered as the process started);
+// dlclose runs only the handlers registered for the library it closes (__cxa_finalize), never
+// this one. Not
 // at load: a linked library's constructor runs before _dl_fini is registered, so its handler
 // would run after the destructors. The handler stays registered after an unload, so it must
 // outlive the library: it is libc's sem_post on a semaphore on the heap that is never freed.
@@ -22,6 +23,8 @@
 #include <cstdlib>
 
 extern "C" int __cxa_atexit(void (*function)(void *), void *argument, void *dso_handle);
+// LeakSanitizer's, present only in sanitizer builds: the semaphore is kept on purpose.
+extern "C" void __lsan_ignore_object(const void *pointer) __attribute__((weak));
 #endif
 
 namespace mqlcl {
@@ -40,11 +43,17 @@ sem_t *register_exit_flag() noexcept {
   }
   // sem_post's result is ignored, so calling it as void(void *) is safe on glibc's ABIs.
   auto post = reinterpret_cast<void (*)(void *)>(reinterpret_cast<void (*)()>(&sem_post));
-  if (__cxa_atexit(post, flag, nullptr) != 0) {
+  // The DSO handle is the semaphore's own address, which no library has, so no dlclose runs the
+  // handler (__cxa_finalize runs those of the closing library's handle); exit() runs them all.
+  // Not nullptr ("the main program"): ThreadSanitizer then calls the handler without its
+  // argument.
+  if (__cxa_atexit(post, flag, flag) != 0) {
     sem_destroy(flag);
     std::free(flag);
     return nullptr;
   }
+  if (__lsan_ignore_object != nullptr) // libc's exit list holds it, where LSan does not look
+    __lsan_ignore_object(flag);
   return flag;
 }
 

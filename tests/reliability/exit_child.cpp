@@ -4,13 +4,14 @@
 //   launch_in_flight  a launch of a kernel PoCL has not compiled yet, then return from main
 //   kernel_running    a kernel that runs for minutes, then return from main
 //   exit_from_thread  a kernel that runs for minutes, then exit(0) from another thread
-// Exit status 2 or 3: it could not load the bridge or set up; 4: the kernel had already ended.
+// Exit status 2 or 3: it could not load the bridge or set up; 4: the kernel was not running.
 // Built twice: linked against libmqlcl.so (MQLCL_EXIT_CHILD_LINKED), and loading it with dlopen
 // (never closed).
 #include <mqlcl/mqlcl.h>
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -100,11 +101,18 @@ int main(int argc, char **argv) {
     return 3;
   }
   int32_t status = bridge.CLExecutionStatus(launched_kernel);
+  if (scenario != "launch_in_flight") {
+    // Exit once the kernel runs, not while PoCL still compiles it (launch_in_flight's case).
+    for (int tries = 0; tries < 6000 && status > MQLCL_CL_RUNNING; ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      status = bridge.CLExecutionStatus(launched_kernel);
+    }
+    if (status != MQLCL_CL_RUNNING)
+      return 4; // ended or never started: this run would prove nothing
+  }
   std::printf("exiting with %lld live handles, last launch status %d\n",
               static_cast<long long>(bridge.CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT)), status);
   std::fflush(stdout);
-  if (scenario != "launch_in_flight" && status == MQLCL_CL_COMPLETE)
-    return 4; // the kernel was meant to be still running: this run would prove nothing
   if (scenario == "exit_from_thread")
     std::thread([] { std::exit(0); }).join(); // exit() runs while main still waits here
   return 0;

@@ -50,16 +50,38 @@ ChildOutcome run_child(const char *executable, const char *scenario) {
   return outcome;
 }
 
+std::string describe(const ChildOutcome &child) {
+  if (!child.finished)
+    return "still running after " + std::to_string(kExitLimit.count()) + " s";
+  if (WIFSIGNALED(child.status))
+    return "killed by signal " + std::to_string(WTERMSIG(child.status));
+  return "exit status " + std::to_string(WEXITSTATUS(child.status)) + " after " +
+         std::to_string(child.seconds) + " s";
+}
+
+bool exited_cleanly(const ChildOutcome &child) {
+  return child.finished && WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0;
+}
+
 void expect_clean_exit(const char *executable, const char *scenario) {
   ChildOutcome child = run_child(executable, scenario);
-  BOOST_TEST_MESSAGE(executable << " " << scenario << ": " << child.seconds << " s");
-  BOOST_TEST(child.finished, scenario << ": still running after " << kExitLimit.count() << " s");
-  if (!child.finished)
-    return;
-  BOOST_TEST(!WIFSIGNALED(child.status),
-             scenario << ": killed by signal " << WTERMSIG(child.status));
-  BOOST_TEST((WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0),
-             scenario << ": exit status " << WEXITSTATUS(child.status));
+  BOOST_TEST(exited_cleanly(child), executable << " " << scenario << ": " << describe(child));
+}
+
+// PoCL 3.1 itself may crash at exit while its worker thread compiles a kernel, without the
+// bridge too: raw OpenCL doing the same (build, launch, return from main) died of SIGSEGV in 2 of
+// 40 runs, and under AddressSanitizer aborted in 1 of 10. So one clean exit in kTries passes; the
+// bridge's old exit, which waited in clFinish while exit() tore LLVM down, crashed every time.
+constexpr int kTries = 8;
+
+void expect_a_clean_exit_despite_pocl(const char *executable, const char *scenario) {
+  for (int run = 1; run <= kTries; ++run) {
+    ChildOutcome child = run_child(executable, scenario);
+    if (exited_cleanly(child))
+      return;
+    BOOST_TEST_MESSAGE(executable << " " << scenario << ", run " << run << ": " << describe(child));
+  }
+  BOOST_ERROR(executable << " " << scenario << ": no clean exit in " << kTries << " runs");
 }
 
 } // namespace
@@ -69,11 +91,12 @@ BOOST_AUTO_TEST_SUITE(process_exit, *boost::unit_test::precondition(mqlcl_test::
 // The launch is enqueued and PoCL's worker is still compiling it when main returns: the old
 // registry destructor waited in clFinish while exit() tore LLVM down under the worker (SIGSEGV).
 BOOST_AUTO_TEST_CASE(exit_with_a_launch_in_flight) {
-  expect_clean_exit(MQLCL_EXIT_CHILD_LINKED_PATH, "launch_in_flight");
-  expect_clean_exit(MQLCL_EXIT_CHILD_DLOPEN_PATH, "launch_in_flight");
+  expect_a_clean_exit_despite_pocl(MQLCL_EXIT_CHILD_LINKED_PATH, "launch_in_flight");
+  expect_a_clean_exit_despite_pocl(MQLCL_EXIT_CHILD_DLOPEN_PATH, "launch_in_flight");
 }
 
-// A kernel that would run for minutes: exit does not wait for it.
+// A kernel that runs (compiled, started) and would go on for minutes: exit does not wait for it.
+// The bridge's old exit waited in clFinish.
 BOOST_AUTO_TEST_CASE(exit_with_a_kernel_running) {
   expect_clean_exit(MQLCL_EXIT_CHILD_LINKED_PATH, "kernel_running");
   expect_clean_exit(MQLCL_EXIT_CHILD_DLOPEN_PATH, "kernel_running");
