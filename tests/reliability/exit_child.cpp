@@ -4,9 +4,13 @@
 //   launch_in_flight  a launch of a kernel PoCL has not compiled yet, then return from main
 //   kernel_running    a kernel that runs for minutes, then return from main
 //   exit_from_thread  a kernel that runs for minutes, then exit(0) from another thread
-// Exit status 2 or 3: it could not load the bridge or set up; 4: the kernel was not running.
+// The fault layer, in the ICD loader's chain (OPENCL_LAYERS), ends the process with status 5 if
+// any OpenCL call reaches it once exit has begun. Exit status 2 or 3: it could not load the
+// bridge or set up; 4: the kernel was not running; 6: the layer is not in the chain.
 // Built twice: linked against libmqlcl.so (MQLCL_EXIT_CHILD_LINKED), and loading it with dlopen
 // (never closed).
+#include "fault_layer.hpp"
+
 #include <mqlcl/mqlcl.h>
 
 #include <dlfcn.h>
@@ -113,6 +117,9 @@ int main(int argc, char **argv) {
   std::printf("exiting with %lld live handles, last launch status %d\n",
               static_cast<long long>(bridge.CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT)), status);
   std::fflush(stdout);
+  if (mqlcl_fault::calls(mqlcl_fault::Call::clCreateContext) == 0)
+    return 6; // the fault layer is not in the ICD loader's chain (OPENCL_LAYERS)
+  mqlcl_fault::check_no_calls_from_here_to_exit();
   if (scenario == "exit_from_thread")
     std::thread([] { std::exit(0); }).join(); // exit() runs while main still waits here
   return 0;
