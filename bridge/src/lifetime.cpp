@@ -11,10 +11,9 @@
 // __cxa_atexit under a DSO handle that belongs to no library. exit() runs every handler, latest
 // first, before the destructors of libraries (_dl_fini, registered as the process started);
 // dlclose runs only the handlers registered for the library it closes (__cxa_finalize), never
-// this one. Not
-// at load: a linked library's constructor runs before _dl_fini is registered, so its handler
-// would run after the destructors. The handler stays registered after an unload, so it must
-// outlive the library: it is libc's sem_post on a semaphore on the heap that is never freed.
+// this one. Not at load: a linked library's constructor runs before _dl_fini is registered, so
+// its handler would run after the destructors. The handler stays registered after an unload, so
+// it must outlive the library: it is libc's sem_post on a semaphore on the heap, never freed.
 #include "objects.hpp"
 
 #if !defined(_WIN32)
