@@ -1,4 +1,4 @@
-// mqlcl.dll's entry point. Two ways out of a process, two behaviours (as unload_posix.cpp does on
+// mqlcl.dll's entry point. Two ways out of a process, two behaviours (as lifetime.cpp does on
 // Linux):
 //  - FreeLibrary (lpReserved == NULL): the process and its OpenCL driver live on, so every live
 //    object is released here (release_at_unload), with every thread's last-error record.

@@ -54,7 +54,7 @@ void record_failure(int32_t code, cl_int cl_status, const char *message) noexcep
 // Frees the calling thread's record (Windows: DllMain on DLL_THREAD_DETACH; elsewhere the
 // pthread key's destructor does it as the thread ends).
 void release_thread_last_error() noexcept;
-// Frees every thread's record and the TLS slot: the library is being unloaded (lifetime.hpp).
+// Frees every thread's record and the TLS slot: the library is being unloaded (lifetime.cpp).
 void release_all_last_errors() noexcept;
 
 } // namespace mqlcl
