@@ -53,14 +53,11 @@ MQLCL_API int32_t CLHandleType(int32_t handle) {
 }
 
 MQLCL_API int32_t CLGetLastError(void) {
-  return last_error().code;
+  return last_error_code();
 }
 
 MQLCL_API void CLResetLastError(void) {
-  LastError &error = last_error();
-  error.code = MQLCL_ERR_SUCCESS;
-  error.cl_status = CL_SUCCESS;
-  error.message.clear();
+  reset_last_error();
 }
 
 } // extern "C"

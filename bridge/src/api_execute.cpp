@@ -1,12 +1,16 @@
 // CLExecute and CLExecutionStatus. Launch geometry OpenCL 1.2 would reject is rejected here
-// first, with the cl_int OpenCL would have returned kept as CL_LAST_ERROR.
+// first, with the cl_int OpenCL would have returned kept as CL_LAST_ERROR, and so are ranges a
+// driver would accept and then fail to run (check_launch_size).
 #include "boundary.hpp"
 #include "cl_api.hpp"
 #include "objects.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
+#include <string>
 
 using namespace mqlcl;
 
@@ -19,6 +23,68 @@ struct Geometry {
   std::array<size_t, 3> local{};
   bool runtime_chooses_local = true;
 };
+
+std::string range_text(const Geometry &g) {
+  std::string text = std::to_string(g.global[0]);
+  for (uint32_t d = 1; d < g.dimensions; ++d)
+    text += " x " + std::to_string(g.global[d]);
+  return text;
+}
+
+// A work-group the device and the kernel can run, and that divides the range.
+void check_work_group(const Kernel &kernel, const Geometry &g) {
+  const Device &device = *kernel.program->context->device;
+  size_t group = 1;
+  for (uint32_t d = 0; d < g.dimensions; ++d) {
+    if (g.local[d] > device.max_work_item_sizes[d])
+      fail(MQLCL_ERR_OPENCL_EXECUTE,
+           fmt::format("CLExecute: local_work_size[{}] = {} exceeds the device's {}", d, g.local[d],
+                       device.max_work_item_sizes[d]),
+           CL_INVALID_WORK_ITEM_SIZE);
+    if (g.global[d] % g.local[d] != 0)
+      fail(MQLCL_ERR_OPENCL_EXECUTE,
+           fmt::format("CLExecute: local_work_size[{}] = {} does not divide global_work_size[{}] "
+                       "= {}",
+                       d, g.local[d], d, g.global[d]),
+           CL_INVALID_WORK_GROUP_SIZE);
+    group *= g.local[d];
+  }
+  size_t limit = std::min(device.max_work_group_size, kernel.work_group_size);
+  if (group > limit)
+    fail(MQLCL_ERR_OPENCL_EXECUTE,
+         fmt::format("CLExecute: a work-group of {} work-items exceeds the {} that kernel {} "
+                     "allows on this device",
+                     group, limit, kernel.name),
+         CL_INVALID_WORK_GROUP_SIZE);
+}
+
+// A launch the driver can count: at most SIZE_MAX work-items in all (three uint32 sizes reach
+// 2^96), and no more work-groups than the device's known limit (Device::max_work_groups). Where
+// the runtime picks the work-group size, a group may hold a single work-item, so work-items are
+// counted against that limit.
+void check_launch_size(const Device &device, const Geometry &g) {
+  size_t items = 1, groups = 1;
+  for (uint32_t d = 0; d < g.dimensions; ++d) {
+    if (g.global[d] > SIZE_MAX / items)
+      fail(MQLCL_ERR_OPENCL_EXECUTE,
+           fmt::format("CLExecute: a range of {} work-items is more than size_t counts",
+                       range_text(g)),
+           CL_INVALID_GLOBAL_WORK_SIZE);
+    items *= g.global[d];
+    groups *= g.runtime_chooses_local ? g.global[d] : g.global[d] / g.local[d];
+  }
+  if (device.max_work_groups != 0 && groups > device.max_work_groups)
+    fail(MQLCL_ERR_OPENCL_EXECUTE,
+         g.runtime_chooses_local
+             ? fmt::format("CLExecute: a range of {} work-items with the work-group size left to "
+                           "the runtime may make more than the {} work-groups {} can run; give a "
+                           "local_work_size",
+                           range_text(g), device.max_work_groups, device.name)
+             : fmt::format("CLExecute: a range of {} work-items makes {} work-groups; {} runs at "
+                           "most {}",
+                           range_text(g), groups, device.name, device.max_work_groups),
+         CL_INVALID_GLOBAL_WORK_SIZE);
+}
 
 Geometry check_geometry(const Kernel &kernel, uint32_t work_dim, const uint32_t *offsets,
                         const uint32_t *global_sizes, const uint32_t *local_sizes) {
@@ -47,32 +113,9 @@ Geometry check_geometry(const Kernel &kernel, uint32_t work_dim, const uint32_t 
          "CLExecute: local_work_size must be all zero (runtime chooses) or all non-zero",
          CL_INVALID_WORK_GROUP_SIZE);
   g.runtime_chooses_local = zero_locals == work_dim;
-  if (g.runtime_chooses_local)
-    return g;
-
-  const Device &device = *kernel.program->context->device;
-  size_t group = 1;
-  for (uint32_t d = 0; d < work_dim; ++d) {
-    if (g.local[d] > device.max_work_item_sizes[d])
-      fail(MQLCL_ERR_OPENCL_EXECUTE,
-           fmt::format("CLExecute: local_work_size[{}] = {} exceeds the device's {}", d, g.local[d],
-                       device.max_work_item_sizes[d]),
-           CL_INVALID_WORK_ITEM_SIZE);
-    if (g.global[d] % g.local[d] != 0)
-      fail(MQLCL_ERR_OPENCL_EXECUTE,
-           fmt::format("CLExecute: local_work_size[{}] = {} does not divide global_work_size[{}] "
-                       "= {}",
-                       d, g.local[d], d, g.global[d]),
-           CL_INVALID_WORK_GROUP_SIZE);
-    group *= g.local[d];
-  }
-  size_t limit = std::min(device.max_work_group_size, kernel.work_group_size);
-  if (group > limit)
-    fail(MQLCL_ERR_OPENCL_EXECUTE,
-         fmt::format("CLExecute: a work-group of {} work-items exceeds the {} that kernel {} "
-                     "allows on this device",
-                     group, limit, kernel.name),
-         CL_INVALID_WORK_GROUP_SIZE);
+  if (!g.runtime_chooses_local)
+    check_work_group(kernel, g);
+  check_launch_size(*kernel.program->context->device, g);
   return g;
 }
 

@@ -57,7 +57,7 @@ int64_t integer_property(int32_t handle, int32_t property) {
   case MQLCL_CL_DEVICE_COUNT:
     return device_count();
   case MQLCL_CL_LAST_ERROR:
-    return last_error().cl_status;
+    return last_error_cl_status();
   case MQLCL_CL_LAST_ERROR_DESCRIPTION_LENGTH:
     return static_cast<int64_t>(utf16_length_of(last_error_description()));
   case MQLCL_CL_OBJECT_COUNT:
@@ -144,8 +144,7 @@ const char *kind_name(cl_device_type type) {
 }
 
 std::string last_error_description() {
-  const LastError &error = last_error();
-  return error.code == 0 ? "no error" : error.message;
+  return last_error_code() == 0 ? "no error" : last_error_message();
 }
 
 // One line per ordinal, in the words of MetaTrader's journal.

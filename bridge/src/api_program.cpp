@@ -1,4 +1,5 @@
 // Programs, kernels and kernel arguments.
+#include "arg_types.hpp"
 #include "boundary.hpp"
 #include "cl_api.hpp"
 #include "objects.hpp"
@@ -305,8 +306,13 @@ MQLCL_API int32_t CLKernelCreate(int32_t program_handle, const char16_t *kernel_
              "CLKernelCreate: clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)",
              MQLCL_ERR_OPENCL_KERNEL_CREATE);
     kernel->arg_type_names.resize(arg_count);
-    for (cl_uint i = 0; i < arg_count; ++i)
+    kernel->arg_value_sizes.assign(arg_count, 0);
+    const cl_uint address_bits = kernel->program->context->device->address_bits;
+    for (cl_uint i = 0; i < arg_count; ++i) {
       kernel->arg_kinds.push_back(classify_argument(kernel->kernel, i, kernel->arg_type_names[i]));
+      if (kernel->arg_kinds[i] == ArgKind::Value)
+        kernel->arg_value_sizes[i] = by_value_size(kernel->arg_type_names[i], address_bits);
+    }
     kernel->arg_set.assign(arg_count, false);
     kernel->bound_buffers.resize(arg_count);
     return registry().kernels.insert(std::move(kernel));
@@ -330,6 +336,13 @@ MQLCL_API int32_t CLSetKernelArg(int32_t kernel_handle, uint32_t arg_index, cons
       fail(MQLCL_ERR_INVALID_PARAMETER, "CLSetKernelArg: size is 0");
     auto kernel = kernel_of(kernel_handle, "CLSetKernelArg");
     auto lock = lock_argument("CLSetKernelArg", *kernel, arg_index, ArgKind::Value);
+    const size_t expected = kernel->arg_value_sizes[arg_index];
+    if (expected != 0 && size != expected)
+      fail(MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER,
+           fmt::format("CLSetKernelArg: argument {} of {} is a {} of {} bytes; {} bytes were "
+                       "given",
+                       arg_index, kernel->name, kernel->arg_type_names[arg_index], expected, size),
+           CL_INVALID_ARG_SIZE);
     set_argument("CLSetKernelArg", *kernel, arg_index, size, value);
     kernel->bound_buffers[arg_index].reset();
     return 1;

@@ -43,7 +43,9 @@ Device describe(cl_platform_id platform, int32_t platform_index, cl_device_id id
   check_cl(cl.clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof(device.type), &device.type, nullptr),
            "clGetDeviceInfo(CL_DEVICE_TYPE)", MQLCL_ERR_OPENCL_INTERNAL);
   device.name = device_info_string(id, CL_DEVICE_NAME);
+  device.vendor = device_info_string(id, CL_DEVICE_VENDOR);
   device.platform_name = platform_info_string(platform, CL_PLATFORM_NAME);
+  device.platform_vendor = platform_info_string(platform, CL_PLATFORM_VENDOR);
   device.max_work_group_size = device_info<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
   cl_uint dimensions = device_info<cl_uint>(id, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
   std::vector<size_t> item_sizes(std::max<cl_uint>(dimensions, 3), 1);
@@ -53,6 +55,9 @@ Device describe(cl_platform_id platform, int32_t platform_index, cl_device_id id
   std::copy_n(item_sizes.begin(), 3, device.max_work_item_sizes.begin());
   device.local_mem_size = device_info<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
   device.max_mem_alloc_size = device_info<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  device.address_bits = device_info<cl_uint>(id, CL_DEVICE_ADDRESS_BITS);
+  if (device.platform_name == "Portable Computing Language")
+    device.max_work_groups = UINT32_MAX;
   std::string extensions = device_info_string(id, CL_DEVICE_EXTENSIONS);
   device.has_fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
   // Deprecated since OpenCL 2.0: a driver that no longer answers keeps the safe default.
@@ -118,7 +123,7 @@ std::string lowercase(std::string text) {
   return text;
 }
 
-// MQLCL_DEVICE: a device ordinal, or a case-insensitive part of "platform name device name".
+// MQLCL_DEVICE: a device ordinal, or a case-insensitive part of a device's match_text().
 const Device *device_from_environment(const DeviceList &list) {
   std::string wanted = os::environment("MQLCL_DEVICE");
   if (wanted.empty())
@@ -130,8 +135,7 @@ const Device *device_from_environment(const DeviceList &list) {
       return &list.devices[static_cast<size_t>(ordinal)];
   } else {
     for (const Device &device : list.devices)
-      if (lowercase(device.platform_name + " " + device.name).find(lowercase(wanted)) !=
-          std::string::npos)
+      if (lowercase(device.match_text()).find(lowercase(wanted)) != std::string::npos)
         return &device;
   }
   fail(MQLCL_ERR_OPENCL_SELECTDEVICE,
@@ -139,6 +143,10 @@ const Device *device_from_environment(const DeviceList &list) {
 }
 
 } // namespace
+
+std::string Device::match_text() const {
+  return platform_name + ", " + platform_vendor + ", " + name + ", " + vendor;
+}
 
 std::string device_info_string(cl_device_id device, cl_device_info property) {
   const ClApi &cl = cl_api();

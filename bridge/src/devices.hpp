@@ -24,12 +24,23 @@ struct Device {
   cl_device_id id = nullptr;
   cl_device_type type = 0;
   std::string name;
+  std::string vendor;
   std::string platform_name;
+  std::string platform_vendor;
+  // What MQLCL_DEVICE is matched against: "platform name, platform vendor, device name, device
+  // vendor", so "pocl" finds PoCL (platform "Portable Computing Language", vendor "The pocl
+  // project", device "pthread-...") and "nvidia" NVIDIA's devices.
+  std::string match_text() const;
   // Limits the bridge checks before OpenCL sees a call.
   size_t max_work_group_size = 0;
   std::array<size_t, 3> max_work_item_sizes{};
   cl_ulong local_mem_size = 0;
   cl_ulong max_mem_alloc_size = 0;
+  cl_uint address_bits = 64; // CL_DEVICE_ADDRESS_BITS: the size of size_t and pointers
+  // The most work-groups one launch may have, where the driver has a limit no query reports;
+  // 0 when none is known. PoCL's CPU device numbers work-groups with 32-bit integers: beyond
+  // 2^32 - 1 it aborts the process or skips them (docs/api.md, CLExecute).
+  uint64_t max_work_groups = 0;
   bool has_fp64 = false;
   // CL_DEVICE_HOST_UNIFIED_MEMORY: the device works in host memory (a CPU, an integrated GPU),
   // so staging transfers through pinned memory would only add a copy. True when unknown.

@@ -1,16 +1,21 @@
 #include "errors.hpp"
 
+#include "objects.hpp"
+
 #include <mqlcl/mqlcl.h>
 
 #include <fmt/format.h>
 
-#if defined(_WIN32)
-#include <windows.h>
-
 #include <algorithm>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
+
+#if defined(_WIN32)
+#include <windows.h>
+#else
+#include <pthread.h>
 #endif
 
 namespace mqlcl {
@@ -96,95 +101,178 @@ std::string cl_error_name(cl_int status) {
   }
 }
 
-#if defined(_WIN32)
 namespace {
-// Windows keeps each thread's record on the heap behind a native TLS slot, not in a C++
-// thread_local: MinGW's runtime keeps a DLL loaded while a thread that constructed a
-// thread_local with a destructor lives, and runs that destructor as the thread exits; if the DLL
-// was FreeLibrary'd in between (MetaTrader unloading a program's DLLs while its thread lives
-// on), that thread's exit deadlocks (docs/windows.md). DllMain frees a thread's record on
-// DLL_THREAD_DETACH; the records of threads that outlive the DLL go when it unloads.
+
+#if defined(_WIN32)
+using Slot = DWORD;
+constexpr Slot kNoSlot = TLS_OUT_OF_INDEXES;
+bool create_slot(Slot &slot, void (*)(void *)) noexcept {
+  slot = TlsAlloc(); // DllMain frees a thread's record on DLL_THREAD_DETACH
+  return slot != TLS_OUT_OF_INDEXES;
+}
+void delete_slot(Slot slot) noexcept {
+  TlsFree(slot);
+}
+void *slot_value(Slot slot) noexcept {
+  return TlsGetValue(slot);
+}
+void set_slot_value(Slot slot, void *value) noexcept {
+  TlsSetValue(slot, value);
+}
+#else
+using Slot = pthread_key_t;
+constexpr Slot kNoSlot = static_cast<Slot>(-1);
+bool create_slot(Slot &slot, void (*at_thread_exit)(void *)) noexcept {
+  return pthread_key_create(&slot, at_thread_exit) == 0;
+}
+void delete_slot(Slot slot) noexcept {
+  pthread_key_delete(slot); // a key's destructor never runs after this
+}
+void *slot_value(Slot slot) noexcept {
+  return pthread_getspecific(slot);
+}
+void set_slot_value(Slot slot, void *value) noexcept {
+  pthread_setspecific(slot, value);
+}
+#endif
+
+// Every thread's record, each on the heap behind a native TLS slot (errors.hpp says why not a
+// thread_local). The records of threads that outlive the library go when it unloads.
 class ThreadRecords {
 public:
-  ThreadRecords() noexcept : slot_(TlsAlloc()) {}
-  ~ThreadRecords() {
-    for (LastError *record : records_)
-      delete record;
-    if (slot_ != TLS_OUT_OF_INDEXES)
-      TlsFree(slot_);
-    slot_ = TLS_OUT_OF_INDEXES;
+  ThreadRecords() noexcept {
+    if (!create_slot(slot_, &release_at_thread_exit))
+      slot_ = kNoSlot;
   }
   ThreadRecords(const ThreadRecords &) = delete;
   ThreadRecords &operator=(const ThreadRecords &) = delete;
 
   // This thread's record, created on first use; nullptr when no slot or memory is left.
   LastError *this_thread() noexcept {
-    if (slot_ == TLS_OUT_OF_INDEXES)
+    if (slot_ == kNoSlot)
       return nullptr;
-    if (auto *record = static_cast<LastError *>(TlsGetValue(slot_)))
+    if (auto *record = static_cast<LastError *>(slot_value(slot_)))
       return record;
     try {
       auto record = std::make_unique<LastError>();
       std::lock_guard<std::mutex> lock(mutex_);
       records_.push_back(record.get());
-      TlsSetValue(slot_, record.get());
+      set_slot_value(slot_, record.get());
       return record.release();
     } catch (...) {
       return nullptr;
     }
   }
 
+  // This thread's record, or nullptr when it has none.
+  LastError *existing() noexcept {
+    return slot_ == kNoSlot ? nullptr : static_cast<LastError *>(slot_value(slot_));
+  }
+
   void release_this_thread() noexcept {
-    if (slot_ == TLS_OUT_OF_INDEXES)
-      return;
-    auto *record = static_cast<LastError *>(TlsGetValue(slot_));
-    if (record == nullptr)
-      return;
-    TlsSetValue(slot_, nullptr);
-    try {
-      std::lock_guard<std::mutex> lock(mutex_);
-      records_.erase(std::find(records_.begin(), records_.end(), record));
-      delete record;
-    } catch (...) {
+    if (LastError *record = existing()) {
+      set_slot_value(slot_, nullptr);
+      forget(record);
     }
   }
 
+  // The library unloads: every record goes, and the slot with them.
+  void release_all() noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (slot_ != kNoSlot)
+      delete_slot(slot_);
+    slot_ = kNoSlot;
+    for (LastError *record : records_)
+      delete record;
+    records_.clear();
+    records_.shrink_to_fit();
+  }
+
 private:
-  DWORD slot_;
+  static void release_at_thread_exit(void *record) noexcept;
+
+  void forget(LastError *record) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = std::find(records_.begin(), records_.end(), record);
+    if (found != records_.end()) { // else release_all() has freed it already
+      records_.erase(found);
+      delete record;
+    }
+  }
+
+  Slot slot_ = kNoSlot;
   std::mutex mutex_;
   std::vector<LastError *> records_;
 };
 
-// A namespace-scope object: built before, and so destroyed after, any function-local static
-// (the Registry) whose destructor might still record an error.
-ThreadRecords thread_records;
+// Built on first use and never destroyed: at process exit other threads may still be running
+// and reporting errors; the records go at unload (release_all_last_errors) or with the process.
+ThreadRecords &thread_records() noexcept {
+  alignas(ThreadRecords) static unsigned char storage[sizeof(ThreadRecords)];
+  static ThreadRecords &records = (watch_for_process_exit(), *new (storage) ThreadRecords);
+  return records;
+}
+
+void ThreadRecords::release_at_thread_exit(void *record) noexcept {
+  thread_records().forget(static_cast<LastError *>(record));
+}
+
+// Where a thread without a record (no slot or memory left) keeps its code and status: trivially
+// destructible, so they never pin the library.
+thread_local int32_t fallback_code = 0;
+thread_local cl_int fallback_cl_status = CL_SUCCESS;
+
 } // namespace
 
-void release_thread_last_error() noexcept {
-  thread_records.release_this_thread();
+int32_t last_error_code() noexcept {
+  LastError *record = thread_records().existing();
+  return record != nullptr ? record->code : fallback_code;
 }
-#else
-void release_thread_last_error() noexcept {}
-#endif
 
-LastError &last_error() noexcept {
-#if defined(_WIN32)
-  if (LastError *record = thread_records.this_thread())
-    return *record;
-#endif
-  thread_local LastError error; // on Windows only when no TLS slot or memory was left
-  return error;
+cl_int last_error_cl_status() noexcept {
+  LastError *record = thread_records().existing();
+  return record != nullptr ? record->cl_status : fallback_cl_status;
+}
+
+std::string last_error_message() {
+  LastError *record = thread_records().existing();
+  if (record != nullptr)
+    return record->message;
+  return fallback_code != 0 ? "out of memory: the error's description was lost" : "";
+}
+
+void reset_last_error() noexcept {
+  if (LastError *record = thread_records().existing()) {
+    record->code = 0;
+    record->cl_status = CL_SUCCESS;
+    record->message.clear();
+  }
+  fallback_code = 0;
+  fallback_cl_status = CL_SUCCESS;
 }
 
 void record_failure(int32_t code, cl_int cl_status, const char *message) noexcept {
-  LastError &error = last_error();
-  error.code = code;
-  error.cl_status = cl_status;
-  try {
-    error.message = message;
-  } catch (...) {
-    error.message.clear(); // out of memory while reporting: keep the code, drop the text
+  LastError *record = thread_records().this_thread();
+  if (record == nullptr) {
+    fallback_code = code;
+    fallback_cl_status = cl_status;
+    return;
   }
+  record->code = code;
+  record->cl_status = cl_status;
+  try {
+    record->message = message;
+  } catch (...) {
+    record->message.clear(); // out of memory while reporting: keep the code, drop the text
+  }
+}
+
+void release_thread_last_error() noexcept {
+  thread_records().release_this_thread();
+}
+
+void release_all_last_errors() noexcept {
+  thread_records().release_all();
 }
 
 } // namespace mqlcl

@@ -41,10 +41,20 @@ struct LastError {
   cl_int cl_status = CL_SUCCESS;
   std::string message;
 };
-LastError &last_error() noexcept;
-// Frees the calling thread's record (Windows: DllMain on DLL_THREAD_DETACH; elsewhere a no-op,
-// as a thread_local there goes with its thread).
-void release_thread_last_error() noexcept;
+// The calling thread's record. Each thread's record is on the heap behind a native TLS slot
+// (pthread key, Windows TLS index), never in a C++ thread_local with a destructor: glibc and
+// MinGW keep a library loaded while a thread that built such an object lives, so dlclose or
+// FreeLibrary would release nothing. When no slot or memory is left, the code and status are
+// still kept (in trivially destructible thread_locals) and the message is lost.
+int32_t last_error_code() noexcept;
+cl_int last_error_cl_status() noexcept;
+std::string last_error_message(); // "" when there is none
+void reset_last_error() noexcept;
 void record_failure(int32_t code, cl_int cl_status, const char *message) noexcept;
+// Frees the calling thread's record (Windows: DllMain on DLL_THREAD_DETACH; elsewhere the
+// pthread key's destructor does it as the thread ends).
+void release_thread_last_error() noexcept;
+// Frees every thread's record and the TLS slot: the library is being unloaded (lifetime.cpp).
+void release_all_last_errors() noexcept;
 
 } // namespace mqlcl

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <new>
 #include <thread>
 
 namespace mqlcl {
@@ -101,13 +102,32 @@ void Registry::release_all() {
   contexts.take_all();
 }
 
-Registry::~Registry() {
-  release_all();
-}
+namespace {
+alignas(Registry) unsigned char registry_storage[sizeof(Registry)];
+std::atomic<Registry *> built_registry{nullptr};
+} // namespace
 
 Registry &registry() {
-  static Registry instance;
+  static Registry &instance = []() -> Registry & {
+    watch_for_process_exit();
+    auto *built = new (registry_storage) Registry;
+    built_registry.store(built);
+    return *built;
+  }();
   return instance;
+}
+
+void release_at_unload() noexcept {
+  if (process_exiting.load())
+    return;
+  if (Registry *live = built_registry.exchange(nullptr)) {
+    try {
+      live->release_all();
+    } catch (...) { // out of memory while collecting the objects: the rest go with the tables
+    }
+    live->~Registry();
+  }
+  release_all_last_errors();
 }
 
 namespace {

@@ -95,6 +95,8 @@ struct Kernel {
   size_t work_group_size = 0; // CL_KERNEL_WORK_GROUP_SIZE on the context's device
   std::vector<ArgKind> arg_kinds;
   std::vector<std::string> arg_type_names;
+  // Bytes a by-value argument takes (arg_types.hpp); 0 where the type's size is not known.
+  std::vector<size_t> arg_value_sizes;
 
   // Mutable state, guarded by `mutex` (clSetKernelArg is not thread-safe per kernel).
   std::mutex mutex;
@@ -113,9 +115,10 @@ struct Registry {
 
   size_t live_count() const;
   void release_all(); // children first, so parents go with their last child
-  ~Registry();
 };
 
+// Built on first use and never destroyed by a static destructor: at process exit other threads
+// may still use it, and nothing may be released then (release_at_unload).
 Registry &registry();
 
 // Lookups that throw Failure(ERR_OPENCL_INVALID_HANDLE) with a message naming `function`.
@@ -127,9 +130,16 @@ std::shared_ptr<Buffer> buffer_of(int32_t handle, const char *function);
 // The device behind a device ordinal or any live handle; throws ERR_OPENCL_INVALID_HANDLE.
 std::shared_ptr<const Device> device_of(int32_t ordinal_or_handle, const char *function);
 
-// Set by the Windows DllMain when the process is exiting: then the OpenCL driver may already be
-// gone, and releasing objects is left to the OS.
+// Called when the bridge first holds something that an exit must leave alone (lifetime.cpp).
+void watch_for_process_exit() noexcept;
+
+// The library's way out (dllmain_windows.cpp, lifetime.cpp). At process exit the OpenCL
+// driver may be half torn down and other threads may still run: mark_process_exiting() makes
+// every release a no-op and the operating system reclaims everything. At an unload (dlclose,
+// FreeLibrary) release_at_unload() releases every live object, waiting for each context's queue,
+// and frees every thread's last-error record and the registry itself.
 void mark_process_exiting() noexcept;
 bool process_is_exiting() noexcept;
+void release_at_unload() noexcept;
 
 } // namespace mqlcl

@@ -1,7 +1,8 @@
 // Units of the bridge core that need no OpenCL device: the handle table, UTF-16 conversion, error
-// names and the PTX rewrite of -mqlcl-nv-sm90a. Linked against the core's objects, not the shared
-// library.
+// names, by-value argument sizes and the PTX rewrite of -mqlcl-nv-sm90a. Linked against the core's
+// objects, not the shared library.
 #define BOOST_TEST_MODULE bridge_core_units
+#include "arg_types.hpp"
 #include "errors.hpp"
 #include "handle_table.hpp"
 #include "ptx_rewrite.hpp"
@@ -223,4 +224,34 @@ BOOST_AUTO_TEST_CASE(sm90a_option_is_taken_as_a_whole_word_only) {
   BOOST_TEST(take("-D-mqlcl-nv-sm90a") == "kept: -D-mqlcl-nv-sm90a");
   BOOST_TEST(take("-mqlcl-nv-sm90a=1") == "kept: -mqlcl-nv-sm90a=1");
   BOOST_TEST(take("-I \"a -mqlcl-nv-sm90a b\"") == "kept: -I \"a -mqlcl-nv-sm90a b\"");
+}
+
+BOOST_AUTO_TEST_CASE(by_value_sizes_of_the_types_opencl_defines) {
+  BOOST_TEST(by_value_size("char", 64) == 1u);
+  BOOST_TEST(by_value_size("uchar", 64) == 1u);
+  BOOST_TEST(by_value_size("unsigned char", 64) == 1u);
+  BOOST_TEST(by_value_size("short", 64) == 2u);
+  BOOST_TEST(by_value_size("half", 64) == 2u);
+  BOOST_TEST(by_value_size("int", 64) == 4u);
+  BOOST_TEST(by_value_size("uint", 64) == 4u);
+  BOOST_TEST(by_value_size("unsigned int", 64) == 4u);
+  BOOST_TEST(by_value_size("float", 64) == 4u);
+  BOOST_TEST(by_value_size("long", 64) == 8u);
+  BOOST_TEST(by_value_size("ulong", 32) == 8u);
+  BOOST_TEST(by_value_size("double", 64) == 8u);
+  BOOST_TEST(by_value_size("float2", 64) == 8u);
+  BOOST_TEST(by_value_size("float3", 64) == 16u); // as large as a float4
+  BOOST_TEST(by_value_size("float4", 64) == 16u);
+  BOOST_TEST(by_value_size("char3", 64) == 4u);
+  BOOST_TEST(by_value_size("short8", 64) == 16u);
+  BOOST_TEST(by_value_size("double16", 64) == 128u);
+  BOOST_TEST(by_value_size("half16", 64) == 32u);
+  BOOST_TEST(by_value_size("size_t", 64) == 8u);
+  BOOST_TEST(by_value_size("size_t", 32) == 4u);
+  BOOST_TEST(by_value_size("ptrdiff_t", 32) == 4u);
+  BOOST_TEST(by_value_size("uintptr_t", 64) == 8u);
+  // Not known: structs, typedef'd names, widths OpenCL lacks, vectors of pointer-sized types.
+  for (const char *unknown : {"pair_t", "struct pair", "my_float", "float5", "float32", "float1",
+                              "float04", "size_t4", "4", "", "unsigned long long", "bool"})
+    BOOST_TEST(by_value_size(unknown, 64) == 0u, unknown);
 }

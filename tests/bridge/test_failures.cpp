@@ -138,6 +138,120 @@ BOOST_AUTO_TEST_CASE(set_kernel_arg) {
   BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -50);
 }
 
+// By-value arguments whose type OpenCL defines must come with exactly that type's size, even
+// where the driver would take another (PoCL takes 3 bytes for a float and reads a fourth the
+// caller never gave). A struct's size is the driver's to check.
+BOOST_AUTO_TEST_CASE(by_value_sizes_must_match_the_argument_type) {
+  Context context = make_context();
+  Program program = make_program(context, uR"CL(
+typedef struct { float a; int b; } pair_t;
+__kernel void values(__global float *out, float f, float4 f4, float3 f3, uchar c, ulong8 v,
+                     short2 s2, pair_t pair)
+{
+  out[0] = f + f4.w + f3.z + c + v.s7 + s2.y + pair.a + pair.b;
+}
+)CL");
+  Kernel kernel = make_kernel(program, u"values");
+  Buffer out = make_buffer(context, 4);
+  struct Case {
+    uint32_t index;
+    uint32_t right;
+    std::vector<uint32_t> wrong;
+  };
+  const std::vector<Case> cases = {{1, 4, {1, 2, 3, 5, 8}}, {2, 16, {4, 8, 12, 32}},
+                                   {3, 16, {4, 12}},        {4, 1, {2, 4}},
+                                   {5, 64, {8, 32, 128}},   {6, 4, {2, 8}}};
+  const std::vector<unsigned char> bytes(256, 0);
+  for (const Case &c : cases)
+    for (uint32_t size : c.wrong) {
+      MQLCL_CHECK_FAILS(CLSetKernelArg(kernel, c.index, bytes.data(), size), 0,
+                        MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+      BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -51, // CL_INVALID_ARG_SIZE
+                 "argument " << c.index << ", " << size << " bytes");
+    }
+  BOOST_TEST(last_error_text().find("short2 of 4 bytes") != std::string::npos, last_error_text());
+
+  // The right sizes are taken, and the kernel sees the values given.
+  const float f = 1.0f;
+  const float f4[4] = {0, 0, 0, 2.0f};
+  const float f3[4] = {0, 0, 4.0f, 0};
+  const unsigned char c = 8;
+  const uint64_t v[8] = {0, 0, 0, 0, 0, 0, 0, 16};
+  const int16_t s2[2] = {0, 32};
+  const struct {
+    float a;
+    int32_t b;
+  } pair = {64.0f, 128};
+  BOOST_TEST(CLSetKernelArgMem(kernel, 0, out) == 1);
+  BOOST_TEST(CLSetKernelArg(kernel, 1, &f, sizeof f) == 1);
+  BOOST_TEST(CLSetKernelArg(kernel, 2, f4, sizeof f4) == 1);
+  BOOST_TEST(CLSetKernelArg(kernel, 3, f3, sizeof f3) == 1);
+  BOOST_TEST(CLSetKernelArg(kernel, 4, &c, sizeof c) == 1);
+  BOOST_TEST(CLSetKernelArg(kernel, 5, v, sizeof v) == 1);
+  BOOST_TEST(CLSetKernelArg(kernel, 6, s2, sizeof s2) == 1);
+  BOOST_TEST(CLSetKernelArg(kernel, 7, &pair, sizeof pair) == 1, last_error_text());
+  BOOST_TEST_REQUIRE(CLExecute(kernel, 0, nullptr, nullptr, nullptr) == 1, last_error_text());
+  float result = 0;
+  BOOST_TEST_REQUIRE(CLBufferRead(out, &result, 0, 0, 1, sizeof result) == 1u);
+  BOOST_TEST(result == 255.0f);
+
+  // double, where the device has it.
+  if (CLGetInfoInteger(context, MQLCL_CL_DEVICE_DOUBLE_SUPPORT) == 1) {
+    Program wide = make_program(context, u"#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+                                         u"__kernel void one_double(__global double *out, double d)"
+                                         u" { out[0] = d; }");
+    Kernel one_double = make_kernel(wide, u"one_double");
+    const double d = 0.5;
+    for (uint32_t size : {4u, 6u, 16u})
+      MQLCL_CHECK_FAILS(CLSetKernelArg(one_double, 1, &d, size), 0,
+                        MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+    BOOST_TEST(CLSetKernelArg(one_double, 1, &d, sizeof d) == 1);
+  }
+}
+
+// Ranges a driver would take and then fail to run are refused first. Everywhere: more
+// work-items than size_t counts (PoCL reported CL_COMPLETE for 2^93 of them with none run). On
+// PoCL: more than 2^32 - 1 work-groups, which its scheduler cannot number (it aborted the
+// process); where the runtime picks the group size, more than 2^32 - 1 work-items.
+BOOST_AUTO_TEST_CASE(launches_beyond_what_the_device_runs) {
+  Context context = make_context();
+  Program program = make_program(context, u"__kernel void noargs(void) { }");
+  Kernel kernel = make_kernel(program, u"noargs");
+  const uint32_t huge[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  const uint32_t pow31[3] = {1u << 31, 1u << 31, 1u << 31};
+  const uint32_t one_one_two[3] = {1, 1, 2};
+  MQLCL_CHECK_FAILS(CLExecute(kernel, 3, nullptr, huge, nullptr), 0, MQLCL_ERR_OPENCL_EXECUTE);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -63); // CL_INVALID_GLOBAL_WORK_SIZE
+  BOOST_TEST(last_error_text().find("size_t") != std::string::npos, last_error_text());
+  MQLCL_CHECK_FAILS(CLExecute(kernel, 3, nullptr, pow31, one_one_two), 0, MQLCL_ERR_OPENCL_EXECUTE);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -63);
+
+  std::vector<char16_t> platform(256);
+  CLGetInfoString(context, MQLCL_CL_PLATFORM_NAME, platform.data(), 256);
+  if (to_utf8(platform.data()) != "Portable Computing Language")
+    return;
+  const uint32_t cube[3] = {65536, 65536, 65536};
+  const uint32_t square[2] = {65536, 65536};
+  const uint32_t ones[3] = {1, 1, 1};
+  const uint32_t groups_of_4096[2] = {256, 16};
+  MQLCL_CHECK_FAILS(CLExecute(kernel, 3, nullptr, cube, nullptr), 0, MQLCL_ERR_OPENCL_EXECUTE);
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == -63);
+  MQLCL_CHECK_FAILS(CLExecute(kernel, 2, nullptr, square, ones), 0, MQLCL_ERR_OPENCL_EXECUTE);
+  BOOST_TEST(last_error_text().find("4294967296 work-groups") != std::string::npos,
+             last_error_text());
+  MQLCL_CHECK_FAILS(CLExecute(kernel, 2, nullptr, square, nullptr), 0, MQLCL_ERR_OPENCL_EXECUTE);
+  BOOST_TEST(last_error_text().find("give a local_work_size") != std::string::npos,
+             last_error_text());
+  // At the limits: 2^32 - 1 work-items for the runtime to group, and 2^20 groups of 4096.
+  BOOST_TEST(CLExecute(kernel, 1, nullptr, huge, nullptr) == 1, last_error_text());
+  BOOST_TEST(CLExecutionStatus(kernel) >= 0, last_error_text());
+  BOOST_TEST(CLExecute(kernel, 2, nullptr, square, groups_of_4096) == 1, last_error_text());
+  Buffer sync = make_buffer(context, 4);
+  uint32_t word = 0;
+  BOOST_TEST(CLBufferRead(sync, &word, 0, 0, 1, 4) == 1u); // waits for both launches
+  BOOST_TEST(CLExecutionStatus(kernel) == MQLCL_CL_COMPLETE, last_error_text());
+}
+
 BOOST_AUTO_TEST_CASE(set_kernel_arg_mem) {
   Fixture f;
   MQLCL_CHECK_FAILS(CLSetKernelArgMem(f.axpy, 0, f.context), 0, MQLCL_ERR_OPENCL_INVALID_HANDLE);
@@ -410,6 +524,31 @@ BOOST_AUTO_TEST_CASE(inputs_the_fuzzer_reached_first) {
   }
   Context again(CLContextCreate(MQLCL_USE_ANY));
   BOOST_TEST(again.get() != MQLCL_INVALID_HANDLE, last_error_text());
+
+  // MQLCL_DEVICE=pocl, the documented example, finds PoCL ("Portable Computing Language", vendor
+  // "The pocl project", devices "pthread-..."), in any case, wherever PoCL is installed.
+  auto string_of = [](int32_t handle, int32_t property) {
+    std::vector<char16_t> text(1024);
+    CLGetInfoString(handle, property, text.data(), static_cast<uint32_t>(text.size()));
+    return to_utf8(text.data());
+  };
+  int32_t pocl_device = -1;
+  for (auto d = static_cast<int32_t>(CLGetInfoInteger(0, MQLCL_CL_DEVICE_COUNT)) - 1; d >= 0; --d)
+    if (string_of(d, MQLCL_CL_PLATFORM_NAME) == "Portable Computing Language")
+      pocl_device = d; // the first PoCL device, as the match takes the first
+  if (pocl_device >= 0) {
+    for (const char *name : {"pocl", "PoCL", "POCL", "portable computing"}) {
+      ScopedEnvironment device("MQLCL_DEVICE", std::string(name));
+      Context pocl(CLContextCreate(MQLCL_USE_ANY));
+      BOOST_TEST_REQUIRE(pocl.get() != MQLCL_INVALID_HANDLE, name << ": " << last_error_text());
+      BOOST_TEST(string_of(pocl, MQLCL_CL_PLATFORM_NAME) == "Portable Computing Language", name);
+      BOOST_TEST(string_of(pocl, MQLCL_CL_DEVICE_NAME) ==
+                     string_of(pocl_device, MQLCL_CL_DEVICE_NAME),
+                 name);
+    }
+  } else {
+    BOOST_TEST_MESSAGE("no PoCL device here: MQLCL_DEVICE=pocl not checked");
+  }
 
   // MQLCL_USE_GPU_DOUBLE_ONLY where no GPU has fp64 (checked only on such a machine).
   bool gpu_with_fp64 = false;

@@ -277,7 +277,44 @@ mqlcl::ClApi wrap_api(const mqlcl::ClApi &next) {
   return wrap(next);
 }
 
+namespace {
+std::atomic<bool> exit_marked{false};
+std::array<uint64_t, kCalls> calls_at_exit_mark{};
+} // namespace
+
+void check_no_calls_from_here_to_exit() noexcept {
+  for (size_t c = 0; c < kCalls; ++c)
+    calls_at_exit_mark[c] = state.calls[c].load();
+  exit_marked.store(true);
+}
+
 } // namespace mqlcl_fault
+
+#if !defined(_WIN32)
+#include <cstdio>
+#include <unistd.h>
+
+namespace {
+__attribute__((destructor)) void report_calls_during_exit() {
+  using namespace mqlcl_fault;
+  if (!exit_marked.load())
+    return;
+  bool called = false;
+  for (size_t c = 0; c < kCalls; ++c) {
+    uint64_t during = state.calls[c].load() - calls_at_exit_mark[c];
+    if (during != 0) {
+      std::fprintf(stderr, "OpenCL called during exit: %s x%llu\n", name_of(static_cast<Call>(c)),
+                   static_cast<unsigned long long>(during));
+      called = true;
+    }
+  }
+  if (called) {
+    std::fflush(stderr);
+    _exit(kCalledDuringExit);
+  }
+}
+} // namespace
+#endif
 
 // ---- The same wrappers as an OpenCL layer of the ICD loader (OPENCL_LAYERS) -----------------
 #ifdef MQLCL_FAULT_ICD_LAYER

@@ -55,6 +55,13 @@ inline int64_t live(Kind kind) noexcept {
 }
 int64_t live_total() noexcept;
 
+// ---- Process exit (Linux) -------------------------------------------------------------------
+// Marks the start of a process's exit: when the process ends (the layer's destructor, after every
+// exit handler), a call that reached the layer since the mark is written to stderr and the
+// process ends with exit status kCalledDuringExit. The layer must be in the ICD loader's chain.
+constexpr int kCalledDuringExit = 5;
+void check_no_calls_from_here_to_exit() noexcept;
+
 // ---- Installation ---------------------------------------------------------------------------
 // A table that wraps `next` (normally the loaded driver, mqlcl::cl_api()); keep it alive while
 // installed.

@@ -3,9 +3,11 @@
 // fault layer (fault_layer.hpp) sits in the ICD loader's chain (OPENCL_LAYERS, set by ctest) and
 // counts what the driver handed out and got back.
 //
-// The bridge is used from a worker thread that has ended before dlclose: glibc keeps a library
-// loaded while a live thread still has one of its thread_local objects to destroy (the bridge's
-// per-thread last error), and unloads it only at that thread's exit or the process's.
+// Whichever thread calls dlclose, and whatever errors it or others recorded, the library unloads:
+// glibc keeps a library loaded while a live thread has one of its thread_local objects to destroy,
+// so the bridge keeps no such object (bridge/src/errors.hpp). The cases below unload from a
+// thread that has ended, from the very thread that made the objects and saw errors, and while
+// another thread that saw errors still lives.
 #define BOOST_TEST_MODULE reliability_unload
 #include "fault_layer.hpp"
 #include "test_kernels.hpp"
@@ -16,6 +18,8 @@
 
 #include <dlfcn.h>
 
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,7 +46,8 @@ struct Bridge {
   X(CLSetKernelArg)                                                                                \
   X(CLSetKernelArgMem)                                                                             \
   X(CLExecute)                                                                                     \
-  X(CLGetInfoInteger)
+  X(CLGetInfoInteger)                                                                              \
+  X(CLGetLastError)
 #define MQLCL_POINTER(name) decltype(&::name) name = nullptr;
   MQLCL_EXPORTS(MQLCL_POINTER)
 #undef MQLCL_POINTER
@@ -148,4 +153,66 @@ BOOST_AUTO_TEST_CASE(the_library_loads_again_and_works) {
   BOOST_TEST(dlclose(bridge.library) == 0);
   BOOST_TEST(!library_is_loaded());
   expect_nothing_live();
+}
+
+// The thread that made the objects has recorded errors (a stale handle, a wrong argument size),
+// and that same thread unloads: the library goes, with everything it held.
+BOOST_AUTO_TEST_CASE(dlclose_by_the_thread_that_saw_errors_unloads_and_releases) {
+  BOOST_TEST_REQUIRE(!library_is_loaded());
+  Bridge bridge;
+  BOOST_TEST_REQUIRE(bridge.load(), dlerror());
+  bridge.CLBufferFree(-1);
+  BOOST_TEST_REQUIRE(bridge.CLGetLastError() == MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  Alive alive = leave_everything_alive(bridge);
+  BOOST_TEST_REQUIRE(alive.ran);
+  BOOST_TEST(alive.handles == 7);
+  bridge.CLBufferFree(-1);
+  BOOST_TEST(dlclose(bridge.library) == 0);
+  BOOST_TEST(!library_is_loaded(), "dlclose did not unload the library");
+  expect_nothing_live();
+
+  // A fresh load holds nothing of the old one: no object, and no error for this thread.
+  Bridge again;
+  BOOST_TEST_REQUIRE(again.load(), dlerror());
+  BOOST_TEST(again.CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT) == 0);
+  BOOST_TEST(again.CLGetLastError() == 0);
+  BOOST_TEST(dlclose(again.library) == 0);
+  BOOST_TEST(!library_is_loaded());
+}
+
+// Another thread made the objects, saw an error and is still alive, waiting, when this one
+// unloads; it ends afterwards, with nothing of the library left to run at its exit.
+BOOST_AUTO_TEST_CASE(dlclose_while_a_thread_that_saw_errors_lives_on) {
+  BOOST_TEST_REQUIRE(!library_is_loaded());
+  Bridge bridge;
+  BOOST_TEST_REQUIRE(bridge.load(), dlerror());
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool ready = false, unloaded = false;
+  Alive alive;
+  int32_t error_seen = 0;
+  std::thread worker([&] {
+    alive = leave_everything_alive(bridge);
+    bridge.CLBufferFree(-1);
+    error_seen = bridge.CLGetLastError();
+    std::unique_lock<std::mutex> lock(mutex);
+    ready = true;
+    changed.notify_all();
+    changed.wait(lock, [&] { return unloaded; });
+  });
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait(lock, [&] { return ready; });
+  }
+  BOOST_TEST(alive.ran);
+  BOOST_TEST(error_seen == MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  BOOST_TEST(dlclose(bridge.library) == 0);
+  BOOST_TEST(!library_is_loaded(), "dlclose did not unload the library");
+  expect_nothing_live();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    unloaded = true;
+  }
+  changed.notify_all();
+  worker.join();
 }
