@@ -13,7 +13,7 @@ namespace mqlcl::gemm {
 
 namespace {
 
-constexpr const char *kTransposeFile = "gemm_transpose.cl";
+constexpr const char *kTransposeFile = "transpose.cl"; // kernels/gemm/
 
 template <class Handle, class Release>
 void release_if(Handle &handle, Release ClApi::*fn) noexcept {
