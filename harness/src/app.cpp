@@ -134,6 +134,8 @@ int run_replay_command(const std::vector<std::string> &args) {
     return run_bench_command(command, catalogue);
   if (command.mode == Mode::gemm)
     return run_gemm_command(command);
+  if (command.mode == Mode::gemm_database)
+    return run_gemm_database_command(command);
   if (command.list) {
     fmt::print("{}", catalogue_listing(catalogue));
     if (!command.list_devices && command.steps.empty())

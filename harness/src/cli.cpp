@@ -67,8 +67,42 @@ constexpr uint64_t kMaxSize = std::numeric_limits<uint32_t>::max();
 
 } // namespace
 
+namespace {
+
+// gemm-database FILE.json ... [--vendor 0xNNNN] [--architecture NAME] [--output FILE]
+CommandLine parse_gemm_database(const std::vector<std::string> &args) {
+  CommandLine command;
+  command.mode = Mode::gemm_database;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string &arg = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size())
+        bad_input(fmt::format("{} needs a value (mqlcl-replay --help)", arg));
+      return args[++i];
+    };
+    if (arg == "--vendor")
+      command.gemm_vendor = value();
+    else if (arg == "--architecture")
+      command.gemm_architecture = value();
+    else if (arg == "--output")
+      command.output = value();
+    else if (arg.rfind("-", 0) == 0)
+      bad_input(
+          fmt::format("gemm-database takes --vendor, --architecture and --output, not {}", arg));
+    else
+      command.tuning_files.emplace_back(arg);
+  }
+  if (command.tuning_files.empty())
+    bad_input("gemm-database needs the tuner's JSON files (mqlcl-replay --help)");
+  return command;
+}
+
+} // namespace
+
 CommandLine parse_command_line(const std::vector<std::string> &args,
                                const std::vector<Step> &catalogue) {
+  if (!args.empty() && args[0] == "gemm-database")
+    return parse_gemm_database(args);
   CommandLine command;
   std::optional<uint32_t> size, rows1, colsrows, cols2;
   size_t first = 0;
@@ -220,6 +254,7 @@ std::string usage() {
        mqlcl-replay bench [<step>,...] [--sizes N,N,...] [--repeat R] [--output FILE.json]
                           [--chart FILE.svg]
        mqlcl-replay gemm [--sizes N,N,...] [--repeat R] [--output FILE.json]
+       mqlcl-replay gemm-database FILE.json ... [--vendor ID --architecture NAME] [--output F]
        mqlcl-replay --chart FILE.svg --overlay FILE [--overlay FILE ...]
        mqlcl-replay --list | --list-devices | --help | --version
 
@@ -257,6 +292,10 @@ bench       times the steps beyond the article against CLBlast, cuBLAS, OpenBLAS
 gemm        times the library's CLGemm as an MQL5 program calls it (squares at --sizes with
             B as stored and transposed, network shapes, double, a batch) against cuBLAS on
             NVIDIA GPUs and OpenBLAS on CPUs, every product verified; --output saves JSON
+gemm-database
+            writes the tuner's matr_mul_tuned entries as the source of CLGemm's compiled
+            parameter database (bridge/src/gemm/database.inc); --vendor and --architecture
+            name the device of files that do not (0x10DE, sm_90)
 
 exit status: 0 verified, 1 wrong results, 2 bad input or a size a step rejects,
              3 the bridge or OpenCL failed

@@ -13,7 +13,7 @@ namespace mqlcl::replay {
 enum class Format { text, json, csv };
 
 // What mqlcl-replay does: replay scripts (the default), tune a step, or benchmark.
-enum class Mode { replay, tune, bench, gemm };
+enum class Mode { replay, tune, bench, gemm, gemm_database };
 
 struct CommandLine {
   Mode mode = Mode::replay;
@@ -30,6 +30,9 @@ struct CommandLine {
   std::vector<std::filesystem::path> overlays;
   std::optional<std::filesystem::path> kernels;
   std::optional<std::filesystem::path> library;
+  // gemm-database: the tuner's files, and the vendor and architecture of devices they do not name
+  std::vector<std::filesystem::path> tuning_files;
+  std::string gemm_vendor, gemm_architecture;
 };
 
 // Throws Error(bad_input) with a message that says what was wrong and what would be right.

@@ -17,6 +17,9 @@ namespace mqlcl::replay {
 int run_tune_command(const CommandLine &command, const std::vector<Step> &catalogue);
 int run_bench_command(const CommandLine &command, const std::vector<Step> &catalogue);
 int run_gemm_command(const CommandLine &command); // gemm_bench.cpp
+// gemm_database.cpp: the database source from command.tuning_files, and the command that writes it.
+std::string gemm_database_source(const CommandLine &command);
+int run_gemm_database_command(const CommandLine &command);
 
 // One tuning trial: a family of the step with one parameter set, and its replay.
 struct Trial {

@@ -120,6 +120,19 @@ void store_tuned(const std::filesystem::path &cache, const std::string &device_k
   pt::write_json(cache.string(), root);
 }
 
+void store_device_facts(const std::filesystem::path &cache, const std::string &device_key,
+                        uint32_t vendor_id, const std::string &architecture) {
+  pt::ptree root = read_cache(cache);
+  if (!root.get_child_optional(key(device_key)))
+    return;
+  pt::ptree &device = root.get_child(key(device_key));
+  device.put(key("_device\x1fvendor_id"), fmt::format("0x{:04X}", vendor_id));
+  device.put(key("_device\x1f"
+                 "architecture"),
+             architecture);
+  pt::write_json(cache.string(), root);
+}
+
 std::vector<Step> tuned_families(const Step &tuned, const DeviceCaps &device) {
   std::vector<Step> families;
   if (device.dedicated_local_memory) {

@@ -33,6 +33,11 @@ std::optional<TunedEntry> lookup_tuned(const std::filesystem::path &cache,
 void store_tuned(const std::filesystem::path &cache, const std::string &device_key,
                  const std::string &step, const TunedEntry &entry);
 
+// Records the device's vendor and architecture ("sm_90", "cpu") beside its entries as "_device",
+// which `mqlcl-replay gemm-database` reads: the library looks tuned sets up by them.
+void store_device_facts(const std::filesystem::path &cache, const std::string &device_key,
+                        uint32_t vendor_id, const std::string &architecture);
+
 // The kernel families the tuned step chooses among on `device`: step 13's tiles where local
 // memory is dedicated, and always this step's own CPU form (matr_mul_tuned.cl).
 std::vector<Step> tuned_families(const Step &tuned, const DeviceCaps &device);

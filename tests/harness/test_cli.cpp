@@ -6,6 +6,8 @@
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 
+#include <fstream>
+#include <iterator>
 #include <regex>
 
 using harness_test::has;
@@ -382,6 +384,27 @@ BOOST_AUTO_TEST_CASE(a_bad_overlay_is_refused_before_anything_runs) {
   BOOST_TEST(run.status == 2);
   BOOST_TEST(has(run.err, "cannot read results file"), run.err);
   BOOST_TEST(run.out.empty());
+}
+
+// The library's compiled database is the generator's output over the tuning file of record, so a
+// hand edit or a new tuning result that was not regenerated fails here.
+BOOST_AUTO_TEST_CASE(the_gemm_database_is_generated_from_the_tuning_results) {
+  const fs::path source = fs::path(MQLCL_TEST_KERNELS).parent_path();
+  Outcome run = run_replay({"gemm-database", (source / "docs/results/tuning-h100.json").string(),
+                            "--vendor", "0x10DE", "--architecture", "sm_90"});
+  BOOST_TEST_REQUIRE(run.status == 0, run.err);
+  std::ifstream in(source / "bridge/src/gemm/database.inc", std::ios::binary);
+  std::string checked_in((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  BOOST_TEST(run.out == checked_in,
+             "regenerate it: mqlcl-replay gemm-database docs/results/tuning-h100.json --vendor "
+             "0x10DE --architecture sm_90 --output bridge/src/gemm/database.inc");
+  Outcome unnamed =
+      run_replay({"gemm-database", (source / "docs/results/tuning-h100.json").string()});
+  BOOST_TEST(unnamed.status == 2);
+  BOOST_TEST(has(unnamed.err, "has no _device record; say --vendor and --architecture"),
+             unnamed.err);
+  Outcome none = run_replay({"gemm-database"});
+  BOOST_TEST(none.status == 2);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
