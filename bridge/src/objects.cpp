@@ -118,8 +118,8 @@ Registry &registry() {
 }
 
 void release_at_unload() noexcept {
-  if (process_exiting.load())
-    return;
+  // Also at exit, after mark_process_exiting(): then the objects' destructors make no OpenCL
+  // call and only the bridge's host memory is freed.
   if (Registry *live = built_registry.exchange(nullptr)) {
     try {
       live->release_all();

@@ -117,8 +117,7 @@ struct Registry {
   void release_all(); // children first, so parents go with their last child
 };
 
-// Built on first use and never destroyed by a static destructor: at process exit other threads
-// may still use it, and nothing may be released then (release_at_unload).
+// Built on first use and never destroyed by a static destructor, only by release_at_unload.
 Registry &registry();
 
 // Lookups that throw Failure(ERR_OPENCL_INVALID_HANDLE) with a message naming `function`.
@@ -135,9 +134,10 @@ void watch_for_process_exit() noexcept;
 
 // The library's way out (dllmain_windows.cpp, lifetime.cpp). At process exit the OpenCL
 // driver may be half torn down and other threads may still run: mark_process_exiting() makes
-// every release a no-op and the operating system reclaims everything. At an unload (dlclose,
-// FreeLibrary) release_at_unload() releases every live object, waiting for each context's queue,
-// and frees every thread's last-error record and the registry itself.
+// every OpenCL release a no-op and the operating system reclaims the driver's objects. At an
+// unload (dlclose, FreeLibrary) release_at_unload() releases every live object, waiting for each
+// context's queue, and frees every thread's last-error record and the registry itself; on Linux
+// it also runs at exit, after mark_process_exiting(), freeing the bridge's host memory alone.
 void mark_process_exiting() noexcept;
 bool process_is_exiting() noexcept;
 void release_at_unload() noexcept;

@@ -184,7 +184,17 @@ BOOST_AUTO_TEST_CASE(step_13_runs_clean_in_rotated_and_paired_layouts) {
     }
 }
 
-#ifdef MQLCL_OCLGRIND_WRAPPER
+// Sanitizer builds leave the wrapper out: it preloads oclgrind's runtime ahead of the sanitizer's
+// runtime, which then refuses to start ("ASan runtime does not come first").
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MQLCL_SANITIZED_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MQLCL_SANITIZED_BUILD 1
+#endif
+#endif
+
+#if defined(MQLCL_OCLGRIND_WRAPPER) && !defined(MQLCL_SANITIZED_BUILD)
 // oclgrind's wrapper preloads its runtime (LD_PRELOAD), the usual way to run a program under it:
 // the bridge takes the preloaded entry points, so the replay runs on oclgrind's device, not
 // partly on the ICD loader's driver, and oclgrind finds col_local's race (with --data-races);
