@@ -9,6 +9,7 @@
 // bridge or set up; 4: the kernel was not running; 6: the layer is not in the chain.
 // Built twice: linked against libmqlcl.so (MQLCL_EXIT_CHILD_LINKED), and loading it with dlopen
 // (never closed).
+#include "dlopened_bridge.hpp"
 #include "fault_layer.hpp"
 
 #include <mqlcl/mqlcl.h>
@@ -23,41 +24,15 @@
 
 namespace {
 
-struct Bridge {
-#define MQLCL_EXPORTS(X)                                                                           \
-  X(CLContextCreate)                                                                               \
-  X(CLProgramCreate)                                                                               \
-  X(CLKernelCreate)                                                                                \
-  X(CLBufferCreate)                                                                                \
-  X(CLSetKernelArg)                                                                                \
-  X(CLSetKernelArgMem)                                                                             \
-  X(CLExecute)                                                                                     \
-  X(CLExecutionStatus)                                                                             \
-  X(CLBufferFree)                                                                                  \
-  X(CLGetInfoInteger)
-#define MQLCL_POINTER(name) decltype(&::name) name = nullptr;
-  MQLCL_EXPORTS(MQLCL_POINTER)
-#undef MQLCL_POINTER
-
+struct Bridge : mqlcl_test::DlopenedBridge {
 #if MQLCL_EXIT_CHILD_LINKED
   bool load() {
-#define MQLCL_LINK(name) name = &::name;
-    MQLCL_EXPORTS(MQLCL_LINK)
-#undef MQLCL_LINK
+    link();
     return true;
   }
 #else
   bool load() {
-    void *library = dlopen(MQLCL_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr)
-      return false;
-#define MQLCL_RESOLVE(name)                                                                        \
-  name = reinterpret_cast<decltype(name)>(dlsym(library, #name));                                  \
-  if (name == nullptr)                                                                             \
-    return false;
-    MQLCL_EXPORTS(MQLCL_RESOLVE)
-#undef MQLCL_RESOLVE
-    return true;
+    return DlopenedBridge::load(MQLCL_LIBRARY_PATH);
   }
 #endif
 };

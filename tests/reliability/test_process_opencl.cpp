@@ -5,6 +5,7 @@
 // to the real driver. Each test loads libmqlcl.so afresh with dlopen, runs a kernel through it,
 // and unloads it, so each one's bridge chooses its OpenCL anew.
 #define BOOST_TEST_MODULE reliability_process_opencl
+#include "dlopened_bridge.hpp"
 #include "opencl_device.hpp"
 #include "scoped_environment.hpp"
 #include "test_kernels.hpp"
@@ -24,39 +25,8 @@ using mqlcl_test::ScopedEnvironment;
 namespace {
 
 // The exports a run calls, resolved from the loaded file as a host program would.
-struct Bridge {
-  void *library = nullptr;
-#define MQLCL_EXPORTS(X)                                                                           \
-  X(CLContextCreate)                                                                               \
-  X(CLContextFree)                                                                                 \
-  X(CLProgramCreate)                                                                               \
-  X(CLProgramFree)                                                                                 \
-  X(CLKernelCreate)                                                                                \
-  X(CLKernelFree)                                                                                  \
-  X(CLBufferCreate)                                                                                \
-  X(CLBufferFree)                                                                                  \
-  X(CLBufferWrite)                                                                                 \
-  X(CLBufferRead)                                                                                  \
-  X(CLSetKernelArg)                                                                                \
-  X(CLSetKernelArgMem)                                                                             \
-  X(CLExecute)                                                                                     \
-  X(CLGetInfoInteger)
-#define MQLCL_POINTER(name) decltype(&::name) name = nullptr;
-  MQLCL_EXPORTS(MQLCL_POINTER)
-#undef MQLCL_POINTER
-
-  bool load() {
-    library = dlopen(MQLCL_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr)
-      return false;
-#define MQLCL_RESOLVE(name)                                                                        \
-  name = reinterpret_cast<decltype(name)>(dlsym(library, #name));                                  \
-  if (name == nullptr)                                                                             \
-    return false;
-    MQLCL_EXPORTS(MQLCL_RESOLVE)
-#undef MQLCL_RESOLVE
-    return true;
-  }
+struct Bridge : mqlcl_test::DlopenedBridge {
+  bool load() { return DlopenedBridge::load(MQLCL_LIBRARY_PATH); }
 };
 
 bool is_loaded(const char *path) {

@@ -9,6 +9,7 @@
 // thread that has ended, from the very thread that made the objects and saw errors, and while
 // another thread that saw errors still lives.
 #define BOOST_TEST_MODULE reliability_unload
+#include "dlopened_bridge.hpp"
 #include "fault_layer.hpp"
 #include "test_kernels.hpp"
 
@@ -30,40 +31,8 @@ using mqlcl_fault::Kind;
 namespace {
 
 // The exports this test calls, resolved from the loaded file as a host program would.
-struct Bridge {
-  void *library = nullptr;
-#define MQLCL_EXPORTS(X)                                                                           \
-  X(CLContextCreate)                                                                               \
-  X(CLContextFree)                                                                                 \
-  X(CLProgramCreate)                                                                               \
-  X(CLProgramFree)                                                                                 \
-  X(CLKernelCreate)                                                                                \
-  X(CLKernelFree)                                                                                  \
-  X(CLBufferCreate)                                                                                \
-  X(CLBufferFree)                                                                                  \
-  X(CLBufferWrite)                                                                                 \
-  X(CLBufferRead)                                                                                  \
-  X(CLSetKernelArg)                                                                                \
-  X(CLSetKernelArgMem)                                                                             \
-  X(CLExecute)                                                                                     \
-  X(CLGetInfoInteger)                                                                              \
-  X(CLGetLastError)
-#define MQLCL_POINTER(name) decltype(&::name) name = nullptr;
-  MQLCL_EXPORTS(MQLCL_POINTER)
-#undef MQLCL_POINTER
-
-  bool load() {
-    library = dlopen(MQLCL_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr)
-      return false;
-#define MQLCL_RESOLVE(name)                                                                        \
-  name = reinterpret_cast<decltype(name)>(dlsym(library, #name));                                  \
-  if (name == nullptr)                                                                             \
-    return false;
-    MQLCL_EXPORTS(MQLCL_RESOLVE)
-#undef MQLCL_RESOLVE
-    return true;
-  }
+struct Bridge : mqlcl_test::DlopenedBridge {
+  bool load() { return DlopenedBridge::load(MQLCL_LIBRARY_PATH); }
 };
 
 bool library_is_loaded() {
