@@ -56,6 +56,15 @@
 // lines, block) for each operand, block = BM for A and BN for B: 1-D,
 // ceil(lines/block) * block * ceil(COLSROWS/4) work-items. With TMA 1 and MODE 3, that pass for B
 // alone (block = BN).
+//
+// Built with -DGEMM (and TMA), the file is the library's tensor-core GEMM (bridge/src/gemm): the
+// maps (written by the bridge) carry A's and B's leading dimensions, so K need not be a multiple
+// of 4 (the maps read zeros past it); matricesMul takes a strided batch as the launch's second
+// dimension (each product's two maps 256 bytes apart in `maps`; with MODE 3, the pass's tiles of
+// each B one after another), C's rows LDC apart from c_offset, each product c_stride further, and
+// C = alpha * A * B + beta * C, C unread when beta is 0. tile_operand then reads B's lines LDB
+// apart from offset + product * stride (B_ALIGNED 1: all multiples of 4) and zero-pads them to
+// whole fills of K.
 
 #ifndef ROWS1
 #define ROWS1 2000
@@ -110,6 +119,12 @@
 #define TMA 0
 #endif
 #define BULK (TILED || TMA) // step 17's product: tiles copied whole by the copy engine
+#ifndef GEMM
+#define GEMM 0
+#endif
+#if GEMM && !TMA
+#error "GEMM: the tensor-map product (TMA 1 or 2)"
+#endif
 // Step 18's 3xTF32: A through its tensor map as it is, split in registers; B split and tiled by
 // step 17's pass.
 #define SPLIT_B (TMA && MODE == 3)
@@ -117,6 +132,21 @@
 #define ROUNDING (MODE == 1 && ROUND)
 #define M_ ROWS1
 #define N_ COLS2
+#ifndef LDC // GEMM: C's rows, and B's lines for the pass, this many floats apart
+#define LDC N_
+#endif
+#ifndef LDB
+#define LDB COLSROWS
+#endif
+#ifndef C_PAIRS // GEMM: LDC, C's offset and stride are even
+#define C_PAIRS 0
+#endif
+#ifndef B_ALIGNED // GEMM: B's offset and stride are multiples of 4
+#define B_ALIGNED 0
+#endif
+#ifndef B_TILES_SHARED // GEMM: the batch shares one B, tiled once
+#define B_TILES_SHARED 0
+#endif
 // Floats per row of in1 and in2: round_to_tf32 pads its copies' rows to whole groups of 8.
 #define K_ (PARTS ? (COLSROWS + 7) / 8 * 8 : COLSROWS)
 #define THREADS (BM * 2) // a warpgroup (128) per 64 rows
@@ -132,8 +162,8 @@
 #if TILED && TMA
 #error "TILED and TMA exclude each other"
 #endif
-#if TMA && (ROUND || BK < 16 || COLSROWS % 4 || (MODE == 1 && PARTS) ||                           \
-            (MODE == 3 && (TMA != 1 || PARTS != 2 || COLSROWS % BK || INFLIGHT)) ||                \
+#if TMA && (ROUND || BK < 16 || (COLSROWS % 4 && !GEMM) || (MODE == 1 && PARTS) ||                \
+            (MODE == 3 && (TMA != 1 || PARTS != 2 || (COLSROWS % BK && !GEMM) || INFLIGHT)) ||     \
             (MODE != 1 && MODE != 3))
 #error "TMA: ROUND 0, BK 16 or 32, rows of whole 16-byte chunks (COLSROWS % 4 == 0); MODE 1 with PARTS 0, or MODE 3 with FP32 maps (TMA 1), B split by the pass (PARTS 2), K a multiple of BK, INFLIGHT 0"
 #endif
@@ -402,6 +432,34 @@ inline __attribute__((always_inline)) void store_block(__global float *out, cons
   }
 }
 
+#if GEMM
+// The GEMM's store: alpha times the accumulators, plus beta times C unless beta is 0, rows LDC
+// apart. C_PAIRS 1 (LDC, C's offset and stride even) writes each pair of columns as a float2.
+inline __attribute__((always_inline)) void store_gemm_block(__global float *out, const float *acc,
+                                                            int row0, int col0, int tid,
+                                                            float alpha, float beta) {
+  const int lane = tid % 32, warp = (tid / 32) % 4, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int i = 0; i < ACC / 2; ++i) {
+    const int row = row0 + warp * 16 + g + (i % 2) * 8;
+    const int col = col0 + (i / 2) * 8 + 2 * t;
+    if (row >= M_ || col >= N_)
+      continue;
+    __global float *c = out + (size_t)row * LDC + col;
+    float2 v = (float2)(alpha * acc[2 * i], alpha * acc[2 * i + 1]);
+#if C_PAIRS && N_ % 2 == 0
+    if (beta != 0.0f)
+      v += beta * *(__global float2 *)c;
+    *(__global float2 *)c = v;
+#else
+    c[0] = beta != 0.0f ? v.x + beta * c[0] : v.x;
+    if (col + 1 < N_)
+      c[1] = beta != 0.0f ? v.y + beta * c[1] : v.y;
+#endif
+  }
+}
+#endif
+
 // PASSES_ONLY 1 leaves the products out, so that the passes build on any device (the tests check
 // them on PoCL).
 #ifndef PASSES_ONLY
@@ -624,9 +682,9 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 #define KPS BK
 #endif
 #if BULK
-#define SLICES ((COLSROWS + KPS - 1) / KPS) // slices of a tiled operand's block
-#define STAGE_K (TILED ? KPS : BK)          // values of K per fill of a stage
+#define STAGE_K (TILED ? KPS : BK) // values of K per fill of a stage
 #define FILLS ((COLSROWS + STAGE_K - 1) / STAGE_K)
+#define SLICES (FILLS * (STAGE_K / KPS)) // slices of a tiled operand's block: whole fills
 #define TILE_A (BM * BK) // floats per stage of A's tile
 #if SPLIT_B
 #define TILE_B (BN * 16 * (BK / 8)) // BK / 8 tiled slices with rows of 16 floats
@@ -725,7 +783,19 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
             ,
             __global const ulong *maps // A's tensor map, then B's
 #endif
+#if GEMM
+            ,
+            ulong c_offset, ulong c_stride, float alpha, float beta
+#endif
 ) {
+#if GEMM
+  const size_t product = get_group_id(1); // of the batch
+  maps += product * 32;
+  out += c_offset + product * c_stride;
+#if SPLIT_B && !B_TILES_SHARED
+  in2 += product * (size_t)((N_ + BN - 1) / BN) * SLICES * BN * 16;
+#endif
+#endif
   __local float tiles[STAGES * (TILE_A + TILE_B)] __attribute__((aligned(1024)));
   __local ulong full[STAGES]; // a phase per fill of the stage
   __local float *const As = tiles, *const Bs = tiles + STAGES * TILE_A;
@@ -848,7 +918,11 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
   }
   wgmma_wait_all();
 
+#if GEMM
+  store_gemm_block(out, acc, block_m + warpgroup * 64, block_n, tid, alpha, beta);
+#else
   store_block(out, acc, block_m + warpgroup * 64, block_n, tid);
+#endif
 }
 #endif // BULK && !PASSES_ONLY
 
@@ -889,21 +963,40 @@ __kernel void round_to_tf32(__global const float *in, __global float *out, int l
 // 64-byte tile rows. (One work-item per tile row, neighbours writing neighbouring rows, took
 // 1.7 times as long on an H100; one per row with neighbours reading neighbouring slices, 3 times.)
 // 1-D: ceil(lines / block) * block * ceil(COLSROWS / 4) work-items.
+#if GEMM // lines zero-padded to whole slices of the product's fills, read LDB apart
+#define LINE_CHUNKS (SLICES * KPS / 4)
+#define IN_LD LDB
+#define IN_ALIGNED (B_ALIGNED && LDB % 4 == 0)
+#else
 #define LINE_CHUNKS ((COLSROWS + 3) / 4)
-__kernel void tile_operand(__global const float *in, __global float *out, int lines, int block) {
+#define IN_LD COLSROWS
+#define IN_ALIGNED (COLSROWS % 4 == 0)
+#endif
+__kernel void tile_operand(__global const float *in, __global float *out, int lines, int block
+#if GEMM
+                           ,
+                           ulong offset, ulong stride
+#endif
+) {
   const int g = get_global_id(0);
   if (g >= (lines + block - 1) / block * block * LINE_CHUNKS)
     return;
-  const int line = g / LINE_CHUNKS, k = g % LINE_CHUNKS * 4, r = line % block;
-  const __global float *src = in + (size_t)line * COLSROWS + k;
-  float4 v = (float4)(0.0f);
-  if (line < lines) {
-#if COLSROWS % 4 == 0
-    v = *(const __global float4 *)src;
-#else
-    v = (float4)(src[0], k + 1 < COLSROWS ? src[1] : 0.0f, k + 2 < COLSROWS ? src[2] : 0.0f,
-                 k + 3 < COLSROWS ? src[3] : 0.0f);
+#if GEMM
+  const size_t product = get_global_id(1); // of the batch
+  in += offset + product * stride;
+  out += product * (size_t)((lines + block - 1) / block) * SLICES * block * 16;
 #endif
+  const int line = g / LINE_CHUNKS, k = g % LINE_CHUNKS * 4, r = line % block;
+  const __global float *src = in + (size_t)line * IN_LD + k;
+  float4 v = (float4)(0.0f);
+  if (line < lines && k < COLSROWS) {
+#if IN_ALIGNED
+    if (k + 4 <= COLSROWS)
+      v = *(const __global float4 *)src;
+    else
+#endif
+      v = (float4)(src[0], k + 1 < COLSROWS ? src[1] : 0.0f, k + 2 < COLSROWS ? src[2] : 0.0f,
+                   k + 3 < COLSROWS ? src[3] : 0.0f);
   }
   __global float *const tile = out + ((size_t)(line / block) * SLICES + k / KPS) * block * 16;
   // The last chunk of a line also zeroes the rest of its slice.

@@ -3,6 +3,7 @@
 #include "boundary.hpp"
 #include "cl_api.hpp"
 #include "gemm/gemm.hpp"
+#include "gemm/tensor_cores.hpp"
 #include "objects.hpp"
 
 #include <fmt/format.h>
@@ -95,16 +96,30 @@ void check_overlaps(const gemm::Call &call, uint64_t end_a, uint64_t end_b, uint
                      call.c.stride, matrix_c));
 }
 
+static_assert(static_cast<int>(gemm::Precision::exact) == MQLCL_GEMM_EXACT &&
+              static_cast<int>(gemm::Precision::accurate) == MQLCL_GEMM_ACCURATE &&
+              static_cast<int>(gemm::Precision::tf32) == MQLCL_GEMM_TF32 &&
+              static_cast<int>(gemm::Precision::fastest) == MQLCL_GEMM_FASTEST);
+
 void check_device(const gemm::Call &call, int32_t precision) {
   const Device &device = *call.c.buffer->context->device;
   if (call.double_precision && !device.has_fp64)
     fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED,
          fmt::format("CLGemm: {} has no double precision (cl_khr_fp64)", device.name));
-  if (precision == MQLCL_GEMM_TF32)
+  if (precision == MQLCL_GEMM_TF32 && call.double_precision)
     fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED,
-         fmt::format("CLGemm: MQLCL_GEMM_TF32 is not offered on {}; MQLCL_GEMM_FASTEST runs the "
-                     "fastest precision the device has",
+         "CLGemm: MQLCL_GEMM_TF32 is a precision of float products, not of double ones");
+  if (precision == MQLCL_GEMM_TF32 && !gemm::offers_tensor_cores(device))
+    fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED,
+         fmt::format("CLGemm: MQLCL_GEMM_TF32 is not offered on {}: it runs on the tensor cores "
+                     "of an NVIDIA GPU of compute capability 9.0 (H100, H200); "
+                     "MQLCL_GEMM_FASTEST runs the fastest precision the device has",
                      device.name));
+  if (precision == MQLCL_GEMM_TF32 && !gemm::fits_tensor_cores(call))
+    fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED,
+         fmt::format("CLGemm: MQLCL_GEMM_TF32 takes m, n and k below 2^31 and n * k below 2^33 "
+                     "(m {}, n {}, k {})",
+                     call.m, call.n, call.k));
 }
 
 void check_sizes(uint32_t m, uint32_t n, uint32_t k, uint32_t batch) {
@@ -138,6 +153,7 @@ MQLCL_API int32_t CLGemm(int32_t buffer_a, int32_t buffer_b, int32_t buffer_c, i
     call.b = {buffer_of(buffer_b, "CLGemm"), offset_b, ldb, stride_b, transpose_b == 1};
     call.c = {buffer_of(buffer_c, "CLGemm"), offset_c, ldc, stride_c, false};
     call.double_precision = element_type == MQLCL_GEMM_DOUBLE;
+    call.precision = static_cast<gemm::Precision>(precision);
     call.m = m;
     call.n = n;
     call.k = k;

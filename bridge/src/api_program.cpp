@@ -4,6 +4,7 @@
 #include "cl_api.hpp"
 #include "objects.hpp"
 #include "ptx_rewrite.hpp"
+#include "sm90a_build.hpp"
 #include "utf16.hpp"
 
 #include <fmt/format.h>
@@ -16,8 +17,6 @@ namespace {
 
 // Always built with -cl-kernel-arg-info so every argument's kind is known (objects.hpp, ArgKind).
 constexpr const char *kBridgeBuildOptions = "-cl-kernel-arg-info";
-// Added to the source build under -mqlcl-nv-sm90a, so that kernels can tell.
-constexpr const char *kSm90aDefine = "-D MQLCL_SM90A=1";
 
 std::string build_log_of(const Program &program) {
   const ClApi &cl = cl_api();
@@ -46,78 +45,22 @@ struct BuildLogOut {
   }
 };
 
-// A failed build: the caller reads why in the log as well as in the last error.
-[[noreturn]] void fail_build(const BuildLogOut &log, const std::string &message, cl_int status) {
-  log.write(message);
-  fail(MQLCL_ERR_OPENCL_PROGRAM_CREATE, message, status);
-}
-
-// -mqlcl-nv-sm90a (ptx_rewrite.hpp): replaces the source build in `program` with the same code
-// built from the driver's PTX retargeted to sm_90a. `options` are the user's, without the bridge's
-// own: NVIDIA's PTX-to-SASS options (-cl-nv-maxrregcount, ...) still apply to a binary build.
+// -mqlcl-nv-sm90a: replaces the source build in `program` with the same code built from the
+// driver's PTX retargeted to sm_90a (sm90a_build.hpp). `options` are the user's, without the
+// bridge's own.
 void rebuild_for_sm90a(const char *function, Program &program, const std::string &options,
                        const BuildLogOut &log) {
-  auto failed = [&](const std::string &what, cl_int status) {
-    fail_build(log, fmt::format("{}: {}: {}", function, kSm90aOption, what), status);
-  };
-  const ClApi &cl = cl_api();
-  if (cl.clGetProgramInfo == nullptr || cl.clCreateProgramWithBinary == nullptr)
-    failed("this OpenCL library has no clGetProgramInfo or clCreateProgramWithBinary", CL_SUCCESS);
-  cl_device_id device = program.context->device->id;
-
-  size_t size = 0; // the context has one device, so the program has one binary
-  cl_int status =
-      cl.clGetProgramInfo(program.program, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr);
-  if (status != CL_SUCCESS)
-    failed(fmt::format("clGetProgramInfo(CL_PROGRAM_BINARY_SIZES): {} ({})", cl_error_name(status),
-                       status),
-           status);
-  std::string binary(size, '\0');
-  auto *binary_pointer = reinterpret_cast<unsigned char *>(binary.data());
-  if (size > 0) {
-    status = cl.clGetProgramInfo(program.program, CL_PROGRAM_BINARIES, sizeof(binary_pointer),
-                                 &binary_pointer, nullptr);
-    if (status != CL_SUCCESS)
-      failed(fmt::format("clGetProgramInfo(CL_PROGRAM_BINARIES): {} ({})", cl_error_name(status),
-                         status),
-             status);
+  Sm90aBuild rebuilt;
+  try {
+    rebuilt = mqlcl::rebuild_for_sm90a(function, program.context->context,
+                                       program.context->device->id, program.program, options);
+  } catch (const Failure &failure) {
+    log.write(failure.message()); // the caller reads why in the log as well
+    throw;
   }
-  PtxRewrite rewrite = retarget_ptx_to_sm90a(binary);
-  if (rewrite.error)
-    failed(fmt::format("the device's program binary is not NVIDIA PTX for sm_90 ({}); this "
-                       "option needs an H100/H200 with NVIDIA's OpenCL",
-                       *rewrite.error),
-           CL_SUCCESS);
-
-  // With its terminator, as NVIDIA gives its own PTX.
-  size_t length = rewrite.ptx.size() + 1;
-  auto *ptx = reinterpret_cast<const unsigned char *>(rewrite.ptx.c_str());
-  cl_int binary_status = CL_SUCCESS;
-  Program rebuilt; // releases whichever program it holds when it goes
-  rebuilt.context = program.context;
-  rebuilt.program = cl.clCreateProgramWithBinary(program.context->context, 1, &device, &length,
-                                                 &ptx, &binary_status, &status);
-  if (status != CL_SUCCESS)
-    failed(fmt::format("clCreateProgramWithBinary: {} ({}), binary status {} ({})",
-                       cl_error_name(status), status, cl_error_name(binary_status), binary_status),
-           status);
-
-  std::string note;
-  status = cl.clBuildProgram(rebuilt.program, 1, &device, options.c_str(), nullptr, nullptr);
-  if (status == CL_INVALID_BUILD_OPTIONS && !options.empty()) {
-    // Source-only options (-D, -cl-*) may be refused for a binary: without them, then.
-    note = fmt::format("{}: the driver refused the options \"{}\" for the sm_90a PTX; built "
-                       "without them\n",
-                       kSm90aOption, options);
-    status = cl.clBuildProgram(rebuilt.program, 1, &device, "", nullptr, nullptr);
-  }
-  rebuilt.build_log = note + build_log_of(rebuilt);
-  if (status != CL_SUCCESS)
-    failed(fmt::format("clBuildProgram of the sm_90a PTX: {} ({})\n{}", cl_error_name(status),
-                       status, rebuilt.build_log),
-           status);
-  std::swap(program.program, rebuilt.program); // `rebuilt` now releases the source build
-  program.build_log = std::move(rebuilt.build_log);
+  cl_api().clReleaseProgram(program.program);
+  program.program = rebuilt.program;
+  program.build_log = std::move(rebuilt.log);
 }
 
 int32_t create_program(const char *function, int32_t context_handle, const char16_t *source,

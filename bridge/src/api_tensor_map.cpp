@@ -7,6 +7,7 @@
 #include "cl_api.hpp"
 #include "cuda_driver.hpp"
 #include "objects.hpp"
+#include "tensor_maps.hpp"
 
 #include <fmt/format.h>
 
@@ -20,40 +21,11 @@ constexpr const char *kFunction = "CLBufferTensorMap";
 constexpr uint32_t kMapBytes = 128;    // sizeof(CUtensorMap)
 constexpr uint32_t kMapAlignment = 64; // what the copy engine needs of a map's address
 constexpr uint32_t kMaxBoxSide = 256;  // cuTensorMapEncodeTiled's limit per dimension
-constexpr cl_uint kNvidiaVendorId = 0x10DE;
-constexpr cl_device_info kComputeCapabilityMajorNv =
-    0x4000;                                    // CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
-constexpr cl_device_info kPciBusIdNv = 0x4008; // CL_DEVICE_PCI_BUS_ID_NV
 
 constexpr const char *kAddressSource =
     "__kernel void mqlcl_device_address(__global const uchar *buffer, __global ulong *address) {\n"
     "  *address = (ulong)buffer;\n"
     "}\n";
-
-// The device's PCI bus, which tells the CUDA driver which of its devices this is; -1 when the
-// OpenCL driver does not say.
-int pci_bus(const Device &device) {
-  cl_uint bus = 0;
-  return cl_api().clGetDeviceInfo(device.id, kPciBusIdNv, sizeof bus, &bus, nullptr) == CL_SUCCESS
-             ? static_cast<int>(bus)
-             : -1;
-}
-
-void require_tensor_memory_access(const Device &device) {
-  const ClApi &cl = cl_api();
-  cl_uint vendor = 0;
-  check_cl(cl.clGetDeviceInfo(device.id, CL_DEVICE_VENDOR_ID, sizeof vendor, &vendor, nullptr),
-           "CLBufferTensorMap: clGetDeviceInfo(CL_DEVICE_VENDOR_ID)", MQLCL_ERR_OPENCL_INTERNAL);
-  cl_uint major = 0;
-  if (vendor != kNvidiaVendorId ||
-      cl.clGetDeviceInfo(device.id, kComputeCapabilityMajorNv, sizeof major, &major, nullptr) !=
-          CL_SUCCESS ||
-      major < 9)
-    fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED,
-         fmt::format("{}: tensor maps need an NVIDIA GPU of compute capability 9.0 or later; "
-                     "device {} ({}) is not one",
-                     kFunction, device.ordinal, device.name));
-}
 
 // Builds the context's address probe once; call with its mutex held.
 void build_address_probe(Context &context) {
@@ -82,15 +54,33 @@ void build_address_probe(Context &context) {
   check_cl(status, "CLBufferTensorMap: clCreateKernel", MQLCL_ERR_OPENCL_INTERNAL);
 }
 
-// Where `buffer` lives in the device's address space. NVIDIA's driver keeps a buffer where it
-// first placed it for the buffer's life; the launch places it if nothing has yet.
-uint64_t device_address(Buffer &buffer) {
-  Context &context = *buffer.context;
+} // namespace
+
+namespace mqlcl {
+
+int pci_bus(const Device &device) {
+  constexpr cl_device_info kPciBusIdNv = 0x4008; // CL_DEVICE_PCI_BUS_ID_NV
+  cl_uint bus = 0;
+  return cl_api().clGetDeviceInfo(device.id, kPciBusIdNv, sizeof bus, &bus, nullptr) == CL_SUCCESS
+             ? static_cast<int>(bus)
+             : -1;
+}
+
+void require_tensor_memory_access(const Device &device, const char *function) {
+  constexpr cl_uint kNvidiaVendorId = 0x10DE;
+  if (device.vendor_id != kNvidiaVendorId || device.compute_capability < 90)
+    fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED,
+         fmt::format("{}: tensor maps need an NVIDIA GPU of compute capability 9.0 or later; "
+                     "device {} ({}) is not one",
+                     function, device.ordinal, device.name));
+}
+
+uint64_t device_address(Context &context, cl_mem memory) {
   AddressProbe &probe = context.address_probe;
   std::lock_guard<std::mutex> lock(probe.mutex);
   build_address_probe(context);
   const ClApi &cl = cl_api();
-  check_cl(cl.clSetKernelArg(probe.kernel, 0, sizeof(cl_mem), &buffer.memory),
+  check_cl(cl.clSetKernelArg(probe.kernel, 0, sizeof(cl_mem), &memory),
            "CLBufferTensorMap: clSetKernelArg", MQLCL_ERR_OPENCL_INTERNAL);
   check_cl(cl.clSetKernelArg(probe.kernel, 1, sizeof(cl_mem), &probe.result),
            "CLBufferTensorMap: clSetKernelArg", MQLCL_ERR_OPENCL_INTERNAL);
@@ -105,7 +95,7 @@ uint64_t device_address(Buffer &buffer) {
   return address;
 }
 
-} // namespace
+} // namespace mqlcl
 
 extern "C" {
 
@@ -165,10 +155,10 @@ MQLCL_API int32_t CLBufferTensorMap(int32_t map_buffer, uint32_t map_offset, int
            fmt::format("{}: a box of {} x {} floats: each side at most {}, a row whole 16-byte "
                        "chunks and, with a swizzle, no longer than it ({} bytes)",
                        kFunction, box_rows, box_cols, kMaxBoxSide, swizzle));
-    require_tensor_memory_access(*matrix->context->device);
+    require_tensor_memory_access(*matrix->context->device, kFunction);
 
     TensorMapRequest request;
-    request.address = device_address(*matrix) + buffer_offset;
+    request.address = device_address(*matrix->context, matrix->memory) + buffer_offset;
     request.rows = rows;
     request.cols = cols;
     request.row_pitch = row_pitch;

@@ -713,8 +713,9 @@ int call_cublas(const CudaLibraries &libraries, void *handle, const GeneralGemm 
 
 GeneralAnchor cublas_gemm(const GeneralGemm &p, uint32_t repeat) {
   GeneralAnchor result;
-  result.name = fmt::format("cuBLAS {}gemm{} (FP{})", p.double_precision ? "D" : "S",
-                            p.batch > 1 ? "StridedBatched" : "", p.double_precision ? 64 : 32);
+  result.name = fmt::format("cuBLAS {}gemm{} ({})", p.double_precision ? "D" : "S",
+                            p.batch > 1 ? "StridedBatched" : "",
+                            p.double_precision ? "FP64" : (p.tf32 ? "TF32" : "FP32"));
   const CudaLibraries &libraries = cuda_libraries();
   if (!libraries.cudart || !libraries.cublas) {
     result.note = "the CUDA runtime or cuBLAS is not installed (tried " + libraries.tried + ")";
@@ -731,8 +732,8 @@ GeneralAnchor cublas_gemm(const GeneralGemm &p, uint32_t repeat) {
     result.note = "cublasCreate failed (no CUDA device?)";
     return result;
   }
-  constexpr int kPedanticMath = 2;
-  cublas.get<int(void *, int)>("cublasSetMathMode")(handle, kPedanticMath);
+  constexpr int kPedanticMath = 2, kTf32Math = 3;
+  cublas.get<int(void *, int)>("cublasSetMathMode")(handle, p.tf32 ? kTf32Math : kPedanticMath);
   {
     CudaOperands operands(libraries, p);
     if (!operands.ok()) {

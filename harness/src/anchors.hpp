@@ -114,6 +114,7 @@ AnchorResult cublas_sgemm(const GemmProblem &problem, uint32_t repeat, bool tf32
 struct GeneralGemm {
   uint32_t m = 0, n = 0, k = 0, batch = 1;
   bool transpose_a = false, transpose_b = false, double_precision = false;
+  bool tf32 = false; // float products on the tensor cores (cuBLAS's TF32 tensor-op math)
   const std::vector<double> *a = nullptr, *b = nullptr; // the values, converted as the type says
 };
 
@@ -125,8 +126,8 @@ struct GeneralAnchor {
   std::vector<double> product;
 };
 
-// cuBLAS on CUDA device 0: cublasSgemm / cublasDgemm (pedantic math), or their strided-batched
-// forms for a batch.
+// cuBLAS on CUDA device 0: cublasSgemm / cublasDgemm (pedantic math, or TF32 tensor-op math for
+// `tf32`), or their strided-batched forms for a batch.
 GeneralAnchor cublas_gemm(const GeneralGemm &problem, uint32_t repeat);
 
 } // namespace mqlcl::replay

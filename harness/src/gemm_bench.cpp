@@ -42,18 +42,29 @@ std::string case_label(const GemmCase &c) {
   label += g.double_precision ? " double" : " float";
   if (c.precision == MQLCL_GEMM_ACCURATE)
     label += " accurate";
+  if (c.precision == MQLCL_GEMM_TF32)
+    label += " tf32";
   return label;
 }
 
-// The squares at `sizes` both ways (B as stored by rows, and transposed), the network shapes
-// with each operand transposed, double and a batch; on CPUs only the squares, double and batch.
+// The squares at `sizes` both ways (B as stored by rows, and transposed), FP32-accurate at each
+// with B transposed, then on GPUs TF32 and FP32-accurate at 4096 both ways and the network
+// shapes with each operand transposed; double and a batch. On CPUs FP32-accurate runs at the
+// largest size only (it is the exact product there) and TF32 not at all.
 std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu) {
   std::vector<GemmCase> cases;
   for (uint32_t n : sizes)
     for (bool transpose_b : {false, true})
       cases.push_back({GeneralGemm{n, n, n, 1, false, transpose_b}});
-  cases.push_back(
-      {GeneralGemm{sizes.back(), sizes.back(), sizes.back(), 1, false, true}, MQLCL_GEMM_ACCURATE});
+  for (uint32_t n : sizes)
+    if (gpu || n == sizes.back())
+      cases.push_back({GeneralGemm{n, n, n, 1, false, true}, MQLCL_GEMM_ACCURATE});
+  if (gpu) {
+    const uint32_t n = 4096;
+    cases.push_back({GeneralGemm{n, n, n, 1, false, false}, MQLCL_GEMM_ACCURATE});
+    for (bool transpose_b : {true, false})
+      cases.push_back({GeneralGemm{n, n, n, 1, false, transpose_b}, MQLCL_GEMM_TF32});
+  }
   if (gpu)
     for (GeneralGemm shape : {GeneralGemm{4096, 4096, 512}, GeneralGemm{512, 4096, 4096},
                               GeneralGemm{8192, 1024, 8192}})
@@ -120,8 +131,36 @@ struct Checked {
   bool verified = false;
 };
 
-Checked check(const GeneralGemm &g, const std::vector<double> &product,
+// FP32-accurate products also keep max |C - ref| / max |ref| within kAccurateError.
+constexpr double kAccurateError = 1e-5;
+
+// A TF32 product against the fp64 product of its inputs rounded to TF32 as the tensor maps round
+// them (to nearest; NVIDIA does not say how ties break), within verify.hpp's tolerance for sums
+// on the tensor cores.
+bool tf32_verified(const GeneralGemm &g, const std::vector<double> &product) {
+  if (product.size() != size_t{g.m} * g.n || g.batch != 1)
+    return false;
+  Inputs<float> in{Matrix<float>(g.m, g.k, g.m, g.k, Layout::row_major),
+                   Matrix<float>(g.k, g.n, g.k, g.n, Layout::row_major)};
+  std::vector<double> rows = k_contiguous(*g.a, g.m, g.k, g.transpose_a, 0);
+  std::vector<double> cols = k_contiguous(*g.b, g.n, g.k, !g.transpose_b, 0);
+  for (uint32_t l = 0; l < g.k; ++l) {
+    for (uint32_t i = 0; i < g.m; ++i)
+      in.first.at(i, l) = float(rows[size_t{i} * g.k + l]);
+    for (uint32_t j = 0; j < g.n; ++j)
+      in.second.at(l, j) = float(cols[size_t{j} * g.k + l]);
+  }
+  Reference reference = reference_product(in, InputRounding::nearest);
+  const double tolerance = tolerance_of(Arithmetic{InputRounding::nearest, true}, g.k, reference);
+  for (size_t i = 0; i < product.size(); ++i)
+    if (!(std::fabs(product[i] - reference.product[i]) <= tolerance))
+      return false;
+  return true;
+}
+
+Checked check(const GemmCase &c, const std::vector<double> &product,
               const std::vector<double> &reference) {
+  const GeneralGemm &g = c.shape;
   double tolerance =
       g.double_precision ? tolerance_for<double>(g.k, 1, 1) : tolerance_for<float>(g.k, 1, 1);
   Checked result;
@@ -135,7 +174,11 @@ Checked check(const GeneralGemm &g, const std::vector<double> &product,
     largest = std::max(largest, std::fabs(reference[i]));
   }
   result.error_ratio = largest > 0 ? worst / largest : worst;
-  result.verified = finite && worst <= tolerance;
+  if (c.precision == MQLCL_GEMM_TF32)
+    result.verified = finite && tf32_verified(g, product);
+  else
+    result.verified = finite && worst <= tolerance &&
+                      (c.precision != MQLCL_GEMM_ACCURATE || result.error_ratio <= kAccurateError);
   return result;
 }
 
@@ -252,13 +295,15 @@ CaseResult measure_case(const Bridge &bridge, const DeviceInfo &device, const Ge
   GeneralGemm with_data = g;
   with_data.a = &a;
   with_data.b = &b;
+  with_data.tf32 = c.precision == MQLCL_GEMM_TF32;
   CaseResult result;
   result.ours = g.double_precision ? run_library<double>(bridge, device.ordinal, c, a, b, repeat)
                                    : run_library<float>(bridge, device.ordinal, c, a, b, repeat);
   result.anchor = anchor_for(device, GemmCase{with_data, c.precision}, a, b, repeat);
   std::vector<double> reference = reference_product(g, a, b);
-  result.ours_checked = check(g, result.ours.product, reference);
-  result.anchor_checked = check(g, result.anchor.product, reference);
+  const GemmCase checked{with_data, c.precision};
+  result.ours_checked = check(checked, result.ours.product, reference);
+  result.anchor_checked = check(checked, result.anchor.product, reference);
   return result;
 }
 

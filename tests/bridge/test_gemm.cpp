@@ -79,8 +79,9 @@ template <class T> std::vector<T> converted(const std::vector<double> &values) {
 }
 
 // Checks C after the call against alpha * op(A) * op(B) + beta * C in fp64, element by element:
-// |error| <= 2 (k + 2) u (|alpha| sum |a||b| + |beta c|), u the unit roundoff of T. Elements of C
-// outside the product (padding, before the offset) must be untouched.
+// |error| <= 2 (k + 2) u (|alpha| sum |a||b| + |beta c|), u the unit roundoff of T; TF32 adds
+// 2^-10 |alpha| sum |a||b|, the rounding of both factors of each product to TF32's 10 bits.
+// Elements of C outside the product (padding, before the offset) must be untouched.
 template <class T>
 void check_product(const Case &c, const Stored &sa, const Stored &sb, const Stored &sc,
                    const Run<T> &run) {
@@ -105,6 +106,8 @@ void check_product(const Case &c, const Stored &sa, const Stored &sb, const Stor
         double scaled_c = c.beta != 0 ? c.beta * run.c_before[at] : 0; // C is NaN when beta is 0
         double want = c.alpha * sum + scaled_c;
         double bound = 2 * (c.k + 2) * u * (std::fabs(c.alpha) * magnitude + std::fabs(scaled_c));
+        if (c.precision == MQLCL_GEMM_TF32)
+          bound += std::ldexp(1.0, -10) * std::fabs(c.alpha) * magnitude;
         double error = std::fabs(run.c_after[at] - want);
         worst = std::max(worst, error / std::max(bound, 1e-300));
         wrong += !(error <= bound) ? 1 : 0; // a NaN is wrong too
@@ -228,6 +231,41 @@ BOOST_AUTO_TEST_CASE(every_precision_the_device_offers_verifies) {
     c.precision = precision;
     run_case(context, c);
   }
+}
+
+// Whether the device runs MQLCL_GEMM_TF32 (NVIDIA sm_90); elsewhere it is refused with 5100.
+bool offers_tf32(int32_t context) {
+  Buffer x = make_buffer(context, 64);
+  if (CLGemm(x, x, make_buffer(context, 64), MQLCL_GEMM_FLOAT, MQLCL_GEMM_TF32, 0, 0, 4, 4, 1, 1, 0,
+             0, 0, 0, 0, 0, 0, 1, 0, 0, 0) == 1)
+    return true;
+  BOOST_TEST_REQUIRE(CLGetLastError() == MQLCL_ERR_OPENCL_NOT_SUPPORTED, last_error_text());
+  return false;
+}
+
+// The float cases again in FP32-accurate and TF32 precision (on NVIDIA sm_90, the tensor-core
+// products with their copies, maps and B's pass; elsewhere FP32-accurate is the exact product).
+std::vector<Case> tensor_core_cases() {
+  std::vector<Case> cases;
+  std::vector<Case> all = layouts_and_sizes();
+  for (const Case &c : scaled_padded_and_batched())
+    all.push_back(c);
+  all.push_back(Case{1023, 1000, 517, true, false});
+  all.push_back(Case{300, 200, 96, false, true});
+  for (Case c : all)
+    if (!c.double_precision)
+      for (int32_t precision : {MQLCL_GEMM_ACCURATE, MQLCL_GEMM_TF32}) {
+        c.precision = precision;
+        cases.push_back(c);
+      }
+  return cases;
+}
+
+BOOST_DATA_TEST_CASE(tensor_core_precisions_verify_in_every_layout, tensor_core_cases(), c) {
+  Context context = make_context();
+  if (c.precision == MQLCL_GEMM_TF32 && !offers_tf32(context))
+    return; // refused with 5100: precisions_the_device_lacks_are_refused
+  run_case(context, c);
 }
 
 BOOST_AUTO_TEST_CASE(the_same_shape_runs_again_and_its_time_is_readable) {
@@ -384,8 +422,16 @@ BOOST_AUTO_TEST_CASE(foreign_freed_and_wrong_handles_are_refused) {
 
 BOOST_AUTO_TEST_CASE(precisions_the_device_lacks_are_refused) {
   Hostile h;
+  if (CLGetInfoInteger(h.context, MQLCL_CL_DEVICE_VENDOR_ID) != 0x10DE) // TF32: NVIDIA sm_90
+    expect_refused(
+        h, [](auto &x) { x.precision = MQLCL_GEMM_TF32; }, MQLCL_ERR_OPENCL_NOT_SUPPORTED);
   expect_refused(
-      h, [](auto &x) { x.precision = MQLCL_GEMM_TF32; }, MQLCL_ERR_OPENCL_NOT_SUPPORTED);
+      h,
+      [](auto &x) {
+        x.type = MQLCL_GEMM_DOUBLE;
+        x.precision = MQLCL_GEMM_TF32;
+      },
+      MQLCL_ERR_OPENCL_NOT_SUPPORTED);
   if (CLGetInfoInteger(h.context, MQLCL_CL_DEVICE_DOUBLE_SUPPORT) == 0)
     expect_refused(
         h, [](auto &x) { x.type = MQLCL_GEMM_DOUBLE; }, MQLCL_ERR_OPENCL_NOT_SUPPORTED);

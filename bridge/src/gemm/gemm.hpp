@@ -27,18 +27,41 @@ struct Operand {
   bool transposed = false;
 };
 
+// What the caller asked of the arithmetic (MQLCL_GEMM_EXACT ... _FASTEST).
+enum class Precision { exact, accurate, tf32, fastest };
+
 struct Call {
   Operand a, b, c;
   bool double_precision = false;
+  Precision precision = Precision::exact;
   uint32_t m = 0, n = 0, k = 0, batch = 1;
   double alpha = 1, beta = 0;
 };
 
-// A built program and its one kernel.
+// Whether `device` runs the tensor-core products (TF32 and 3xTF32 on Hopper's wgmma, through
+// tensor maps): an NVIDIA GPU of compute capability 9.0. Whether its driver builds them is known
+// only once one is built.
+bool offers_tensor_cores(const Device &device);
+
+// A built program and the kernels created from it, by name.
 struct Built {
   cl_program program = nullptr;
-  cl_kernel kernel = nullptr;
+  std::map<std::string, cl_kernel> kernels;
 };
+
+// The context's scratch buffers: copies of A and B the products read in place of the caller's
+// (transposed or padded), and B's tiles for the 3xTF32 product.
+enum class ScratchSlot { a, b, b_tiles };
+constexpr size_t kScratchSlots = 3;
+
+// Tensor maps written once for a product's operands and kept: `memory` holds the batch's maps.
+// An entry of the caller's buffers is good while they live (`owners`); scratch buffers bump
+// their generation when they grow, which changes the key.
+struct KeptMaps {
+  std::vector<std::weak_ptr<Buffer>> owners; // the caller's buffers the maps point into
+  cl_mem memory = nullptr;
+};
+constexpr size_t kMaxKeptMaps = 32;
 
 // What a context keeps for its GEMM calls. One call at a time per context (the mutex), so the
 // scratch buffers and the kernels' arguments are never shared by two calls in flight on the
@@ -47,10 +70,15 @@ struct ContextState {
   std::mutex mutex;
   bool overlay_read = false;
   std::vector<TunedEntry> overlay;
-  std::map<std::string, Built> programs;  // by kernel file and build options
-  std::list<std::string> built_order;     // oldest first, for eviction
-  cl_mem scratch[2] = {nullptr, nullptr}; // A's and B's transposed copies
-  size_t scratch_bytes[2] = {0, 0};
+  std::map<std::string, Built> programs; // by kernel file and build options
+  std::list<std::string> built_order;    // oldest first, for eviction
+  cl_mem scratch[kScratchSlots] = {};
+  size_t scratch_bytes[kScratchSlots] = {};
+  uint64_t scratch_generation[kScratchSlots] = {};
+  std::map<std::string, KeptMaps> maps; // by operands and map shapes
+  std::list<std::string> maps_order;    // oldest first, for eviction
+  // Whether this context's tensor-core products built (unknown until the first is tried).
+  enum class TensorCores { untried, built, unavailable } tensor_cores = TensorCores::untried;
   cl_event first_launch = nullptr, last_launch = nullptr; // of the last call
   ~ContextState();
 };

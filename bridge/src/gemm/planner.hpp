@@ -15,8 +15,9 @@ struct Device;
 namespace mqlcl::gemm {
 
 // The product's kernels: step 13's tiles staged in dedicated local memory (GPUs), or step 14's
-// register-blocked form where local memory is part of global memory (CPUs).
-enum class Family { tiles, registers };
+// register-blocked form where local memory is part of global memory (CPUs); on Hopper's tensor
+// cores, step 18's TF32 product and its 3xTF32 (FP32-accurate) form.
+enum class Family { tiles, registers, tensor_tf32, tensor_3xtf32 };
 const char *kernel_file_of(Family family);
 
 struct Shape {
@@ -52,6 +53,10 @@ Plan plan_product(const Device &device, const Shape &shape, const std::optional<
 // The same with the defaults alone (a tuned set that failed to build falls back to these).
 Plan default_plan(const Device &device, const Shape &shape,
                   std::optional<Family> forced = std::nullopt);
+
+// Step 18's tensor-core product (kernels/matr_mul_wgmma_tf32.cl, TMA) in `family` (tensor_tf32 or
+// tensor_3xtf32), with the parameters measured fastest on an H100.
+Plan tensor_plan(const Shape &shape, Family family);
 
 // MQLCL_GEMM_KERNEL: "tiles" or "registers" forces that family; unset or anything else, none.
 std::optional<Family> forced_family();

@@ -1,0 +1,32 @@
+// Operands as the products read them: lines of K (A's rows, B's columns), and the copies made
+// where a product cannot read the caller's layout (K running down the stored rows, or rows that
+// do not start where a tensor map needs them).
+#pragma once
+
+#include "gemm/gemm.hpp"
+
+namespace mqlcl::gemm {
+
+// `lines` lines of K of `operand`, from `memory` at offset, ld and stride (elements).
+// `k_runs_down`: stored K x lines, K running down the stored rows.
+struct Lines {
+  const Operand *operand = nullptr;
+  uint32_t lines = 0;
+  bool k_runs_down = false;
+  bool copied = false; // `memory` is a scratch copy
+  cl_mem memory = nullptr;
+  uint64_t offset = 0, ld = 0, stride = 0;
+};
+
+// A's lines are its rows, stored K x M when transposed; B's are its columns, stored K x N
+// unless transposed.
+Lines lines_of_a(const Call &call);
+Lines lines_of_b(const Call &call);
+
+// Copies `lines` into scratch `slot` as K-contiguous lines, `line_pitch` (>= K) elements apart,
+// the batch's matrices packed one after another (one copy where the batch shares the matrix),
+// and points `lines` at the copy. Enqueued before the product, in the call's timing.
+void copy_as_k_lines(const Context &context, ContextState &state, const Call &call, Lines &lines,
+                     ScratchSlot slot, uint64_t line_pitch, bool &first);
+
+} // namespace mqlcl::gemm

@@ -1,0 +1,181 @@
+#include "gemm/runtime.hpp"
+
+#include "cl_api.hpp"
+#include "errors.hpp"
+#include "gemm/kernels.hpp"
+#include "sm90a_build.hpp"
+
+#include <fmt/format.h>
+
+namespace mqlcl::gemm {
+
+namespace {
+
+template <class Handle, class Release> void release_if(Handle handle, Release ClApi::*fn) noexcept {
+  if (handle != nullptr && !process_is_exiting()) {
+    try {
+      (cl_api().*fn)(handle);
+    } catch (...) {
+    }
+  }
+}
+
+void release(Built &built) noexcept {
+  for (auto &[name, kernel] : built.kernels)
+    release_kernel(kernel);
+  release_program(built.program);
+  built = {};
+}
+
+std::string build_log(cl_program program, cl_device_id device) {
+  const ClApi &cl = cl_api();
+  size_t bytes = 0;
+  if (cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &bytes) !=
+      CL_SUCCESS)
+    return {};
+  std::string log(bytes, '\0');
+  cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, bytes, log.data(), nullptr);
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
+    log.pop_back();
+  return log;
+}
+
+// Builds kernels/`file` from source with `options` (and for `sm90a`, again from its PTX).
+cl_program build_program(const Context &context, const char *file, const std::string &options,
+                         bool sm90a) {
+  const ClApi &cl = cl_api();
+  std::string_view text = kernel_text(file);
+  const char *source = text.data();
+  size_t length = text.size();
+  cl_int status = CL_SUCCESS;
+  cl_program program = cl.clCreateProgramWithSource(context.context, 1, &source, &length, &status);
+  check_cl(status, "CLGemm: clCreateProgramWithSource", MQLCL_ERR_OPENCL_PROGRAM_CREATE);
+  cl_device_id device = context.device->id;
+  std::string source_options = sm90a ? options + " " + kSm90aDefine : options;
+  status = cl.clBuildProgram(program, 1, &device, source_options.c_str(), nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    std::string log = build_log(program, device);
+    release_program(program);
+    fail(MQLCL_ERR_OPENCL_PROGRAM_CREATE,
+         fmt::format("CLGemm: building {} with \"{}\": {} ({})\n{}", file, source_options,
+                     cl_error_name(status), status, log),
+         status);
+  }
+  if (!sm90a)
+    return program;
+  struct Release {
+    cl_program program;
+    ~Release() { release_program(program); }
+  } source_build{program};
+  // The PTX build takes no -D options; the source build has used them.
+  return rebuild_for_sm90a("CLGemm", context.context, device, program, "").program;
+}
+
+cl_kernel kernel_of(Built &built, const char *file, const char *kernel_name) {
+  if (auto found = built.kernels.find(kernel_name); found != built.kernels.end())
+    return found->second;
+  cl_int status = CL_SUCCESS;
+  cl_kernel kernel = cl_api().clCreateKernel(built.program, kernel_name, &status);
+  if (status != CL_SUCCESS)
+    fail(MQLCL_ERR_OPENCL_PROGRAM_CREATE,
+         fmt::format("CLGemm: clCreateKernel({}) of {}", kernel_name, file), status);
+  built.kernels[kernel_name] = kernel;
+  return kernel;
+}
+
+// Keeps `event` as the call's last launch, and as its first if it is the call's first.
+void record_launch(ContextState &state, cl_event event, bool first) {
+  if (first) {
+    release_event(state.first_launch);
+    release_event(state.last_launch);
+    state.first_launch = event;
+    cl_api().clRetainEvent(event);
+  } else {
+    release_event(state.last_launch);
+  }
+  state.last_launch = event;
+}
+
+} // namespace
+
+void release_program(cl_program program) noexcept {
+  release_if(program, &ClApi::clReleaseProgram);
+}
+void release_kernel(cl_kernel kernel) noexcept {
+  release_if(kernel, &ClApi::clReleaseKernel);
+}
+void release_memory(cl_mem memory) noexcept {
+  release_if(memory, &ClApi::clReleaseMemObject);
+}
+void release_event(cl_event event) noexcept {
+  release_if(event, &ClApi::clReleaseEvent);
+}
+
+cl_kernel kernel_for(const Context &context, ContextState &state, const char *file,
+                     const std::string &options, const char *kernel_name, bool sm90a) {
+  std::string key = fmt::format("{} {}{}", file, options, sm90a ? " sm90a" : "");
+  if (auto found = state.programs.find(key); found != state.programs.end()) {
+    // The most recently used goes last, so a build within this call never evicts it.
+    state.built_order.remove(key);
+    state.built_order.push_back(key);
+    return kernel_of(found->second, file, kernel_name);
+  }
+  Built built;
+  built.program = build_program(context, file, options, sm90a);
+  if (state.programs.size() >= kMaxProgramsPerContext) {
+    // In-flight launches keep their kernel alive: OpenCL retains what it has enqueued.
+    release(state.programs[state.built_order.front()]);
+    state.programs.erase(state.built_order.front());
+    state.built_order.pop_front();
+  }
+  state.programs[key] = built;
+  state.built_order.push_back(key);
+  return kernel_of(state.programs[key], file, kernel_name);
+}
+
+cl_mem scratch(const Context &context, ContextState &state, ScratchSlot slot, size_t bytes) {
+  const size_t index = static_cast<size_t>(slot);
+  if (state.scratch_bytes[index] < bytes) {
+    release_memory(state.scratch[index]);
+    state.scratch[index] = nullptr;
+    state.scratch_bytes[index] = 0;
+    ++state.scratch_generation[index];
+    cl_int status = CL_SUCCESS;
+    state.scratch[index] =
+        cl_api().clCreateBuffer(context.context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+    check_cl(
+        status,
+        fmt::format("CLGemm: clCreateBuffer of {} bytes for a copy of an operand", bytes).c_str(),
+        MQLCL_ERR_OPENCL_BUFFER_CREATE);
+    state.scratch_bytes[index] = bytes;
+  }
+  return state.scratch[index];
+}
+
+void set_arg_bytes(cl_kernel kernel, cl_uint index, size_t size, const void *value) {
+  check_cl(cl_api().clSetKernelArg(kernel, index, size, value), "CLGemm: clSetKernelArg",
+           MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+}
+
+void launch(const Context &context, ContextState &state, cl_kernel kernel, cl_uint dimensions,
+            const size_t *global, const size_t *local, bool &first) {
+  cl_event event = nullptr;
+  check_cl(cl_api().clEnqueueNDRangeKernel(context.queue, kernel, dimensions, nullptr, global,
+                                           local, 0, nullptr, &event),
+           "CLGemm: clEnqueueNDRangeKernel", MQLCL_ERR_OPENCL_EXECUTE);
+  record_launch(state, event, first);
+  first = false;
+}
+
+ContextState::~ContextState() {
+  for (auto &[key, built] : programs)
+    release(built);
+  for (cl_mem memory : scratch)
+    release_memory(memory);
+  for (auto &[key, kept] : maps)
+    release_memory(kept.memory);
+  release_event(first_launch);
+  release_event(last_launch);
+}
+
+} // namespace mqlcl::gemm

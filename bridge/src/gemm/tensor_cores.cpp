@@ -1,0 +1,208 @@
+#include "gemm/tensor_cores.hpp"
+
+#include "cl_api.hpp"
+#include "cuda_driver.hpp"
+#include "errors.hpp"
+#include "gemm/operands.hpp"
+#include "gemm/planner.hpp"
+#include "gemm/runtime.hpp"
+#include "tensor_maps.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+namespace mqlcl::gemm {
+
+namespace {
+
+constexpr uint64_t kMapBytes = 128;        // one CUtensorMap
+constexpr uint64_t kProductMapBytes = 256; // A's map, then B's, per product of the batch
+constexpr size_t kPassGroup = 256;
+
+uint64_t round_up(uint64_t value, uint64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+uint32_t param(const Plan &plan, const char *name) {
+  return static_cast<uint32_t>(plan.params.at(name));
+}
+
+// A map reads lines as they are when K is contiguous and every row and matrix starts on a
+// 16-byte boundary.
+bool mappable(const Lines &lines, uint32_t batch) {
+  return !lines.k_runs_down && lines.ld % 4 == 0 && lines.offset % 4 == 0 &&
+         (batch == 1 || lines.stride % 4 == 0);
+}
+
+// B's pass, 3xTF32: B's lines in tiles of BN lines, zero-padded to whole fills of BK.
+struct PassShape {
+  uint64_t line_chunks = 0;    // work-items per line: 4 values of K each
+  uint64_t product_floats = 0; // per product of the batch
+  uint64_t work_items = 0;     // per product
+};
+
+PassShape pass_shape(const Call &call, const Plan &plan) {
+  const uint64_t bk = param(plan, "BK"), bn = param(plan, "BN");
+  const uint64_t fills = (call.k + bk - 1) / bk, blocks = (call.n + bn - 1) / bn;
+  PassShape shape;
+  shape.line_chunks = fills * bk / 4;
+  shape.product_floats = blocks * (fills * bk / 8) * bn * 16;
+  shape.work_items = blocks * bn * shape.line_chunks;
+  return shape;
+}
+
+std::string product_options(const Call &call, const Plan &plan, const Lines &b) {
+  const bool c_pairs = call.c.ld % 2 == 0 && call.c.offset % 2 == 0 && call.c.stride % 2 == 0;
+  const bool b_aligned = b.offset % 4 == 0 && b.stride % 4 == 0;
+  const bool b_shared = call.batch > 1 && b.stride == 0;
+  std::string options =
+      fmt::format("-DGEMM=1 -DROWS1={} -DCOLS2={} -DCOLSROWS={} -DLDB={} -DLDC={} -DC_PAIRS={} "
+                  "-DB_ALIGNED={} -DB_TILES_SHARED={}",
+                  call.m, call.n, call.k, b.ld, call.c.ld, c_pairs ? 1 : 0, b_aligned ? 1 : 0,
+                  b_shared ? 1 : 0);
+  for (const auto &[name, value] : plan.params)
+    options += fmt::format(" -D{}={}", name, value);
+  return options;
+}
+
+// One operand's maps, one per product of the batch, at `slot` (0 A, 1 B) of each product's 256
+// bytes.
+void encode_maps(Context &context, const Lines &lines, uint32_t batch, uint32_t box_rows,
+                 uint32_t box_k, bool tf32, uint32_t k, size_t slot, std::vector<uint64_t> &words) {
+  TensorMapRequest request;
+  request.rows = lines.lines;
+  request.cols = k;
+  request.row_pitch = lines.ld * 4;
+  request.box_rows = box_rows;
+  request.box_cols = box_k;
+  request.swizzle = box_k * 4;
+  request.tf32 = tf32;
+  request.pci_bus = pci_bus(*context.device);
+  const uint64_t base = device_address(context, lines.memory);
+  for (uint32_t product = 0; product < batch; ++product) {
+    request.address = base + (lines.offset + product * lines.stride) * 4;
+    const std::array<uint64_t, 16> map = encode_tensor_map(request, "CLGemm");
+    std::copy(map.begin(), map.end(),
+              words.begin() + product * (kProductMapBytes / 8) + slot * (kMapBytes / 8));
+  }
+}
+
+// What the maps of `lines` depend on: the memory and its layout; for a scratch copy, the
+// scratch buffer's generation too.
+std::string map_key(const ContextState &state, const Lines &lines, ScratchSlot slot) {
+  return fmt::format("{}:{}:{}:{}:{}:{}", static_cast<const void *>(lines.memory), lines.offset,
+                     lines.ld, lines.stride, lines.lines,
+                     lines.copied ? state.scratch_generation[static_cast<size_t>(slot)] : 0);
+}
+
+// The batch's maps for this product, written once per layout and kept (kMaxKeptMaps).
+cl_mem maps_for(Context &context, ContextState &state, const Call &call, const Plan &plan,
+                const Lines &a, const Lines &b, bool map_b) {
+  const bool tf32 = plan.family == Family::tensor_tf32;
+  const uint32_t bk = param(plan, "BK");
+  const std::string key = fmt::format("{}|{}|{} {} {} {} {}", map_key(state, a, ScratchSlot::a),
+                                      map_b ? map_key(state, b, ScratchSlot::b) : "-", call.k,
+                                      call.batch, bk, param(plan, "BM"), param(plan, "BN")) +
+                          (tf32 ? " tf32" : "");
+  if (auto found = state.maps.find(key); found != state.maps.end()) {
+    bool alive = true;
+    for (const auto &owner : found->second.owners)
+      alive = alive && !owner.expired();
+    if (alive) {
+      state.maps_order.remove(key);
+      state.maps_order.push_back(key);
+      return found->second.memory;
+    }
+    release_memory(found->second.memory);
+    state.maps.erase(found);
+    state.maps_order.remove(key);
+  }
+  std::vector<uint64_t> words(call.batch * kProductMapBytes / 8, 0);
+  encode_maps(context, a, call.batch, param(plan, "BM"), bk, tf32, call.k, 0, words);
+  if (map_b)
+    encode_maps(context, b, call.batch, param(plan, "BN"), bk, tf32, call.k, 1, words);
+  cl_int status = CL_SUCCESS;
+  KeptMaps kept;
+  kept.memory = cl_api().clCreateBuffer(context.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                        words.size() * 8, words.data(), &status);
+  check_cl(status, "CLGemm: clCreateBuffer for the tensor maps", MQLCL_ERR_OPENCL_BUFFER_CREATE);
+  if (!a.copied)
+    kept.owners.push_back(a.operand->buffer);
+  if (map_b && !b.copied)
+    kept.owners.push_back(b.operand->buffer);
+  if (state.maps.size() >= kMaxKeptMaps) {
+    release_memory(state.maps[state.maps_order.front()].memory);
+    state.maps.erase(state.maps_order.front());
+    state.maps_order.pop_front();
+  }
+  state.maps[key] = kept;
+  state.maps_order.push_back(key);
+  return kept.memory;
+}
+
+} // namespace
+
+bool offers_tensor_cores(const Device &device) {
+  return device.vendor_id == 0x10DE && device.compute_capability == 90;
+}
+
+bool fits_tensor_cores(const Call &call) {
+  constexpr uint64_t kIndexLimit = uint64_t{1} << 31;
+  const uint64_t pass_items = round_up(call.n, 128) * round_up(call.k, 32) / 4;
+  return call.m < kIndexLimit && call.n < kIndexLimit && call.k < kIndexLimit &&
+         pass_items < kIndexLimit;
+}
+
+void run_tensor_core_product(Context &context, ContextState &state, const Call &call, bool &first) {
+  const Shape shape{call.m, call.n, call.k, call.batch, 4};
+  const bool three = call.precision != Precision::tf32;
+  const Plan plan = tensor_plan(shape, three ? Family::tensor_3xtf32 : Family::tensor_tf32);
+  Lines a = lines_of_a(call), b = lines_of_b(call);
+  const uint64_t pitch = round_up(call.k, 4);
+  const bool copy_a = !mappable(a, call.batch);
+  // 3xTF32's pass reads B's lines at any offset and pitch, but not K down B's rows.
+  const bool copy_b = three ? b.k_runs_down : !mappable(b, call.batch);
+  Lines b_as_read = b;
+  if (copy_b) // the copy's layout, for the build options
+    b_as_read = Lines{b.operand, b.lines, false, true,
+                      nullptr,   0,       pitch, b.stride == 0 ? 0 : b.lines * pitch};
+  const std::string options = product_options(call, plan, b_as_read);
+  const char *file = kernel_file_of(plan.family);
+  cl_kernel product = kernel_for(context, state, file, options, "matricesMul", true);
+  cl_kernel pass =
+      three ? kernel_for(context, state, file, options, "tile_operand", true) : nullptr;
+
+  if (copy_a)
+    copy_as_k_lines(context, state, call, a, ScratchSlot::a, pitch, first);
+  if (copy_b)
+    copy_as_k_lines(context, state, call, b, ScratchSlot::b, pitch, first);
+  cl_mem maps = maps_for(context, state, call, plan, a, b, !three);
+  cl_mem operand_b = b.memory;
+  if (three) {
+    const PassShape shape_of_pass = pass_shape(call, plan);
+    const uint32_t copies = b.stride == 0 ? 1 : call.batch;
+    operand_b =
+        scratch(context, state, ScratchSlot::b_tiles, shape_of_pass.product_floats * copies * 4);
+    set_arg(pass, 0, b.memory);
+    set_arg(pass, 1, operand_b);
+    set_arg(pass, 2, cl_int(call.n));
+    set_arg(pass, 3, cl_int(param(plan, "BN")));
+    set_arg(pass, 4, cl_ulong(b.offset));
+    set_arg(pass, 5, cl_ulong(b.stride));
+    const size_t global[2] = {round_up(shape_of_pass.work_items, kPassGroup), copies};
+    const size_t local[2] = {kPassGroup, 1};
+    launch(context, state, pass, 2, global, local, first);
+  }
+  set_arg(product, 0, a.memory);
+  set_arg(product, 1, operand_b);
+  set_arg(product, 2, call.c.buffer->memory);
+  set_arg(product, 3, maps);
+  set_arg(product, 4, cl_ulong(call.c.offset));
+  set_arg(product, 5, cl_ulong(call.c.stride));
+  set_arg(product, 6, static_cast<float>(call.alpha));
+  set_arg(product, 7, static_cast<float>(call.beta));
+  launch(context, state, product, plan.dimensions, plan.global.data(), plan.local.data(), first);
+}
+
+} // namespace mqlcl::gemm
