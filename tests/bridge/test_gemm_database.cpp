@@ -175,3 +175,44 @@ BOOST_AUTO_TEST_CASE(the_planner_takes_tuned_sets_that_fit_and_defaults_otherwis
   BOOST_TEST(plan.global[2] == 3u);
   BOOST_TEST(plan.global[0] % plan.local[0] == 0u);
 }
+
+BOOST_AUTO_TEST_CASE(each_form_looks_up_its_own_entries) {
+  std::vector<TunedEntry> entries = database();
+  TunedEntry accurate = entry("NVIDIA H100 80GB HBM3", 1000, 64);
+  accurate.form = kAccurateForm;
+  accurate.kernel_file = "matr_mul_wgmma_tf32.cl";
+  entries.push_back(accurate);
+  // The FP32 product's lookup never takes another form's entry, however near its size.
+  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 1000, 1000, 1000)) == 2);
+  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 4096, 4096, 4096, kAccurateForm)) == 64);
+  BOOST_TEST(!find_tuned({}, entries, kH100, 4096, 4096, 4096, kTf32Form).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(the_tensor_core_plans_take_tuned_sets_of_their_own_family_only) {
+  Device device = gpu();
+  Shape shape{1000, 1000, 1000, 3, 4};
+  Plan plan = tensor_plan(device, shape, Family::tensor_3xtf32);
+  BOOST_TEST(plan.origin == "defaults");
+  BOOST_TEST(plan.params.at("MODE") == 3);
+  BOOST_TEST(plan.global[0] == 16u * 8u * 128u); // 64 x 128 tiles, a warpgroup per 64 rows
+  BOOST_TEST(plan.global[1] == 3u);              // the batch
+  BOOST_TEST(plan.local[0] == 128u);
+  BOOST_TEST(tensor_plan(device, shape, Family::tensor_tf32).params.at("TMA") == 2);
+
+  Tuned tuned{TunedEntry{0x10DE, "sm_90", "x", "", 1000, 1000, 1000, "matr_mul_wgmma_tf32.cl",
+                         parse_params("TMA=1 MODE=3 PARTS=2 BM=64 BN=64 BK=16 STAGES=3 "
+                                      "INFLIGHT=0 FLUSH=4 GROUP_M=8"),
+                         kAccurateForm},
+              "test"};
+  plan = tensor_plan(device, shape, Family::tensor_3xtf32, tuned);
+  BOOST_TEST(plan.origin == "test");
+  BOOST_TEST(plan.global[0] == 16u * 16u * 128u);
+  // Another family's set, BN 256 for 3xTF32, and tiles past the local memory are not taken.
+  BOOST_TEST(tensor_plan(device, shape, Family::tensor_tf32, tuned).origin == "defaults");
+  tuned.entry.params["BN"] = 256;
+  BOOST_TEST(tensor_plan(device, shape, Family::tensor_3xtf32, tuned).origin == "defaults");
+  tuned.entry.params["BN"] = 128;
+  tuned.entry.params["BM"] = 128;
+  tuned.entry.params["BK"] = 32;
+  BOOST_TEST(tensor_plan(device, shape, Family::tensor_3xtf32, tuned).origin == "defaults");
+}

@@ -21,6 +21,7 @@ struct CompiledEntry {
   uint32_t vendor_id;
   const char *architecture;
   const char *device;
+  const char *form;
   uint32_t m, n, k;
   const char *kernel_file;
   const char *params;
@@ -84,7 +85,7 @@ DeviceFacts facts_of(const Device &device) {
 
 std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
                                 const std::vector<TunedEntry> &database, const DeviceFacts &device,
-                                uint32_t m, uint32_t n, uint32_t k) {
+                                uint32_t m, uint32_t n, uint32_t k, const std::string &form) {
   struct Level {
     std::vector<const TunedEntry *> entries;
     const char *origin;
@@ -92,18 +93,19 @@ std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
   const Level levels[] = {
       {matching(overlay,
                 [&](const TunedEntry &e) {
-                  return e.device == device.name && e.driver == device.driver;
+                  return e.form == form && e.device == device.name && e.driver == device.driver;
                 }),
        "tuning cache"},
       {matching(database,
                 [&](const TunedEntry &e) {
-                  return e.vendor_id == device.vendor_id && e.device == device.name;
+                  return e.form == form && e.vendor_id == device.vendor_id &&
+                         e.device == device.name;
                 }),
        "database, this device"},
       {matching(database,
                 [&](const TunedEntry &e) {
-                  return e.vendor_id == device.vendor_id && !device.architecture.empty() &&
-                         e.architecture == device.architecture;
+                  return e.form == form && e.vendor_id == device.vendor_id &&
+                         !device.architecture.empty() && e.architecture == device.architecture;
                 }),
        "database, this architecture"},
   };
@@ -136,7 +138,7 @@ const std::vector<TunedEntry> &compiled_database() {
     std::vector<TunedEntry> all;
     for (const CompiledEntry &c : kCompiled)
       all.push_back(TunedEntry{c.vendor_id, c.architecture, c.device, "", c.m, c.n, c.k,
-                               c.kernel_file, parse_params(c.params)});
+                               c.kernel_file, parse_params(c.params), c.form});
     return all;
   }();
   return entries;
@@ -173,16 +175,11 @@ bool parse_sizes(const std::string &key, TunedEntry &entry) {
   return true;
 }
 
-void add_device_entries(const std::string &device_key, const pt::ptree &steps,
-                        std::vector<TunedEntry> &out) {
-  size_t bar = device_key.find(" | ");
-  if (bar == std::string::npos)
-    return;
-  auto sizes = steps.get_child_optional(pt::ptree::path_type("matr_mul_tuned", '\x1f'));
-  if (!sizes)
-    return;
-  for (const auto &[size_key, tuned] : *sizes) {
+void add_form_entries(const std::string &device_key, size_t bar, const char *form,
+                      const pt::ptree &sizes, std::vector<TunedEntry> &out) {
+  for (const auto &[size_key, tuned] : sizes) {
     TunedEntry entry;
+    entry.form = form;
     entry.device = device_key.substr(0, bar);
     entry.driver = device_key.substr(bar + 3);
     entry.kernel_file = tuned.get<std::string>("kernel_file", "");
@@ -192,6 +189,18 @@ void add_device_entries(const std::string &device_key, const pt::ptree &steps,
       for (const auto &[name, value] : *params)
         entry.params[name] = std::stoll(value.data());
     out.push_back(std::move(entry));
+  }
+}
+
+void add_device_entries(const std::string &device_key, const pt::ptree &steps,
+                        std::vector<TunedEntry> &out) {
+  size_t bar = device_key.find(" | ");
+  if (bar == std::string::npos)
+    return;
+  for (const char *form : kTunedForms) {
+    auto sizes = steps.get_child_optional(pt::ptree::path_type(form, '\x1f'));
+    if (sizes)
+      add_form_entries(device_key, bar, form, *sizes, out);
   }
 }
 

@@ -4,6 +4,8 @@
 // vendor, then architecture (NVIDIA's compute capability, "cpu" for CPUs), then device name, and
 // among the entries found by size class: the nearest in M * N * K among those that share the
 // call's whole-tile shape (M, N multiples of 128 and K of 16), as the kernels' edge checks do.
+// Entries are kept per form, the tuner's step whose parameters they are: the FP32 product's
+// (matr_mul_tuned) and the tensor-core products' (kTensorForms).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,12 @@ namespace mqlcl::gemm {
 
 using Params = std::map<std::string, int64_t>;
 
+// The tuner's steps whose parameters CLGemm takes.
+inline constexpr const char *kExactForm = "matr_mul_tuned";
+inline constexpr const char *kTf32Form = "matr_mul_wgmma_tma_tf32";
+inline constexpr const char *kAccurateForm = "matr_mul_wgmma_tma_3xtf32";
+inline constexpr const char *kTunedForms[] = {kExactForm, kTf32Form, kAccurateForm};
+
 // One tuned product: the device it was measured on, its sizes, the kernel file and parameters.
 struct TunedEntry {
   uint32_t vendor_id = 0;
@@ -29,6 +37,7 @@ struct TunedEntry {
   uint32_t m = 0, n = 0, k = 0;
   std::string kernel_file;
   Params params;
+  std::string form = kExactForm;
 };
 
 // What the lookup knows of a device.
@@ -46,11 +55,13 @@ struct Tuned {
   std::string origin;
 };
 
-// The lookup over explicit entries: overlay entries of exactly this device and driver first,
-// then `database` entries of the same vendor and device name, then of the same architecture.
+// The lookup over explicit entries of `form`: overlay entries of exactly this device and driver
+// first, then `database` entries of the same vendor and device name, then of the same
+// architecture.
 std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
                                 const std::vector<TunedEntry> &database, const DeviceFacts &device,
-                                uint32_t m, uint32_t n, uint32_t k);
+                                uint32_t m, uint32_t n, uint32_t k,
+                                const std::string &form = kExactForm);
 
 // The compiled database (database.inc).
 const std::vector<TunedEntry> &compiled_database();
@@ -63,7 +74,7 @@ Params parse_params(const std::string &text);
 // ~/.cache/mqlcl/tuning.json.
 std::string tuning_cache_path();
 
-// The cache's entries for the GEMM's kernels (its "matr_mul_tuned" step). A file that is missing,
+// The cache's entries for the GEMM's kernels (its kTunedForms steps). A file that is missing,
 // unreadable or not the cache's JSON yields none: the overlay is never trusted over a build.
 std::vector<TunedEntry> read_overlay(const std::string &path);
 

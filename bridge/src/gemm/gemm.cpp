@@ -83,13 +83,8 @@ cl_kernel product_kernel(const Context &context, ContextState &state, const Call
 // The element type's own arithmetic: step 13's tiles on GPUs, step 14's CPU form elsewhere.
 void run_exact_product(const Context &context, ContextState &state, const Call &call, bool &first) {
   const Shape shape{call.m, call.n, call.k, call.batch, call.double_precision ? 8u : 4u};
-  if (!state.overlay_read) {
-    state.overlay = read_overlay(tuning_cache_path());
-    state.overlay_read = true;
-  }
-  std::optional<Tuned> tuned = find_tuned(state.overlay, compiled_database(),
-                                          facts_of(*context.device), call.m, call.n, call.k);
-  Plan plan = plan_product(*context.device, shape, tuned, forced_family());
+  Plan plan = plan_product(*context.device, shape, tuned_for(context, state, call, kExactForm),
+                           forced_family());
   Operands operands;
   cl_kernel kernel = product_kernel(context, state, call, plan, shape, operands);
   Lines a = lines_of_a(call), b = lines_of_b(call);

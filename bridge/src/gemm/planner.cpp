@@ -76,6 +76,24 @@ Params tensor_defaults(Family family) {
           {"STAGES", 2}, {"INFLIGHT", 0}, {"FLUSH", 8}, {"A_REGS", 0}, {"GROUP_M", 64}};
 }
 
+// The kernel's own rules for the tensor-map product (its #error lines) and the device's local
+// memory, so that a user's tuning cache can name no set that cannot build.
+bool tensor_fits(const Device &device, const Params &p, Family family) {
+  const bool three = family == Family::tensor_3xtf32;
+  const int64_t bm = param(p, "BM"), bn = param(p, "BN"), bk = param(p, "BK");
+  const int64_t stages = param(p, "STAGES");
+  if (param(p, "TMA") != (three ? 1 : 2) || param(p, "MODE") != (three ? 3 : 1) ||
+      (three && (param(p, "PARTS") != 2 || param(p, "FLUSH") < 1 || bn > 128 ||
+                 param(p, "INFLIGHT") != 0)) ||
+      bm < 64 || bm % 64 != 0 || (bn != 64 && bn != 128 && bn != 256) || (bk != 16 && bk != 32) ||
+      stages < 1 || param(p, "INFLIGHT") < 0 || param(p, "INFLIGHT") >= stages ||
+      param(p, "GROUP_M") < 1)
+    return false;
+  const uint64_t tile_b = three ? uint64_t(bn) * 16 * (bk / 8) : uint64_t(bn) * bk;
+  const uint64_t local = uint64_t(stages) * (uint64_t(bm) * bk + tile_b) * 4 + 8 * stages;
+  return local <= device.local_mem_size && uint64_t(bm) * 2 <= device.max_work_group_size;
+}
+
 bool is_tensor(Family family) {
   return family == Family::tensor_tf32 || family == Family::tensor_3xtf32;
 }
@@ -122,11 +140,17 @@ const char *kernel_file_of(Family family) {
   return family == Family::tiles ? "matr_mul_double_buffered.cl" : "matr_mul_tuned.cl";
 }
 
-Plan tensor_plan(const Shape &shape, Family family) {
+Plan tensor_plan(const Device &device, const Shape &shape, Family family,
+                 const std::optional<Tuned> &tuned) {
   Plan plan;
   plan.family = family;
   plan.origin = "defaults";
   plan.params = tensor_defaults(family);
+  if (tuned && tuned->entry.kernel_file == kernel_file_of(family) &&
+      tensor_fits(device, tuned->entry.params, family)) {
+    plan.origin = tuned->origin;
+    plan.params = tuned->entry.params;
+  }
   set_launch(plan, shape);
   return plan;
 }

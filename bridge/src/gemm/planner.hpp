@@ -55,8 +55,10 @@ Plan default_plan(const Device &device, const Shape &shape,
                   std::optional<Family> forced = std::nullopt);
 
 // Step 18's tensor-core product (kernels/matr_mul_wgmma_tf32.cl, TMA) in `family` (tensor_tf32 or
-// tensor_3xtf32), with the parameters measured fastest on an H100.
-Plan tensor_plan(const Shape &shape, Family family);
+// tensor_3xtf32): the tuned entry of its form where it is one of that family's that fits the
+// device, else the defaults, the parameters measured fastest on an H100 at 4096.
+Plan tensor_plan(const Device &device, const Shape &shape, Family family,
+                 const std::optional<Tuned> &tuned = std::nullopt);
 
 // MQLCL_GEMM_KERNEL: "tiles" or "registers" forces that family; unset or anything else, none.
 std::optional<Family> forced_family();

@@ -167,6 +167,16 @@ void launch(const Context &context, ContextState &state, cl_kernel kernel, cl_ui
   first = false;
 }
 
+std::optional<Tuned> tuned_for(const Context &context, ContextState &state, const Call &call,
+                               const char *form) {
+  if (!state.overlay_read) {
+    state.overlay = read_overlay(tuning_cache_path());
+    state.overlay_read = true;
+  }
+  return find_tuned(state.overlay, compiled_database(), facts_of(*context.device), call.m, call.n,
+                    call.k, form);
+}
+
 ContextState::~ContextState() {
   for (auto &[key, built] : programs)
     release(built);

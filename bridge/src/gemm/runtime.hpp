@@ -29,6 +29,11 @@ template <class T> void set_arg(cl_kernel kernel, cl_uint index, const T &value)
 void launch(const Context &context, ContextState &state, cl_kernel kernel, cl_uint dimensions,
             const size_t *global, const size_t *local, bool &first);
 
+// The tuned entry of `form` for the call's sizes on the context's device: the user's tuning cache
+// (read once per context) over the compiled database (database.hpp).
+std::optional<Tuned> tuned_for(const Context &context, ContextState &state, const Call &call,
+                               const char *form);
+
 // Releases an OpenCL object the GEMM holds, unless the process is exiting (lifetime.cpp).
 void release_program(cl_program program) noexcept;
 void release_kernel(cl_kernel kernel) noexcept;

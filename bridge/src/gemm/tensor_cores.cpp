@@ -141,6 +141,40 @@ cl_mem maps_for(Context &context, ContextState &state, const Call &call, const P
   return kept.memory;
 }
 
+// The product's kernels (and B's pass for 3xTF32), from one program.
+struct TensorKernels {
+  cl_kernel product = nullptr, pass = nullptr;
+};
+
+TensorKernels build_kernels(const Context &context, ContextState &state, const Call &call,
+                            const Plan &plan, const Lines &b_as_read) {
+  const std::string options = product_options(call, plan, b_as_read);
+  const char *file = kernel_file_of(plan.family);
+  TensorKernels kernels;
+  kernels.product = kernel_for(context, state, file, options, "matricesMul", true);
+  if (plan.family == Family::tensor_3xtf32)
+    kernels.pass = kernel_for(context, state, file, options, "tile_operand", true);
+  return kernels;
+}
+
+// 3xTF32: B's lines split and tiled into scratch, as the product reads them.
+cl_mem enqueue_pass(const Context &context, ContextState &state, const Call &call, const Plan &plan,
+                    cl_kernel pass, const Lines &b, bool &first) {
+  const PassShape shape = pass_shape(call, plan);
+  const uint32_t copies = b.stride == 0 ? 1 : call.batch;
+  cl_mem tiles = scratch(context, state, ScratchSlot::b_tiles, shape.product_floats * copies * 4);
+  set_arg(pass, 0, b.memory);
+  set_arg(pass, 1, tiles);
+  set_arg(pass, 2, cl_int(call.n));
+  set_arg(pass, 3, cl_int(param(plan, "BN")));
+  set_arg(pass, 4, cl_ulong(b.offset));
+  set_arg(pass, 5, cl_ulong(b.stride));
+  const size_t global[2] = {round_up(shape.work_items, kPassGroup), copies};
+  const size_t local[2] = {kPassGroup, 1};
+  launch(context, state, pass, 2, global, local, first);
+  return tiles;
+}
+
 } // namespace
 
 bool offers_tensor_cores(const Device &device) {
@@ -157,7 +191,9 @@ bool fits_tensor_cores(const Call &call) {
 void run_tensor_core_product(Context &context, ContextState &state, const Call &call, bool &first) {
   const Shape shape{call.m, call.n, call.k, call.batch, 4};
   const bool three = call.precision != Precision::tf32;
-  const Plan plan = tensor_plan(shape, three ? Family::tensor_3xtf32 : Family::tensor_tf32);
+  const Family family = three ? Family::tensor_3xtf32 : Family::tensor_tf32;
+  Plan plan = tensor_plan(*context.device, shape, family,
+                          tuned_for(context, state, call, three ? kAccurateForm : kTf32Form));
   Lines a = lines_of_a(call), b = lines_of_b(call);
   const uint64_t pitch = round_up(call.k, 4);
   const bool copy_a = !mappable(a, call.batch);
@@ -167,42 +203,33 @@ void run_tensor_core_product(Context &context, ContextState &state, const Call &
   if (copy_b) // the copy's layout, for the build options
     b_as_read = Lines{b.operand, b.lines, false, true,
                       nullptr,   0,       pitch, b.stride == 0 ? 0 : b.lines * pitch};
-  const std::string options = product_options(call, plan, b_as_read);
-  const char *file = kernel_file_of(plan.family);
-  cl_kernel product = kernel_for(context, state, file, options, "matricesMul", true);
-  cl_kernel pass =
-      three ? kernel_for(context, state, file, options, "tile_operand", true) : nullptr;
+  TensorKernels kernels;
+  try {
+    kernels = build_kernels(context, state, call, plan, b_as_read);
+  } catch (const Failure &) {
+    if (plan.origin == "defaults")
+      throw;
+    plan = tensor_plan(*context.device, shape, family); // a tuned set that does not build here
+    kernels = build_kernels(context, state, call, plan, b_as_read);
+  }
 
   if (copy_a)
     copy_as_k_lines(context, state, call, a, ScratchSlot::a, pitch, first);
   if (copy_b)
     copy_as_k_lines(context, state, call, b, ScratchSlot::b, pitch, first);
   cl_mem maps = maps_for(context, state, call, plan, a, b, !three);
-  cl_mem operand_b = b.memory;
-  if (three) {
-    const PassShape shape_of_pass = pass_shape(call, plan);
-    const uint32_t copies = b.stride == 0 ? 1 : call.batch;
-    operand_b =
-        scratch(context, state, ScratchSlot::b_tiles, shape_of_pass.product_floats * copies * 4);
-    set_arg(pass, 0, b.memory);
-    set_arg(pass, 1, operand_b);
-    set_arg(pass, 2, cl_int(call.n));
-    set_arg(pass, 3, cl_int(param(plan, "BN")));
-    set_arg(pass, 4, cl_ulong(b.offset));
-    set_arg(pass, 5, cl_ulong(b.stride));
-    const size_t global[2] = {round_up(shape_of_pass.work_items, kPassGroup), copies};
-    const size_t local[2] = {kPassGroup, 1};
-    launch(context, state, pass, 2, global, local, first);
-  }
-  set_arg(product, 0, a.memory);
-  set_arg(product, 1, operand_b);
-  set_arg(product, 2, call.c.buffer->memory);
-  set_arg(product, 3, maps);
-  set_arg(product, 4, cl_ulong(call.c.offset));
-  set_arg(product, 5, cl_ulong(call.c.stride));
-  set_arg(product, 6, static_cast<float>(call.alpha));
-  set_arg(product, 7, static_cast<float>(call.beta));
-  launch(context, state, product, plan.dimensions, plan.global.data(), plan.local.data(), first);
+  cl_mem operand_b =
+      three ? enqueue_pass(context, state, call, plan, kernels.pass, b, first) : b.memory;
+  set_arg(kernels.product, 0, a.memory);
+  set_arg(kernels.product, 1, operand_b);
+  set_arg(kernels.product, 2, call.c.buffer->memory);
+  set_arg(kernels.product, 3, maps);
+  set_arg(kernels.product, 4, cl_ulong(call.c.offset));
+  set_arg(kernels.product, 5, cl_ulong(call.c.stride));
+  set_arg(kernels.product, 6, static_cast<float>(call.alpha));
+  set_arg(kernels.product, 7, static_cast<float>(call.beta));
+  launch(context, state, kernels.product, plan.dimensions, plan.global.data(), plan.local.data(),
+         first);
 }
 
 } // namespace mqlcl::gemm
