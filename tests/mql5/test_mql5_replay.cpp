@@ -8,6 +8,7 @@
 
 #include "mql5_runtime.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -108,7 +109,8 @@ BOOST_AUTO_TEST_CASE(every_script_was_translated) {
   std::set<std::string> names;
   for (const auto &[name, runner] : mql5rt::scripts())
     names.insert(name);
-  BOOST_TEST(names.size() == 15u);
+  BOOST_TEST(names.size() == 16u);
+  BOOST_TEST(names.count("copencl_class") == 1u);
   BOOST_TEST(names.count("mlp_copencl") == 1u);
   BOOST_TEST(names.count("matr_mul_1dim") == 1u);
   BOOST_TEST(names.count("mqlcl_device_info") == 1u);
@@ -353,4 +355,52 @@ BOOST_AUTO_TEST_CASE(the_mlp_through_the_copencl_class_follows_a_double_computat
   BOOST_TEST(std::abs(std::stod(m[1]) - reference.w1_00) < 1e-3, log.back());
   BOOST_TEST(std::abs(std::stod(m[2]) - reference.y_0) < 1e-3, log.back());
   BOOST_TEST(std::abs(std::stod(m[3]) - reference.t_0) < 1e-6, log.back());
+}
+
+// The COpenCL class beyond the MLP (tests/mql5/scripts/copencl_class.mq5): a value of each scalar
+// type by value, matrices and vectors, a non-blocking read, the class's refusals (code 0) and the
+// DLL's codes, the original's freeing after a failed KernelCreate, and an owner.
+BOOST_AUTO_TEST_CASE(the_copencl_class_passes_every_scalar_and_refuses_bad_input,
+                     *boost::unit_test::precondition(needs_device())) {
+  std::vector<std::string> log = run("copencl_class", {});
+  const std::vector<std::string> expected = {
+      // bool, char, uchar, short, ushort, int, uint, long, ulong's high half, float x 1000,
+      // datetime, color, an enum
+      "scalars: 1 -5 200 -30000 60000 -123456 4000000000 -9000000000 305419896 1500 1700000000 "
+      "16744512 2",
+      "matrices: true, 3 x 2, 12.0, 0.25 -8.00",
+      "poll before a start: -1, code 65538",
+      "non-blocking: true, status 0, true, 1.0 12.0",
+      "buffer index 5: false, code 0",
+      "kernel index -1: false, code 0",
+      "a kernel handle asked for CL_BUFFER_SIZE: -1, code 5102",
+      "a 10 x 10 matrixf from a 104-byte buffer: false, code 5110",
+      "rows without cols: false, code 0",
+      "20 longs from a 104-byte buffer: false, code 5110",
+      "elements 18 to 22 of an array of 20: false, code 0",
+      "flags 0x1000: false, code 0",
+      "an argument of the wrong kind: false, code 5108",
+      "a kernel that is not in the program: false, code 5107",
+      "after a failed KernelCreate: context -1, program -1"};
+  std::vector<std::string> lines;
+  for (const std::string &line : log) // the class's own messages go to the journal too
+    if (std::find(expected.begin(), expected.end(), line) != expected.end() ||
+        line.rfind("double: ", 0) == 0 || line.rfind("another owner", 0) == 0 ||
+        line.rfind("owner: ", 0) == 0)
+      lines.push_back(line);
+  BOOST_TEST_MESSAGE("journal:\n"
+                     << [&] {
+                          std::string all;
+                          for (const std::string &l : log)
+                            all += "  " + l + "\n";
+                          return all;
+                        }());
+  BOOST_REQUIRE_MESSAGE(lines.size() == expected.size() + 3, "found " << lines.size() << " lines");
+  for (size_t i = 0; i < expected.size(); ++i)
+    BOOST_TEST(lines[i] == expected[i]);
+  BOOST_TEST((lines[expected.size()] == "double: true, 2.500" ||
+              lines[expected.size()] == "double: not supported"),
+             lines[expected.size()]);
+  BOOST_TEST(lines[expected.size() + 1] == "another owner's buffer: false, code 65537");
+  BOOST_TEST(lines[expected.size() + 2] == "owner: made true, freed 4");
 }
