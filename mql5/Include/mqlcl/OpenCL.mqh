@@ -375,7 +375,18 @@ public:
          return(Refuse("BufferRead: elements "+IntegerToString(data_array_offset)+" to "+
                        IntegerToString((ulong)data_array_offset+data_array_count)+
                        " are outside the array of "+IntegerToString(ArraySize(data))));
-      uint read=mqlcl::CLBufferRead(m_buffers[buffer_index],data,cl_buffer_offset,data_array_offset,data_array_count);
+      uint read=0;
+      if(!ArrayGetAsSeries(data))
+         read=mqlcl::CLBufferRead(m_buffers[buffer_index],data,cl_buffer_offset,data_array_offset,data_array_count);
+      else   // AS_SERIES: data[offset], data[offset+1], ... as the program indexes them
+        {
+         T plain[];
+         if(ArrayResize(plain,(int)data_array_count)!=(int)data_array_count)
+            return(Refuse("BufferRead: no memory for a copy of the series"));
+         read=mqlcl::CLBufferRead(m_buffers[buffer_index],plain,cl_buffer_offset,0,data_array_count);
+         for(uint i=0; i<read; i++)
+            data[data_array_offset+i]=plain[i];
+        }
       if(read!=data_array_count)
          Report("BufferRead");
       return(read==data_array_count);
@@ -389,7 +400,18 @@ public:
          return(Refuse("BufferWrite: elements "+IntegerToString(data_array_offset)+" to "+
                        IntegerToString((ulong)data_array_offset+data_array_count)+
                        " are outside the array of "+IntegerToString(ArraySize(data))));
-      uint written=mqlcl::CLBufferWrite(m_buffers[buffer_index],data,cl_buffer_offset,data_array_offset,data_array_count);
+      uint written=0;
+      if(!ArrayGetAsSeries(data))
+         written=mqlcl::CLBufferWrite(m_buffers[buffer_index],data,cl_buffer_offset,data_array_offset,data_array_count);
+      else   // AS_SERIES: data[offset], data[offset+1], ... as the program indexes them
+        {
+         T plain[];
+         if(ArrayResize(plain,(int)data_array_count)!=(int)data_array_count)
+            return(Refuse("BufferWrite: no memory for a copy of the series"));
+         for(uint i=0; i<data_array_count; i++)
+            plain[i]=data[data_array_offset+i];
+         written=mqlcl::CLBufferWrite(m_buffers[buffer_index],plain,cl_buffer_offset,0,data_array_count);
+        }
       if(written!=data_array_count)
          Report("BufferWrite");
       return(written==data_array_count);
@@ -595,7 +617,19 @@ public:
          return(Refuse("BufferReadTake: elements "+IntegerToString(data_array_offset)+" to "+
                        IntegerToString((ulong)data_array_offset+data_array_count)+
                        " are outside the array of "+IntegerToString(ArraySize(data))));
-      if(mqlcl::CLBufferReadTake(m_buffers[buffer_index],data,data_array_offset,data_array_count)==data_array_count)
+      uint taken=0;
+      if(!ArrayGetAsSeries(data))
+         taken=mqlcl::CLBufferReadTake(m_buffers[buffer_index],data,data_array_offset,data_array_count);
+      else   // AS_SERIES, as BufferRead
+        {
+         T plain[];
+         if(ArrayResize(plain,(int)data_array_count)!=(int)data_array_count)
+            return(Refuse("BufferReadTake: no memory for a copy of the series"));
+         taken=mqlcl::CLBufferReadTake(m_buffers[buffer_index],plain,0,data_array_count);
+         for(uint i=0; i<taken; i++)
+            data[data_array_offset+i]=plain[i];
+        }
+      if(taken==data_array_count)
          return(true);
       Report("BufferReadTake");
       return(false);

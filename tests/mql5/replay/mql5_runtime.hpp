@@ -75,10 +75,13 @@ public:
     a.items_.assign(values.begin(), values.end());
     return a;
   }
-  T &operator[](long i) { return items_[checked(i)]; }
-  const T &operator[](long i) const { return items_[checked(i)]; }
+  // A series array (ArraySetAsSeries) is indexed from its end: a[0] is the last in memory.
+  T &operator[](long i) { return items_[physical(i)]; }
+  const T &operator[](long i) const { return items_[physical(i)]; }
   int size() const { return static_cast<int>(items_.size()); }
   bool is_fixed() const { return fixed_; }
+  bool is_series() const { return series_; }
+  void set_series(bool series) { series_ = series; }
   std::vector<T> &items() { return items_; }
   const std::vector<T> &items() const { return items_; }
   // `T &a[]` parameter: a pointer to the first element, and nothing about the length.
@@ -92,8 +95,13 @@ private:
                            std::to_string(items_.size()));
     return static_cast<size_t>(i);
   }
+  size_t physical(long i) const {
+    size_t index = checked(i);
+    return series_ ? items_.size() - 1 - index : index;
+  }
   std::vector<T> items_;
   bool fixed_ = false;
+  bool series_ = false;
 };
 
 // ---- matrix (double) and matrixf (float): rows x cols elements in row-major order, which is how
@@ -273,6 +281,16 @@ template <class T> int ArrayResize(array<T> &a, int new_size, int = 0) {
     return a.is_fixed() && new_size == a.size() ? new_size : -1;
   a.items().resize(static_cast<size_t>(new_size));
   return new_size;
+}
+// MQL5 sets AS_SERIES on dynamic arrays only.
+template <class T> bool ArraySetAsSeries(array<T> &a, bool flag) {
+  if (a.is_fixed())
+    return false;
+  a.set_series(flag);
+  return true;
+}
+template <class T> bool ArrayGetAsSeries(const array<T> &a) {
+  return a.is_series();
 }
 template <class T> void ArrayFree(array<T> &a) {
   if (!a.is_fixed())

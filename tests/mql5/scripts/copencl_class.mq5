@@ -2,8 +2,8 @@
 //|                                                copencl_class.mq5 |
 //+------------------------------------------------------------------+
 // Run by tests/mql5 only: the COpenCL class of mqlcl/OpenCL.mqh with a value of every scalar type
-// passed by value, the class's refusals and the DLL's codes for bad input, a non-blocking read,
-// and an owner that frees what the class made. Each line is "what: result, code" or the values.
+// passed by value, matrices, vectors and AS_SERIES arrays, the class's refusals and the DLL's
+// codes for bad input, a non-blocking read, and an owner that frees what the class made. Each line is "what: result, code" or the values.
 #include <mqlcl/OpenCL.mqh>
 
 enum ECount
@@ -121,6 +121,24 @@ void NonBlocking(COpenCL &cl)
          ", "+DoubleToString(got[0],1)+" "+DoubleToString(got[4],1));
   }
 //+------------------------------------------------------------------+
+//| AS_SERIES arrays: offsets and order as the program indexes them  |
+//+------------------------------------------------------------------+
+void Series(COpenCL &cl)
+  {
+   double series[];
+   ArrayResize(series,4);
+   ArraySetAsSeries(series,true);
+   for(int i=0; i<4; i++)
+      series[i]=i+1;
+   double plain[];
+   ArrayResize(plain,2);
+   bool done=cl.BufferWrite(1,series,0,1,2) && cl.BufferRead(1,plain,0,0,2) &&
+             cl.BufferRead(1,series,0,2,2);
+   Print("series: "+(done ? "true" : "false")+", "+DoubleToString(plain[0],1)+" "+DoubleToString(plain[1],1)+
+         ", "+DoubleToString(series[0],1)+" "+DoubleToString(series[1],1)+" "+DoubleToString(series[2],1)+
+         " "+DoubleToString(series[3],1));
+  }
+//+------------------------------------------------------------------+
 //| Script program start function                                    |
 //+------------------------------------------------------------------+
 void OnStart()
@@ -133,6 +151,7 @@ void OnStart()
      }
    Matrices(cl);
    NonBlocking(cl);
+   Series(cl);
    BadInput(cl);
 //--- the failed KernelCreate freed the program and the context, as COpenCL does
    Print("after a failed KernelCreate: context "+IntegerToString(cl.GetContext())+", program "+
