@@ -539,7 +539,7 @@ private:
   // ---- Operations -----------------------------------------------------------------------------
 
   void step(uint8_t op) {
-    switch (op % 24) { // seeds use 0-21; 19 runs a bound kernel
+    switch (op % 24) { // the seeds use all 24; 19 runs a bound kernel
     case 0:
       return context_create();
     case 1:

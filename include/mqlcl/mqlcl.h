@@ -11,7 +11,8 @@
  *    capacity or a buffer's size.
  *  - A failure returns the function's MQL5 failure value (-1, 0 or false) and records an
  *    MQLCL_ERR_* code as this thread's last error (CLGetLastError). Successes leave it alone.
- *  - Every function may be called from any thread; handles are shared by all threads.
+ *  - Every function may be called from any thread; handles are shared by all threads (by all
+ *    threads acting for the same owner, for programs that declare one: CLOwnerCreate).
  *  - Strings are UTF-16 (char16_t), zero-terminated, as MQL5 passes `string`. Output strings
  *    are written into caller memory of `capacity` char16_t units, terminator included.
  */
