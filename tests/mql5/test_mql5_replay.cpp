@@ -368,8 +368,8 @@ BOOST_AUTO_TEST_CASE(the_copencl_class_passes_every_scalar_and_refuses_bad_input
       // datetime, color, an enum
       "scalars: 1 -5 200 -30000 60000 -123456 4000000000 -9000000000 305419896 1500 1700000000 "
       "16744512 2",
-      "matrices: true, 3 x 2, 12.0, 0.25 -8.00", "poll before a start: -1, code 65538",
-      "non-blocking: true, status 0, true, 1.0 12.0",
+      "mqlclSetKernelArg: true, 0 777 -250", "matrices: true, 3 x 2, 12.0, 0.25 -8.00",
+      "poll before a start: -1, code 65538", "non-blocking: true, status 0, true, 1.0 12.0",
       // series[1], series[2] written; read back into series[2], series[3]
       "series: true, 2.0 3.0, 1.0 2.0 2.0 3.0", "buffer index 5: false, code 0",
       "kernel index -1: false, code 0", "a kernel handle asked for CL_BUFFER_SIZE: -1, code 5102",

@@ -339,6 +339,43 @@ uint mqlclBufferRead(const int buffer,T &data[],const uint buffer_offset,const u
    return(mqlcl::CLBufferRead(buffer,data,buffer_offset,data_offset,data_count));
   }
 //+------------------------------------------------------------------+
+//| mqlclSetKernelArg: CLSetKernelArg(kernel, index, value) by value, |
+//| as the built-in takes it: literals and expressions of any scalar |
+//| type (bool, char ... ulong, float, double, datetime, color,      |
+//| enums), given to the kernel as sizeof(T) bytes                   |
+//+------------------------------------------------------------------+
+template<typename T>
+bool mqlclSetKernelArg(const int kernel,const uint arg_index,T value)
+  {
+   if(sizeof(T)==1)
+     {
+      char byte=(char)value;
+      return(mqlcl::CLSetKernelArg(kernel,arg_index,byte)!=0);
+     }
+   if(sizeof(T)==2)
+     {
+      short half=(short)value;
+      return(mqlcl::CLSetKernelArg(kernel,arg_index,half)!=0);
+     }
+   if((T)1/(T)2!=0)   // float or double (integers divide to 0): kept as floating point
+     {
+      if(sizeof(T)==4)
+        {
+         float single=(float)value;
+         return(mqlcl::CLSetKernelArg(kernel,arg_index,single)!=0);
+        }
+      double twice=(double)value;
+      return(mqlcl::CLSetKernelArg(kernel,arg_index,twice)!=0);
+     }
+   if(sizeof(T)==4)
+     {
+      int word=(int)value;
+      return(mqlcl::CLSetKernelArg(kernel,arg_index,word)!=0);
+     }
+   long wide=(long)value;
+   return(mqlcl::CLSetKernelArg(kernel,arg_index,wide)!=0);
+  }
+//+------------------------------------------------------------------+
 //| mqlclExecute: CLExecute(kernel) - a single work-item             |
 //+------------------------------------------------------------------+
 bool mqlclExecute(const int kernel)

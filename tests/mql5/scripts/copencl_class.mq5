@@ -55,6 +55,11 @@ bool Scalars(COpenCL &cl)
    for(int i=0; i<13; i++)
       text+=" "+IntegerToString(out[i]);
    Print(text);
+//--- mqlcl.mqh's by-value setter on the class's kernel handle: the same rules
+   bool again=mqlclSetKernelArg(cl.GetKernel(0),6,777) && mqlclSetKernelArg(cl.GetKernel(0),10,(float)-0.25) &&
+              mqlclSetKernelArg(cl.GetKernel(0),1,false) && cl.Execute(0,1,offset,one) && cl.BufferRead(0,out,0,0,13);
+   Print("mqlclSetKernelArg: "+(again ? "true" : "false")+", "+IntegerToString(out[0])+" "+IntegerToString(out[5])+" "+
+         IntegerToString(out[9]));
    return(true);
   }
 //+------------------------------------------------------------------+
