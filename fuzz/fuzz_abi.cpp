@@ -13,6 +13,11 @@
 //    a second free fails; successful output strings are terminated within their capacity;
 //  - a raw value never reaches a pointer argument (CLSetKernelArg on a buffer or __local argument
 //    fails), nor a buffer a by-value one.
+//  - a non-blocking read (CLBufferReadStart/Status/Take) starts exactly when its range lies in the
+//    buffer, is polled and taken only once started, takes at most the bytes started, and hands
+//    over what a blocking read of the same range gives, writing nothing past the elements asked;
+//  - an owner's handles are refused to threads acting for no owner and the model's handles to
+//    the owner (65537), and CLOwnerFree frees exactly what the owner made.
 //  - CLGemm succeeds exactly when the documented rules accept the call (but for a precision the
 //    device lacks: 5100); a refusal changes no buffer; a success writes C's cells and nothing
 //    else, and each cell with finite, normal inputs matches an fp64 reference.
@@ -82,7 +87,8 @@ bool known_error(int32_t code) {
   return code == MQLCL_ERR_INTERNAL_ERROR || code == MQLCL_ERR_INVALID_PARAMETER ||
          code == MQLCL_ERR_NOT_ENOUGH_MEMORY || code == MQLCL_ERR_SMALL_ARRAY ||
          code == MQLCL_ERR_ZEROSIZE_ARRAY ||
-         (code >= MQLCL_ERR_OPENCL_NOT_SUPPORTED && code <= MQLCL_ERR_OPENCL_SELECTDEVICE);
+         (code >= MQLCL_ERR_OPENCL_NOT_SUPPORTED && code <= MQLCL_ERR_OPENCL_SELECTDEVICE) ||
+         code == MQLCL_ERR_OPENCL_NOT_OWNER || code == MQLCL_ERR_OPENCL_READ_NOT_STARTED;
 }
 
 // MQLCL_FUZZ_TRACE=1 prints every checked call (to see what an input does); MQLCL_FUZZ_STATS=FILE
@@ -533,7 +539,7 @@ private:
   // ---- Operations -----------------------------------------------------------------------------
 
   void step(uint8_t op) {
-    switch (op % 22) { // seeds use 0-21; 19 and the rest run a bound kernel
+    switch (op % 24) { // the seeds use all 24; 19 runs a bound kernel
     case 0:
       return context_create();
     case 1:
@@ -576,6 +582,10 @@ private:
       return tensor_map();
     case 21:
       return gemm();
+    case 22:
+      return read_async();
+    case 23:
+      return owner_round();
     default:
       return bind_and_run();
     }
@@ -802,6 +812,96 @@ private:
       require(device_range_valid && !null_data, "a transfer outside the buffer succeeded");
       require(moved == count, "a transfer moved a different count");
     }
+  }
+
+  // CLBufferReadStart, CLBufferReadStatus, CLBufferReadTake with hostile ranges and handles. The
+  // op always ends with no read pending, so the model needs no state for them.
+  void read_async() {
+    int32_t buffer = choose(MQLCL_OPENCL_BUFFER);
+    const Object *target = model_.find(buffer, MQLCL_OPENCL_BUFFER);
+    uint32_t size = target != nullptr ? target->size : 64;
+    if (in_.u8() % 4 == 0) { // a poll or a take of a read never started
+      checked("CLBufferReadStatus", -1, [&] { return CLBufferReadStatus(buffer); });
+      require(CLGetLastError() == (target != nullptr ? MQLCL_ERR_OPENCL_READ_NOT_STARTED
+                                                     : MQLCL_ERR_OPENCL_INVALID_HANDLE),
+              "CLBufferReadStatus of a read never started: wrong code");
+    }
+    uint32_t offset = choose_u32({0, 0, 4, size - 1, size, UINT32_MAX});
+    uint32_t bytes = choose_u32({size, 16, 1, 0, size - offset, size + 1, UINT32_MAX});
+    bool valid =
+        target != nullptr && bytes != 0 && offset < size && uint64_t{offset} + bytes <= size;
+    int32_t started =
+        checked("CLBufferReadStart", 0, [&] { return CLBufferReadStart(buffer, offset, bytes); });
+    require(started == (valid ? 1 : 0), "CLBufferReadStart disagreed with its rules");
+    if (!started)
+      return;
+    require(checked("CLBufferReadStart", 0, [&] { return CLBufferReadStart(buffer, 0, 1); }) == 0,
+            "a second CLBufferReadStart succeeded while one was pending");
+    int32_t status = checked("CLBufferReadStatus", -1, [&] { return CLBufferReadStatus(buffer); });
+    require(status >= MQLCL_CL_COMPLETE && status <= MQLCL_CL_QUEUED,
+            "CLBufferReadStatus: unknown");
+    uint32_t element = choose_u32({1, 4, 8, 0, 3, UINT32_MAX});
+    uint32_t count = choose_u32({element ? bytes / element : 0, 1, 0, bytes, UINT32_MAX});
+    uint64_t asked = uint64_t{element} * count;
+    bool fits = element != 0 && count != 0 && asked <= bytes;
+    std::vector<uint8_t> expected(bytes);
+    require(CLBufferRead(buffer, expected.data(), offset, 0, bytes, 1) == bytes,
+            "a blocking read of a started range failed");
+    auto host = std::make_unique<uint8_t[]>(fits ? asked : 1); // exactly what is asked: ASan
+    uint32_t taken = checked("CLBufferReadTake", 0u, [&] {
+      return CLBufferReadTake(buffer, host.get(), 0, count, element);
+    });
+    require((taken != 0) == fits, "CLBufferReadTake disagreed with its rules");
+    if (taken == 0) // still pending: a fitting take ends it
+      require(CLBufferReadTake(buffer, expected.data(), 0, 1, 1) == 1, "ending a read failed");
+    else
+      require(std::memcmp(host.get(), expected.data(), static_cast<size_t>(asked)) == 0,
+              "CLBufferReadTake gave other bytes than CLBufferRead");
+    require(checked("CLBufferReadTake", 0u,
+                    [&] { return CLBufferReadTake(buffer, expected.data(), 0, 1, 1); }) == 0 &&
+                CLGetLastError() == MQLCL_ERR_OPENCL_READ_NOT_STARTED,
+            "a read was taken twice");
+  }
+
+  // An owner: what it makes is its own, the model's handles are not, and CLOwnerFree frees what
+  // it made. The round ends acting for no owner, as every other op does.
+  void owner_round() {
+    int32_t owner = checked("CLOwnerCreate", -1, [] { return CLOwnerCreate(); });
+    require(owner > 0, "CLOwnerCreate failed");
+    int32_t other = choose(MQLCL_OPENCL_BUFFER);
+    require(CLHandleType(other) == MQLCL_OPENCL_INVALID, "an owner sees a handle of no owner");
+    checked("CLGetInfoInteger", int64_t{-1},
+            [&] { return CLGetInfoInteger(other, MQLCL_CL_BUFFER_SIZE); });
+    if (model_.find(other, MQLCL_OPENCL_BUFFER) != nullptr)
+      require(CLGetLastError() == MQLCL_ERR_OPENCL_NOT_OWNER, "an owner used another's handle");
+    size_t made = 0;
+    int32_t context = checked("CLContextCreate", MQLCL_INVALID_HANDLE,
+                              [] { return CLContextCreate(MQLCL_USE_ANY); });
+    int32_t buffer = MQLCL_INVALID_HANDLE;
+    if (context != MQLCL_INVALID_HANDLE) {
+      ++made;
+      buffer = checked("CLBufferCreate", MQLCL_INVALID_HANDLE,
+                       [&] { return CLBufferCreate(context, 64, MQLCL_MEM_READ_WRITE); });
+      made += buffer != MQLCL_INVALID_HANDLE;
+    }
+    require(checked("CLOwnerSelect", 0, [] { return CLOwnerSelect(0); }) == 1, "select 0 failed");
+    if (buffer != MQLCL_INVALID_HANDLE) {
+      require(CLHandleType(buffer) == MQLCL_OPENCL_INVALID, "no owner sees an owner's handle");
+      CLResetLastError();
+      CLBufferFree(buffer);
+      require(CLGetLastError() == MQLCL_ERR_OPENCL_NOT_OWNER, "no owner freed an owner's buffer");
+    }
+    if (in_.u8() % 2 == 0)
+      require(checked("CLOwnerSelect", 0, [&] { return CLOwnerSelect(owner); }) == 1,
+              "selecting a live owner failed");
+    int32_t freed = checked("CLOwnerFree", -1, [&] { return CLOwnerFree(owner); });
+    require(freed == static_cast<int32_t>(made), "CLOwnerFree freed another number of handles");
+    require(CLOwnerSelect(0) == 1, "select 0 failed");
+    require(checked("CLOwnerFree", -1, [&] { return CLOwnerFree(owner); }) == -1 &&
+                CLGetLastError() == MQLCL_ERR_OPENCL_NOT_OWNER,
+            "an owner was freed twice");
+    require(checked("CLOwnerSelect", 0, [&] { return CLOwnerSelect(owner); }) == 0,
+            "a freed owner was selected");
   }
 
   // CLBufferTensorMap: a map of one buffer's matrix written into another. Every request the

@@ -4,7 +4,7 @@ so fuzzing starts from inputs that reach deep (kernels that build, launch and re
 of rediscovering them. Run it after changing the encoding; the files are checked in.
 
 The encoding mirrors fuzz_abi.cpp: bytes are read front to back, little-endian; the op is one byte
-(mod 22); choose() reads a 'how' byte (0-2: a live handle of the wanted type, then an index byte;
+(mod 24); choose() reads a 'how' byte (0-2: a live handle of the wanted type, then an index byte;
 3: another type; 4: freed; 5: forged; 6: special; 7: raw u32); choose_u32 reads a 'how' byte
 (how >= 0xE0: a raw u32 follows, else entry how % len of the call's list)."""
 import pathlib
@@ -14,7 +14,7 @@ OPS = dict(context_create=0, context_free=1, program_create=2, program_free=3, k
            kernel_free=5, buffer_create=6, buffer_free=7, write=8, read=9, set_arg=10,
            set_arg_mem=11, set_arg_local=12, execute=13, status=14, info_integer=15,
            info_string=16, device_info=17, handle_type=18, bind_and_run=19,
-           tensor_map=20, gemm=21)
+           tensor_map=20, gemm=21, read_async=22, owner_round=23)
 KERNELS = ["fill", "axpy", "reverse_local", "sum4", "scale_double", "mixed", "count",
            "local_only", "noop"]
 VALUE_BYTES = {"fill": [4, 4], "axpy": [4, 4], "reverse_local": [4, 4], "sum4": [4, 16],
@@ -160,6 +160,15 @@ def main():
     s.op("kernel_free").live(0).op("kernel_free").u8(4, 0)  # then a freed one
     s.op("buffer_free").u8(5, 0, 0).op("set_arg_mem").u8(4, 0, 0, 6, 2)
     seeds["lifetimes"] = s
+    # Non-blocking reads: a poll before any start, a whole read taken as floats, a start past
+    # the end, a take larger than the read (refused, then ended); an owner's round.
+    s = Seed().context().buffer(9)
+    s.op("read_async").live(0).u8(0, 0, 0, 1, 0)
+    s.op("read_async").live(0).u8(1, 3, 0)
+    s.op("read_async").live(0).u8(1, 2, 1, 0, 4)
+    s.op("owner_round").live(0).u8(0)
+    s.op("owner_round").u8(6, 0).u8(1)  # a special handle
+    seeds["reads-and-owners"] = s
     # Transfers at the edges of a 1024-byte buffer.
     s = Seed().context().buffer(9)
     for element_how, offset_how, count_how, data_how in [(0, 0, 6, 0), (1, 4, 0, 1), (2, 5, 0, 0),

@@ -356,8 +356,7 @@ MQLCL_API int32_t CLBufferCreate(int32_t context_handle, uint32_t size, uint32_t
 MQLCL_API void CLBufferFree(int32_t buffer) {
   guarded_void([&] {
     if (!registry().buffers.remove(buffer))
-      fail(MQLCL_ERR_OPENCL_INVALID_HANDLE,
-           fmt::format("CLBufferFree: {} is not a live buffer handle", buffer));
+      fail_not_live(registry().buffers, buffer, "CLBufferFree", "buffer");
   });
 }
 

@@ -35,8 +35,7 @@ MQLCL_API int32_t CLContextCreate(int32_t device) {
 MQLCL_API void CLContextFree(int32_t context) {
   guarded_void([&] {
     if (!registry().contexts.remove(context))
-      fail(MQLCL_ERR_OPENCL_INVALID_HANDLE,
-           fmt::format("CLContextFree: {} is not a live context handle", context));
+      fail_not_live(registry().contexts, context, "CLContextFree", "context");
   });
 }
 

@@ -217,8 +217,7 @@ MQLCL_API int32_t CLProgramCreateEx(int32_t context, const char16_t *source,
 MQLCL_API void CLProgramFree(int32_t program) {
   guarded_void([&] {
     if (!registry().programs.remove(program))
-      fail(MQLCL_ERR_OPENCL_INVALID_HANDLE,
-           fmt::format("CLProgramFree: {} is not a live program handle", program));
+      fail_not_live(registry().programs, program, "CLProgramFree", "program");
   });
 }
 
@@ -265,8 +264,7 @@ MQLCL_API int32_t CLKernelCreate(int32_t program_handle, const char16_t *kernel_
 MQLCL_API void CLKernelFree(int32_t kernel) {
   guarded_void([&] {
     if (!registry().kernels.remove(kernel))
-      fail(MQLCL_ERR_OPENCL_INVALID_HANDLE,
-           fmt::format("CLKernelFree: {} is not a live kernel handle", kernel));
+      fail_not_live(registry().kernels, kernel, "CLKernelFree", "kernel");
   });
 }
 

@@ -6,9 +6,13 @@
 // collide with device ordinals (they are all >= 2^28). A slot whose generation is used up is
 // retired rather than wrapped, so a handle can never alias a newer object; that bounds each type
 // to 65536 live objects and about 2^28 creations per process (ERR_OPENCL_TOO_MANY_OBJECTS).
+//
+// Each slot also records the owner that created it (owners.hpp): a handle is found and removed
+// only by threads acting for that same owner (0, none, for callers that never declare one).
 #pragma once
 
 #include "errors.hpp"
+#include "owners.hpp"
 
 #include <mqlcl/mqlcl.h>
 
@@ -47,7 +51,11 @@ public:
   explicit HandleTable(int32_t type) : type_(type) {}
 
   int32_t insert(std::shared_ptr<T> object) {
+    const int32_t owner = current_owner();
     std::lock_guard<std::mutex> lock(mutex_);
+    // Under the table's lock: CLOwnerFree retires an owner before it takes its objects, so an
+    // object is either refused here or taken there, never left behind under a freed owner.
+    check_current_owner_live();
     uint32_t slot;
     if (!free_slots_.empty()) {
       slot = free_slots_.front(); // oldest first: spreads generations over all slots
@@ -61,26 +69,30 @@ public:
     Slot &entry = slots_[slot];
     entry.generation += 1;
     entry.object = std::move(object);
+    entry.owner = owner;
     ++live_;
     return HandleBits::make(type_, entry.generation, slot);
   }
 
-  // The object behind a live handle of this table's type, or nullptr.
+  // The object behind a live handle of this table's type that the calling thread's owner holds,
+  // or nullptr.
   std::shared_ptr<T> find(int32_t handle) const {
     if (HandleBits::type_of(handle) != type_)
       return nullptr;
+    const int32_t owner = current_owner();
     std::lock_guard<std::mutex> lock(mutex_);
-    const Slot *entry = live_slot(handle);
+    const Slot *entry = live_slot(handle, owner);
     return entry != nullptr ? entry->object : nullptr;
   }
 
-  // Removes a live handle and returns its object (so the caller drops the last reference
-  // outside the lock), or nullptr when the handle was not live.
+  // Removes a live handle of the calling thread's owner and returns its object (so the caller
+  // drops the last reference outside the lock), or nullptr when there is no such handle.
   std::shared_ptr<T> remove(int32_t handle) {
     if (HandleBits::type_of(handle) != type_)
       return nullptr;
+    const int32_t owner = current_owner();
     std::lock_guard<std::mutex> lock(mutex_);
-    Slot *entry = const_cast<Slot *>(live_slot(handle));
+    Slot *entry = const_cast<Slot *>(live_slot(handle, owner));
     if (entry == nullptr)
       return nullptr;
     std::shared_ptr<T> object = std::move(entry->object);
@@ -92,19 +104,33 @@ public:
     return object;
   }
 
+  // True when `handle` is live but held by an owner other than the calling thread's: the
+  // reason a find or remove failed, for the error's code and message.
+  bool held_by_another_owner(int32_t handle) const {
+    if (HandleBits::type_of(handle) != type_)
+      return false;
+    const int32_t owner = current_owner();
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Slot *entry = live_slot(handle, kAnyOwner);
+    return entry != nullptr && entry->owner != owner;
+  }
+
   // Takes every live object out of the table (library unload).
-  std::vector<std::shared_ptr<T>> take_all() {
+  std::vector<std::shared_ptr<T>> take_all() { return take_owned(kAnyOwner); }
+
+  // Takes every live object of `owner` (kAnyOwner: of all owners) out of the table.
+  std::vector<std::shared_ptr<T>> take_owned(int32_t owner) {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<std::shared_ptr<T>> objects;
     for (uint32_t slot = 0; slot < slots_.size(); ++slot) {
-      if (slots_[slot].object) {
+      if (slots_[slot].object && (owner == kAnyOwner || slots_[slot].owner == owner)) {
         objects.push_back(std::move(slots_[slot].object));
         slots_[slot].object.reset();
         if (slots_[slot].generation < HandleBits::kGenerationMask)
           free_slots_.push_back(slot);
       }
     }
-    live_ = 0;
+    live_ -= objects.size();
     return objects;
   }
 
@@ -119,17 +145,22 @@ public:
   }
 
 private:
+  static constexpr int32_t kAnyOwner = -1; // owners are 0 (none) or positive
+
   struct Slot {
     uint32_t generation = 0;
+    int32_t owner = 0;
     std::shared_ptr<T> object;
   };
 
-  const Slot *live_slot(int32_t handle) const {
+  const Slot *live_slot(int32_t handle, int32_t owner) const {
     uint32_t slot = HandleBits::slot_of(handle);
     if (slot >= slots_.size())
       return nullptr;
     const Slot &entry = slots_[slot];
     if (!entry.object || entry.generation != HandleBits::generation_of(handle))
+      return nullptr;
+    if (owner != kAnyOwner && entry.owner != owner)
       return nullptr;
     return &entry;
   }

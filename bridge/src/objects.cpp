@@ -81,7 +81,18 @@ Program::~Program() {
   release(program, &ClApi::clReleaseProgram);
 }
 
+PendingRead::~PendingRead() {
+  if (done == nullptr || process_exiting.load())
+    return; // at exit the OS takes the memory, whatever the device still does
+  try {
+    cl_api().clWaitForEvents(1, &done); // the device must not write into freed memory
+  } catch (...) {
+  }
+  release(done, &ClApi::clReleaseEvent);
+}
+
 Buffer::~Buffer() {
+  pending_read.reset(); // before the memory object it reads from
   release(memory, &ClApi::clReleaseMemObject);
 }
 
@@ -136,8 +147,7 @@ std::shared_ptr<T> lookup(const HandleTable<T> &table, int32_t handle, const cha
                           const char *kind) {
   std::shared_ptr<T> object = table.find(handle);
   if (!object)
-    fail(MQLCL_ERR_OPENCL_INVALID_HANDLE,
-         fmt::format("{}: {} is not a live {} handle", function, handle, kind));
+    fail_not_live(table, handle, function, kind);
   return object;
 }
 } // namespace
@@ -178,6 +188,10 @@ std::shared_ptr<const Device> device_of(int32_t handle, const char *function) {
     if (auto device = device_by_ordinal(handle))
       return device;
   }
+  if (live.contexts.held_by_another_owner(handle) || live.programs.held_by_another_owner(handle) ||
+      live.kernels.held_by_another_owner(handle) || live.buffers.held_by_another_owner(handle))
+    fail(MQLCL_ERR_OPENCL_NOT_OWNER,
+         fmt::format("{}: {} is a handle of another owner (CLOwnerSelect)", function, handle));
   fail(MQLCL_ERR_OPENCL_INVALID_HANDLE,
        fmt::format("{}: {} is neither a device ordinal nor a live handle", function, handle));
 }

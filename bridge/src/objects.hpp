@@ -7,6 +7,8 @@
 #include "handle_table.hpp"
 #include "opencl.hpp"
 
+#include <fmt/format.h>
+
 #include <memory>
 #include <mutex>
 #include <string>
@@ -75,11 +77,22 @@ struct Program {
   ~Program();
 };
 
+// A non-blocking read (CLBufferReadStart): the device copies into `host`, memory of the bridge's
+// own, so that the program's array may move or go meanwhile; CLBufferReadTake copies it out.
+struct PendingRead {
+  std::vector<char> host;
+  cl_event done = nullptr;
+  uint32_t buffer_offset = 0;
+  ~PendingRead(); // waits for the copy before `host` goes
+};
+
 struct Buffer {
   std::shared_ptr<Context> context;
   cl_mem memory = nullptr;
   uint32_t size = 0;
   uint32_t flags = 0;
+  std::mutex read_mutex;                     // guards the pointer below
+  std::unique_ptr<PendingRead> pending_read; // at most one at a time
   ~Buffer();
 };
 
@@ -120,7 +133,22 @@ struct Registry {
 // Built on first use and never destroyed by a static destructor, only by release_at_unload.
 Registry &registry();
 
-// Lookups that throw Failure(ERR_OPENCL_INVALID_HANDLE) with a message naming `function`.
+// Throws the failure for a handle `table` did not give the calling thread:
+// MQLCL_ERR_OPENCL_NOT_OWNER when another owner holds it, else ERR_OPENCL_INVALID_HANDLE; the
+// message names `function`.
+template <class T>
+[[noreturn]] void fail_not_live(const HandleTable<T> &table, int32_t handle, const char *function,
+                                const char *kind) {
+  if (table.held_by_another_owner(handle))
+    fail(MQLCL_ERR_OPENCL_NOT_OWNER,
+         fmt::format("{}: {} is a {} handle of another owner (CLOwnerSelect)", function, handle,
+                     kind));
+  fail(MQLCL_ERR_OPENCL_INVALID_HANDLE,
+       fmt::format("{}: {} is not a live {} handle", function, handle, kind));
+}
+
+// Lookups that throw Failure(ERR_OPENCL_INVALID_HANDLE, or MQLCL_ERR_OPENCL_NOT_OWNER for another
+// owner's handle) with a message naming `function`.
 std::shared_ptr<Context> context_of(int32_t handle, const char *function);
 std::shared_ptr<Program> program_of(int32_t handle, const char *function);
 std::shared_ptr<Kernel> kernel_of(int32_t handle, const char *function);

@@ -11,7 +11,8 @@
  *    capacity or a buffer's size.
  *  - A failure returns the function's MQL5 failure value (-1, 0 or false) and records an
  *    MQLCL_ERR_* code as this thread's last error (CLGetLastError). Successes leave it alone.
- *  - Every function may be called from any thread; handles are shared by all threads.
+ *  - Every function may be called from any thread; handles are shared by all threads (by all
+ *    threads acting for the same owner, for programs that declare one: CLOwnerCreate).
  *  - Strings are UTF-16 (char16_t), zero-terminated, as MQL5 passes `string`. Output strings
  *    are written into caller memory of `capacity` char16_t units, terminator included.
  */
@@ -65,6 +66,9 @@
 #define MQLCL_ERR_OPENCL_BUFFER_CREATE 5112
 #define MQLCL_ERR_OPENCL_TOO_MANY_OBJECTS 5113
 #define MQLCL_ERR_OPENCL_SELECTDEVICE 5114
+/* mqlcl's own, in MQL5's user range (ERR_USER_ERROR_FIRST 65536 + n: SetUserError(n) in MQL5) */
+#define MQLCL_ERR_OPENCL_NOT_OWNER 65537 /* another owner's handle; an owner that is not live */
+#define MQLCL_ERR_OPENCL_READ_NOT_STARTED 65538 /* no CLBufferReadStart pending on the buffer */
 
 /* ---- CLHandleType results (ENUM_OPENCL_HANDLE_TYPE) --------------------------------------------
  */
@@ -240,6 +244,27 @@ MQLCL_API int32_t CLGemm(int32_t buffer_a, int32_t buffer_b, int32_t buffer_c, i
                          uint32_t lda, uint64_t offset_b, uint32_t ldb, uint64_t offset_c,
                          uint32_t ldc, uint32_t batch, uint64_t stride_a, uint64_t stride_b,
                          uint64_t stride_c);
+
+/* Beyond MQL5: owners. CLOwnerCreate makes an owner (a random id > 0) and has the calling thread
+ * act for it; handles created while a thread acts for an owner are that owner's, and only
+ * threads acting for it can use or free them (MQLCL_ERR_OPENCL_NOT_OWNER otherwise). A thread that
+ * never selects an owner acts for none (0): nothing changes for it. CLOwnerSelect(0) returns to
+ * none. CLOwnerFree frees every handle of the owner (children first) and the owner itself:
+ * the number of handles freed, or -1. */
+MQLCL_API int32_t CLOwnerCreate(void);
+MQLCL_API int32_t CLOwnerSelect(int32_t owner);
+MQLCL_API int32_t CLOwnerFree(int32_t owner);
+
+/* Beyond MQL5: non-blocking reads. CLBufferReadStart enqueues a read of `size` bytes from
+ * `buffer_offset` into memory of the bridge's own and returns at once (1, or 0); one read per
+ * buffer at a time. CLBufferReadStatus polls it like CLExecutionStatus (MQLCL_CL_COMPLETE ...
+ * MQLCL_CL_QUEUED, or -1). CLBufferReadTake waits for it if needed, copies `data_count` elements
+ * of `element_size` bytes (at most the bytes started) into data[data_offset ...] and ends the
+ * read: elements copied, or 0. */
+MQLCL_API int32_t CLBufferReadStart(int32_t buffer, uint32_t buffer_offset, uint32_t size);
+MQLCL_API int32_t CLBufferReadStatus(int32_t buffer);
+MQLCL_API uint32_t CLBufferReadTake(int32_t buffer, void *data, uint32_t data_offset,
+                                    uint32_t data_count, uint32_t element_size);
 
 /* This thread's last failure */
 MQLCL_API int32_t CLGetLastError(void);

@@ -306,7 +306,9 @@ private:
     std::string import_module;
     std::set<size_t> declared_names; // token indexes of names being declared
     int depth = 0;
-    size_t statement_start = 0; // first token of the current top-level declaration
+    size_t statement_start = 0; // first token of the current top-level or member declaration
+    std::string class_name;     // the class whose body is open, if any (its body is depth 1)
+    std::string pending_class;  // "class NAME" seen, its body not yet open
     for (size_t i = 0; i < tokens.size(); ++i) {
       const Token &t = tokens[i];
       if (t.kind == TokenKind::Directive) {
@@ -315,15 +317,39 @@ private:
         continue;
       }
       if (t.kind == TokenKind::Punct) {
-        if (t.text == "{")
-          ++depth;
-        else if (t.text == "}") {
-          if (--depth == 0)
+        if (t.text == "{") {
+          if (++depth == 1 && !pending_class.empty()) {
+            class_name = pending_class;
+            program_.classes[class_name];
             statement_start = i + 1;
-        } else if (t.text == ";" && depth == 0)
+          }
+          pending_class.clear();
+        } else if (t.text == "}") {
+          if (--depth == 0) {
+            statement_start = i + 1;
+            class_name.clear();
+          } else if (depth == 1 && !class_name.empty())
+            statement_start = i + 1;
+        } else if ((t.text == ";" && depth == 0) ||
+                   (t.text == ";" && depth == 1 && !class_name.empty())) {
+          statement_start = i + 1;
+          pending_class.clear();
+        } else if (t.text == ":" && depth == 1 && !class_name.empty() && i > 0 &&
+                   (tokens[i - 1].is_identifier("public") ||
+                    tokens[i - 1].is_identifier("private") ||
+                    tokens[i - 1].is_identifier("protected")))
           statement_start = i + 1;
         continue;
       }
+      if (depth == 0 && (t.is_identifier("class") || t.is_identifier("struct")) &&
+          i + 1 < tokens.size() && tokens[i + 1].is_identifier()) {
+        pending_class = tokens[i + 1].text;
+        program_.identifiers.insert(pending_class);
+        ++i;
+        continue;
+      }
+      if (depth == 1 && !class_name.empty() && member(tokens, i, statement_start, class_name, file))
+        continue;
       if (!t.is_identifier())
         continue;
       if (t.text.size() > kMaxIdentifier)
@@ -354,11 +380,48 @@ private:
       program_.identifiers.insert(t.text);
       if (const std::string *type = matrix_type_before(tokens, i))
         program_.matrix_names[t.text].insert(*type);
+      if (const std::string *type = class_type_before(tokens, i))
+        program_.object_names[t.text].insert(*type);
       if (before_paren)
-        call(tokens, i, file);
+        call(tokens, i, file, depth >= 2 ? class_name : std::string());
     }
     if (!import_module.empty())
       program_.problems.push_back(file + ": an #import block is not closed by #import");
+  }
+
+  // A name at the top of a class body (depth 1): a method declaration is recorded as the class's,
+  // a constructor, destructor or member initializer is no call. True when tokens[i] was one.
+  bool member(const std::vector<Token> &tokens, size_t i, size_t statement_start,
+              const std::string &class_name, const std::string &file) {
+    const Token &t = tokens[i];
+    if (i + 1 >= tokens.size() || !tokens[i + 1].is_punct("("))
+      return false;
+    const Token *previous = i > 0 ? &tokens[i - 1] : nullptr;
+    bool after_type = previous != nullptr && previous->is_identifier() &&
+                      kStatementKeywords.count(previous->text) == 0;
+    if (after_type && t.text != class_name) {
+      std::string problem;
+      auto method = parse_function_header(tokens, statement_start, i, problem);
+      if (!method) {
+        program_.problems.push_back(at(file, t.line) + ": " + problem);
+        return true;
+      }
+      method->file = file;
+      program_.classes[class_name].push_back(*method);
+    }
+    // A constructor (NAME( or ~NAME() or an initializer of its list: skip to the closing ')'.
+    return true;
+  }
+
+  // The class that declares tokens[name] ("COpenCL cl", "const COpenCL &cl"), if any.
+  const std::string *class_type_before(const std::vector<Token> &tokens, size_t name) const {
+    size_t type = name;
+    if (type > 0 && tokens[type - 1].is_punct("&"))
+      --type;
+    if (type == 0 || !tokens[type - 1].is_identifier())
+      return nullptr;
+    auto found = program_.classes.find(tokens[type - 1].text);
+    return found == program_.classes.end() ? nullptr : &found->first;
   }
 
   // The matrix or vector type that declares tokens[name] ("matrixf a", "const matrix &b"), if any.
@@ -373,13 +436,15 @@ private:
     return found == kMatrixTypes.end() ? nullptr : &*found;
   }
 
-  void call(const std::vector<Token> &tokens, size_t name, const std::string &file) {
+  void call(const std::vector<Token> &tokens, size_t name, const std::string &file,
+            const std::string &in_class) {
     const std::string &text = tokens[name].text;
     if (kStatementKeywords.count(text) != 0 || kTypeKeywords.count(text) != 0)
       return;
     Call c;
     c.name = text;
     c.file = file;
+    c.in_class = in_class;
     c.line = tokens[name].line;
     if (name > 0 && (tokens[name - 1].is_punct(".") || tokens[name - 1].is_punct("->"))) {
       c.scope = ".";
@@ -727,6 +792,60 @@ std::vector<std::string> check_constants(const CHeader &header, const std::vecto
   return problems;
 }
 
+namespace {
+
+// An argument MetaEditor lets a reference parameter take: a variable, an element of an array or
+// a member (a, a[i], a.b, a[i][j]); not a literal, a cast, a call or any other expression.
+bool is_variable(const std::vector<Token> &argument) {
+  if (argument.empty() || !argument[0].is_identifier())
+    return false;
+  for (size_t i = 1; i < argument.size(); ++i) {
+    if (argument[i].is_punct("[")) {
+      int depth = 0;
+      for (; i < argument.size(); ++i) {
+        if (argument[i].is_punct("["))
+          ++depth;
+        else if (argument[i].is_punct("]") && --depth == 0)
+          break;
+      }
+      if (i == argument.size())
+        return false;
+    } else if (argument[i].is_punct(".") && i + 1 < argument.size() &&
+               argument[i + 1].is_identifier()) {
+      ++i;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A literal or an expression for a parameter that every candidate taking that many arguments
+// declares as a reference: "parameter passed as reference, variable expected", as MetaEditor
+// says (MQL5 passes no temporary by reference).
+void check_reference_arguments(const Call &c, const std::vector<const MqlFunction *> &candidates,
+                               std::vector<std::string> &problems) {
+  size_t count = c.arguments.size();
+  for (size_t k = 0; k < count; ++k) {
+    bool all_references = false;
+    for (const MqlFunction *f : candidates) {
+      if (f->required() > count || count > f->params.size())
+        continue;
+      if (!f->params[k].reference) {
+        all_references = false;
+        break;
+      }
+      all_references = true;
+    }
+    if (all_references && !is_variable(c.arguments[k]))
+      problems.push_back(c.where() + ": " + c.name + "(): argument " + std::to_string(k + 1) +
+                         " (" + join_tokens(c.arguments[k], 0) +
+                         ") - parameter passed as reference, variable expected");
+  }
+}
+
+} // namespace
+
 std::vector<std::string> check_calls(const Program &program,
                                      const std::set<std::string> &builtins) {
   std::vector<std::string> problems = program.problems;
@@ -750,7 +869,33 @@ std::vector<std::string> check_calls(const Program &program,
   for (const Call &c : program.calls) {
     std::string where = c.where() + ": ";
     size_t count = c.arguments.size();
-    if (c.scope == ".") {
+    const std::vector<MqlFunction> *own_class = nullptr;
+    if (auto found = program.classes.find(c.in_class); found != program.classes.end())
+      own_class = &found->second;
+    auto methods_named = [&](const std::vector<MqlFunction> &methods) {
+      std::vector<const MqlFunction *> named;
+      for (const MqlFunction &m : methods)
+        if (m.name == c.name)
+          named.push_back(&m);
+      return named;
+    };
+    if (c.scope == "." && program.object_names.count(c.object) != 0) {
+      for (const std::string &type : program.object_names.at(c.object)) {
+        auto named = methods_named(program.classes.at(type));
+        if (named.empty())
+          problems.push_back(where + c.object + "." + c.name + "(): class " + type +
+                             " declares no method " + c.name);
+        else if (!accepts(named, count))
+          problems.push_back(where + c.object + "." + c.name + "() with " + std::to_string(count) +
+                             " arguments: no method of that name takes that many");
+        else
+          check_reference_arguments(c, named, problems);
+      }
+    } else if (c.scope.empty() && own_class != nullptr && !methods_named(*own_class).empty()) {
+      if (!accepts(methods_named(*own_class), count))
+        problems.push_back(where + c.name + "() with " + std::to_string(count) +
+                           " arguments: no method of " + c.in_class + " takes that many");
+    } else if (c.scope == ".") {
       auto types = program.matrix_names.find(c.object);
       if (types == program.matrix_names.end()) {
         problems.push_back(where + "." + c.name +
@@ -775,6 +920,8 @@ std::vector<std::string> check_calls(const Program &program,
       else if (!accepts(found->second, count))
         problems.push_back(where + c.scope + "::" + c.name + "() with " + std::to_string(count) +
                            " arguments: no imported overload takes that many");
+      else
+        check_reference_arguments(c, found->second, problems);
     } else if (imported.count(c.name) != 0) {
       problems.push_back(where + c.name +
                          "() calls an imported function without its module: "
@@ -784,6 +931,8 @@ std::vector<std::string> check_calls(const Program &program,
       if (!accepts(defined[c.name], count))
         problems.push_back(where + c.name + "() with " + std::to_string(count) +
                            " arguments: no definition takes that many");
+      else
+        check_reference_arguments(c, defined[c.name], problems);
     } else if (macros.count(c.name) == 0 && builtins.count(c.name) == 0) {
       problems.push_back(where + c.name +
                          "() is not defined, not imported and not an MQL5 built-in in "

@@ -89,8 +89,9 @@ struct Resource {
 };
 
 struct Call {
-  std::string scope;  // "mqlcl" for mqlcl::F(...), "::" for ::F(...), "." for obj.F(), "" plain
-  std::string object; // obj of obj.F(), when it is a plain name
+  std::string scope;    // "mqlcl" for mqlcl::F(...), "::" for ::F(...), "." for obj.F(), "" plain
+  std::string object;   // obj of obj.F(), when it is a plain name
+  std::string in_class; // the class whose method body holds the call, if any
   std::string name;
   std::vector<std::vector<Token>> arguments;
   std::string file;
@@ -113,6 +114,10 @@ struct Program {
   std::set<std::string> identifiers; // every identifier used outside declarations' names
   // Names declared with a matrix or vector type (a variable or parameter), and those types.
   std::map<std::string, std::set<std::string>> matrix_names;
+  // Classes (and structs) the program defines, with the methods declared in their bodies, and
+  // names declared with a class type (a variable or parameter) with those classes.
+  std::map<std::string, std::vector<MqlFunction>> classes;
+  std::map<std::string, std::set<std::string>> object_names;
   std::vector<std::string> problems; // what could not be read: a missing include, a bad import
 };
 
@@ -144,7 +149,9 @@ std::vector<std::string> check_constants(const CHeader &header, const std::vecto
 // Every call in the program is to a function it defines, a function it imports (qualified with
 // the module, with an argument count one overload accepts), or an MQL5 built-in from the list;
 // a method call is on a name declared with a matrix or vector type, and the list names it as
-// "type.Method" (argument counts of methods are not checked).
+// "type.Method" (argument counts of methods are not checked), or on a name declared with a class
+// the program defines, which declares the method (with an argument count one overload takes);
+// inside a method body, a plain call may also be to a method of its own class.
 std::vector<std::string> check_calls(const Program &program, const std::set<std::string> &builtins);
 
 // Reads mql5/builtins.txt: one function name at the start of each non-comment line.

@@ -8,6 +8,7 @@
 
 #include "mql5_runtime.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -108,7 +109,9 @@ BOOST_AUTO_TEST_CASE(every_script_was_translated) {
   std::set<std::string> names;
   for (const auto &[name, runner] : mql5rt::scripts())
     names.insert(name);
-  BOOST_TEST(names.size() == 14u);
+  BOOST_TEST(names.size() == 16u);
+  BOOST_TEST(names.count("copencl_class") == 1u);
+  BOOST_TEST(names.count("mlp_copencl") == 1u);
   BOOST_TEST(names.count("matr_mul_1dim") == 1u);
   BOOST_TEST(names.count("mqlcl_device_info") == 1u);
   BOOST_TEST(names.count("matr_mul_gemm") == 1u);
@@ -246,4 +249,155 @@ BOOST_AUTO_TEST_CASE(the_gemm_wrappers_multiply_mql5_matrices_and_refuse_bad_inp
   BOOST_TEST(matches(line("mqlclGemm on a freed buffer: "),
                      "mqlclGemm on a freed buffer: error 5102: .+"));
   BOOST_TEST(line("bad input: ") == "bad input: objects 0");
+}
+
+namespace {
+
+// mlp_copencl.mq5's training in double on the CPU: the same data and initial weights (the same
+// MathRand sequence, rounded to float as the script stores them), the same full-batch steps.
+// Returns the loss of each step's forward pass; weights and predictions as they end.
+struct MlpReference {
+  static constexpr int kSamples = 64, kInputs = 4, kHidden = 16; // the script's #defines
+  std::vector<double> losses;
+  double w1_00 = 0, y_0 = 0, t_0 = 0;
+
+  MlpReference(int steps, double rate, int seed) {
+    auto uniform = [] { return mql5rt::MathRand() / 32768.0 * 2.0 - 1.0; };
+    mql5rt::MathSrand(seed);
+    std::vector<double> x(kSamples * kInputs), t(kSamples), w1(kInputs * kHidden), b1(kHidden, 0),
+        w2(kHidden), h(kSamples * kHidden), dy(kSamples), dh(kSamples * kHidden), y(kSamples);
+    double b2 = 0;
+    for (int n = 0; n < kSamples; ++n) {
+      float f[kInputs];
+      for (int d = 0; d < kInputs; ++d)
+        x[n * kInputs + d] = f[d] = static_cast<float>(uniform());
+      t[n] = static_cast<float>(f[0] * f[1] + 0.5 * f[2] - 0.25 * f[3]);
+    }
+    for (double &w : w1)
+      w = static_cast<float>(0.5 * uniform());
+    for (double &w : w2)
+      w = static_cast<float>(0.5 * uniform());
+    for (int step = 0; step < steps; ++step) {
+      double loss = 0;
+      for (int n = 0; n < kSamples; ++n) {
+        double s2 = b2;
+        for (int j = 0; j < kHidden; ++j) {
+          double s = b1[j];
+          for (int d = 0; d < kInputs; ++d)
+            s += x[n * kInputs + d] * w1[d * kHidden + j];
+          h[n * kHidden + j] = std::tanh(s);
+          s2 += h[n * kHidden + j] * w2[j];
+        }
+        double e = s2 - t[n];
+        y[n] = s2;
+        loss += e * e;
+        dy[n] = 2 * e / kSamples;
+        for (int j = 0; j < kHidden; ++j) {
+          double a = h[n * kHidden + j];
+          dh[n * kHidden + j] = dy[n] * w2[j] * (1 - a * a);
+        }
+      }
+      losses.push_back(loss / kSamples);
+      for (int j = 0; j <= kHidden; ++j) {
+        double g = 0;
+        for (int n = 0; n < kSamples; ++n)
+          g += dy[n] * (j < kHidden ? h[n * kHidden + j] : 1.0);
+        (j < kHidden ? w2[j] : b2) -= rate * g;
+      }
+      for (int d = 0; d <= kInputs; ++d)
+        for (int j = 0; j < kHidden; ++j) {
+          double g = 0;
+          for (int n = 0; n < kSamples; ++n)
+            g += dh[n * kHidden + j] * (d < kInputs ? x[n * kInputs + d] : 1.0);
+          (d < kInputs ? w1[d * kHidden + j] : b1[j]) -= rate * g;
+        }
+    }
+    w1_00 = w1[0];
+    y_0 = y[0];
+    t_0 = t[0];
+  }
+};
+
+} // namespace
+
+// The MLP through the COpenCL class (mql5/Include/mqlcl/OpenCL.mqh): its loss curve against the
+// same steps in double on the CPU, and the weights and predictions it reads back as a matrix and
+// a vector.
+BOOST_AUTO_TEST_CASE(the_mlp_through_the_copencl_class_follows_a_double_computation,
+                     *boost::unit_test::precondition(needs_device())) {
+  const int steps = 300, every = 50, seed = 7;
+  const double rate = 0.2;
+  std::vector<std::string> log = run("mlp_copencl", {{"Steps", std::to_string(steps)},
+                                                     {"LearningRate", "0.2"},
+                                                     {"Seed", std::to_string(seed)},
+                                                     {"ReportEvery", std::to_string(every)}});
+  MlpReference reference(steps, rate, seed);
+  std::vector<int> reported;
+  for (int step = 0; step < steps; step += every)
+    reported.push_back(step);
+  reported.push_back(steps - 1);
+  BOOST_REQUIRE_MESSAGE(log.size() == reported.size() + 1, "printed " << log.size() << " lines");
+  std::regex loss_line(R"(step (\d+): loss = (\d+\.\d{8}))");
+  for (size_t i = 0; i < reported.size(); ++i) {
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_match(log[i], m, loss_line), log[i]);
+    BOOST_TEST(std::stoi(m[1]) == reported[i]);
+    double expected = reference.losses[static_cast<size_t>(reported[i])];
+    BOOST_TEST(std::abs(std::stod(m[2]) - expected) <= 1e-3 * expected + 1e-7,
+               log[i] << " against " << expected << " in double");
+  }
+  // It learns: the last loss is a small part of the first.
+  BOOST_TEST(reference.losses.back() < 0.25 * reference.losses.front());
+  std::regex last(
+      R"(w1\[0\]\[0\] = (-?\d+\.\d{6}); y\[0\] = (-?\d+\.\d{6}); t\[0\] = (-?\d+\.\d{6}))");
+  std::smatch m;
+  BOOST_TEST_REQUIRE(std::regex_match(log.back(), m, last), log.back());
+  BOOST_TEST(std::abs(std::stod(m[1]) - reference.w1_00) < 1e-3, log.back());
+  BOOST_TEST(std::abs(std::stod(m[2]) - reference.y_0) < 1e-3, log.back());
+  BOOST_TEST(std::abs(std::stod(m[3]) - reference.t_0) < 1e-6, log.back());
+}
+
+// The COpenCL class beyond the MLP (tests/mql5/scripts/copencl_class.mq5): a value of each scalar
+// type by value, matrices and vectors, a non-blocking read, the class's refusals (code 0) and the
+// DLL's codes, the original's freeing after a failed KernelCreate, and an owner.
+BOOST_AUTO_TEST_CASE(the_copencl_class_passes_every_scalar_and_refuses_bad_input,
+                     *boost::unit_test::precondition(needs_device())) {
+  std::vector<std::string> log = run("copencl_class", {});
+  const std::vector<std::string> expected = {
+      // bool, char, uchar, short, ushort, int, uint, long, ulong's high half, float x 1000,
+      // datetime, color, an enum
+      "scalars: 1 -5 200 -30000 60000 -123456 4000000000 -9000000000 305419896 1500 1700000000 "
+      "16744512 2",
+      "mqlclSetKernelArg: true, 0 777 -250", "matrices: true, 3 x 2, 12.0, 0.25 -8.00",
+      "poll before a start: -1, code 65538", "non-blocking: true, status 0, true, 1.0 12.0",
+      // series[1], series[2] written; read back into series[2], series[3]
+      "series: true, 2.0 3.0, 1.0 2.0 2.0 3.0", "buffer index 5: false, code 0",
+      "kernel index -1: false, code 0", "a kernel handle asked for CL_BUFFER_SIZE: -1, code 5102",
+      "a 10 x 10 matrixf from a 104-byte buffer: false, code 5110",
+      "rows without cols: false, code 0", "20 longs from a 104-byte buffer: false, code 5110",
+      "elements 18 to 22 of an array of 20: false, code 0", "flags 0x1000: false, code 0",
+      "an argument of the wrong kind: false, code 5108",
+      "a kernel that is not in the program: false, code 5107",
+      "after a failed KernelCreate: context -1, program -1"};
+  std::vector<std::string> lines;
+  for (const std::string &line : log) // the class's own messages go to the journal too
+    if (std::find(expected.begin(), expected.end(), line) != expected.end() ||
+        line.rfind("double: ", 0) == 0 || line.rfind("another owner", 0) == 0 ||
+        line.rfind("owner: ", 0) == 0)
+      lines.push_back(line);
+  BOOST_TEST_MESSAGE("journal:\n"
+                     << [&] {
+                          std::string all;
+                          for (const std::string &l : log)
+                            all += "  " + l + "\n";
+                          return all;
+                        }());
+  BOOST_REQUIRE_MESSAGE(lines.size() == expected.size() + 3, "found " << lines.size() << " lines");
+  for (size_t i = 0; i < expected.size(); ++i)
+    BOOST_TEST(lines[i] == expected[i]);
+  BOOST_TEST((lines[expected.size()] == "double: true, 2.500" ||
+              lines[expected.size()] == "double: not supported"),
+             lines[expected.size()]);
+  BOOST_TEST(lines[expected.size() + 1] == "another owner's buffer: false, code 65537");
+  BOOST_TEST(lines[expected.size() + 2] == "owner: made true, freed 4");
 }

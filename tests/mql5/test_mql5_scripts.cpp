@@ -188,6 +188,58 @@ void helper(const matrix &d) { Print(d.Rows()); d.NoSuchMethod(); }
   BOOST_TEST(problems.size() == 3u, lines(problems));
 }
 
+// Classes: a method call on an object is checked against the methods its class declares, a plain
+// call inside a method may be to a method of its own class, and what MetaEditor refuses - a
+// literal or an expression for a reference parameter - is reported.
+BOOST_AUTO_TEST_CASE(classes_methods_and_reference_arguments_are_checked) {
+  const std::string snippet = R"MQL(
+#include <mqlcl/OpenCL.mqh>
+class CCounter
+  {
+private:
+   int               m_count;
+   void              Bump(int &by) { m_count+=by; Helper(); }
+public:
+                     CCounter(void) : m_count(0) {}
+   int               Count(void) const { return(m_count); }
+   void              Add(int &by) { Bump(by); Nope(); }
+  };
+void OnStart()
+  {
+   CCounter counter;
+   COpenCL cl;
+   int one=1;
+   counter.Add(one);
+   counter.Add(1);
+   counter.Add(one+1);
+   counter.Missing();
+   counter.Count(1);
+   cl.SetArgument(0,1,0.5);
+   cl.SetArgument(0,1,(float)0.5);
+   float f=0.5;
+   mqlcl::CLSetKernelArg(1,2,f);
+   mqlcl::CLSetKernelArg(1,2,0.5);
+   mqlcl::CLSetKernelArg(1,2,(float)f);
+  }
+)MQL";
+  Program program = parse_program(snippet, "classes.mq5", kInclude);
+  BOOST_TEST(program.problems.empty(), lines(program.problems));
+  BOOST_TEST(program.classes.count("CCounter") == 1u);
+  BOOST_TEST(program.classes.count("COpenCL") == 1u);
+  std::vector<std::string> problems = check_calls(program, builtins());
+  BOOST_TEST_MESSAGE("reported:" << lines(problems));
+  BOOST_TEST(reported(problems, {"classes.mq5:7", "Helper() is not defined"}));
+  BOOST_TEST(reported(problems, {"classes.mq5:11", "Nope() is not defined"}));
+  BOOST_TEST(reported(problems, {"classes.mq5:19", "argument 1 (1)",
+                                 "parameter passed as reference, variable expected"}));
+  BOOST_TEST(reported(problems, {"classes.mq5:20", "argument 1 (one+1)", "variable expected"}));
+  BOOST_TEST(reported(problems, {"classes.mq5:21", "class CCounter declares no method Missing"}));
+  BOOST_TEST(reported(problems, {"classes.mq5:22", "counter.Count() with 1 arguments"}));
+  BOOST_TEST(reported(problems, {"classes.mq5:27", "argument 3 (0.5)", "variable expected"}));
+  BOOST_TEST(reported(problems, {"classes.mq5:28", "argument 3 ((float)f)", "variable expected"}));
+  BOOST_TEST(problems.size() == 8u, lines(problems));
+}
+
 BOOST_AUTO_TEST_CASE(a_missing_include_is_reported) {
   Program program =
       parse_program("#include <mqlcl/nothing.mqh>\nvoid OnStart() {}\n", "missing.mq5", kInclude);

@@ -48,6 +48,9 @@
 #define MQLCL_ERR_OPENCL_BUFFER_CREATE                       5112
 #define MQLCL_ERR_OPENCL_TOO_MANY_OBJECTS                    5113
 #define MQLCL_ERR_OPENCL_SELECTDEVICE                        5114
+//--- mqlcl's own, in MQL5's user range (SetUserError(1), SetUserError(2))
+#define MQLCL_ERR_OPENCL_NOT_OWNER                           65537
+#define MQLCL_ERR_OPENCL_READ_NOT_STARTED                    65538
 
 //--- mqlcl::CLHandleType results
 #define MQLCL_OPENCL_INVALID                                 0
@@ -199,6 +202,8 @@ uint CLBufferWrite(int buffer,const float &data[],uint buffer_offset,uint data_o
 uint CLBufferWrite(int buffer,const double &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
 uint CLBufferWrite(int buffer,const matrixf &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=4);
 uint CLBufferWrite(int buffer,const matrix &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
+uint CLBufferWrite(int buffer,const vectorf &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=4);
+uint CLBufferWrite(int buffer,const vector &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
 uint CLBufferRead(int buffer,char &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=1);
 uint CLBufferRead(int buffer,uchar &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=1);
 uint CLBufferRead(int buffer,short &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=2);
@@ -211,6 +216,8 @@ uint CLBufferRead(int buffer,float &data[],uint buffer_offset,uint data_offset,u
 uint CLBufferRead(int buffer,double &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
 uint CLBufferRead(int buffer,matrixf &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=4);
 uint CLBufferRead(int buffer,matrix &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
+uint CLBufferRead(int buffer,vectorf &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=4);
+uint CLBufferRead(int buffer,vector &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
 //--- tensor maps for Hopper's copy engine (NVIDIA compute capability 9.0+): 1, or 0
 int  CLBufferTensorMap(int map_buffer,uint map_offset,int buffer,uint buffer_offset,uint rows,uint cols,uint row_pitch,uint box_rows,uint box_cols,uint swizzle,int element_type);
 //--- execution: all three arrays are always passed; zero offsets, and a local size of all
@@ -220,6 +227,27 @@ int  CLExecutionStatus(int kernel);
 //--- C = alpha*op(A)*op(B) + beta*C on buffers of one context, row-major; enqueues like
 //--- CLExecute (mqlclGemm and mqlclMatMul below cover the common cases): 1, or 0
 int  CLGemm(int buffer_a,int buffer_b,int buffer_c,int element_type,int precision,int transpose_a,int transpose_b,uint m,uint n,uint k,double alpha,double beta,ulong offset_a,uint lda,ulong offset_b,uint ldb,ulong offset_c,uint ldc,uint batch,ulong stride_a,ulong stride_b,ulong stride_c);
+//--- owners: handles no other program can use or free, all freed with one call (docs/api.md)
+int  CLOwnerCreate();
+int  CLOwnerSelect(int owner);
+int  CLOwnerFree(int owner);
+//--- non-blocking reads: start, poll (CLExecutionStatus's values), take
+int  CLBufferReadStart(int buffer,uint buffer_offset,uint size);
+int  CLBufferReadStatus(int buffer);
+uint CLBufferReadTake(int buffer,char &data[],uint data_offset,uint data_count,uint element_size=1);
+uint CLBufferReadTake(int buffer,uchar &data[],uint data_offset,uint data_count,uint element_size=1);
+uint CLBufferReadTake(int buffer,short &data[],uint data_offset,uint data_count,uint element_size=2);
+uint CLBufferReadTake(int buffer,ushort &data[],uint data_offset,uint data_count,uint element_size=2);
+uint CLBufferReadTake(int buffer,int &data[],uint data_offset,uint data_count,uint element_size=4);
+uint CLBufferReadTake(int buffer,uint &data[],uint data_offset,uint data_count,uint element_size=4);
+uint CLBufferReadTake(int buffer,long &data[],uint data_offset,uint data_count,uint element_size=8);
+uint CLBufferReadTake(int buffer,ulong &data[],uint data_offset,uint data_count,uint element_size=8);
+uint CLBufferReadTake(int buffer,float &data[],uint data_offset,uint data_count,uint element_size=4);
+uint CLBufferReadTake(int buffer,double &data[],uint data_offset,uint data_count,uint element_size=8);
+uint CLBufferReadTake(int buffer,matrixf &data,uint data_offset,uint data_count,uint element_size=4);
+uint CLBufferReadTake(int buffer,matrix &data,uint data_offset,uint data_count,uint element_size=8);
+uint CLBufferReadTake(int buffer,vectorf &data,uint data_offset,uint data_count,uint element_size=4);
+uint CLBufferReadTake(int buffer,vector &data,uint data_offset,uint data_count,uint element_size=8);
 //--- this thread's last failure
 int  CLGetLastError();
 void CLResetLastError();
@@ -309,6 +337,43 @@ uint mqlclBufferRead(const int buffer,T &data[],const uint buffer_offset,const u
    if(!mqlclArrayHolds(ArraySize(data),data_offset,data_count,"mqlclBufferRead"))
       return(0);
    return(mqlcl::CLBufferRead(buffer,data,buffer_offset,data_offset,data_count));
+  }
+//+------------------------------------------------------------------+
+//| mqlclSetKernelArg: CLSetKernelArg(kernel, index, value) by value, |
+//| as the built-in takes it: literals and expressions of any scalar |
+//| type (bool, char ... ulong, float, double, datetime, color,      |
+//| enums), given to the kernel as sizeof(T) bytes                   |
+//+------------------------------------------------------------------+
+template<typename T>
+bool mqlclSetKernelArg(const int kernel,const uint arg_index,T value)
+  {
+   if(sizeof(T)==1)
+     {
+      char byte=(char)value;
+      return(mqlcl::CLSetKernelArg(kernel,arg_index,byte)!=0);
+     }
+   if(sizeof(T)==2)
+     {
+      short half=(short)value;
+      return(mqlcl::CLSetKernelArg(kernel,arg_index,half)!=0);
+     }
+   if((T)1/(T)2!=0)   // float or double (integers divide to 0): kept as floating point
+     {
+      if(sizeof(T)==4)
+        {
+         float single=(float)value;
+         return(mqlcl::CLSetKernelArg(kernel,arg_index,single)!=0);
+        }
+      double twice=(double)value;
+      return(mqlcl::CLSetKernelArg(kernel,arg_index,twice)!=0);
+     }
+   if(sizeof(T)==4)
+     {
+      int word=(int)value;
+      return(mqlcl::CLSetKernelArg(kernel,arg_index,word)!=0);
+     }
+   long wide=(long)value;
+   return(mqlcl::CLSetKernelArg(kernel,arg_index,wide)!=0);
   }
 //+------------------------------------------------------------------+
 //| mqlclExecute: CLExecute(kernel) - a single work-item             |

@@ -75,10 +75,13 @@ public:
     a.items_.assign(values.begin(), values.end());
     return a;
   }
-  T &operator[](long i) { return items_[checked(i)]; }
-  const T &operator[](long i) const { return items_[checked(i)]; }
+  // A series array (ArraySetAsSeries) is indexed from its end: a[0] is the last in memory.
+  T &operator[](long i) { return items_[physical(i)]; }
+  const T &operator[](long i) const { return items_[physical(i)]; }
   int size() const { return static_cast<int>(items_.size()); }
   bool is_fixed() const { return fixed_; }
+  bool is_series() const { return series_; }
+  void set_series(bool series) { series_ = series; }
   std::vector<T> &items() { return items_; }
   const std::vector<T> &items() const { return items_; }
   // `T &a[]` parameter: a pointer to the first element, and nothing about the length.
@@ -92,8 +95,13 @@ private:
                            std::to_string(items_.size()));
     return static_cast<size_t>(i);
   }
+  size_t physical(long i) const {
+    size_t index = checked(i);
+    return series_ ? items_.size() - 1 - index : index;
+  }
   std::vector<T> items_;
   bool fixed_ = false;
+  bool series_ = false;
 };
 
 // ---- matrix (double) and matrixf (float): rows x cols elements in row-major order, which is how
@@ -137,6 +145,60 @@ private:
 };
 using matrix = matrix_of<double>;
 using matrixf = matrix_of<float>;
+
+// ---- vector (double) and vectorf (float): Size() elements; v[i] outside it stops the program.
+template <class T> class vector_of {
+public:
+  T &operator[](long i) { return items_[checked(i)]; }
+  const T &operator[](long i) const { return items_[checked(i)]; }
+  ulong Size() const { return items_.size(); }
+  bool Resize(ulong size, ulong = 0) {
+    items_.resize(static_cast<size_t>(size));
+    return true;
+  }
+  // `vectorf &v` / `const vectorf &v` parameter of an import: a pointer to the elements.
+  T *dll_data() { return items_.data(); }
+  const T *dll_data() const { return items_.data(); }
+
+private:
+  size_t checked(long i) const {
+    if (i < 0 || static_cast<size_t>(i) >= items_.size())
+      throw critical_error("vector index out of range: " + std::to_string(i) + " of " +
+                           std::to_string(items_.size()));
+    return static_cast<size_t>(i);
+  }
+  std::vector<T> items_;
+};
+using vector = vector_of<double>;
+using vectorf = vector_of<float>;
+
+// ---- the terminal's own OpenCL constants, which include/mqlcl/OpenCL.mqh maps onto mqlcl's by
+// name. MetaQuotes does not publish their values; these are the stand-in's, chosen unlike mqlcl's
+// (and the memory flags unlike the Khronos bits) so that a constant passed through unmapped
+// shows in the replay as a wrong device, flag or property.
+constexpr int CL_USE_ANY = 0x7FFF0001;
+constexpr int CL_USE_CPU_ONLY = 0x7FFF0002;
+constexpr int CL_USE_GPU_ONLY = 0x7FFF0003;
+constexpr int CL_USE_GPU_DOUBLE_ONLY = 0x7FFF0004;
+constexpr uint CL_MEM_READ_WRITE = 0x100;
+constexpr uint CL_MEM_WRITE_ONLY = 0x200;
+constexpr uint CL_MEM_READ_ONLY = 0x400;
+constexpr uint CL_MEM_ALLOC_HOST_PTR = 0x800;
+enum ENUM_OPENCL_PROPERTY_INTEGER {
+  CL_DEVICE_COUNT = 1000,
+  CL_DEVICE_TYPE,
+  CL_DEVICE_VENDOR_ID,
+  CL_DEVICE_MAX_COMPUTE_UNITS,
+  CL_DEVICE_MAX_CLOCK_FREQUENCY,
+  CL_DEVICE_GLOBAL_MEM_SIZE,
+  CL_DEVICE_LOCAL_MEM_SIZE,
+  CL_BUFFER_SIZE,
+  CL_DEVICE_MAX_WORK_GROUP_SIZE,
+  CL_KERNEL_WORK_GROUP_SIZE,
+  CL_KERNEL_LOCAL_MEM_SIZE,
+  CL_KERNEL_PRIVATE_MEM_SIZE,
+  CL_LAST_ERROR
+};
 
 // ---- #import ------------------------------------------------------------------------------------
 
@@ -219,6 +281,16 @@ template <class T> int ArrayResize(array<T> &a, int new_size, int = 0) {
     return a.is_fixed() && new_size == a.size() ? new_size : -1;
   a.items().resize(static_cast<size_t>(new_size));
   return new_size;
+}
+// MQL5 sets AS_SERIES on dynamic arrays only.
+template <class T> bool ArraySetAsSeries(array<T> &a, bool flag) {
+  if (a.is_fixed())
+    return false;
+  a.set_series(flag);
+  return true;
+}
+template <class T> bool ArrayGetAsSeries(const array<T> &a) {
+  return a.is_series();
 }
 template <class T> void ArrayFree(array<T> &a) {
   if (!a.is_fixed())

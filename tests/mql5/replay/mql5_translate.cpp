@@ -34,12 +34,43 @@ struct Item {
 };
 
 const std::map<std::string, std::string> kTypes = {
-    {"string", "mql5rt::string"}, {"uchar", "mql5rt::uchar"},   {"ushort", "mql5rt::ushort"},
-    {"uint", "mql5rt::uint"},     {"ulong", "mql5rt::ulong"},   {"datetime", "mql5rt::datetime"},
-    {"color", "mql5rt::color"},   {"matrix", "mql5rt::matrix"}, {"matrixf", "mql5rt::matrixf"}};
-// The element type a DLL receives a pointer to for an MQL5 matrix parameter.
-const std::map<std::string, std::string> kMatrixElements = {{"matrix", "double"},
-                                                            {"matrixf", "float"}};
+    {"string", "mql5rt::string"},
+    {"uchar", "mql5rt::uchar"},
+    {"ushort", "mql5rt::ushort"},
+    {"uint", "mql5rt::uint"},
+    {"ulong", "mql5rt::ulong"},
+    {"datetime", "mql5rt::datetime"},
+    {"color", "mql5rt::color"},
+    {"matrix", "mql5rt::matrix"},
+    {"matrixf", "mql5rt::matrixf"},
+    {"vector", "mql5rt::vector"},
+    {"vectorf", "mql5rt::vectorf"},
+    {"ENUM_OPENCL_PROPERTY_INTEGER", "mql5rt::ENUM_OPENCL_PROPERTY_INTEGER"}};
+// The element type a DLL receives a pointer to for an MQL5 matrix or vector parameter.
+const std::map<std::string, std::string> kMatrixElements = {
+    {"matrix", "double"}, {"matrixf", "float"}, {"vector", "double"}, {"vectorf", "float"}};
+// The terminal's own constants the runtime defines (mql5_runtime.hpp).
+const std::set<std::string> kConstants = {"CL_USE_ANY",
+                                          "CL_USE_CPU_ONLY",
+                                          "CL_USE_GPU_ONLY",
+                                          "CL_USE_GPU_DOUBLE_ONLY",
+                                          "CL_MEM_READ_WRITE",
+                                          "CL_MEM_WRITE_ONLY",
+                                          "CL_MEM_READ_ONLY",
+                                          "CL_MEM_ALLOC_HOST_PTR",
+                                          "CL_DEVICE_COUNT",
+                                          "CL_DEVICE_TYPE",
+                                          "CL_DEVICE_VENDOR_ID",
+                                          "CL_DEVICE_MAX_COMPUTE_UNITS",
+                                          "CL_DEVICE_MAX_CLOCK_FREQUENCY",
+                                          "CL_DEVICE_GLOBAL_MEM_SIZE",
+                                          "CL_DEVICE_LOCAL_MEM_SIZE",
+                                          "CL_BUFFER_SIZE",
+                                          "CL_DEVICE_MAX_WORK_GROUP_SIZE",
+                                          "CL_KERNEL_WORK_GROUP_SIZE",
+                                          "CL_KERNEL_LOCAL_MEM_SIZE",
+                                          "CL_KERNEL_PRIVATE_MEM_SIZE",
+                                          "CL_LAST_ERROR"};
 const std::set<std::string> kNotATypeBeforeName = {"return", "else",   "do",     "case",
                                                    "new",    "delete", "sizeof", "typename"};
 
@@ -63,6 +94,10 @@ public:
     program_ = load_program(script, include_root_);
     if (!program_.problems.empty())
       fail(script + ": " + program_.problems.front());
+    // What MetaEditor would refuse: calls to nothing, wrong counts, literals for references.
+    std::vector<std::string> refused = check_calls(program_, builtins_);
+    if (!refused.empty())
+      fail(refused.front());
     expand(script);
     out_.resize(items_.size());
     before_.resize(items_.size());
@@ -148,6 +183,10 @@ private:
     }
     if (!qualified && !scoped && kTypes.count(t.text) != 0) {
       out_[i] = renamed_type(t.text);
+      return;
+    }
+    if (!qualified && !scoped && kConstants.count(t.text) != 0) {
+      out_[i] = "mql5rt::" + t.text;
       return;
     }
     bool call = is_code(i + 1) && tok(i + 1).is_punct("(");
