@@ -88,24 +88,26 @@ BOOST_AUTO_TEST_CASE(the_header_parses_into_its_24_functions_and_constants) {
 
 BOOST_AUTO_TEST_CASE(the_mqh_reads_without_problems) {
   BOOST_TEST(mqh().problems.empty(), lines(mqh().problems));
-  // 24 functions; CLSetKernelArg once per element type, CLBufferWrite and CLBufferRead once per
-  // element type and per matrix type.
+  // 27 functions; CLSetKernelArg once per element type, CLBufferWrite and CLBufferRead (and their
+  // 64-bit forms) once per element type and per matrix type.
   std::map<std::string, int> overloads;
   for (const MqlFunction &f : mqh().imports) {
     BOOST_TEST(f.module == "mqlcl");
     ++overloads[f.name];
   }
-  BOOST_TEST(overloads.size() == 24u);
+  BOOST_TEST(overloads.size() == 27u);
   BOOST_TEST(overloads["CLSetKernelArg"] == 10);
   BOOST_TEST(overloads["CLBufferWrite"] == 12);
   BOOST_TEST(overloads["CLBufferRead"] == 12);
+  BOOST_TEST(overloads["CLBufferWrite64"] == 12);
+  BOOST_TEST(overloads["CLBufferRead64"] == 12);
   BOOST_TEST(overloads["CLGemm"] == 1);
   BOOST_TEST(overloads["CLExecute"] == 1);
 }
 
 BOOST_AUTO_TEST_CASE(every_import_matches_the_header_and_the_built_library) {
   std::set<std::string> exports = exports_of(MQLCL_LIBRARY_PATH);
-  BOOST_TEST(exports.size() == 24u);
+  BOOST_TEST(exports.size() == 27u);
   std::vector<std::string> problems = check_imports(header(), mqh().imports, exports);
   BOOST_TEST(problems.empty(), "mqlcl.mqh against " << MQLCL_LIBRARY_PATH << lines(problems));
 }
