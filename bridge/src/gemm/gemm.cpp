@@ -4,6 +4,7 @@
 #include "errors.hpp"
 #include "gemm/kernels.hpp"
 #include "gemm/planner.hpp"
+#include "program_cache.hpp"
 
 #include <fmt/format.h>
 
@@ -49,15 +50,13 @@ std::string build_log(cl_program program, cl_device_id device) {
 Built build(const Context &context, const char *file, const std::string &options,
             const char *kernel_name) {
   const ClApi &cl = cl_api();
-  std::string_view text = kernel_text(file);
-  const char *source = text.data();
-  size_t length = text.size();
   cl_int status = CL_SUCCESS;
   Built built;
-  built.program = cl.clCreateProgramWithSource(context.context, 1, &source, &length, &status);
-  check_cl(status, "CLGemm: clCreateProgramWithSource", MQLCL_ERR_OPENCL_PROGRAM_CREATE);
+  // From the program cache when it holds this build, else from source (then kept there).
+  built.program = program_cache::build(context, kernel_text(file), options, status);
+  if (built.program == nullptr)
+    check_cl(status, "CLGemm: clCreateProgramWithSource", MQLCL_ERR_OPENCL_PROGRAM_CREATE);
   cl_device_id device = context.device->id;
-  status = cl.clBuildProgram(built.program, 1, &device, options.c_str(), nullptr, nullptr);
   if (status != CL_SUCCESS) {
     std::string log = build_log(built.program, device);
     release(built);
