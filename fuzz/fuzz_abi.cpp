@@ -1409,6 +1409,13 @@ private:
 
 } // namespace
 
+// The fuzzer's programs go to a program cache of its own (it builds many distinct sources), unless
+// MQLCL_PROGRAM_CACHE names one: its loads and stores run under the sanitizers like any call.
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  setenv("MQLCL_PROGRAM_CACHE", "/tmp/mqlcl-fuzz-program-cache", 0);
+  return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Reader in(data, size);
   Harness(in).run();

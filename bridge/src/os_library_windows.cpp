@@ -87,10 +87,11 @@ std::string environment(const char *name) {
 namespace {
 // The folder this DLL was loaded from, UTF-8 with '\\' separators; empty when unknown.
 std::string module_folder() {
+  static const char anchor = 0; // any address inside this DLL
   HMODULE self = nullptr;
   if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
                               GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
-                          reinterpret_cast<LPCWSTR>(&module_folder), &self))
+                          reinterpret_cast<LPCWSTR>(&anchor), &self))
     return {};
   std::wstring path(32768, L'\0');
   DWORD units = GetModuleFileNameW(self, path.data(), static_cast<DWORD>(path.size()));
@@ -138,7 +139,8 @@ void *lock_file(const std::string &utf8_path, bool wait) noexcept {
       return nullptr;
     // Locks belong to the handle, and Windows drops them when the process ends.
     OVERLAPPED whole{};
-    DWORD flags = LOCKFILE_EXCLUSIVE_LOCK | (wait ? 0 : LOCKFILE_FAIL_IMMEDIATELY);
+    const DWORD flags = static_cast<DWORD>(LOCKFILE_EXCLUSIVE_LOCK) |
+                        (wait ? DWORD{0} : static_cast<DWORD>(LOCKFILE_FAIL_IMMEDIATELY));
     if (!LockFileEx(file, flags, 0, 1, 0, &whole)) {
       CloseHandle(file);
       return nullptr;
