@@ -230,12 +230,16 @@ void write_atomically(const fs::path &folder, const std::string &name, const std
 
 } // namespace
 
-std::string folder() {
+std::string folder(const Device &device) {
   std::string chosen = os::environment("MQLCL_PROGRAM_CACHE");
   if (chosen == "off" || chosen == "0")
     return {};
   if (!chosen.empty())
     return chosen;
+  // PoCL keeps a kernel cache of its own, and its program binaries cost a compile of every
+  // kernel to make: by default the bridge keeps none for it.
+  if (device.platform_name == "Portable Computing Language")
+    return {};
   std::string base = os::default_cache_folder();
   return base.empty() ? std::string() : (fs::u8path(base) / "programs").u8string();
 }
@@ -294,7 +298,7 @@ std::optional<Entry> decode(std::string_view file, const std::string &key) {
 std::optional<Loaded> load(const Context &context, const std::string &key,
                            const std::string &options) noexcept {
   try {
-    std::string where = folder();
+    std::string where = folder(*context.device);
     if (where.empty())
       return std::nullopt;
     std::optional<std::string> file = read_file(fs::u8path(where) / file_name(key));
@@ -326,10 +330,10 @@ std::optional<Loaded> load(const Context &context, const std::string &key,
   return std::nullopt;
 }
 
-void store(const Context &, const std::string &key, cl_program program,
+void store(const Context &context, const std::string &key, cl_program program,
            const std::string &build_log) noexcept {
   try {
-    std::string where = folder();
+    std::string where = folder(*context.device);
     if (where.empty())
       return;
     Entry entry;

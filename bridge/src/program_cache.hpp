@@ -37,9 +37,10 @@ struct Entry {
   KernelArgs kernel_args; // kernels whose arguments the driver described
 };
 
-// The folder in use: MQLCL_PROGRAM_CACHE (a folder; "off" or "0" for none), else
-// os::default_cache_folder()/programs. Empty when the cache is off. Read at every build.
-std::string folder();
+// The folder in use for `device`: MQLCL_PROGRAM_CACHE (a folder; "off" or "0" for none), else
+// os::default_cache_folder()/programs, except on PoCL (none). Empty when the cache is off. Read
+// at every build.
+std::string folder(const Device &device);
 
 // Everything a binary depends on, as text: the bridge's version, the device, platform and driver,
 // the build options and the source.

@@ -24,7 +24,7 @@ std::set<std::string> header_functions() {
   text << file.rdbuf();
   std::string header = text.str();
   std::set<std::string> names;
-  std::regex declaration(R"(MQLCL_API\s+[A-Za-z0-9_]+\s*\*?\s*(CL[A-Za-z]+)\s*\()");
+  std::regex declaration(R"(MQLCL_API\s+[A-Za-z0-9_]+\s*\*?\s*(CL[A-Za-z0-9]+)\s*\()");
   for (auto it = std::sregex_iterator(header.begin(), header.end(), declaration);
        it != std::sregex_iterator(); ++it)
     names.insert((*it)[1]);

@@ -134,6 +134,21 @@ BOOST_AUTO_TEST_CASE(off_builds_from_source_and_keeps_nothing) {
   BOOST_TEST(!fs::exists(cache.path));
 }
 
+#ifndef _WIN32
+BOOST_AUTO_TEST_CASE(the_default_folder_is_the_xdg_cache_except_on_pocl) {
+  CacheFolder home;
+  ScopedEnvironment unset("MQLCL_PROGRAM_CACHE", std::nullopt);
+  ScopedEnvironment xdg("XDG_CACHE_HOME", home.path.string());
+  Context context = make_context();
+  std::vector<char16_t> platform(256);
+  BOOST_TEST_REQUIRE(CLGetInfoString(context, MQLCL_CL_PLATFORM_NAME, platform.data(), 256) == 1);
+  const bool pocl = to_utf8(platform.data()) == "Portable Computing Language";
+  BOOST_TEST(build_and_check(context) == 0);
+  BOOST_TEST(build_and_check(context) == (pocl ? 0 : 1));
+  BOOST_TEST(fs::exists(home.path / "mqlcl" / "programs") == !pocl);
+}
+#endif
+
 BOOST_AUTO_TEST_CASE(damaged_entries_are_rebuilt) {
   const std::vector<std::pair<const char *, std::function<std::string(std::string)>>> damages = {
       {"cut to half", [](std::string e) { return e.substr(0, e.size() / 2); }},

@@ -62,9 +62,14 @@ const Program &mqh() {
 
 } // namespace
 
-BOOST_AUTO_TEST_CASE(the_header_parses_into_its_24_functions_and_constants) {
+BOOST_AUTO_TEST_CASE(the_header_parses_into_its_27_functions_and_constants) {
   const CHeader &h = header();
-  BOOST_TEST(h.functions.size() == 24u);
+  BOOST_TEST(h.functions.size() == 27u);
+  const CFunction *write64 = h.find("CLBufferWrite64");
+  BOOST_REQUIRE(write64 != nullptr);
+  BOOST_TEST(write64->result.text() == "uint64_t");
+  BOOST_REQUIRE(write64->params.size() == 6u);
+  BOOST_TEST(write64->params[4].type.text() == "uint64_t");
   const CFunction *write = h.find("CLBufferWrite");
   BOOST_REQUIRE(write != nullptr);
   BOOST_TEST(write->result.text() == "uint32_t");
