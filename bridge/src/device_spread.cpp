@@ -166,14 +166,4 @@ void release_device_slots() noexcept {
   placements.clear();
 }
 
-std::vector<int> spread_counts_for_testing(const DeviceList &list) {
-  std::vector<int> counts;
-  const fs::path folder = fs::u8path(runtime_folder());
-  for (const Device *device : spread_candidates(list)) {
-    size_t free_slot = 0;
-    counts.push_back(held_slots(folder, *device, free_slot));
-  }
-  return counts;
-}
-
 } // namespace mqlcl

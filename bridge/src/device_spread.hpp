@@ -27,7 +27,4 @@ bool policy_spreads();
 // Drops this process's slots (the library is being unloaded: lifetime.cpp).
 void release_device_slots() noexcept;
 
-// Test seam: the live processes holding a slot of each candidate, in candidate order.
-std::vector<int> spread_counts_for_testing(const DeviceList &list);
-
 } // namespace mqlcl
