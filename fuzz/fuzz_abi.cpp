@@ -251,6 +251,10 @@ constexpr uint32_t kMaxBufferBytes = 64 * 1024;
 constexpr uint64_t kMaxWorkItems = 4096; // per launch: keeps PoCL's work-group overhead small
 constexpr size_t kMaxOperations = 96;
 constexpr size_t kHostBytes = kMaxBufferBytes * 2;
+// Sizes CLBufferCreate64 must refuse: 0, and sizes past any device's largest allocation that
+// would wrap or look small if cut to 32 bits.
+constexpr uint64_t kWideSizes[] = {0, (uint64_t{1} << 48) + 16, UINT64_MAX, UINT64_MAX - 7,
+                                   uint64_t{1} << 63};
 
 // ---- The model --------------------------------------------------------------------------------
 
@@ -557,9 +561,9 @@ private:
     case 7:
       return free_op(MQLCL_OPENCL_BUFFER);
     case 8:
-      return transfer(true);
+      return in_.u8() % 4 == 0 ? transfer64(true) : transfer(true);
     case 9:
-      return transfer(false);
+      return in_.u8() % 4 == 0 ? transfer64(false) : transfer(false);
     case 10:
       return set_arg_value();
     case 11:
@@ -602,6 +606,7 @@ private:
                                          0,
                                          1,
                                          -5,
+                                         MQLCL_USE_SPREAD,
                                          INT32_MIN,
                                          INT32_MAX};
     int32_t selector = in_.u8() % 8 == 7 ? static_cast<int32_t>(in_.u32()) : in_.pick(kSelectors);
@@ -737,8 +742,17 @@ private:
     uint32_t size = choose_u32({0, 1, 2, 3, 4, 8, 16, 64, 256, 1024, 4096, kMaxBufferBytes}) %
                     (kMaxBufferBytes + 1);
     uint32_t flags = choose_u32({0, 1, 2, 4, 16, 17, 18, 20, 3, 5, 6, 7, 8, 32, 0x80000000u});
-    int32_t buffer = checked("CLBufferCreate", MQLCL_INVALID_HANDLE,
-                             [&] { return CLBufferCreate(context, size, flags); });
+    // One in four through the 64-bit call, which also gets sizes no 32-bit call can name.
+    const bool wide = in_.u8() % 4 == 0;
+    uint64_t wide_size = size;
+    if (wide && in_.u8() % 4 == 0)
+      wide_size = in_.pick(kWideSizes);
+    int32_t buffer = wide ? checked("CLBufferCreate64", MQLCL_INVALID_HANDLE,
+                                    [&] { return CLBufferCreate64(context, wide_size, flags); })
+                          : checked("CLBufferCreate", MQLCL_INVALID_HANDLE,
+                                    [&] { return CLBufferCreate(context, size, flags); });
+    if (buffer != MQLCL_INVALID_HANDLE)
+      require(wide_size == size, "CLBufferCreate64 made a buffer of a size it must refuse");
     if (buffer != MQLCL_INVALID_HANDLE) {
       require(model_.find(context, MQLCL_OPENCL_CONTEXT) != nullptr,
               "CLBufferCreate succeeded on a dead context");
@@ -902,6 +916,42 @@ private:
             "an owner was freed twice");
     require(checked("CLOwnerSelect", 0, [&] { return CLOwnerSelect(owner); }) == 0,
             "a freed owner was selected");
+  }
+
+  // CLBufferWrite64/CLBufferRead64: the same contract with 64-bit offsets and counts, among them
+  // values whose byte counts wrap in 64 bits or in 32.
+  void transfer64(bool write) {
+    int32_t buffer = choose(MQLCL_OPENCL_BUFFER);
+    const Object *target = model_.find(buffer, MQLCL_OPENCL_BUFFER);
+    uint64_t size = target != nullptr ? target->size : 64;
+    uint32_t element = choose_u32({1, 4, 8, 2, 0, 3, 16, UINT32_MAX});
+    const uint64_t wraps = element > 1 ? UINT64_MAX / element + 1 : UINT64_MAX;
+    uint64_t buffer_offset =
+        choose_u64({0, 0, 1, 4, size - 1, size, uint64_t{1} << 32, UINT64_MAX, UINT64_MAX - 3});
+    uint64_t count =
+        choose_u64({1, 4, element ? size / element : 0, 0, wraps, (uint64_t{1} << 32) + 1,
+                    UINT64_MAX, element ? (size - buffer_offset) / element : 1});
+    uint64_t data_offset =
+        choose_u64({0, 0, 1, 100, UINT64_MAX, UINT64_MAX / 4, uint64_t{1} << 32});
+    bool null_data = in_.u8() % 8 == 0;
+    // The bytes in 128 bits, so that the model's own check cannot wrap.
+    const unsigned __int128 bytes = static_cast<unsigned __int128>(count) * element;
+    bool device_range_valid = target != nullptr && element != 0 && count != 0 &&
+                              buffer_offset < size && buffer_offset + bytes <= size;
+    if (device_range_valid &&
+        (static_cast<unsigned __int128>(data_offset) + count) * element > kHostBytes)
+      data_offset = 0;
+    auto host = std::make_unique<uint8_t[]>(kHostBytes);
+    std::memset(host.get(), 0x5A, kHostBytes);
+    void *data = null_data ? nullptr : host.get();
+    uint64_t moved = checked(write ? "CLBufferWrite64" : "CLBufferRead64", uint64_t{0}, [&] {
+      return write ? CLBufferWrite64(buffer, data, buffer_offset, data_offset, count, element)
+                   : CLBufferRead64(buffer, data, buffer_offset, data_offset, count, element);
+    });
+    if (moved != 0) {
+      require(device_range_valid && !null_data, "a 64-bit transfer outside the buffer succeeded");
+      require(moved == count, "a 64-bit transfer moved a different count");
+    }
   }
 
   // CLBufferTensorMap: a map of one buffer's matrix written into another. Every request the
@@ -1256,12 +1306,16 @@ private:
     static const int32_t kProperties[] = {0,   1,   2,   3,   4,   5,   6,   7,   8,   9,
                                           10,  11,  12,  100, 101, 102, 103, 104, 105, 106,
                                           107, 108, 109, 110, 111, 112, 113, 114, 115, 116,
-                                          117, 118, 13,  99,  119, 120, -1};
+                                          117, 118, 13,  99,  119, 120, 121, -1};
     int32_t property = in_.u8() % 8 == 7 ? static_cast<int32_t>(in_.u32()) : in_.pick(kProperties);
     int64_t value = checked("CLGetInfoInteger", int64_t{-1},
                             [&] { return CLGetInfoInteger(handle, property); });
     if (property == MQLCL_CL_OBJECT_COUNT)
       require(value == static_cast<int64_t>(model_.live.size()), "CL_OBJECT_COUNT is wrong");
+    if (property == MQLCL_CL_PROGRAM_FROM_CACHE)
+      require(model_.find(handle, MQLCL_OPENCL_PROGRAM) != nullptr ? value == 0 || value == 1
+                                                                   : value == -1,
+              "CL_PROGRAM_FROM_CACHE is neither 0 nor 1, or answers for a non-program");
     if (property == MQLCL_CL_BUFFER_SIZE) {
       const Object *buffer = model_.find(handle, MQLCL_OPENCL_BUFFER);
       require(buffer != nullptr ? value == buffer->size : value == -1,
@@ -1454,6 +1508,13 @@ private:
 };
 
 } // namespace
+
+// The fuzzer's programs go to a program cache of its own (it builds many distinct sources), unless
+// MQLCL_PROGRAM_CACHE names one: its loads and stores run under the sanitizers like any call.
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  setenv("MQLCL_PROGRAM_CACHE", "/tmp/mqlcl-fuzz-program-cache", 0);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   Reader in(data, size);

@@ -46,9 +46,9 @@ struct Transfer {
   size_t host_offset;
 };
 
-// Validates one CLBufferWrite/CLBufferRead call; all arithmetic in 64 bits so nothing wraps.
+// Validates one transfer; all arithmetic in 64 bits with overflow checks, so nothing wraps.
 Transfer check_transfer(const char *function, int32_t buffer_handle, const void *data,
-                        uint32_t buffer_offset, uint32_t data_offset, uint32_t data_count,
+                        uint64_t buffer_offset, uint64_t data_offset, uint64_t data_count,
                         uint32_t element_size) {
   if (data == nullptr)
     fail(MQLCL_ERR_INVALID_PARAMETER, fmt::format("{}: data is NULL", function));
@@ -56,24 +56,28 @@ Transfer check_transfer(const char *function, int32_t buffer_handle, const void 
     fail(MQLCL_ERR_ZEROSIZE_ARRAY, fmt::format("{}: data_count {} of element_size {} is empty",
                                                function, data_count, element_size));
   auto buffer = buffer_of(buffer_handle, function);
-  uint64_t bytes = uint64_t{data_count} * element_size;
-  uint64_t host_offset = uint64_t{data_offset} * element_size;
   if (buffer_offset >= buffer->size)
     fail(MQLCL_ERR_OPENCL_WRONG_BUFFER_OFFSET,
          fmt::format("{}: buffer_offset {} is outside the {}-byte buffer", function, buffer_offset,
                      buffer->size),
          CL_INVALID_VALUE);
-  if (buffer_offset + bytes > buffer->size)
+  // The buffer holds at most buffer->size bytes, so a count above it is too long whatever the
+  // element size: this keeps the product below 2^64.
+  uint64_t bytes = 0;
+  if (data_count > buffer->size || (bytes = data_count * element_size) > buffer->size ||
+      buffer_offset + bytes > buffer->size)
     fail(MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE,
-         fmt::format("{}: {} bytes at offset {} run past the end of the {}-byte buffer", function,
-                     bytes, buffer_offset, buffer->size),
+         fmt::format("{}: {} elements of {} bytes at offset {} run past the end of the {}-byte "
+                     "buffer",
+                     function, data_count, element_size, buffer_offset, buffer->size),
          CL_INVALID_VALUE);
-  if (host_offset + bytes > UINTPTR_MAX - reinterpret_cast<uintptr_t>(data))
+  const uint64_t room = UINTPTR_MAX - reinterpret_cast<uintptr_t>(data);
+  if (bytes > room || data_offset > (room - bytes) / element_size)
     fail(MQLCL_ERR_INVALID_PARAMETER,
          fmt::format("{}: data_offset {} + data_count {} overflow the address space", function,
                      data_offset, data_count));
-  return Transfer{std::move(buffer), buffer_offset, static_cast<size_t>(bytes),
-                  static_cast<size_t>(host_offset)};
+  return Transfer{std::move(buffer), static_cast<size_t>(buffer_offset), static_cast<size_t>(bytes),
+                  static_cast<size_t>(data_offset * element_size)};
 }
 
 // ---- Pinned staging -----------------------------------------------------------------------
@@ -315,42 +319,92 @@ bool staged(Context &context, cl_mem memory, size_t offset, size_t bytes, Body &
   return true;
 }
 
+// CLBufferCreate and CLBufferCreate64.
+int32_t create_buffer(const char *function, int32_t context_handle, uint64_t size, uint32_t flags) {
+  if ((flags & ~kKnownFlags) != 0)
+    fail(MQLCL_ERR_INVALID_PARAMETER,
+         fmt::format("{}: unknown flag bits 0x{:x}", function, flags & ~kKnownFlags));
+  uint32_t access = flags & (MQLCL_MEM_READ_WRITE | MQLCL_MEM_WRITE_ONLY | MQLCL_MEM_READ_ONLY);
+  if (access != 0 && (access & (access - 1)) != 0)
+    fail(MQLCL_ERR_INVALID_PARAMETER,
+         fmt::format("{}: READ_WRITE, WRITE_ONLY and READ_ONLY exclude each other", function));
+  if (size == 0)
+    fail(MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE, fmt::format("{}: size is 0", function),
+         CL_INVALID_BUFFER_SIZE);
+  auto buffer = std::make_shared<Buffer>();
+  buffer->context = context_of(context_handle, function);
+  const Device &device = *buffer->context->device;
+  if (size > device.max_mem_alloc_size || size > SIZE_MAX)
+    fail(MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE,
+         fmt::format("{}: {} bytes exceed the device's largest allocation, {} bytes", function,
+                     size, device.max_mem_alloc_size),
+         CL_INVALID_BUFFER_SIZE);
+  buffer->size = size;
+  buffer->flags = access == 0 ? (flags | MQLCL_MEM_READ_WRITE) : flags;
+  const ClApi &cl = cl_api();
+  cl_int status = CL_SUCCESS;
+  buffer->memory = cl.clCreateBuffer(buffer->context->context, to_cl_flags(buffer->flags),
+                                     static_cast<size_t>(size), nullptr, &status);
+  check_cl(status, fmt::format("{}: clCreateBuffer", function).c_str(),
+           MQLCL_ERR_OPENCL_BUFFER_CREATE);
+  // OpenCL leaves new buffers undefined; a trading program should never read stale memory.
+  const cl_uchar zero = 0;
+  check_cl(cl.clEnqueueFillBuffer(buffer->context->queue, buffer->memory, &zero, sizeof(zero), 0,
+                                  static_cast<size_t>(size), 0, nullptr, nullptr),
+           fmt::format("{}: clEnqueueFillBuffer", function).c_str(),
+           MQLCL_ERR_OPENCL_BUFFER_CREATE);
+  return registry().buffers.insert(std::move(buffer));
+}
+
+// CLBufferWrite and CLBufferWrite64: data_count, or a Failure.
+uint64_t write_buffer(const char *function, int32_t buffer, const void *data,
+                      uint64_t buffer_offset, uint64_t data_offset, uint64_t data_count,
+                      uint32_t element_size) {
+  Transfer transfer =
+      check_transfer(function, buffer, data, buffer_offset, data_offset, data_count, element_size);
+  Context &context = *transfer.buffer->context;
+  cl_mem memory = transfer.buffer->memory;
+  const char *source = static_cast<const char *>(data) + transfer.host_offset;
+  if (staged(context, memory, transfer.buffer_offset, transfer.bytes,
+             [&](StagedTransfer &staged) { staged_write(staged, source); }))
+    return data_count;
+  check_cl(cl_api().clEnqueueWriteBuffer(context.queue, memory, CL_TRUE, transfer.buffer_offset,
+                                         transfer.bytes, source, 0, nullptr, nullptr),
+           fmt::format("{}: clEnqueueWriteBuffer", function).c_str(), MQLCL_ERR_OPENCL_INTERNAL);
+  return data_count;
+}
+
+// CLBufferRead and CLBufferRead64: data_count, or a Failure.
+uint64_t read_buffer(const char *function, int32_t buffer, void *data, uint64_t buffer_offset,
+                     uint64_t data_offset, uint64_t data_count, uint32_t element_size) {
+  Transfer transfer =
+      check_transfer(function, buffer, data, buffer_offset, data_offset, data_count, element_size);
+  Context &context = *transfer.buffer->context;
+  cl_mem memory = transfer.buffer->memory;
+  char *target = static_cast<char *>(data) + transfer.host_offset;
+  if (staged(context, memory, transfer.buffer_offset, transfer.bytes,
+             [&](StagedTransfer &staged) { staged_read(staged, target); }))
+    return data_count;
+  // Blocking on the in-order queue: waits for every kernel enqueued before it, as MQL5 does.
+  check_cl(cl_api().clEnqueueReadBuffer(context.queue, memory, CL_TRUE, transfer.buffer_offset,
+                                        transfer.bytes, target, 0, nullptr, nullptr),
+           fmt::format("{}: clEnqueueReadBuffer", function).c_str(),
+           MQLCL_ERR_OPENCL_EXECUTE); // a failed kernel before it surfaces here
+  return data_count;
+}
+
 } // namespace
 
 extern "C" {
 
-MQLCL_API int32_t CLBufferCreate(int32_t context_handle, uint32_t size, uint32_t flags) {
-  return guarded(MQLCL_INVALID_HANDLE, [&] {
-    if ((flags & ~kKnownFlags) != 0)
-      fail(MQLCL_ERR_INVALID_PARAMETER,
-           fmt::format("CLBufferCreate: unknown flag bits 0x{:x}", flags & ~kKnownFlags));
-    uint32_t access = flags & (MQLCL_MEM_READ_WRITE | MQLCL_MEM_WRITE_ONLY | MQLCL_MEM_READ_ONLY);
-    if (access != 0 && (access & (access - 1)) != 0)
-      fail(MQLCL_ERR_INVALID_PARAMETER,
-           "CLBufferCreate: READ_WRITE, WRITE_ONLY and READ_ONLY exclude each other");
-    if (size == 0)
-      fail(MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE, "CLBufferCreate: size is 0", CL_INVALID_BUFFER_SIZE);
-    auto buffer = std::make_shared<Buffer>();
-    buffer->context = context_of(context_handle, "CLBufferCreate");
-    if (size > buffer->context->device->max_mem_alloc_size)
-      fail(MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE,
-           fmt::format("CLBufferCreate: {} bytes exceed the device's largest allocation, {} bytes",
-                       size, buffer->context->device->max_mem_alloc_size),
-           CL_INVALID_BUFFER_SIZE);
-    buffer->size = size;
-    buffer->flags = access == 0 ? (flags | MQLCL_MEM_READ_WRITE) : flags;
-    const ClApi &cl = cl_api();
-    cl_int status = CL_SUCCESS;
-    buffer->memory = cl.clCreateBuffer(buffer->context->context, to_cl_flags(buffer->flags), size,
-                                       nullptr, &status);
-    check_cl(status, "CLBufferCreate: clCreateBuffer", MQLCL_ERR_OPENCL_BUFFER_CREATE);
-    // OpenCL leaves new buffers undefined; a trading program should never read stale memory.
-    const cl_uchar zero = 0;
-    check_cl(cl.clEnqueueFillBuffer(buffer->context->queue, buffer->memory, &zero, sizeof(zero), 0,
-                                    size, 0, nullptr, nullptr),
-             "CLBufferCreate: clEnqueueFillBuffer", MQLCL_ERR_OPENCL_BUFFER_CREATE);
-    return registry().buffers.insert(std::move(buffer));
-  });
+MQLCL_API int32_t CLBufferCreate(int32_t context, uint32_t size, uint32_t flags) {
+  return guarded(MQLCL_INVALID_HANDLE,
+                 [&] { return create_buffer("CLBufferCreate", context, size, flags); });
+}
+
+MQLCL_API int32_t CLBufferCreate64(int32_t context, uint64_t size, uint32_t flags) {
+  return guarded(MQLCL_INVALID_HANDLE,
+                 [&] { return create_buffer("CLBufferCreate64", context, size, flags); });
 }
 
 MQLCL_API void CLBufferFree(int32_t buffer) {
@@ -363,38 +417,34 @@ MQLCL_API void CLBufferFree(int32_t buffer) {
 MQLCL_API uint32_t CLBufferWrite(int32_t buffer, const void *data, uint32_t buffer_offset,
                                  uint32_t data_offset, uint32_t data_count, uint32_t element_size) {
   return guarded(0u, [&] {
-    Transfer transfer = check_transfer("CLBufferWrite", buffer, data, buffer_offset, data_offset,
-                                       data_count, element_size);
-    Context &context = *transfer.buffer->context;
-    cl_mem memory = transfer.buffer->memory;
-    const char *source = static_cast<const char *>(data) + transfer.host_offset;
-    if (staged(context, memory, transfer.buffer_offset, transfer.bytes,
-               [&](StagedTransfer &staged) { staged_write(staged, source); }))
-      return data_count;
-    check_cl(cl_api().clEnqueueWriteBuffer(context.queue, memory, CL_TRUE, transfer.buffer_offset,
-                                           transfer.bytes, source, 0, nullptr, nullptr),
-             "CLBufferWrite: clEnqueueWriteBuffer", MQLCL_ERR_OPENCL_INTERNAL);
-    return data_count;
+    return static_cast<uint32_t>(write_buffer("CLBufferWrite", buffer, data, buffer_offset,
+                                              data_offset, data_count, element_size));
+  });
+}
+
+MQLCL_API uint64_t CLBufferWrite64(int32_t buffer, const void *data, uint64_t buffer_offset,
+                                   uint64_t data_offset, uint64_t data_count,
+                                   uint32_t element_size) {
+  return guarded(uint64_t{0}, [&] {
+    return write_buffer("CLBufferWrite64", buffer, data, buffer_offset, data_offset, data_count,
+                        element_size);
   });
 }
 
 MQLCL_API uint32_t CLBufferRead(int32_t buffer, void *data, uint32_t buffer_offset,
                                 uint32_t data_offset, uint32_t data_count, uint32_t element_size) {
   return guarded(0u, [&] {
-    Transfer transfer = check_transfer("CLBufferRead", buffer, data, buffer_offset, data_offset,
-                                       data_count, element_size);
-    Context &context = *transfer.buffer->context;
-    cl_mem memory = transfer.buffer->memory;
-    char *target = static_cast<char *>(data) + transfer.host_offset;
-    if (staged(context, memory, transfer.buffer_offset, transfer.bytes,
-               [&](StagedTransfer &staged) { staged_read(staged, target); }))
-      return data_count;
-    // Blocking on the in-order queue: waits for every kernel enqueued before it, as MQL5 does.
-    check_cl(cl_api().clEnqueueReadBuffer(context.queue, memory, CL_TRUE, transfer.buffer_offset,
-                                          transfer.bytes, target, 0, nullptr, nullptr),
-             "CLBufferRead: clEnqueueReadBuffer",
-             MQLCL_ERR_OPENCL_EXECUTE); // a failed kernel before it surfaces here
-    return data_count;
+    return static_cast<uint32_t>(read_buffer("CLBufferRead", buffer, data, buffer_offset,
+                                             data_offset, data_count, element_size));
+  });
+}
+
+MQLCL_API uint64_t CLBufferRead64(int32_t buffer, void *data, uint64_t buffer_offset,
+                                  uint64_t data_offset, uint64_t data_count,
+                                  uint32_t element_size) {
+  return guarded(uint64_t{0}, [&] {
+    return read_buffer("CLBufferRead64", buffer, data, buffer_offset, data_offset, data_count,
+                       element_size);
   });
 }
 

@@ -82,6 +82,8 @@ int64_t integer_property(int32_t handle, int32_t property) {
     return last_launch_nanoseconds(*kernel_of(handle, fn));
   case MQLCL_CL_GEMM_EXECUTION_TIME:
     return gemm::last_gemm_nanoseconds(*context_of(handle, fn));
+  case MQLCL_CL_PROGRAM_FROM_CACHE:
+    return program_of(handle, fn)->from_cache ? 1 : 0;
   default:
     break;
   }

@@ -3,6 +3,7 @@
 #include "boundary.hpp"
 #include "cl_api.hpp"
 #include "objects.hpp"
+#include "program_cache.hpp"
 #include "ptx_rewrite.hpp"
 #include "sm90a_build.hpp"
 #include "utf16.hpp"
@@ -63,6 +64,33 @@ void rebuild_for_sm90a(const char *function, Program &program, const std::string
   program.build_log = std::move(rebuilt.log);
 }
 
+// Builds `text` from source into `program` (then retargets it under -mqlcl-nv-sm90a); throws
+// Failure(ERR_OPENCL_PROGRAM_CREATE) with the log when the driver refuses it.
+void build_from_source(const char *function, Program &program, const std::string &text,
+                       const std::string &source_options, bool sm90a,
+                       const std::string &driver_options, const BuildLogOut &log) {
+  const ClApi &cl = cl_api();
+  const char *text_pointer = text.c_str();
+  size_t text_length = text.size();
+  cl_int status = CL_SUCCESS;
+  program.program = cl.clCreateProgramWithSource(program.context->context, 1, &text_pointer,
+                                                 &text_length, &status);
+  check_cl(status, fmt::format("{}: clCreateProgramWithSource", function).c_str(),
+           MQLCL_ERR_OPENCL_PROGRAM_CREATE);
+  cl_device_id device = program.context->device->id;
+  status = cl.clBuildProgram(program.program, 1, &device, source_options.c_str(), nullptr, nullptr);
+  program.build_log = build_log_of(program);
+  if (status != CL_SUCCESS) {
+    log.write(program.build_log);
+    fail(MQLCL_ERR_OPENCL_PROGRAM_CREATE,
+         fmt::format("{}: clBuildProgram: {} ({}) with options \"{}\"\n{}", function,
+                     cl_error_name(status), status, source_options, program.build_log),
+         status);
+  }
+  if (sm90a)
+    rebuild_for_sm90a(function, program, driver_options, log);
+}
+
 int32_t create_program(const char *function, int32_t context_handle, const char16_t *source,
                        const char16_t *build_options, char16_t *build_log, uint32_t log_capacity) {
   if (source == nullptr)
@@ -92,34 +120,28 @@ int32_t create_program(const char *function, int32_t context_handle, const char1
   if (sm90a)
     program->build_options += " " + std::string(kSm90aDefine);
 
-  const ClApi &cl = cl_api();
-  const char *text_pointer = text.c_str();
-  size_t text_length = text.size();
-  cl_int status = CL_SUCCESS;
-  program->program = cl.clCreateProgramWithSource(program->context->context, 1, &text_pointer,
-                                                  &text_length, &status);
-  check_cl(status, fmt::format("{}: clCreateProgramWithSource", function).c_str(),
-           MQLCL_ERR_OPENCL_PROGRAM_CREATE);
-  cl_device_id device = program->context->device->id;
-  status =
-      cl.clBuildProgram(program->program, 1, &device, source_options.c_str(), nullptr, nullptr);
-  program->build_log = build_log_of(*program);
-  if (status != CL_SUCCESS) {
-    log.write(program->build_log);
-    fail(MQLCL_ERR_OPENCL_PROGRAM_CREATE,
-         fmt::format("{}: clBuildProgram: {} ({}) with options \"{}\"\n{}", function,
-                     cl_error_name(status), status, source_options, program->build_log),
-         status);
+  // The final binary is built with the options its own build had (sm_90a: the user's alone).
+  const std::string key =
+      program_cache::key_of(*program->context->device, program->build_options, text);
+  if (auto loaded =
+          program_cache::load(*program->context, key, sm90a ? driver_options : source_options)) {
+    program->program = loaded->program;
+    program->build_log = std::move(loaded->build_log);
+    program->cached_args = std::move(loaded->kernel_args);
+    program->from_cache = true;
+  } else {
+    build_from_source(function, *program, text, source_options, sm90a, driver_options, log);
+    program_cache::store(*program->context, key, program->program, program->build_log);
   }
-  if (sm90a)
-    rebuild_for_sm90a(function, *program, driver_options, log);
   log.write(program->build_log);
   return registry().programs.insert(std::move(program));
 }
 
 // A driver that cannot tell (CL_KERNEL_ARG_INFO_NOT_AVAILABLE) leaves the argument Unknown, so
-// the setters pass it on to the driver's own checks; any other failure fails CLKernelCreate.
-ArgKind classify_argument(cl_kernel kernel, cl_uint index, std::string &type_name) {
+// the setters pass it on to the driver's own checks, unless the program cache kept what the
+// source build's driver said (`cached`); any other failure fails CLKernelCreate.
+ArgKind classify_argument(cl_kernel kernel, cl_uint index, std::string &type_name,
+                          const program_cache::ArgInfo *cached) {
   const ClApi &cl = cl_api();
   auto query = [&](cl_kernel_arg_info property, size_t size, void *value, size_t *size_ret) {
     cl_int status = cl.clGetKernelArgInfo(kernel, index, property, size, value, size_ret);
@@ -132,10 +154,13 @@ ArgKind classify_argument(cl_kernel kernel, cl_uint index, std::string &type_nam
   cl_kernel_arg_address_qualifier address = 0;
   cl_kernel_arg_access_qualifier access = 0;
   if (!query(CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(address), &address, nullptr) ||
-      !query(CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(access), &access, nullptr))
-    return ArgKind::Unknown;
-  size_t bytes = 0;
-  if (query(CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &bytes)) {
+      !query(CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(access), &access, nullptr)) {
+    if (cached == nullptr)
+      return ArgKind::Unknown;
+    address = cached->address;
+    access = cached->access;
+    type_name = cached->type_name;
+  } else if (size_t bytes = 0; query(CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &bytes)) {
     type_name.assign(bytes, '\0');
     if (!query(CL_KERNEL_ARG_TYPE_NAME, bytes, type_name.data(), nullptr))
       type_name.clear();
@@ -250,8 +275,15 @@ MQLCL_API int32_t CLKernelCreate(int32_t program_handle, const char16_t *kernel_
     kernel->arg_type_names.resize(arg_count);
     kernel->arg_value_sizes.assign(arg_count, 0);
     const cl_uint address_bits = kernel->program->context->device->address_bits;
+    const std::vector<program_cache::ArgInfo> *cached = nullptr;
+    if (const auto &kept = kernel->program->cached_args) {
+      auto found = kept->by_name.find(kernel->name);
+      if (found != kept->by_name.end() && found->second.size() == arg_count)
+        cached = &found->second;
+    }
     for (cl_uint i = 0; i < arg_count; ++i) {
-      kernel->arg_kinds.push_back(classify_argument(kernel->kernel, i, kernel->arg_type_names[i]));
+      kernel->arg_kinds.push_back(classify_argument(kernel->kernel, i, kernel->arg_type_names[i],
+                                                    cached != nullptr ? &(*cached)[i] : nullptr));
       if (kernel->arg_kinds[i] == ArgKind::Value)
         kernel->arg_value_sizes[i] = by_value_size(kernel->arg_type_names[i], address_bits);
     }

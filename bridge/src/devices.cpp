@@ -1,6 +1,7 @@
 #include "devices.hpp"
 
 #include "cl_api.hpp"
+#include "device_spread.hpp"
 #include "errors.hpp"
 #include "os_library.hpp"
 
@@ -208,15 +209,19 @@ std::shared_ptr<const Device> select_device(int32_t selector) {
 
   const Device *chosen = nullptr;
   switch (selector) {
+  case MQLCL_USE_SPREAD:
+    chosen = spread_device(*list);
+    break;
   case MQLCL_USE_ANY:
-    chosen = &list->devices.front();
+    chosen = policy_spreads() ? spread_device(*list) : &list->devices.front();
     break;
   case MQLCL_USE_CPU_ONLY:
     chosen =
         first([](const Device &d) { return (d.type & CL_DEVICE_TYPE_CPU) != 0; }, "CPU device");
     break;
   case MQLCL_USE_GPU_ONLY:
-    chosen = first(is_gpu, "GPU device");
+    chosen = policy_spreads() && is_gpu(list->devices.front()) ? spread_device(*list)
+                                                               : first(is_gpu, "GPU device");
     break;
   case MQLCL_USE_GPU_DOUBLE_ONLY:
     chosen =
@@ -226,7 +231,8 @@ std::shared_ptr<const Device> select_device(int32_t selector) {
     if (selector < 0 || static_cast<size_t>(selector) >= list->devices.size())
       fail(MQLCL_ERR_OPENCL_SELECTDEVICE,
            fmt::format("device {} does not exist: {} OpenCL device(s), ordinals 0-{}, or "
-                       "selectors -1 (any), -2 (CPU), -3 (GPU), -4 (GPU with double)",
+                       "selectors -1 (any), -2 (CPU), -3 (GPU), -4 (GPU with double), "
+                       "-100 (spread)",
                        selector, list->devices.size(), list->devices.size() - 1));
     chosen = &list->devices[static_cast<size_t>(selector)];
   }

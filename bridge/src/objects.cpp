@@ -1,6 +1,7 @@
 #include "objects.hpp"
 
 #include "cl_api.hpp"
+#include "device_spread.hpp"
 #include "errors.hpp"
 #include "gemm/gemm.hpp"
 
@@ -139,6 +140,7 @@ void release_at_unload() noexcept {
     live->~Registry();
   }
   release_all_last_errors();
+  release_device_slots(); // closes this process's slot file: another process may take it
 }
 
 namespace {

@@ -19,6 +19,9 @@ namespace mqlcl {
 namespace gemm {
 struct ContextState; // gemm/gemm.hpp
 }
+namespace program_cache {
+struct KernelArgs; // program_cache.hpp
+}
 
 // Pinned host memory for large CLBufferWrite/CLBufferRead calls (api_buffer.cpp). Each slot is a
 // CL_MEM_ALLOC_HOST_PTR buffer mapped once for the context's life: its pointer, handed to an
@@ -74,6 +77,10 @@ struct Program {
   cl_program program = nullptr;
   std::string build_options; // the bridge's and the user's, as given (-mqlcl-nv-sm90a too)
   std::string build_log;
+  bool from_cache = false; // built from the program cache's binary (program_cache.hpp)
+  // With a cached build: what the source build's driver said of each kernel's arguments, for
+  // drivers that cannot tell after a binary build.
+  std::shared_ptr<const program_cache::KernelArgs> cached_args;
   ~Program();
 };
 
@@ -89,7 +96,7 @@ struct PendingRead {
 struct Buffer {
   std::shared_ptr<Context> context;
   cl_mem memory = nullptr;
-  uint32_t size = 0;
+  uint64_t size = 0; // bytes: below 4 GiB unless made by CLBufferCreate64
   uint32_t flags = 0;
   std::mutex read_mutex;                     // guards the pointer below
   std::unique_ptr<PendingRead> pending_read; // at most one at a time

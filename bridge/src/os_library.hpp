@@ -31,4 +31,22 @@ const char *cuda_driver_library_name() noexcept;
 // Value of an environment variable, empty when unset.
 std::string environment(const char *name);
 
+// Folders for the bridge's own files, UTF-8, empty when the system names none. The cache folder
+// keeps built programs between runs (program_cache.cpp): on Linux $XDG_CACHE_HOME/mqlcl or
+// ~/.cache/mqlcl; on Windows <MetaTrader data folder>\mqlcl-cache when the DLL sits in
+// <data folder>\MQL5\Libraries, else %LOCALAPPDATA%\mqlcl. The runtime folder holds the device
+// slots of live processes (device_spread.cpp): $XDG_RUNTIME_DIR/mqlcl, else /tmp/mqlcl-<uid>;
+// on Windows %LOCALAPPDATA%\mqlcl\run, else %TEMP%\mqlcl-run.
+std::string default_cache_folder();
+std::string default_runtime_folder();
+
+// An exclusive lock on a file (created if missing) that the operating system drops when the
+// process ends, however it ends. `wait` false: nullptr at once when another open file holds it.
+// nullptr too when the file cannot be opened. unlock_file releases and closes it.
+void *lock_file(const std::string &utf8_path, bool wait) noexcept;
+void unlock_file(void *lock) noexcept;
+
+// This process's id.
+unsigned long process_id() noexcept;
+
 } // namespace mqlcl::os

@@ -1,7 +1,11 @@
 #include "os_library.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 namespace mqlcl::os {
 
@@ -55,6 +59,47 @@ const char *cuda_driver_library_name() noexcept {
 std::string environment(const char *name) {
   const char *value = std::getenv(name);
   return value != nullptr ? value : "";
+}
+
+std::string default_cache_folder() {
+  std::string base = environment("XDG_CACHE_HOME");
+  if (!base.empty() && base.front() == '/')
+    return base + "/mqlcl";
+  std::string home = environment("HOME");
+  return home.empty() ? std::string() : home + "/.cache/mqlcl";
+}
+
+std::string default_runtime_folder() {
+  std::string base = environment("XDG_RUNTIME_DIR");
+  if (!base.empty() && base.front() == '/')
+    return base + "/mqlcl";
+  return "/tmp/mqlcl-" + std::to_string(static_cast<unsigned long>(getuid()));
+}
+
+void *lock_file(const std::string &utf8_path, bool wait) noexcept {
+  int fd = open(utf8_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return nullptr;
+  // flock: held by this open file, so two opens in one process exclude each other too, and
+  // dropped by the kernel when the process ends.
+  int result = 0;
+  do
+    result = flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));
+  while (result != 0 && errno == EINTR);
+  if (result != 0) {
+    close(fd);
+    return nullptr;
+  }
+  return reinterpret_cast<void *>(static_cast<intptr_t>(fd) + 1); // never nullptr
+}
+
+void unlock_file(void *lock) noexcept {
+  if (lock != nullptr)
+    close(static_cast<int>(reinterpret_cast<intptr_t>(lock) - 1)); // drops the flock
+}
+
+unsigned long process_id() noexcept {
+  return static_cast<unsigned long>(getpid());
 }
 
 } // namespace mqlcl::os

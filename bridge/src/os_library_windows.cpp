@@ -84,4 +84,80 @@ std::string environment(const char *name) {
   return narrow(value);
 }
 
+namespace {
+// The folder this DLL was loaded from, UTF-8 with '\\' separators; empty when unknown.
+std::string module_folder() {
+  static const char anchor = 0; // any address inside this DLL
+  HMODULE self = nullptr;
+  if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+                              GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                          reinterpret_cast<LPCWSTR>(&anchor), &self))
+    return {};
+  std::wstring path(32768, L'\0');
+  DWORD units = GetModuleFileNameW(self, path.data(), static_cast<DWORD>(path.size()));
+  if (units == 0 || units >= path.size())
+    return {};
+  path.resize(units);
+  size_t slash = path.find_last_of(L"\\/");
+  return slash == std::wstring::npos ? std::string() : narrow(path.substr(0, slash));
+}
+
+bool ends_with_folders(const std::string &path, const char *tail) {
+  std::string lower;
+  for (char c : path)
+    lower += c == '/' ? '\\' : static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  std::string wanted = tail;
+  return lower.size() > wanted.size() &&
+         lower.compare(lower.size() - wanted.size(), wanted.size(), wanted) == 0;
+}
+} // namespace
+
+std::string default_cache_folder() {
+  // MetaTrader loads DLLs from <data folder>\MQL5\Libraries (a tester agent's from its own).
+  std::string folder = module_folder();
+  const char *tail = "\\mql5\\libraries";
+  if (ends_with_folders(folder, tail))
+    return folder.substr(0, folder.size() - std::string(tail).size()) + "\\mqlcl-cache";
+  std::string local = environment("LOCALAPPDATA");
+  return local.empty() ? std::string() : local + "\\mqlcl";
+}
+
+std::string default_runtime_folder() {
+  std::string local = environment("LOCALAPPDATA");
+  if (!local.empty())
+    return local + "\\mqlcl\\run";
+  std::string temp = environment("TEMP");
+  return temp.empty() ? std::string() : temp + "\\mqlcl-run";
+}
+
+void *lock_file(const std::string &utf8_path, bool wait) noexcept {
+  try {
+    HANDLE file = CreateFileW(widen(utf8_path).c_str(), GENERIC_READ | GENERIC_WRITE,
+                              FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                              OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (file == INVALID_HANDLE_VALUE)
+      return nullptr;
+    // Locks belong to the handle, and Windows drops them when the process ends.
+    OVERLAPPED whole{};
+    const DWORD flags = static_cast<DWORD>(LOCKFILE_EXCLUSIVE_LOCK) |
+                        (wait ? DWORD{0} : static_cast<DWORD>(LOCKFILE_FAIL_IMMEDIATELY));
+    if (!LockFileEx(file, flags, 0, 1, 0, &whole)) {
+      CloseHandle(file);
+      return nullptr;
+    }
+    return reinterpret_cast<void *>(file);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void unlock_file(void *lock) noexcept {
+  if (lock != nullptr)
+    CloseHandle(reinterpret_cast<HANDLE>(lock)); // closing the handle drops its lock
+}
+
+unsigned long process_id() noexcept {
+  return static_cast<unsigned long>(GetCurrentProcessId());
+}
+
 } // namespace mqlcl::os

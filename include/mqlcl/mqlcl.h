@@ -84,6 +84,9 @@
 #define MQLCL_USE_CPU_ONLY (-2)        /* the first CPU device */
 #define MQLCL_USE_GPU_ONLY (-3)        /* the first GPU or accelerator */
 #define MQLCL_USE_GPU_DOUBLE_ONLY (-4) /* the first GPU or accelerator with cl_khr_fp64 */
+/* Beyond MQL5: the device of its kind with the fewest live processes on this machine, kept for
+ * the process's life (docs/api.md, "Several GPUs"): tester agents spread over the GPUs. */
+#define MQLCL_USE_SPREAD (-100)
 
 /* ---- CLBufferCreate flags: the Khronos bit values -----------------------------------------------
  */
@@ -137,6 +140,7 @@
 #define MQLCL_CL_PROFILING_TIMER_RESOLUTION 118    /* ns */
 #define MQLCL_CL_LAST_ERROR_DESCRIPTION_LENGTH 119 /* UTF-16 units, terminator excluded */
 #define MQLCL_CL_GEMM_EXECUTION_TIME 120 /* context; ns of its last CLGemm (waits for it) */
+#define MQLCL_CL_PROGRAM_FROM_CACHE 121  /* program; 1 when loaded from the program cache */
 
 /* ---- CLGetInfoString properties -----------------------------------------------------------------
  * 0-13 are MQL5's ENUM_OPENCL_PROPERTY_STRING (with CL_PLATFORM_NAME); 100 and up are mqlcl's. */
@@ -215,6 +219,16 @@ MQLCL_API uint32_t CLBufferWrite(int32_t buffer, const void *data, uint32_t buff
                                  uint32_t data_offset, uint32_t data_count, uint32_t element_size);
 MQLCL_API uint32_t CLBufferRead(int32_t buffer, void *data, uint32_t buffer_offset,
                                 uint32_t data_offset, uint32_t data_count, uint32_t element_size);
+
+/* Beyond MQL5: the same with 64-bit sizes, offsets and counts, for buffers of 4 GiB and more
+ * (up to the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE). Same failure values and codes; a size,
+ * offset or count whose bytes overflow 64 bits or the buffer is refused (docs/errors.md). */
+MQLCL_API int32_t CLBufferCreate64(int32_t context, uint64_t size, uint32_t flags);
+MQLCL_API uint64_t CLBufferWrite64(int32_t buffer, const void *data, uint64_t buffer_offset,
+                                   uint64_t data_offset, uint64_t data_count,
+                                   uint32_t element_size);
+MQLCL_API uint64_t CLBufferRead64(int32_t buffer, void *data, uint64_t buffer_offset,
+                                  uint64_t data_offset, uint64_t data_count, uint32_t element_size);
 
 /* Beyond MQL5 (NVIDIA compute capability 9.0+): writes into `map_buffer` at `map_offset` (a
  * multiple of 64) the 128-byte tensor map of `buffer` from byte `buffer_offset` as a row-major

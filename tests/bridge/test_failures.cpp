@@ -62,6 +62,38 @@ BOOST_AUTO_TEST_CASE(context_create) {
   MQLCL_CHECK_FREE_FAILS(CLContextFree(0), MQLCL_ERR_OPENCL_INVALID_HANDLE);
 }
 
+BOOST_AUTO_TEST_CASE(spread_policies_that_name_missing_devices) {
+  const int64_t devices = CLGetInfoInteger(0, MQLCL_CL_DEVICE_COUNT);
+  const std::string missing = std::to_string(devices);
+  for (const std::string &list : {missing, "0," + missing, std::string("0,x"), std::string("-1"),
+                                  std::string(","), std::string("0;1")}) {
+    ScopedEnvironment spread("MQLCL_SPREAD_DEVICES", list);
+    MQLCL_CHECK_FAILS(CLContextCreate(MQLCL_USE_SPREAD), MQLCL_INVALID_HANDLE,
+                      MQLCL_ERR_OPENCL_SELECTDEVICE);
+    BOOST_TEST(last_error_text().find("MQLCL_SPREAD_DEVICES") != std::string::npos);
+    {
+      // The policy makes MQLCL_USE_ANY spread, and fail the same way.
+      ScopedEnvironment policy("MQLCL_DEVICE_POLICY", std::string("spread"));
+      MQLCL_CHECK_FAILS(CLContextCreate(MQLCL_USE_ANY), MQLCL_INVALID_HANDLE,
+                        MQLCL_ERR_OPENCL_SELECTDEVICE);
+    }
+    // An ordinal is the per-process override: no spreading, no refusal.
+    Context pinned(CLContextCreate(0));
+    BOOST_TEST(pinned.get() != MQLCL_INVALID_HANDLE, list << ": " << last_error_text());
+  }
+  // A list of one: that device, every time.
+  ScopedEnvironment last("MQLCL_SPREAD_DEVICES", std::to_string(devices - 1));
+  for (int i = 0; i < 2; ++i) {
+    Context spread(CLContextCreate(MQLCL_USE_SPREAD));
+    BOOST_TEST(CLGetInfoInteger(spread, MQLCL_CL_DEVICE_ORDINAL) == devices - 1);
+  }
+  // A runtime folder that cannot be made: a device is still chosen (by the process id).
+  ScopedEnvironment all("MQLCL_SPREAD_DEVICES", std::nullopt);
+  ScopedEnvironment nowhere("MQLCL_RUNTIME_DIR", std::string("/dev/null/mqlcl"));
+  Context spread(CLContextCreate(MQLCL_USE_SPREAD));
+  BOOST_TEST(spread.get() != MQLCL_INVALID_HANDLE, last_error_text());
+}
+
 BOOST_AUTO_TEST_CASE(program_create) {
   Context context = make_context();
   MQLCL_CHECK_FAILS(CLProgramCreate(context, nullptr), MQLCL_INVALID_HANDLE,

@@ -62,9 +62,14 @@ const Program &mqh() {
 
 } // namespace
 
-BOOST_AUTO_TEST_CASE(the_header_parses_into_its_30_functions_and_constants) {
+BOOST_AUTO_TEST_CASE(the_header_parses_into_its_33_functions_and_constants) {
   const CHeader &h = header();
-  BOOST_TEST(h.functions.size() == 30u);
+  BOOST_TEST(h.functions.size() == 33u);
+  const CFunction *write64 = h.find("CLBufferWrite64");
+  BOOST_REQUIRE(write64 != nullptr);
+  BOOST_TEST(write64->result.text() == "uint64_t");
+  BOOST_REQUIRE(write64->params.size() == 6u);
+  BOOST_TEST(write64->params[4].type.text() == "uint64_t");
   const CFunction *write = h.find("CLBufferWrite");
   BOOST_REQUIRE(write != nullptr);
   BOOST_TEST(write->result.text() == "uint32_t");
@@ -88,25 +93,28 @@ BOOST_AUTO_TEST_CASE(the_header_parses_into_its_30_functions_and_constants) {
 
 BOOST_AUTO_TEST_CASE(the_mqh_reads_without_problems) {
   BOOST_TEST(mqh().problems.empty(), lines(mqh().problems));
-  // 30 functions; CLSetKernelArg once per element type, CLBufferWrite, CLBufferRead and
-  // CLBufferReadTake once per element type and per matrix and vector type.
+  // 33 functions; CLSetKernelArg once per element type, CLBufferWrite, CLBufferRead and
+  // CLBufferReadTake once per element type and per matrix and vector type, their 64-bit forms
+  // once per element type and per matrix type.
   std::map<std::string, int> overloads;
   for (const MqlFunction &f : mqh().imports) {
     BOOST_TEST(f.module == "mqlcl");
     ++overloads[f.name];
   }
-  BOOST_TEST(overloads.size() == 30u);
+  BOOST_TEST(overloads.size() == 33u);
   BOOST_TEST(overloads["CLSetKernelArg"] == 10);
   BOOST_TEST(overloads["CLBufferWrite"] == 14);
   BOOST_TEST(overloads["CLBufferRead"] == 14);
   BOOST_TEST(overloads["CLBufferReadTake"] == 14);
+  BOOST_TEST(overloads["CLBufferWrite64"] == 12);
+  BOOST_TEST(overloads["CLBufferRead64"] == 12);
   BOOST_TEST(overloads["CLGemm"] == 1);
   BOOST_TEST(overloads["CLExecute"] == 1);
 }
 
 BOOST_AUTO_TEST_CASE(every_import_matches_the_header_and_the_built_library) {
   std::set<std::string> exports = exports_of(MQLCL_LIBRARY_PATH);
-  BOOST_TEST(exports.size() == 30u);
+  BOOST_TEST(exports.size() == 33u);
   std::vector<std::string> problems = check_imports(header(), mqh().imports, exports);
   BOOST_TEST(problems.empty(), "mqlcl.mqh against " << MQLCL_LIBRARY_PATH << lines(problems));
 }

@@ -7,11 +7,14 @@
 #include "devices.hpp"
 #include "fault_layer.hpp"
 #include "opencl_device.hpp"
+#include "scoped_environment.hpp"
 #include "test_kernels.hpp"
 
 #include <boost/test/unit_test.hpp>
 
 #include <array>
+#include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -359,6 +362,57 @@ BOOST_AUTO_TEST_CASE(sm90a_binary_queries_that_fail_leave_nothing_behind) {
     }
   }
   leaks.verify();
+}
+
+// The program cache over a failing driver: a load that fails anywhere builds from source, a store
+// that fails keeps no entry, neither leaves an object behind; and a driver without argument
+// information for a loaded binary (NVIDIA's) still gets the bridge's argument checks, from what
+// the entry kept of the source build.
+BOOST_AUTO_TEST_CASE(program_cache_faults_fall_back_to_source_builds) {
+  const std::string folder = (std::filesystem::temp_directory_path() /
+                              ("mqlcl-fault-cache-" + std::to_string(std::random_device{}())))
+                                 .string();
+  ScopedEnvironment cache("MQLCL_PROGRAM_CACHE", folder);
+  LeakCheck leaks;
+  {
+    World world; // builds kTestKernels: the entry
+    struct Fault {
+      Call call;
+      cl_int injected;
+    };
+    for (Fault fault : {Fault{Call::clCreateProgramWithBinary, CL_INVALID_BINARY},
+                        Fault{Call::clBuildProgram, CL_BUILD_PROGRAM_FAILURE}}) {
+      BOOST_TEST_CONTEXT(mqlcl_fault::name_of(fault.call)) {
+        uint64_t injected_before = mqlcl_fault::faults_injected(fault.call);
+        mqlcl_fault::fail_call(fault.call, 1, fault.injected); // the load's
+        Program program(CLProgramCreate(world.context, kTestKernels));
+        mqlcl_fault::clear_faults();
+        BOOST_TEST(mqlcl_fault::faults_injected(fault.call) == injected_before + 1);
+        BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text());
+        BOOST_TEST(CLGetInfoInteger(program, MQLCL_CL_PROGRAM_FROM_CACHE) == 0);
+        make_kernel(program, u"axpy");
+      }
+    }
+    Program loaded(CLProgramCreate(world.context, kTestKernels));
+    BOOST_TEST(CLGetInfoInteger(loaded, MQLCL_CL_PROGRAM_FROM_CACHE) == 1);
+    mqlcl_fault::fail_every(Call::clGetKernelArgInfo, CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
+    Kernel kernel = make_kernel(loaded, u"axpy");
+    mqlcl_fault::clear_faults();
+    const float a = 3.0f;
+    MQLCL_CHECK_FAILS(CLSetKernelArg(kernel, 0, &a, sizeof(a)), 0,
+                      MQLCL_ERR_OPENCL_SET_KERNEL_PARAMETER);
+    BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == CL_INVALID_ARG_VALUE);
+    // A store whose binary query fails: the program is fine, no entry is written.
+    ScopedEnvironment empty("MQLCL_PROGRAM_CACHE", folder + "-empty");
+    mqlcl_fault::fail_call(Call::clGetProgramInfo, 1, CL_OUT_OF_RESOURCES);
+    Program unstored(CLProgramCreate(world.context, kTestKernels));
+    mqlcl_fault::clear_faults();
+    BOOST_TEST(unstored.get() != MQLCL_INVALID_HANDLE, last_error_text());
+    BOOST_TEST(!std::filesystem::exists(folder + "-empty"));
+  }
+  leaks.verify();
+  std::error_code error;
+  std::filesystem::remove_all(folder, error);
 }
 
 // A kernel that fails on the device: the launch was accepted, its event reports the failure.

@@ -3,6 +3,7 @@
 #include "cl_api.hpp"
 #include "errors.hpp"
 #include "gemm/kernels.hpp"
+#include "program_cache.hpp"
 #include "sm90a_build.hpp"
 
 #include <fmt/format.h>
@@ -40,35 +41,49 @@ std::string build_log(cl_program program, cl_device_id device) {
   return log;
 }
 
-// Builds kernels/`file` from source with `options` (and for `sm90a`, again from its PTX).
-cl_program build_program(const Context &context, const char *file, const std::string &options,
-                         bool sm90a) {
-  const ClApi &cl = cl_api();
-  std::string_view text = kernel_text(file);
-  const char *source = text.data();
-  size_t length = text.size();
+// Builds kernels/`file` from source with `options`, from the program cache when it holds the
+// build (program_cache.hpp), else from source (then kept there).
+cl_program build_from_source(const Context &context, const char *file,
+                             const std::string &options) {
   cl_int status = CL_SUCCESS;
-  cl_program program = cl.clCreateProgramWithSource(context.context, 1, &source, &length, &status);
-  check_cl(status, "CLGemm: clCreateProgramWithSource", MQLCL_ERR_OPENCL_PROGRAM_CREATE);
-  cl_device_id device = context.device->id;
-  std::string source_options = sm90a ? options + " " + kSm90aDefine : options;
-  status = cl.clBuildProgram(program, 1, &device, source_options.c_str(), nullptr, nullptr);
+  cl_program program = program_cache::build(context, kernel_text(file), options, status);
+  if (program == nullptr)
+    check_cl(status, "CLGemm: clCreateProgramWithSource", MQLCL_ERR_OPENCL_PROGRAM_CREATE);
   if (status != CL_SUCCESS) {
-    std::string log = build_log(program, device);
+    std::string log = build_log(program, context.device->id);
     release_program(program);
     fail(MQLCL_ERR_OPENCL_PROGRAM_CREATE,
-         fmt::format("CLGemm: building {} with \"{}\": {} ({})\n{}", file, source_options,
+         fmt::format("CLGemm: building {} with \"{}\": {} ({})\n{}", file, options,
                      cl_error_name(status), status, log),
          status);
   }
-  if (!sm90a)
-    return program;
+  return program;
+}
+
+// The same built for sm_90a (sm90a_build.hpp): the final binary is what the cache keeps, so a
+// later start skips both builds.
+cl_program build_for_sm90a(const Context &context, const char *file, const std::string &options) {
+  const std::string source_options = options + " " + kSm90aDefine;
+  const std::string key =
+      program_cache::key_of(*context.device, source_options + " -mqlcl-nv-sm90a", kernel_text(file));
+  if (auto loaded = program_cache::load(context, key, ""))
+    return loaded->program;
+  cl_program source_build = build_from_source(context, file, source_options);
   struct Release {
     cl_program program;
     ~Release() { release_program(program); }
-  } source_build{program};
+  } release_source{source_build};
   // The PTX build takes no -D options; the source build has used them.
-  return rebuild_for_sm90a("CLGemm", context.context, device, program, "").program;
+  Sm90aBuild built =
+      rebuild_for_sm90a("CLGemm", context.context, context.device->id, source_build, "");
+  program_cache::store(context, key, built.program, built.log);
+  return built.program;
+}
+
+cl_program build_program(const Context &context, const char *file, const std::string &options,
+                         bool sm90a) {
+  return sm90a ? build_for_sm90a(context, file, options)
+               : build_from_source(context, file, options);
 }
 
 cl_kernel kernel_of(Built &built, const char *file, const char *kernel_name) {

@@ -64,6 +64,7 @@
 #define MQLCL_USE_CPU_ONLY                                   (-2)
 #define MQLCL_USE_GPU_ONLY                                   (-3)
 #define MQLCL_USE_GPU_DOUBLE_ONLY                            (-4)
+#define MQLCL_USE_SPREAD                                     (-100)
 
 //--- mqlcl::CLBufferCreate flags (the Khronos bits)
 #define MQLCL_MEM_READ_WRITE                                 1
@@ -112,6 +113,7 @@
 #define MQLCL_CL_PROFILING_TIMER_RESOLUTION                  118
 #define MQLCL_CL_LAST_ERROR_DESCRIPTION_LENGTH               119
 #define MQLCL_CL_GEMM_EXECUTION_TIME                         120
+#define MQLCL_CL_PROGRAM_FROM_CACHE                          121
 
 //--- mqlcl::CLGetInfoString properties: 0-13 as MQL5's, 100 and up are the bridge's
 #define MQLCL_CL_PLATFORM_PROFILE                            0
@@ -218,6 +220,32 @@ uint CLBufferRead(int buffer,matrixf &data,uint buffer_offset,uint data_offset,u
 uint CLBufferRead(int buffer,matrix &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
 uint CLBufferRead(int buffer,vectorf &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=4);
 uint CLBufferRead(int buffer,vector &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
+//--- the same with 64-bit sizes, offsets and counts: buffers of 4 GiB and more
+int   CLBufferCreate64(int context,ulong size,uint flags);
+ulong CLBufferWrite64(int buffer,const char &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=1);
+ulong CLBufferWrite64(int buffer,const uchar &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=1);
+ulong CLBufferWrite64(int buffer,const short &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=2);
+ulong CLBufferWrite64(int buffer,const ushort &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=2);
+ulong CLBufferWrite64(int buffer,const int &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=4);
+ulong CLBufferWrite64(int buffer,const uint &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=4);
+ulong CLBufferWrite64(int buffer,const long &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=8);
+ulong CLBufferWrite64(int buffer,const ulong &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=8);
+ulong CLBufferWrite64(int buffer,const float &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=4);
+ulong CLBufferWrite64(int buffer,const double &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=8);
+ulong CLBufferWrite64(int buffer,const matrixf &data,ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=4);
+ulong CLBufferWrite64(int buffer,const matrix &data,ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=8);
+ulong CLBufferRead64(int buffer,char &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=1);
+ulong CLBufferRead64(int buffer,uchar &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=1);
+ulong CLBufferRead64(int buffer,short &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=2);
+ulong CLBufferRead64(int buffer,ushort &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=2);
+ulong CLBufferRead64(int buffer,int &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=4);
+ulong CLBufferRead64(int buffer,uint &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=4);
+ulong CLBufferRead64(int buffer,long &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=8);
+ulong CLBufferRead64(int buffer,ulong &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=8);
+ulong CLBufferRead64(int buffer,float &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=4);
+ulong CLBufferRead64(int buffer,double &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=8);
+ulong CLBufferRead64(int buffer,matrixf &data,ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=4);
+ulong CLBufferRead64(int buffer,matrix &data,ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=8);
 //--- tensor maps for Hopper's copy engine (NVIDIA compute capability 9.0+): 1, or 0
 int  CLBufferTensorMap(int map_buffer,uint map_offset,int buffer,uint buffer_offset,uint rows,uint cols,uint row_pitch,uint box_rows,uint box_cols,uint swizzle,int element_type);
 //--- execution: all three arrays are always passed; zero offsets, and a local size of all

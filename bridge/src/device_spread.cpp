@@ -1,0 +1,169 @@
+#include "device_spread.hpp"
+
+#include "os_library.hpp"
+
+#include <mqlcl/mqlcl.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <system_error>
+
+namespace mqlcl {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+int kind_rank(cl_device_type type) {
+  if (type & CL_DEVICE_TYPE_GPU)
+    return 0;
+  if (type & CL_DEVICE_TYPE_ACCELERATOR)
+    return 1;
+  if (type & CL_DEVICE_TYPE_CPU)
+    return 2;
+  return 3;
+}
+
+// The folder of the slot files: MQLCL_RUNTIME_DIR, else the system's runtime folder.
+std::string runtime_folder() {
+  std::string chosen = os::environment("MQLCL_RUNTIME_DIR");
+  return chosen.empty() ? os::default_runtime_folder() : chosen;
+}
+
+// A device's slot files are named by its ordinal and a hash of its names, so processes that see
+// other devices (another OpenCL library) never count each other's slots as their own.
+fs::path slot_path(const fs::path &folder, const Device &device, size_t slot) {
+  uint32_t hash = 2166136261u;
+  for (unsigned char c : device.match_text() + "|" + device.driver_version)
+    hash = (hash ^ c) * 16777619u;
+  return folder / fmt::format("device{}-{:08x}.slot{}", device.ordinal, hash, slot);
+}
+
+// The slots other open files hold on `device`; `first_free` gets the lowest free slot.
+int held_slots(const fs::path &folder, const Device &device, size_t &first_free) {
+  int held = 0;
+  first_free = SIZE_MAX;
+  std::error_code error;
+  for (size_t slot = 0; fs::exists(slot_path(folder, device, slot), error); ++slot) {
+    void *lock = os::lock_file(slot_path(folder, device, slot).u8string(), false);
+    if (lock == nullptr) {
+      ++held;
+    } else {
+      os::unlock_file(lock);
+      first_free = std::min(first_free, slot);
+    }
+  }
+  if (first_free == SIZE_MAX) {
+    first_free = 0;
+    while (fs::exists(slot_path(folder, device, first_free), error))
+      ++first_free;
+  }
+  return held;
+}
+
+struct Placement {
+  const Device *device = nullptr;
+  void *slot = nullptr; // the locked slot file, kept while the process lives
+};
+
+std::mutex placements_mutex;
+std::map<std::string, Placement> placements; // by the candidates' ordinals
+
+// Takes the least used candidate's slot, under the folder's lock; false when the folder cannot
+// be used.
+bool place_by_slots(const std::vector<const Device *> &candidates, Placement &placement) {
+  const fs::path folder = fs::u8path(runtime_folder());
+  std::error_code error;
+  fs::create_directories(folder, error);
+  void *turn = os::lock_file((folder / "choose.lock").u8string(), true);
+  if (turn == nullptr)
+    return false;
+  const Device *least = nullptr;
+  size_t least_slot = 0;
+  int least_held = 0;
+  for (const Device *device : candidates) {
+    size_t free_slot = 0;
+    int held = held_slots(folder, *device, free_slot);
+    if (least == nullptr || held < least_held) {
+      least = device;
+      least_held = held;
+      least_slot = free_slot;
+    }
+  }
+  placement.slot = os::lock_file(slot_path(folder, *least, least_slot).u8string(), false);
+  os::unlock_file(turn);
+  if (placement.slot == nullptr)
+    return false;
+  placement.device = least;
+  return true;
+}
+
+} // namespace
+
+std::vector<const Device *> spread_candidates(const DeviceList &list) {
+  std::vector<const Device *> candidates;
+  std::string named = os::environment("MQLCL_SPREAD_DEVICES");
+  if (named.empty()) {
+    const Device &first = list.devices.front();
+    for (const Device &device : list.devices)
+      if (kind_rank(device.type) == kind_rank(first.type) && device.platform == first.platform)
+        candidates.push_back(&device);
+    return candidates;
+  }
+  const char *cursor = named.c_str();
+  while (*cursor != 0) {
+    char *end = nullptr;
+    long ordinal = std::strtol(cursor, &end, 10);
+    if (end == cursor || ordinal < 0 || static_cast<size_t>(ordinal) >= list.devices.size() ||
+        (*end != ',' && *end != 0))
+      fail(MQLCL_ERR_OPENCL_SELECTDEVICE,
+           fmt::format("MQLCL_SPREAD_DEVICES={} is not a list of device ordinals among the {} "
+                       "devices (0-{}), such as 0,1",
+                       named, list.devices.size(), list.devices.size() - 1));
+    const Device *device = &list.devices[static_cast<size_t>(ordinal)];
+    if (std::find(candidates.begin(), candidates.end(), device) == candidates.end())
+      candidates.push_back(device);
+    cursor = *end == ',' ? end + 1 : end;
+  }
+  return candidates;
+}
+
+const Device *spread_device(const DeviceList &list) {
+  std::vector<const Device *> candidates = spread_candidates(list);
+  std::string key;
+  for (const Device *device : candidates)
+    key += std::to_string(device->ordinal) + ",";
+  std::lock_guard<std::mutex> lock(placements_mutex);
+  auto found = placements.find(key);
+  if (found != placements.end())
+    return found->second.device;
+  Placement placement;
+  if (candidates.size() == 1)
+    placement.device = candidates.front();
+  else if (!place_by_slots(candidates, placement))
+    placement.device = candidates[os::process_id() % candidates.size()];
+  placements[key] = placement;
+  return placement.device;
+}
+
+bool policy_spreads() {
+  std::string policy = os::environment("MQLCL_DEVICE_POLICY");
+  std::transform(policy.begin(), policy.end(), policy.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return policy == "spread";
+}
+
+void release_device_slots() noexcept {
+  std::lock_guard<std::mutex> lock(placements_mutex);
+  for (auto &[key, placement] : placements)
+    os::unlock_file(placement.slot);
+  placements.clear();
+}
+
+} // namespace mqlcl

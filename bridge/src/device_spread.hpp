@@ -1,0 +1,30 @@
+// Spreading processes over a machine's GPUs (docs/api.md, "Several GPUs"). Each process that asks
+// takes a slot of the device with the fewest live processes: a file in the runtime folder that it
+// keeps locked while it lives (os::lock_file), so a process that ends, even by a crash, frees its
+// slot with no clean-up by anyone. Choosers take turns under a lock file of their own, so four
+// processes starting at once on two GPUs get two each.
+#pragma once
+
+#include "devices.hpp"
+
+#include <string>
+#include <vector>
+
+namespace mqlcl {
+
+// The devices a spread chooses among: MQLCL_SPREAD_DEVICES (comma-separated ordinals), else the
+// devices of the first device's kind (GPU, accelerator, CPU) on its platform. Throws
+// Failure(ERR_OPENCL_SELECTDEVICE) when the variable is malformed or names a missing device.
+std::vector<const Device *> spread_candidates(const DeviceList &list);
+
+// The device this process uses for spread contexts: chosen on the first call and kept (per set
+// of candidates). When the runtime folder cannot be used, a device picked by the process id.
+const Device *spread_device(const DeviceList &list);
+
+// MQLCL_DEVICE_POLICY=spread: MQLCL_USE_ANY and MQLCL_USE_GPU_ONLY spread too.
+bool policy_spreads();
+
+// Drops this process's slots (the library is being unloaded: lifetime.cpp).
+void release_device_slots() noexcept;
+
+} // namespace mqlcl
