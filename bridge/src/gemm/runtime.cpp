@@ -43,8 +43,7 @@ std::string build_log(cl_program program, cl_device_id device) {
 
 // Builds kernels/`file` from source with `options`, from the program cache when it holds the
 // build (program_cache.hpp), else from source (then kept there).
-cl_program build_from_source(const Context &context, const char *file,
-                             const std::string &options) {
+cl_program build_from_source(const Context &context, const char *file, const std::string &options) {
   cl_int status = CL_SUCCESS;
   cl_program program = program_cache::build(context, kernel_text(file), options, status);
   if (program == nullptr)
@@ -64,8 +63,8 @@ cl_program build_from_source(const Context &context, const char *file,
 // later start skips both builds.
 cl_program build_for_sm90a(const Context &context, const char *file, const std::string &options) {
   const std::string source_options = options + " " + kSm90aDefine;
-  const std::string key =
-      program_cache::key_of(*context.device, source_options + " -mqlcl-nv-sm90a", kernel_text(file));
+  const std::string key = program_cache::key_of(
+      *context.device, source_options + " -mqlcl-nv-sm90a", kernel_text(file));
   if (auto loaded = program_cache::load(context, key, ""))
     return loaded->program;
   cl_program source_build = build_from_source(context, file, source_options);
