@@ -6,14 +6,13 @@
 #include "bridge.hpp"
 #include "chart.hpp"
 #include "commands.hpp"
+#include "json.hpp"
 #include "paths.hpp"
 #include "reference.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 #include "verify.hpp"
 
-#include <boost/property_tree/json_parser.hpp>
-#include <boost/property_tree/ptree.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,8 +20,6 @@
 #include <optional>
 
 namespace mqlcl::replay {
-
-namespace pt = boost::property_tree;
 
 namespace {
 
@@ -229,13 +226,13 @@ std::string ratio_text(double ours, double theirs) {
   return ours > 0 && theirs > 0 ? fmt::format("{:.2f}x", theirs / ours) : "-";
 }
 
-pt::ptree samples_tree(const Samples &samples) {
-  pt::ptree tree;
+Json samples_json(const Samples &samples) {
+  Json json = Json::object();
   if (!samples.empty()) {
-    tree.put("min", samples.min());
-    tree.put("median", samples.median());
+    json["min"] = samples.min();
+    json["median"] = samples.median();
   }
-  return tree;
+  return json;
 }
 
 } // namespace
@@ -274,20 +271,21 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
 
   fmt::print("benchmark on device {}: {} ({}, driver {}), {} compute units\n", device.ordinal,
              device.name, device.platform, device.driver, device.caps.compute_units);
-  pt::ptree json;
-  json.put("device.name", device.name);
-  json.put("device.vendor", device.vendor);
-  json.put("device.platform", device.platform);
-  json.put("device.driver", device.driver);
-  json.put("device.version", device.version);
-  json.put("device.compute_units", device.caps.compute_units);
-  json.put("device.max_clock_mhz", device.max_clock_mhz);
-  json.put("bridge", bridge.info_string(0, MQLCL_CL_BRIDGE_VERSION, "CL_BRIDGE_VERSION"));
-  json.put("repeat", repeat);
-  json.put("gflops", "2 * M * N * K / minimum kernel time (profiling events or library events)");
+  Json json = {
+      {"device",
+       {{"name", device.name},
+        {"vendor", device.vendor},
+        {"platform", device.platform},
+        {"driver", device.driver},
+        {"version", device.version},
+        {"compute_units", device.caps.compute_units},
+        {"max_clock_mhz", device.max_clock_mhz}}},
+      {"bridge", bridge.info_string(0, MQLCL_CL_BRIDGE_VERSION, "CL_BRIDGE_VERSION")},
+      {"repeat", repeat},
+      {"gflops", "2 * M * N * K / minimum kernel time (profiling events or library events)"}};
 
   // The device's limits, measured by kernels of ours.
-  pt::ptree limits;
+  Json limits = Json::array();
   // CPUs: their SIMD width, and long enough runs (tens of ms) for clocks to settle.
   const uint32_t fp32_global = device.caps.compute_units * (cpu ? 64 : 2048);
   const uint32_t vector_width = cpu ? 16 : 4, iterations = cpu ? 16384 : 4096;
@@ -308,16 +306,13 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     fmt::print("  {:<40} {}\n", limit.name,
                limit.ok ? fmt::format("{:10.1f} GFLOPS", limit.flops_per_second / 1e9)
                         : "unavailable: " + limit.note);
-    pt::ptree node;
-    node.put("name", limit.name);
-    node.put("gflops", limit.flops_per_second / 1e9);
-    node.put("note", limit.note);
-    limits.push_back({"", node});
+    limits.push_back(
+        {{"name", limit.name}, {"gflops", limit.flops_per_second / 1e9}, {"note", limit.note}});
   }
-  json.add_child("limits", limits);
+  json["limits"] = std::move(limits);
 
   RawDevice raw(device.platform, device.name);
-  pt::ptree results;
+  Json results = Json::array();
   std::optional<StepRun> overhead_run;
   std::optional<Inputs<float>> overhead_inputs;
   for (uint32_t n : sizes) {
@@ -401,28 +396,24 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
       fmt::print("  {:<36}{}\n", ours.name, line);
     }
 
-    pt::ptree size_node;
-    size_node.put("n", n);
-    pt::ptree entries;
+    Json entries = Json::array();
     for (const Row &row : rows) {
-      pt::ptree node;
-      node.put("name", row.name);
-      node.put("kind", row.kind);
-      node.put("available", row.ok);
-      node.put("verified", row.verified);
-      node.put("note", row.note);
-      node.put("max_error_over_max_ref", row.max_error_ratio);
-      node.put("max_abs_error_checked", row.checked_error);
-      node.put("tolerance", row.tolerance);
-      node.add_child("seconds", samples_tree(row.seconds));
+      Json node = {{"name", row.name},
+                   {"kind", row.kind},
+                   {"available", row.ok},
+                   {"verified", row.verified},
+                   {"note", row.note},
+                   {"max_error_over_max_ref", row.max_error_ratio},
+                   {"max_abs_error_checked", row.checked_error},
+                   {"tolerance", row.tolerance},
+                   {"seconds", samples_json(row.seconds)}};
       if (!row.seconds.empty())
-        node.put("gflops", gflops_of(flops, row.seconds.min()));
-      entries.push_back({"", node});
+        node["gflops"] = gflops_of(flops, row.seconds.min());
+      entries.push_back(std::move(node));
     }
-    size_node.add_child("results", entries);
-    results.push_back({"", size_node});
+    results.push_back({{"n", n}, {"results", std::move(entries)}});
   }
-  json.add_child("sizes", results);
+  json["sizes"] = std::move(results);
 
   // The bridge's cost: the same replay through the bridge and through raw OpenCL, alternating
   // one of each so that both see the same state of the machine (on a GPU a pageable read of C
@@ -447,7 +438,7 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     fmt::print("\nbridge overhead ({} at {}, CLExecute + CLBufferRead, {} replays of each path, "
                "alternating)\n",
                run.step, n, pairs);
-    pt::ptree overhead;
+    Json overhead = Json::object();
     if (raw_run.available && bridge_replays.values.size() == raw_run.seconds.values.size()) {
       double through = bridge_replays.median(), direct = raw_run.seconds.median();
       double through_min = bridge_replays.min(), direct_min = raw_run.seconds.min();
@@ -455,12 +446,12 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
                  "minimums {:.3f} and {:.3f} ms: {:+.2f}%\n",
                  through * 1e3, direct * 1e3, 100 * (through - direct) / direct, through_min * 1e3,
                  direct_min * 1e3, 100 * (through_min - direct_min) / direct_min);
-      overhead.put("replay_pairs", pairs);
-      overhead.put("replay_bridge_s", through);
-      overhead.put("replay_raw_s", direct);
-      overhead.put("replay_overhead_percent", 100 * (through - direct) / direct);
-      overhead.put("replay_bridge_min_s", through_min);
-      overhead.put("replay_raw_min_s", direct_min);
+      overhead["replay_pairs"] = pairs;
+      overhead["replay_bridge_s"] = through;
+      overhead["replay_raw_s"] = direct;
+      overhead["replay_overhead_percent"] = 100 * (through - direct) / direct;
+      overhead["replay_bridge_min_s"] = through_min;
+      overhead["replay_raw_min_s"] = direct_min;
     } else if (!raw_run.available) {
       fmt::print("  raw replay unavailable: {}\n", raw_run.note);
     } else {
@@ -468,9 +459,9 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     }
     fmt::print("  CLSetKernelArg {:.3f} us, clSetKernelArg {:.3f} us: {:+.3f} us per call\n",
                bridge_call * 1e6, raw_call * 1e6, (bridge_call - raw_call) * 1e6);
-    overhead.put("set_arg_bridge_us", bridge_call * 1e6);
-    overhead.put("set_arg_raw_us", raw_call * 1e6);
-    overhead.put("per_call_overhead_us", (bridge_call - raw_call) * 1e6);
+    overhead["set_arg_bridge_us"] = bridge_call * 1e6;
+    overhead["set_arg_raw_us"] = raw_call * 1e6;
+    overhead["per_call_overhead_us"] = (bridge_call - raw_call) * 1e6;
 
     Samples e2e;
     for (uint32_t r = 0; r <= repeat; ++r)
@@ -491,19 +482,19 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
                  e2e.median() * 1e3, repeat, floor * 1e3, bytes_in / 1e6,
                  bandwidth.host_to_device / 1e9, bytes_out / 1e6, bandwidth.device_to_host / 1e9,
                  run.kernel_seconds.min() * 1e3, e2e.median() / floor);
-      overhead.put("end_to_end_s", e2e.median());
-      overhead.put("transfer_floor_s", floor);
-      overhead.put("pinned_host_to_device_gbps", bandwidth.host_to_device / 1e9);
-      overhead.put("pinned_device_to_host_gbps", bandwidth.device_to_host / 1e9);
+      overhead["end_to_end_s"] = e2e.median();
+      overhead["transfer_floor_s"] = floor;
+      overhead["pinned_host_to_device_gbps"] = bandwidth.host_to_device / 1e9;
+      overhead["pinned_device_to_host_gbps"] = bandwidth.device_to_host / 1e9;
     }
-    json.add_child("bridge", overhead);
+    json["bridge_overhead"] = std::move(overhead);
   }
 
   if (command.output) {
     std::filesystem::create_directories(command.output->parent_path().empty()
                                             ? std::filesystem::path(".")
                                             : command.output->parent_path());
-    pt::write_json(command.output->string(), json);
+    write_json_file(*command.output, json);
     fmt::print("\nresults written to {}\n", command.output->string());
   }
   if (command.chart) {
