@@ -81,6 +81,25 @@ std::string catalogue_listing(const std::vector<Step> &steps) {
   return out;
 }
 
+// The catalogue as rows for scripts (tools/gpu-measure.sh picks its lists from them): whether each
+// step is one of the article's ten, in bench's default list, beyond the article there, tuned per
+// device, and a TF32 product (inputs rounded to 10 mantissa bits); its requirement.
+std::string catalogue_csv(const std::vector<Step> &steps) {
+  std::string out = "step,article,bench,beyond,tuned,tf32,requirement\n";
+  auto yes = [](bool value) { return value ? "yes" : "no"; };
+  for (const Step &step : steps) {
+    const char *requirement = step.requirement == Requirement::nvidia_wgmma ? "nvidia_wgmma"
+                              : step.requirement == Requirement::nvidia_tensor_cores
+                                  ? "nvidia_tensor_cores"
+                                  : "none";
+    out +=
+        fmt::format("{},{},{},{},{},{},{}\n", step.name, yes(step.in_article), yes(step.in_bench),
+                    yes(step.in_bench && !step.in_article), yes(step.tuning != DeviceTuning::none),
+                    yes(arithmetic_of(step).inputs != InputRounding::none), requirement);
+  }
+  return out;
+}
+
 // The most telling status of several runs: wrong results, then failures, then rejections.
 ExitCode combined(const std::vector<StepRun> &runs) {
   ExitCode worst = ExitCode::ok;
@@ -137,7 +156,8 @@ int run_replay_command(const std::vector<std::string> &args) {
   if (command.mode == Mode::gemm_database)
     return run_gemm_database_command(command);
   if (command.list) {
-    fmt::print("{}", catalogue_listing(catalogue));
+    fmt::print("{}", command.format == Format::csv ? catalogue_csv(catalogue)
+                                                   : catalogue_listing(catalogue));
     if (!command.list_devices && command.steps.empty())
       return 0;
   }

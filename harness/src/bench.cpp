@@ -245,25 +245,10 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
   const bool cpu = device.type == "CPU";
 
   std::vector<std::string> steps = command.steps;
-  if (steps.empty()) {
-    steps = {"matr_mul_vect_v2", "matr_mul_tiled_local", "matr_mul_register_blocked",
-             "matr_mul_double_buffered", "matr_mul_tuned"};
-    if (gpu_tensor) {
-      steps.push_back("matr_mul_tf32");
-      steps.push_back("matr_mul_3xtf32");
-      steps.push_back("matr_mul_tf32_bf16");
-    }
-    if (gpu_tensor && device.caps.compute_capability == 90) {
-      steps.push_back("matr_mul_wgmma_tf32");
-      steps.push_back("matr_mul_wgmma_tf32_rounded");
-      steps.push_back("matr_mul_wgmma_3xtf32");
-      steps.push_back("matr_mul_wgmma_tf32_bf16");
-      steps.push_back("matr_mul_wgmma_tiled_tf32");
-      steps.push_back("matr_mul_wgmma_tiled_3xtf32");
-      steps.push_back("matr_mul_wgmma_tma_tf32");
-      steps.push_back("matr_mul_wgmma_tma_3xtf32");
-    }
-  }
+  if (steps.empty())
+    for (const Step &step : catalogue) // Step::in_bench, where this device can run the step
+      if (step.in_bench && device_meets(step.requirement, device.caps))
+        steps.push_back(step.name);
   std::vector<uint32_t> sizes = command.bench_sizes;
   if (sizes.empty())
     sizes = {1000, 2000, 4096};

@@ -1,7 +1,6 @@
 #include "catalogue.hpp"
 
 #include "error.hpp"
-#include "tuning.hpp"
 
 #include <fmt/format.h>
 
@@ -304,6 +303,7 @@ std::vector<Step> beyond_the_article() {
   std::vector<Step> steps;
   Step base;
   base.in_article = false;
+  base.in_bench = true; // every step beyond the article is benched
   base.layout_b = Layout::column_major;
 
   Step tiled = base;
@@ -364,7 +364,7 @@ std::vector<Step> beyond_the_article() {
       {"RM", {2, 4}}, {"RN", {2, 4, 8}}, {"VK", {8, 16}}, {"LX", {8, 16, 64}}, {"LY", {1, 4, 8}}};
   tuned.params_valid = register_blocks_valid;
   tuned.float_only = true;
-  tuned.resolve = resolve_tuned_step;
+  tuned.tuning = DeviceTuning::families;
   steps.push_back(tuned);
 
   // Defaults measured on an H100 (docs/performance.md): 128 x 128 tiles in three stages for
@@ -385,7 +385,7 @@ std::vector<Step> beyond_the_article() {
   tf32.requirement = Requirement::nvidia_tensor_cores;
   tf32.arithmetic = tf32_arithmetic;
   tf32.float_only = true;
-  tf32.resolve = resolve_cached_step;
+  tf32.tuning = DeviceTuning::cached;
   steps.push_back(tf32);
 
   Step tf32x3 = tf32;
@@ -431,7 +431,7 @@ std::vector<Step> beyond_the_article() {
   wgmma.build_options = "-mqlcl-nv-sm90a";
   wgmma.arithmetic = wgmma_arithmetic;
   wgmma.float_only = true;
-  wgmma.resolve = resolve_cached_step;
+  wgmma.tuning = DeviceTuning::cached;
   // With PARTS 1 a pass rounds both operands to TF32 before the product (the step below).
   wgmma.operand_pass = OperandPass{"round_to_tf32", 8, "PARTS", "", "", 0}; // not tiled
   steps.push_back(wgmma);
@@ -633,7 +633,9 @@ std::vector<Step> make_replay_steps() {
                 "in the main loop";
   vect.kernel_file = "matr_mul_vect_v2.cl";
   vect.constraints = {{Dim::colsrows, 4, "it keeps rows as COLSROWS / 4 vectors of 4"}};
+  vect.in_bench = true; // the article's best, benched beside the steps beyond it
   add(vect);
+  vect.in_bench = false;
 
   vect.name = "matr_mul_vect_v3";
   vect.source = "section 2.8, Listing 10";
@@ -854,6 +856,18 @@ std::vector<std::string> size_problems(const Step &step, const Sizes &sizes, siz
   return problems;
 }
 
+bool device_meets(Requirement requirement, const DeviceCaps &device) {
+  switch (requirement) {
+  case Requirement::nvidia_tensor_cores:
+    return device.vendor_id == 0x10DE && device.compute_capability >= 80;
+  case Requirement::nvidia_wgmma:
+    return device.vendor_id == 0x10DE && device.compute_capability == 90;
+  case Requirement::none:
+    break;
+  }
+  return true;
+}
+
 std::vector<std::string> device_problems(const Step &step, const Sizes &padded,
                                          const DeviceCaps &device, size_t element_size,
                                          bool double_precision,
@@ -889,14 +903,13 @@ std::vector<std::string> device_problems(const Step &step, const Sizes &padded,
   if (double_precision && step.float_only)
     problems.push_back("this step computes in float only (it has no REALTYPE double variant)");
   if (step.requirement == Requirement::nvidia_tensor_cores &&
-      (device.vendor_id != 0x10DE || device.compute_capability < 80))
+      !device_meets(step.requirement, device))
     problems.push_back(
         "it runs on NVIDIA tensor cores (mma.sync with TF32, through inline PTX that only "
         "NVIDIA's OpenCL compiler accepts) and needs an NVIDIA GPU of compute capability 8.0 or "
         "later; this device is not one, so nothing was run. matr_mul_double_buffered and "
         "matr_mul_tuned compute the same product in FP32 on any device");
-  if (step.requirement == Requirement::nvidia_wgmma &&
-      (device.vendor_id != 0x10DE || device.compute_capability != 90))
+  if (step.requirement == Requirement::nvidia_wgmma && !device_meets(step.requirement, device))
     problems.push_back(
         "it runs on NVIDIA tensor cores through Hopper's wgmma (inline PTX for sm_90a, which "
         "the bridge builds with -mqlcl-nv-sm90a) and needs an NVIDIA GPU of compute capability "
@@ -907,7 +920,7 @@ std::vector<std::string> device_problems(const Step &step, const Sizes &padded,
         "its tile parameters do not fit this device or each other (work-group size, local "
         "memory or divisibility; the kernel's header comment gives the rules): choose others "
         "with --param" +
-        std::string(step.resolve != nullptr
+        std::string(step.tuning != DeviceTuning::none
                         ? ", or let mqlcl-replay tune " + step.name + " find the fastest that fit"
                         : ""));
   if (step.local_column) {

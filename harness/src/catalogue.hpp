@@ -147,6 +147,13 @@ enum class Requirement {
   nvidia_wgmma         // and Hopper's wgmma, through the bridge's -mqlcl-nv-sm90a: exactly 9.0
 };
 
+// What the tuning cache gives a step on the device at hand.
+enum class DeviceTuning {
+  none,     // nothing: the step's own parameters
+  families, // its kernel family and parameters, or defaults by the device's kind (matr_mul_tuned)
+  cached    // its parameters, when the step was tuned on this device (the tensor-core steps)
+};
+
 // A parameter the tuner may vary, and the values it tries.
 struct Tunable {
   std::string name;
@@ -223,6 +230,7 @@ struct Step {
   std::string change;      // what this step changes, one line
   std::string kernel_file; // in the kernels directory; empty for the host-only step
   bool in_article = true;  // one of the article's ten scripts (replayed by `all`)
+  bool in_bench = false;   // in `mqlcl-replay bench`'s default list, where the device can run it
 
   Layout layout_a = Layout::row_major;
   Layout layout_b = Layout::row_major;
@@ -270,13 +278,17 @@ struct Step {
   // fastest few trials of the sets and forms only.
   std::vector<Tunable> layout_tunables;
   bool (*params_valid)(const Params &, const DeviceCaps &) = nullptr;
-  // The tuned step: picks its kernel and parameters for the device at hand (tuning.hpp).
-  Step (*resolve)(const Step &, const DeviceCaps &, const Sizes &) = nullptr;
+  // How the step adapts to the device at hand, from the tuning cache (tuning.hpp's
+  // for_device does it when the step runs).
+  DeviceTuning tuning = DeviceTuning::none;
 };
 
 // The article's ten scripts in its order, the fixed col_local, then the steps beyond the article.
 const std::vector<Step> &replay_steps();
 const Step *find_step(const std::vector<Step> &steps, std::string_view name);
+
+// Whether `device` meets the step's requirement (tensor cores, wgmma).
+bool device_meets(Requirement requirement, const DeviceCaps &device);
 
 // The step's arithmetic with its parameters (step.arithmetic, or FP32's).
 Arithmetic arithmetic_of(const Step &step);

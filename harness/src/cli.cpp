@@ -240,7 +240,7 @@ void check_combinations(const CommandLine &command, const std::vector<Step> &cat
       bad_input("tune takes one step: mqlcl-replay tune matr_mul_tuned (or one of the "
                 "tensor-core steps, matr_mul_tf32 ... matr_mul_wgmma_tf32_bf16)");
     const Step *step = find_step(catalogue, command.steps.front());
-    if (step->resolve == nullptr)
+    if (step->tuning == DeviceTuning::none)
       bad_input(fmt::format("{} is not tuned per device; the tunable steps are matr_mul_tuned "
                             "and the tensor-core steps (mqlcl-replay --list marks them)",
                             step->name));

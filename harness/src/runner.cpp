@@ -3,6 +3,7 @@
 #include "matrices.hpp"
 #include "platform.hpp"
 #include "reference.hpp"
+#include "tuning.hpp"
 
 #include <fmt/format.h>
 
@@ -330,8 +331,8 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
   }
   run.device = read_device(context.get());
   const DeviceCaps &caps = run.device->caps;
-  if (chosen.resolve != nullptr) {
-    resolved = chosen.resolve(chosen, caps, options.sizes);
+  if (chosen.tuning != DeviceTuning::none) {
+    resolved = for_device(chosen, caps, options.sizes);
     run.source = resolved.source;
   }
   for (const auto &[name, value] : options.params)

@@ -146,16 +146,18 @@ std::vector<Step> tuned_families(const Step &tuned, const DeviceCaps &device) {
     gpu.form_tunables = tiles->form_tunables;
     gpu.layout_tunables = tiles->layout_tunables;
     gpu.params_valid = tiles->params_valid;
-    gpu.resolve = nullptr;
+    gpu.tuning = DeviceTuning::none;
     families.push_back(gpu);
   }
   Step cpu = tuned;
-  cpu.resolve = nullptr;
+  cpu.tuning = DeviceTuning::none;
   families.push_back(cpu);
   return families;
 }
 
-Step resolve_tuned_step(const Step &tuned, const DeviceCaps &device, const Sizes &sizes) {
+namespace {
+
+Step tuned_for_device(const Step &tuned, const DeviceCaps &device, const Sizes &sizes) {
   std::vector<Step> families = tuned_families(tuned, device);
   std::filesystem::path cache = tuning_cache_path();
   if (auto entry = lookup_tuned(cache, device.tuning_key, tuned.name, sizes))
@@ -185,9 +187,9 @@ Step resolve_tuned_step(const Step &tuned, const DeviceCaps &device, const Sizes
   return chosen;
 }
 
-Step resolve_cached_step(const Step &step, const DeviceCaps &device, const Sizes &sizes) {
+Step cached_for_device(const Step &step, const DeviceCaps &device, const Sizes &sizes) {
   Step chosen = step;
-  chosen.resolve = nullptr;
+  chosen.tuning = DeviceTuning::none;
   std::filesystem::path cache = tuning_cache_path();
   if (auto entry = lookup_tuned(cache, device.tuning_key, step.name, sizes)) {
     for (const auto &[name, value] : entry->params)
@@ -199,11 +201,25 @@ Step resolve_cached_step(const Step &step, const DeviceCaps &device, const Sizes
   return chosen;
 }
 
+} // namespace
+
+Step for_device(const Step &step, const DeviceCaps &device, const Sizes &sizes) {
+  switch (step.tuning) {
+  case DeviceTuning::families:
+    return tuned_for_device(step, device, sizes);
+  case DeviceTuning::cached:
+    return cached_for_device(step, device, sizes);
+  case DeviceTuning::none:
+    break;
+  }
+  return step;
+}
+
 std::vector<Step> tuning_families(const Step &step, const DeviceCaps &device) {
-  if (step.resolve == resolve_tuned_step)
+  if (step.tuning == DeviceTuning::families)
     return tuned_families(step, device);
   Step only = step;
-  only.resolve = nullptr;
+  only.tuning = DeviceTuning::none;
   return {only};
 }
 

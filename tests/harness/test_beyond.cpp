@@ -355,7 +355,7 @@ __kernel void matricesMul(__global const float *in1, __global const float *in2,
     step.params["PASSES_ONLY"] = 1;
     step.params["BM"] = 64; // A's 70 lines: two tiles
     step.params_valid = nullptr;
-    step.resolve = nullptr;
+    step.tuning = DeviceTuning::none;
     StepRun run = pass_runner.run(step, options, quiet);
     BOOST_TEST_REQUIRE((run.status == Status::verified), name << ": " << run.message);
     if (arithmetic_of(step).inputs == InputRounding::none)
