@@ -21,23 +21,7 @@ namespace mqlcl::replay {
 namespace {
 
 std::string launch_of(const Step &step) {
-  if (step.geometry == nullptr)
-    return "host only";
-  if (step.geometry == one_per_element)
-    return "2-D, ROWS1 x COLS2 work-items";
-  if (step.geometry == one_per_row)
-    return "1-D, ROWS1 work-items";
-  if (step.geometry == blocks_2d)
-    return "2-D, BLK x BLK work-groups over ROWS1 x COLS2";
-  if (step.geometry == tiles_1d)
-    return "1-D, one work-group of (BM/TM)*(BN/TN) work-items per BM x BN tile";
-  if (step.geometry == warp_tiles_1d)
-    return "1-D, one work-group of (BM/WM)*(BN/WN) warps per BM x BN tile";
-  if (step.geometry == warpgroup_tiles_1d)
-    return "1-D, one work-group of BM/64 warpgroups (BM*2 work-items) per BM x BN tile";
-  if (step.geometry == register_blocks_2d)
-    return "2-D, one work-item per RM x RN block, LX x LY work-groups";
-  return "custom";
+  return step.geometry != nullptr ? step.geometry->description : "host only";
 }
 
 std::string catalogue_listing(const std::vector<Step> &steps) {

@@ -121,24 +121,30 @@ struct GeometryInput {
   size_t element_size;
 };
 
-// Computes the launch; throws Error(bad_input) with a clear message when the request cannot work.
-using GeometryFunction = LaunchGeometry (*)(const GeometryInput &);
+// How a step's kernel is launched over the product (launch_shapes.cpp), and how it says so.
+struct LaunchShape {
+  const char *description; // as mqlcl-replay --list shows it
+  // Computes the launch; throws Error(bad_input) with a clear message when the request cannot
+  // work.
+  LaunchGeometry (*compute)(const GeometryInput &);
+  LaunchGeometry operator()(const GeometryInput &input) const { return compute(input); }
+};
 
 // The article's launches: one work-item per element (2-D), one per row of the product (1-D).
-LaunchGeometry one_per_element(const GeometryInput &input);
-LaunchGeometry one_per_row(const GeometryInput &input);
+extern const LaunchShape one_per_element;
+extern const LaunchShape one_per_row;
 
 // The launches of the steps beyond the article (their kernels' header comments say the same):
 // BLK x BLK work-groups over the product, rounded up (tiled_local);
-LaunchGeometry blocks_2d(const GeometryInput &input);
+extern const LaunchShape blocks_2d;
 // one work-group of (BM/TM)*(BN/TN) work-items per BM x BN tile, 1-D (register_blocked, ...);
-LaunchGeometry tiles_1d(const GeometryInput &input);
+extern const LaunchShape tiles_1d;
 // one work-group of (BM/WM)*(BN/WN) warps per BM x BN tile, 1-D (the tensor-core steps);
-LaunchGeometry warp_tiles_1d(const GeometryInput &input);
+extern const LaunchShape warp_tiles_1d;
 // one work-group of BM/64 warpgroups (BM * 2 work-items) per BM x BN tile, 1-D (wgmma).
-LaunchGeometry warpgroup_tiles_1d(const GeometryInput &input);
+extern const LaunchShape warpgroup_tiles_1d;
 // one work-item per RM x RN block of the product, 2-D, LX x LY work-groups (tuned's CPU form).
-LaunchGeometry register_blocks_2d(const GeometryInput &input);
+extern const LaunchShape register_blocks_2d;
 
 // What a step needs of the device beyond OpenCL 1.2.
 enum class Requirement {
@@ -237,8 +243,8 @@ struct Step {
   Layout layout_c = Layout::row_major;
   CpuLoop cpu_loop = CpuLoop::c_r_cr;
 
-  GeometryFunction geometry = nullptr; // nullptr: host only
-  std::vector<KernelArg> args;         // empty: the article's (in1, in2, out)
+  const LaunchShape *geometry = nullptr; // nullptr: host only
+  std::vector<KernelArg> args;           // empty: the article's (in1, in2, out)
   Params params;
   std::vector<Constraint> constraints;
   Padding padding;

@@ -342,7 +342,7 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
   if (!problems.empty())
     bad_input(join(problems));
   GeometryInput geometry_input{padded, options.local, caps, step.params, sizeof(T)};
-  run.geometry = step.geometry(geometry_input);
+  run.geometry = (*step.geometry)(geometry_input);
   run.build_options = build_options(step, padded, options.double_precision);
   run.kernel_file = step.kernel_file;
   observer.started(run);

@@ -211,7 +211,7 @@ __kernel void matricesMul(__global const float *in1, __global const float *in2,
   step.kernel_file = "rounded_product.cl";
   step.in_article = false;
   step.layout_b = Layout::column_major;
-  step.geometry = one_per_element;
+  step.geometry = &one_per_element;
   step.params = {{"PARTS", 1}};
   step.operand_pass = OperandPass{"round_to_tf32", 8, "PARTS", "", "", 0};
   step.arithmetic = [](const Params &) { return Arithmetic{InputRounding::nearest_away, false}; };
@@ -244,7 +244,7 @@ BOOST_AUTO_TEST_CASE(the_tf32_check_refuses_a_product_that_leaves_out_one_slice_
   step.kernel_file = "tf32_product.cl";
   step.in_article = false;
   step.layout_b = Layout::column_major;
-  step.geometry = one_per_element;
+  step.geometry = &one_per_element;
   step.float_only = true;
   step.arithmetic = [](const Params &p) {
     const int64_t rounding = p.at("ROUNDING");
@@ -349,7 +349,7 @@ __kernel void matricesMul(__global const float *in1, __global const float *in2,
     step.name = "tiled_product";
     step.kernel_file = "tiled_product.cl";
     step.variant_of.clear();
-    step.geometry = one_per_element;
+    step.geometry = &one_per_element;
     step.requirement = Requirement::none;
     step.build_options = "-Dasm=__asm__";
     step.params["PASSES_ONLY"] = 1;
