@@ -182,7 +182,7 @@ BOOST_AUTO_TEST_CASE(the_chart_is_svg_with_this_run_and_the_overlays) {
   BOOST_TEST_REQUIRE(first.status == 0, first.err);
   std::ofstream(saved) << first.out;
   Outcome run = run_replay({"all", "--size", "24", "--no-cpu", "--chart", chart.string(),
-                            "--overlay", std::string(MQLCL_TEST_RESULTS) + "/article-hd4870.json",
+                            "--overlay", std::string(MQLCL_TEST_FIXTURES) + "/article-hd4870.json",
                             "--overlay", saved.string()});
   BOOST_TEST_REQUIRE(run.status == 0, run.err);
   BOOST_TEST(has(run.err, "chart written to"));
@@ -211,8 +211,8 @@ BOOST_AUTO_TEST_CASE(saved_results_alone_make_a_chart) {
   fs::path chart = work_file("saved-only.svg");
   fs::remove(chart);
   Outcome run = run_replay({"--chart", chart.string(), "--overlay",
-                            std::string(MQLCL_TEST_RESULTS) + "/article-hd4870.json", "--overlay",
-                            std::string(MQLCL_TEST_RESULTS) + "/article-cpu.json"});
+                            std::string(MQLCL_TEST_FIXTURES) + "/article-hd4870.json", "--overlay",
+                            std::string(MQLCL_TEST_FIXTURES) + "/article-cpu.json"});
   BOOST_TEST_REQUIRE(run.status == 0, run.err);
   std::ifstream in(chart);
   pt::ptree root;
@@ -224,8 +224,8 @@ BOOST_AUTO_TEST_CASE(saved_results_alone_make_a_chart) {
   // The chart subcommand says the same in fewer words.
   fs::path again = work_file("saved-only-again.svg");
   Outcome subcommand =
-      run_replay({"chart", again.string(), std::string(MQLCL_TEST_RESULTS) + "/article-hd4870.json",
-                  std::string(MQLCL_TEST_RESULTS) + "/article-cpu.json"});
+      run_replay({"chart", again.string(), std::string(MQLCL_TEST_FIXTURES) + "/article-hd4870.json",
+                  std::string(MQLCL_TEST_FIXTURES) + "/article-cpu.json"});
   BOOST_TEST_REQUIRE(subcommand.status == 0, subcommand.err);
   BOOST_TEST(harness_test::read_file(again) == harness_test::read_file(chart));
   Outcome alone = run_replay({"chart", again.string()});
@@ -236,7 +236,7 @@ BOOST_AUTO_TEST_CASE(saved_results_alone_make_a_chart) {
 // A saved benchmark (bench --output) draws as bars: one per step and anchor at each size, and
 // one dashed line per device limit.
 BOOST_AUTO_TEST_CASE(a_saved_benchmark_makes_a_bar_chart) {
-  const std::string results = std::string(MQLCL_TEST_RESULTS) + "/bench-h100.json";
+  const std::string results = std::string(MQLCL_TEST_FIXTURES) + "/bench-h100-numbers-as-strings.json";
   fs::path chart = work_file("bench.svg");
   fs::remove(chart);
   Outcome run = run_replay({"--chart", chart.string(), "--overlay", results});
@@ -264,7 +264,7 @@ BOOST_AUTO_TEST_CASE(a_saved_benchmark_makes_a_bar_chart) {
 
   // One benchmark per chart, and not mixed with replays.
   Outcome two = run_replay({"--chart", chart.string(), "--overlay", results, "--overlay",
-                            std::string(MQLCL_TEST_RESULTS) + "/article-cpu.json"});
+                            std::string(MQLCL_TEST_FIXTURES) + "/article-cpu.json"});
   BOOST_TEST(two.status == 2);
   BOOST_TEST(has(two.err, "one results file"), two.err);
 }

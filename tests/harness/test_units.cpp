@@ -927,7 +927,7 @@ BOOST_AUTO_TEST_CASE(chart_is_well_formed_svg_with_a_line_per_series) {
   BOOST_TEST_REQUIRE(series.size() == 1u);
   BOOST_TEST(series[0].points.size() == 2u);
   for (const char *file : {"article-hd4870.json", "article-cpu.json"})
-    for (ChartSeries &s : load_results(std::filesystem::path(MQLCL_TEST_RESULTS) / file))
+    for (ChartSeries &s : load_results(std::filesystem::path(MQLCL_TEST_FIXTURES) / file))
       series.push_back(std::move(s));
   BOOST_TEST_REQUIRE(series.size() == 3u);
   BOOST_TEST(series[1].label == "Radeon HD 4870 (article, 2012)");
