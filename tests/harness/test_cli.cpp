@@ -223,9 +223,9 @@ BOOST_AUTO_TEST_CASE(saved_results_alone_make_a_chart) {
   BOOST_TEST(polylines == 4u); // two series, total time only, in two panels
   // The chart subcommand says the same in fewer words.
   fs::path again = work_file("saved-only-again.svg");
-  Outcome subcommand =
-      run_replay({"chart", again.string(), std::string(MQLCL_TEST_FIXTURES) + "/article-hd4870.json",
-                  std::string(MQLCL_TEST_FIXTURES) + "/article-cpu.json"});
+  Outcome subcommand = run_replay({"chart", again.string(),
+                                   std::string(MQLCL_TEST_FIXTURES) + "/article-hd4870.json",
+                                   std::string(MQLCL_TEST_FIXTURES) + "/article-cpu.json"});
   BOOST_TEST_REQUIRE(subcommand.status == 0, subcommand.err);
   BOOST_TEST(harness_test::read_file(again) == harness_test::read_file(chart));
   Outcome alone = run_replay({"chart", again.string()});
@@ -236,7 +236,8 @@ BOOST_AUTO_TEST_CASE(saved_results_alone_make_a_chart) {
 // A saved benchmark (bench --output) draws as bars: one per step and anchor at each size, and
 // one dashed line per device limit.
 BOOST_AUTO_TEST_CASE(a_saved_benchmark_makes_a_bar_chart) {
-  const std::string results = std::string(MQLCL_TEST_FIXTURES) + "/bench-h100-numbers-as-strings.json";
+  const std::string results =
+      std::string(MQLCL_TEST_FIXTURES) + "/bench-h100-numbers-as-strings.json";
   fs::path chart = work_file("bench.svg");
   fs::remove(chart);
   Outcome run = run_replay({"--chart", chart.string(), "--overlay", results});
