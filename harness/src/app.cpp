@@ -185,8 +185,8 @@ int run_replay_command(const std::vector<std::string> &args) {
 
   Runner runner(bridge, kernels);
   bool text = command.format == Format::text;
-  std::unique_ptr<Observer> observer =
-      make_console_observer(stdout, stderr, text, is_terminal(stderr));
+  std::unique_ptr<Observer> observer = make_console_observer(
+      stdout, stderr, text, command.format != Format::json && is_terminal(stderr));
   std::vector<StepRun> runs;
   for (const std::string &name : command.steps)
     runs.push_back(runner.run(*find_step(catalogue, name), command.options, *observer));

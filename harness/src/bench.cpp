@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "json.hpp"
 #include "paths.hpp"
+#include "progress.hpp"
 #include "reference.hpp"
 #include "report.hpp"
 #include "runner.hpp"
@@ -297,6 +298,7 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
   json["limits"] = std::move(limits);
 
   RawDevice raw(device.platform, device.name);
+  ProgressLine progress(stderr, command.format == Format::json);
   Json results = Json::array();
   std::optional<StepRun> overhead_run;
   std::optional<Inputs<float>> overhead_inputs;
@@ -316,6 +318,7 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     options.random_checks = 0;
     options.device = device.ordinal;
     // The runner's reference, which its steps at this size share.
+    progress.show(fmt::format("{0}x{0}x{0}: the fp64 reference on the host", n));
     const std::shared_ptr<const Reference> shared =
         runner.reference(options, in, InputRounding::none);
     const Reference &reference = *shared;
@@ -326,6 +329,8 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
       const Step *step = find_step(catalogue, name);
       if (step == nullptr)
         bad_input(fmt::format("unknown step {} (mqlcl-replay --list)", name));
+      progress.show(
+          fmt::format("{0}x{0}x{0}: {1} ({2} of {3})", n, name, rows.size() + 1, steps.size()));
       StepRun run = runner.run(*step, options, quiet);
       rows.push_back(step_row(run, reference));
       if (name == "matr_mul_tuned" && run.status == Status::verified &&
@@ -333,8 +338,8 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
         overhead_run = run;
         overhead_inputs = in;
       }
-      fmt::print(stderr, "  {} at {}: {}\n", name, n, status_name(run.status));
     }
+    progress.show(fmt::format("{0}x{0}x{0}: the anchors", n));
     rows.push_back(
         anchor_row(raw.clblast_sgemm(problem, repeat), reference, fp32_tolerance, reference));
     if (cpu)
@@ -352,6 +357,7 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
                                 tolerance_of(tf32, n, *rounded), reference));
     }
 
+    progress.clear();
     fmt::print("\n{0}x{0}x{0}   (kernel time, min of {1} after a warm-up; error = max|C-ref| / "
                "max|ref|)\n",
                n, repeat);
@@ -409,6 +415,9 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     const uint32_t n = run.sizes.rows1;
     const uint32_t pairs = std::max<uint32_t>(repeat, 21);
     GemmProblem problem{n, n, n, &overhead_inputs->first.data, &overhead_inputs->second.data};
+    progress.show(fmt::format("the bridge's cost: {} replays of {} at {}, through the bridge and "
+                              "raw OpenCL",
+                              pairs, run.step, n));
     BridgeReplay through_bridge(bridge, source, device.ordinal, run, *overhead_inputs);
     Samples bridge_replays;
     AnchorResult raw_run = raw.raw_replay(
@@ -418,8 +427,10 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
           if (seconds && counted)
             bridge_replays.values.push_back(*seconds);
         });
+    progress.show("the bridge's cost: CLSetKernelArg against clSetKernelArg");
     double bridge_call = bridge_seconds_per_set_arg(bridge, device.ordinal, 200000);
     double raw_call = raw.seconds_per_set_arg(200000);
+    progress.clear();
     fmt::print("\nbridge overhead ({} at {}, CLExecute + CLBufferRead, {} replays of each path, "
                "alternating)\n",
                run.step, n, pairs);

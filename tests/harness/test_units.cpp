@@ -7,6 +7,7 @@
 #include "error.hpp"
 #include "json.hpp"
 #include "matrices.hpp"
+#include "progress.hpp"
 #include "reference.hpp"
 #include "report.hpp"
 #include "verify.hpp"
@@ -16,6 +17,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -875,6 +877,20 @@ BOOST_AUTO_TEST_CASE(json_is_parseable_and_holds_the_documented_fields) {
   BOOST_TEST(runs[1].at("device").is_null());
   BOOST_TEST(text.find(R"x("message": "COLSROWS must be a multiple of 4\n(line two)")x") !=
              std::string::npos);
+}
+
+// Progress is for a terminal: to a file or pipe (a log, CI), or with --format json, nothing.
+BOOST_AUTO_TEST_CASE(progress_is_quiet_off_a_terminal) {
+  std::FILE *file = std::tmpfile();
+  BOOST_TEST_REQUIRE(file != nullptr);
+  {
+    ProgressLine progress(file, false);
+    progress.show("4096x4096x4096: matr_mul_tuned (1 of 2)");
+    progress.show("later", false);
+    progress.clear();
+  }
+  BOOST_TEST(std::ftell(file) == 0L);
+  std::fclose(file);
 }
 
 // Result files written before numbers were written as numbers hold them as strings; the readers
