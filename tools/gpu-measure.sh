@@ -8,7 +8,7 @@
 #   tests     the bridge's test binaries in BIN on the GPU (MQLCL_TEST_DEVICE=0)
 #   replay    the article's steps at 2000 (docs/replay.md's GPU columns): replay-gpu.json
 #   beyond    each step beyond the article once at 4096, untuned
-#   sizes     steps 12-18 at 1000, 1023 and 4097 (sizes that fit no tile)
+#   sizes     steps 11-18 at 1000, 1023 and 4097 (sizes that fit no tile)
 #   tune      `mqlcl-replay tune` for the tuned and tensor-core steps at 4096 (OUT/tuning.json;
 #             TUNE_STEPS="STEP ..." to tune only those, TUNE_SIZE=N at another size)
 #   bench     `mqlcl-replay bench` at 2000, 4096 and 8192: bench-gpu.json (BENCH_STEPS=A,B
@@ -16,7 +16,7 @@
 #   unstaged  the bench's bridge-cost part at 2000 with the bridge's pinned staging off
 #             (MQLCL_STAGING=off), so the bridge makes the same calls as raw OpenCL:
 #             bench-gpu-unstaged.json
-#   tf32check the TF32 verification can fail: the five TF32 steps at 4096 and 8192
+#   tf32check the TF32 verification can fail: the TF32 steps at 4096 and 8192
 #             (TF32CHECK_SIZES="N ...") as they are, which must pass, and with one slice of K
 #             left out of their first block (--param LEAVE_OUT=1), which must be refused; then
 #             the bench of step 18 with cuBLAS's TF32 mode, checked the same way:
@@ -27,7 +27,8 @@
 #   profile   Nsight Compute (ncu, from the CUDA toolkit) on step 13's product at 4096 as the
 #             driver compiled it, and on cuBLAS's FP32 SGEMM, through BIN/mqlcl-ptx-replay:
 #             profile-step13.csv and profile-cublas.csv (issue efficiency, stall reasons)
-# The tuning cache is OUT/tuning.json; copy an earlier one there to reuse it.
+# The step lists come from the catalogue (`mqlcl-replay --list --format csv`: beyond, tuned,
+# tf32). The tuning cache is OUT/tuning.json; copy an earlier one there to reuse it.
 set -uo pipefail
 bin=$(realpath "$1") out=$(realpath "$2")
 shift 2
@@ -61,6 +62,14 @@ fi
 
 replay=$bin/mqlcl-replay
 step() { echo "::: $* ($(date -u +%T))"; }
+# The catalogue's steps with a column of `mqlcl-replay --list --format csv` set (beyond, tuned,
+# tf32, ...), separated by $2 (a space by default): the lists below come from the steps' flags.
+steps_where() {
+  "$replay" --list --format csv |
+    awk -F, -v column="$1" -v separator="${2:- }" \
+      'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == column) c = i; next }
+       c && $c == "yes" { printf "%s%s", (n++ ? separator : ""), $1 } END { print "" }'
+}
 
 for phase in "$@"; do
   case $phase in
@@ -92,34 +101,30 @@ for phase in "$@"; do
     "$replay" matr_mul_vect_v2 --device 0 --no-cpu
     ;;
   beyond)
-    for name in matr_mul_tiled_local matr_mul_register_blocked matr_mul_double_buffered \
-      matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32 matr_mul_tf32_bf16 matr_mul_wgmma_tf32 \
-      matr_mul_wgmma_tf32_rounded matr_mul_wgmma_3xtf32 matr_mul_wgmma_tf32_bf16 \
-      matr_mul_wgmma_tiled_tf32 matr_mul_wgmma_tiled_3xtf32 matr_mul_wgmma_tma_tf32 \
-      matr_mul_wgmma_tma_3xtf32; do
+    for name in $(steps_where beyond); do
       step "$name"
       "$replay" "$name" --device 0 --size 4096 --no-cpu --repeat 3 --format csv
     done
     ;;
   sizes)
     for n in 1000 1023 4097; do
-      step "steps 12-18 at $n"
-      "$replay" matr_mul_register_blocked,matr_mul_double_buffered,matr_mul_tuned,matr_mul_tf32 \
-        --device 0 --size "$n" --no-cpu --repeat 3 --format csv
-      "$replay" matr_mul_3xtf32,matr_mul_tf32_bf16 --device 0 --size "$n" --no-cpu --repeat 3 \
-        --format csv | tail -n +2
-      "$replay" matr_mul_wgmma_tf32,matr_mul_wgmma_tf32_rounded,matr_mul_wgmma_3xtf32 --device 0 \
-        --size "$n" --no-cpu --repeat 3 --format csv | tail -n +2
-      "$replay" matr_mul_wgmma_tf32_bf16,matr_mul_wgmma_tiled_tf32,matr_mul_wgmma_tiled_3xtf32 \
-        --device 0 --size "$n" --no-cpu --repeat 3 --format csv | tail -n +2
-      "$replay" matr_mul_wgmma_tma_tf32,matr_mul_wgmma_tma_3xtf32 --device 0 --size "$n" --no-cpu \
-        --repeat 3 --format csv | tail -n +2
+      step "steps 11-18 at $n"
+      # Three steps per process, so that no process holds more than three fp64 references.
+      header=1
+      for name in $(steps_where beyond); do
+        group+=("$name")
+        [[ ${#group[@]} -lt 3 ]] && continue
+        "$replay" "$(IFS=,; echo "${group[*]}")" --device 0 --size "$n" --no-cpu --repeat 3 \
+          --format csv | tail -n +"$header"
+        header=2 group=()
+      done
+      [[ ${#group[@]} -gt 0 ]] && "$replay" "$(IFS=,; echo "${group[*]}")" --device 0 \
+        --size "$n" --no-cpu --repeat 3 --format csv | tail -n +"$header"
+      group=()
     done
     ;;
   tune)
-    for name in ${TUNE_STEPS:-matr_mul_tuned matr_mul_tf32 matr_mul_3xtf32 matr_mul_tf32_bf16 \
-      matr_mul_wgmma_tf32 matr_mul_wgmma_3xtf32 matr_mul_wgmma_tf32_bf16 matr_mul_wgmma_tiled_tf32 \
-      matr_mul_wgmma_tiled_3xtf32 matr_mul_wgmma_tma_tf32 matr_mul_wgmma_tma_3xtf32}; do
+    for name in ${TUNE_STEPS:-$(steps_where tuned)}; do
       step "tune $name"
       "$replay" tune "$name" --device 0 --size "${TUNE_SIZE:-4096}" 2>"$out/tune-$name.log"
     done
@@ -130,8 +135,8 @@ for phase in "$@"; do
       --output "$out/bench-gpu-unstaged.json"
     ;;
   tf32check)
-    tf32_steps=matr_mul_tf32,matr_mul_wgmma_tf32,matr_mul_wgmma_tf32_rounded
-    tf32_steps+=,matr_mul_wgmma_tiled_tf32,matr_mul_wgmma_tma_tf32
+    tf32_steps=$(steps_where tf32 ,)
+    tf32_count=$(tr ',' '\n' <<<"$tf32_steps" | wc -l)
     verdict=as-expected
     for n in ${TF32CHECK_SIZES:-4096 8192}; do
       # One process per form, so the steps share the fp64 references of their roundings.
@@ -147,8 +152,8 @@ for phase in "$@"; do
         passed=$(grep -c '^verification: passed' "$text")
         refused=$(grep -c '^verification: FAILED' "$text")
         echo "exit $status: $passed passed, $refused refused"
-        if [[ $form == right && ($status != 0 || $passed != 5) ]] ||
-          [[ $form == leave-out && ($status != 1 || $refused != 5) ]]; then
+        if [[ $form == right && ($status != 0 || $passed != "$tf32_count") ]] ||
+          [[ $form == leave-out && ($status != 1 || $refused != "$tf32_count") ]]; then
           verdict=NOT-as-expected
         fi
       done

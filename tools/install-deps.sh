@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing mqlcl needs on Debian 12 (and Ubuntu): compilers, CMake,
-# the OpenCL headers and ICD loader, PoCL (a real OpenCL CPU device), Boost and fmt.
+# the OpenCL headers and ICD loader, PoCL (a real OpenCL CPU device), Boost, fmt, nlohmann/json
+# and CLI11.
 #   tools/install-deps.sh            the base set
 #   tools/install-deps.sh PKG ...    the base set plus extra Debian packages (CI jobs use this)
 set -euo pipefail
@@ -8,7 +9,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build git ca-certificates
   ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
-  libboost-dev libboost-test-dev libfmt-dev
+  libboost-dev libboost-test-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   "$@"
 )
 

@@ -24,13 +24,13 @@ set(CMAKE_CROSSCOMPILING_EMULATOR ${mqlcl_source_dir}/tools/wine-run.sh
 
 # Libraries, headers and packages come from the MinGW sysroot, never from the host's /usr
 # (whose Linux headers break a Windows build), except the header-only parts the project needs:
-# CL, boost and fmt, seen through a folder of symlinks so that nothing else of /usr/include is.
+# CL, boost, fmt, nlohmann (JSON) and CLI (CLI11), seen through a folder of symlinks so that nothing else of /usr/include is.
 set(CMAKE_FIND_ROOT_PATH /usr/${MQLCL_MINGW_TRIPLET})
 get_property(mqlcl_in_try_compile GLOBAL PROPERTY IN_TRY_COMPILE)
 if(NOT mqlcl_in_try_compile)
   set(MQLCL_HOST_HEADERS ${CMAKE_BINARY_DIR}/mingw-host-headers)
   file(MAKE_DIRECTORY ${MQLCL_HOST_HEADERS}/include)
-  foreach(folder CL boost fmt)
+  foreach(folder CL boost fmt nlohmann CLI)
     if(EXISTS /usr/include/${folder} AND NOT EXISTS ${MQLCL_HOST_HEADERS}/include/${folder})
       file(CREATE_LINK /usr/include/${folder} ${MQLCL_HOST_HEADERS}/include/${folder} SYMBOLIC)
     endif()

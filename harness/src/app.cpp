@@ -21,23 +21,7 @@ namespace mqlcl::replay {
 namespace {
 
 std::string launch_of(const Step &step) {
-  if (step.geometry == nullptr)
-    return "host only";
-  if (step.geometry == one_per_element)
-    return "2-D, ROWS1 x COLS2 work-items";
-  if (step.geometry == one_per_row)
-    return "1-D, ROWS1 work-items";
-  if (step.geometry == blocks_2d)
-    return "2-D, BLK x BLK work-groups over ROWS1 x COLS2";
-  if (step.geometry == tiles_1d)
-    return "1-D, one work-group of (BM/TM)*(BN/TN) work-items per BM x BN tile";
-  if (step.geometry == warp_tiles_1d)
-    return "1-D, one work-group of (BM/WM)*(BN/WN) warps per BM x BN tile";
-  if (step.geometry == warpgroup_tiles_1d)
-    return "1-D, one work-group of BM/64 warpgroups (BM*2 work-items) per BM x BN tile";
-  if (step.geometry == register_blocks_2d)
-    return "2-D, one work-item per RM x RN block, LX x LY work-groups";
-  return "custom";
+  return step.geometry != nullptr ? step.geometry->description : "host only";
 }
 
 std::string catalogue_listing(const std::vector<Step> &steps) {
@@ -77,6 +61,25 @@ std::string catalogue_listing(const std::vector<Step> &steps) {
     if (step.requirement == Requirement::nvidia_wgmma)
       details += "; NVIDIA tensor cores only, through wgmma (compute capability 9.0)";
     out += fmt::format("  {:<26} {}\n", "", details);
+  }
+  return out;
+}
+
+// The catalogue as rows for scripts (tools/gpu-measure.sh picks its lists from them): whether each
+// step is one of the article's ten, in bench's default list, beyond the article there, tuned per
+// device, and a TF32 product (inputs rounded to 10 mantissa bits); its requirement.
+std::string catalogue_csv(const std::vector<Step> &steps) {
+  std::string out = "step,article,bench,beyond,tuned,tf32,requirement\n";
+  auto yes = [](bool value) { return value ? "yes" : "no"; };
+  for (const Step &step : steps) {
+    const char *requirement = step.requirement == Requirement::nvidia_wgmma ? "nvidia_wgmma"
+                              : step.requirement == Requirement::nvidia_tensor_cores
+                                  ? "nvidia_tensor_cores"
+                                  : "none";
+    out +=
+        fmt::format("{},{},{},{},{},{},{}\n", step.name, yes(step.in_article), yes(step.in_bench),
+                    yes(step.in_bench && !step.in_article), yes(step.tuning != DeviceTuning::none),
+                    yes(arithmetic_of(step).inputs != InputRounding::none), requirement);
   }
   return out;
 }
@@ -137,7 +140,8 @@ int run_replay_command(const std::vector<std::string> &args) {
   if (command.mode == Mode::gemm_database)
     return run_gemm_database_command(command);
   if (command.list) {
-    fmt::print("{}", catalogue_listing(catalogue));
+    fmt::print("{}", command.format == Format::csv ? catalogue_csv(catalogue)
+                                                   : catalogue_listing(catalogue));
     if (!command.list_devices && command.steps.empty())
       return 0;
   }
@@ -181,8 +185,8 @@ int run_replay_command(const std::vector<std::string> &args) {
 
   Runner runner(bridge, kernels);
   bool text = command.format == Format::text;
-  std::unique_ptr<Observer> observer =
-      make_console_observer(stdout, stderr, text, is_terminal(stderr));
+  std::unique_ptr<Observer> observer = make_console_observer(
+      stdout, stderr, text, command.format != Format::json && is_terminal(stderr));
   std::vector<StepRun> runs;
   for (const std::string &name : command.steps)
     runs.push_back(runner.run(*find_step(catalogue, name), command.options, *observer));

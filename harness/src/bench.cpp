@@ -6,14 +6,14 @@
 #include "bridge.hpp"
 #include "chart.hpp"
 #include "commands.hpp"
+#include "json.hpp"
 #include "paths.hpp"
+#include "progress.hpp"
 #include "reference.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 #include "verify.hpp"
 
-#include <boost/property_tree/json_parser.hpp>
-#include <boost/property_tree/ptree.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,8 +21,6 @@
 #include <optional>
 
 namespace mqlcl::replay {
-
-namespace pt = boost::property_tree;
 
 namespace {
 
@@ -229,13 +227,301 @@ std::string ratio_text(double ours, double theirs) {
   return ours > 0 && theirs > 0 ? fmt::format("{:.2f}x", theirs / ours) : "-";
 }
 
-pt::ptree samples_tree(const Samples &samples) {
-  pt::ptree tree;
+Json samples_json(const Samples &samples) {
+  Json json = Json::object();
   if (!samples.empty()) {
-    tree.put("min", samples.min());
-    tree.put("median", samples.median());
+    json["min"] = samples.min();
+    json["median"] = samples.median();
   }
-  return tree;
+  return json;
+}
+
+// What one bench run works with, from its first size to the bridge's cost.
+struct Bench {
+  const CommandLine &command;
+  const std::vector<Step> &catalogue;
+  Bridge &bridge;
+  Runner &runner;
+  const DeviceInfo &device;
+  RawDevice &raw;
+  ProgressLine &progress;
+  std::vector<std::string> steps;
+  uint32_t repeat = 5;
+  Limit fp32;
+  // The replay the bridge's cost is measured on: step 14 at 2000, else at its first verified size.
+  std::optional<StepRun> overhead_run;
+  std::optional<Inputs<float>> overhead_inputs;
+};
+
+// The steps named, or those the catalogue benches (Step::in_bench) that this device can run.
+std::vector<std::string> bench_steps(const CommandLine &command, const std::vector<Step> &catalogue,
+                                     const DeviceInfo &device) {
+  std::vector<std::string> steps = command.steps;
+  if (steps.empty())
+    for (const Step &step : catalogue)
+      if (step.in_bench && device_meets(step.requirement, device.caps))
+        steps.push_back(step.name);
+  return steps;
+}
+
+Json bench_header(const DeviceInfo &device, const Bridge &bridge, uint32_t repeat) {
+  return {{"device",
+           {{"name", device.name},
+            {"vendor", device.vendor},
+            {"platform", device.platform},
+            {"driver", device.driver},
+            {"version", device.version},
+            {"compute_units", device.caps.compute_units},
+            {"max_clock_mhz", device.max_clock_mhz}}},
+          {"bridge", bridge.info_string(0, MQLCL_CL_BRIDGE_VERSION, "CL_BRIDGE_VERSION")},
+          {"repeat", repeat},
+          {"gflops", "2 * M * N * K / minimum kernel time (profiling events or library events)"}};
+}
+
+// The device's limits, measured by kernels of ours: printed, returned as JSON, the FP32 one kept.
+Json measure_limits(const Bridge &bridge, const Runner &runner, const DeviceInfo &device,
+                    Limit &fp32) {
+  const bool cpu = device.type == "CPU";
+  // CPUs: their SIMD width, and long enough runs (tens of ms) for clocks to settle.
+  const uint32_t fp32_global = device.caps.compute_units * (cpu ? 64 : 2048);
+  const uint32_t vector_width = cpu ? 16 : 4, iterations = cpu ? 16384 : 4096;
+  fp32 = measure_limit(bridge, runner, device.ordinal, "peak_fp32.cl",
+                       fmt::format("-DVW={} -DITERATIONS={}", vector_width, iterations),
+                       "peak_fp32", fp32_global, cpu ? 64 : 256,
+                       double(fp32_global) * iterations * 16 * vector_width * 2,
+                       "FP32 FMA limit (ours, clpeak style)");
+  std::vector<Limit> all_limits{fp32};
+  if (is_nvidia_tensor_capable(device.caps)) {
+    const uint32_t global = device.caps.compute_units * 2048;
+    all_limits.push_back(measure_limit(
+        bridge, runner, device.ordinal, "peak_tf32_mma.cl", "", "peak_tf32_mma", global, 256,
+        double(global / 32) * 4096 * 8 * 2048, "TF32 mma.sync limit (ours)"));
+  }
+  fmt::print("\ndevice limits\n");
+  Json limits = Json::array();
+  for (const Limit &limit : all_limits) {
+    fmt::print("  {:<40} {}\n", limit.name,
+               limit.ok ? fmt::format("{:10.1f} GFLOPS", limit.flops_per_second / 1e9)
+                        : "unavailable: " + limit.note);
+    limits.push_back(
+        {{"name", limit.name}, {"gflops", limit.flops_per_second / 1e9}, {"note", limit.note}});
+  }
+  return limits;
+}
+
+// The anchors at one size: CLBlast, OpenBLAS on CPUs, cuBLAS (FP32 and TF32) on NVIDIA GPUs.
+void add_anchor_rows(Bench &b, const Options &options, const Inputs<float> &in,
+                     const Reference &reference, std::vector<Row> &rows) {
+  const uint32_t n = options.sizes.rows1;
+  GemmProblem problem{n, n, n, &in.first.data, &in.second.data};
+  const double fp32_tolerance =
+      tolerance_for<float>(n, reference.max_abs_first, reference.max_abs_second);
+  rows.push_back(
+      anchor_row(b.raw.clblast_sgemm(problem, b.repeat), reference, fp32_tolerance, reference));
+  if (b.device.type == "CPU")
+    rows.push_back(
+        anchor_row(openblas_sgemm(problem, b.repeat, static_cast<int>(b.device.caps.compute_units)),
+                   reference, fp32_tolerance, reference));
+  if (b.device.caps.vendor_id == 0x10DE) {
+    rows.push_back(
+        anchor_row(cublas_sgemm(problem, b.repeat, false), reference, fp32_tolerance, reference));
+    // cuBLAS's TF32 mode rounds its inputs to nearest (its errors are those of the rounding
+    // steps); NVIDIA documents neither its tie rule nor how it sums: the tensor cores'.
+    const Arithmetic tf32{InputRounding::nearest, true};
+    const std::shared_ptr<const Reference> rounded = b.runner.reference(options, in, tf32.inputs);
+    rows.push_back(anchor_row(cublas_sgemm(problem, b.repeat, true), *rounded,
+                              tolerance_of(tf32, n, *rounded), reference));
+  }
+}
+
+// One size's table and ratios: each of our steps against every anchor and the FP32 limit.
+void print_size(const Bench &b, uint32_t n, const std::vector<Row> &rows) {
+  const double flops = 2.0 * n * n * n;
+  fmt::print("\n{0}x{0}x{0}   (kernel time, min of {1} after a warm-up; error = max|C-ref| / "
+             "max|ref|)\n",
+             n, b.repeat);
+  fmt::print("  {:<36} {:>10} {:>10} {:>10}  {:<9}\n", "", "ms", "GFLOPS", "error", "verified");
+  for (const Row &row : rows) {
+    if (!row.ok || row.seconds.empty()) {
+      fmt::print("  {:<36} unavailable: {}\n", row.name, row.note);
+      continue;
+    }
+    double seconds = row.seconds.min();
+    fmt::print("  {:<36} {:>10.3f} {:>10.1f} {:>10.2e}  {:<9}\n", row.name, seconds * 1e3,
+               gflops_of(flops, seconds), row.max_error_ratio, row.verified ? "yes" : "NO");
+  }
+  for (const Row &ours : rows) {
+    if (ours.kind != "step" || !ours.verified)
+      continue;
+    std::string line;
+    for (const Row &anchor : rows)
+      if (anchor.kind == "anchor" && anchor.verified && !anchor.seconds.empty())
+        line += fmt::format("  {} {}", ratio_text(ours.seconds.min(), anchor.seconds.min()),
+                            anchor.name);
+    if (b.fp32.ok)
+      line +=
+          fmt::format("  {:.0f}% of the FP32 limit",
+                      100 * gflops_of(flops, ours.seconds.min()) * 1e9 / b.fp32.flops_per_second);
+    fmt::print("  {:<36}{}\n", ours.name, line);
+  }
+}
+
+Json size_json(uint32_t n, const std::vector<Row> &rows) {
+  const double flops = 2.0 * n * n * n;
+  Json entries = Json::array();
+  for (const Row &row : rows) {
+    Json node = {{"name", row.name},
+                 {"kind", row.kind},
+                 {"available", row.ok},
+                 {"verified", row.verified},
+                 {"note", row.note},
+                 {"max_error_over_max_ref", row.max_error_ratio},
+                 {"max_abs_error_checked", row.checked_error},
+                 {"tolerance", row.tolerance},
+                 {"seconds", samples_json(row.seconds)}};
+    if (!row.seconds.empty())
+      node["gflops"] = gflops_of(flops, row.seconds.min());
+    entries.push_back(std::move(node));
+  }
+  return {{"n", n}, {"results", std::move(entries)}};
+}
+
+// Our steps and the anchors at n x n x n, every product verified against one fp64 reference.
+Json measure_size(Bench &b, uint32_t n) {
+  Sizes size{n, n, n};
+  ArticleRandom random(b.command.options.seed);
+  Inputs<float> in =
+      generate_inputs<float>(size, size, Layout::row_major, Layout::column_major, random);
+  Options options = b.command.options;
+  options.sizes = size;
+  options.run_cpu = false;
+  options.repeat = b.repeat;
+  options.random_checks = 0;
+  options.device = b.device.ordinal;
+  // The runner's reference, which its steps at this size share.
+  b.progress.show(fmt::format("{0}x{0}x{0}: the fp64 reference on the host", n));
+  const std::shared_ptr<const Reference> reference =
+      b.runner.reference(options, in, InputRounding::none);
+  std::vector<Row> rows;
+  Observer quiet;
+  for (const std::string &name : b.steps) {
+    const Step *step = find_step(b.catalogue, name);
+    if (step == nullptr)
+      bad_input(fmt::format("unknown step {} (mqlcl-replay --list)", name));
+    b.progress.show(
+        fmt::format("{0}x{0}x{0}: {1} ({2} of {3})", n, name, rows.size() + 1, b.steps.size()));
+    StepRun run = b.runner.run(*step, options, quiet);
+    rows.push_back(step_row(run, *reference));
+    if (name == "matr_mul_tuned" && run.status == Status::verified &&
+        (!b.overhead_run || n == 2000)) {
+      b.overhead_run = run;
+      b.overhead_inputs = in;
+    }
+  }
+  b.progress.show(fmt::format("{0}x{0}x{0}: the anchors", n));
+  add_anchor_rows(b, options, in, *reference, rows);
+  b.progress.clear();
+  print_size(b, n, rows);
+  return size_json(n, rows);
+}
+
+// MQL5-style end to end (write A and B, execute, read C) against the device's transfer floor.
+void measure_end_to_end(Bench &b, BridgeReplay &through_bridge, Json &overhead) {
+  const StepRun &run = *b.overhead_run;
+  const uint32_t n = run.sizes.rows1;
+  Samples e2e;
+  for (uint32_t r = 0; r <= b.repeat; ++r)
+    if (std::optional<double> seconds = through_bridge.end_to_end(); seconds && r > 0)
+      e2e.values.push_back(*seconds);
+  double bytes_in =
+      double(b.overhead_inputs->first.data.size() + b.overhead_inputs->second.data.size()) * 4;
+  double bytes_out = double(n) * n * 4;
+  RawDevice::Bandwidth bandwidth = b.raw.pinned_bandwidth(static_cast<size_t>(bytes_out));
+  if (e2e.empty() || bandwidth.host_to_device <= 0)
+    return;
+  double floor = bytes_in / bandwidth.host_to_device + bytes_out / bandwidth.device_to_host +
+                 run.kernel_seconds.min();
+  fmt::print("\nMQL5-style end to end at {} (CLBufferWrite A, B; CLExecute; CLBufferRead C)\n", n);
+  fmt::print("  {:.3f} ms (median of {}); transfer floor {:.3f} ms = {:.1f} MB in at {:.1f} "
+             "GB/s + {:.1f} MB out at {:.1f} GB/s (pinned) + kernel {:.3f} ms: {:.2f}x the "
+             "floor\n",
+             e2e.median() * 1e3, b.repeat, floor * 1e3, bytes_in / 1e6,
+             bandwidth.host_to_device / 1e9, bytes_out / 1e6, bandwidth.device_to_host / 1e9,
+             run.kernel_seconds.min() * 1e3, e2e.median() / floor);
+  overhead["end_to_end_s"] = e2e.median();
+  overhead["transfer_floor_s"] = floor;
+  overhead["pinned_host_to_device_gbps"] = bandwidth.host_to_device / 1e9;
+  overhead["pinned_device_to_host_gbps"] = bandwidth.device_to_host / 1e9;
+}
+
+// The bridge's cost: the same replay through the bridge and through raw OpenCL, alternating one
+// of each so that both see the same state of the machine (on a GPU a pageable read of C varies by
+// more than the kernel between phases of a process), and one call measured alone.
+Json measure_bridge_cost(Bench &b) {
+  const StepRun &run = *b.overhead_run;
+  const std::string source = b.runner.read_kernel(run.kernel_file);
+  const uint32_t n = run.sizes.rows1;
+  const uint32_t pairs = std::max<uint32_t>(b.repeat, 21);
+  GemmProblem problem{n, n, n, &b.overhead_inputs->first.data, &b.overhead_inputs->second.data};
+  b.progress.show(fmt::format("the bridge's cost: {} replays of {} at {}, through the bridge and "
+                              "raw OpenCL",
+                              pairs, run.step, n));
+  BridgeReplay through_bridge(b.bridge, source, b.device.ordinal, run, *b.overhead_inputs);
+  Samples bridge_replays;
+  AnchorResult raw_run = b.raw.raw_replay(
+      source, run.build_options + " -cl-kernel-arg-info", problem, run.geometry.work_dim,
+      run.geometry.global.data(), run.geometry.local.data(), pairs, [&](bool counted) {
+        std::optional<double> seconds = through_bridge.replay();
+        if (seconds && counted)
+          bridge_replays.values.push_back(*seconds);
+      });
+  b.progress.show("the bridge's cost: CLSetKernelArg against clSetKernelArg");
+  double bridge_call = bridge_seconds_per_set_arg(b.bridge, b.device.ordinal, 200000);
+  double raw_call = b.raw.seconds_per_set_arg(200000);
+  b.progress.clear();
+  fmt::print("\nbridge overhead ({} at {}, CLExecute + CLBufferRead, {} replays of each path, "
+             "alternating)\n",
+             run.step, n, pairs);
+  Json overhead = Json::object();
+  if (raw_run.available && bridge_replays.values.size() == raw_run.seconds.values.size()) {
+    double through = bridge_replays.median(), direct = raw_run.seconds.median();
+    double through_min = bridge_replays.min(), direct_min = raw_run.seconds.min();
+    fmt::print("  medians: through the bridge {:.3f} ms, raw OpenCL {:.3f} ms: {:+.2f}%; "
+               "minimums {:.3f} and {:.3f} ms: {:+.2f}%\n",
+               through * 1e3, direct * 1e3, 100 * (through - direct) / direct, through_min * 1e3,
+               direct_min * 1e3, 100 * (through_min - direct_min) / direct_min);
+    overhead["replay_pairs"] = pairs;
+    overhead["replay_bridge_s"] = through;
+    overhead["replay_raw_s"] = direct;
+    overhead["replay_overhead_percent"] = 100 * (through - direct) / direct;
+    overhead["replay_bridge_min_s"] = through_min;
+    overhead["replay_raw_min_s"] = direct_min;
+  } else if (!raw_run.available) {
+    fmt::print("  raw replay unavailable: {}\n", raw_run.note);
+  } else {
+    fmt::print("  the bridge's replay failed: {}\n", b.bridge.last_error_text());
+  }
+  fmt::print("  CLSetKernelArg {:.3f} us, clSetKernelArg {:.3f} us: {:+.3f} us per call\n",
+             bridge_call * 1e6, raw_call * 1e6, (bridge_call - raw_call) * 1e6);
+  overhead["set_arg_bridge_us"] = bridge_call * 1e6;
+  overhead["set_arg_raw_us"] = raw_call * 1e6;
+  overhead["per_call_overhead_us"] = (bridge_call - raw_call) * 1e6;
+  measure_end_to_end(b, through_bridge, overhead);
+  return overhead;
+}
+
+void save_bench(const CommandLine &command, const Json &json) {
+  if (command.output) {
+    std::filesystem::create_directories(command.output->parent_path().empty()
+                                            ? std::filesystem::path(".")
+                                            : command.output->parent_path());
+    write_json_file(*command.output, json);
+    fmt::print("\nresults written to {}\n", command.output->string());
+  }
+  if (command.chart) {
+    write_bench_chart(*command.chart, json);
+    fmt::print("chart written to {}\n", command.chart->string());
+  }
 }
 
 } // namespace
@@ -244,29 +530,6 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
   Bridge bridge(find_library(command.library));
   Runner runner(bridge, find_kernels(command.kernels));
   DeviceInfo device = runner.probe_device(command.options.device);
-  const bool gpu_tensor = is_nvidia_tensor_capable(device.caps);
-  const bool cpu = device.type == "CPU";
-
-  std::vector<std::string> steps = command.steps;
-  if (steps.empty()) {
-    steps = {"matr_mul_vect_v2", "matr_mul_tiled_local", "matr_mul_register_blocked",
-             "matr_mul_double_buffered", "matr_mul_tuned"};
-    if (gpu_tensor) {
-      steps.push_back("matr_mul_tf32");
-      steps.push_back("matr_mul_3xtf32");
-      steps.push_back("matr_mul_tf32_bf16");
-    }
-    if (gpu_tensor && device.caps.compute_capability == 90) {
-      steps.push_back("matr_mul_wgmma_tf32");
-      steps.push_back("matr_mul_wgmma_tf32_rounded");
-      steps.push_back("matr_mul_wgmma_3xtf32");
-      steps.push_back("matr_mul_wgmma_tf32_bf16");
-      steps.push_back("matr_mul_wgmma_tiled_tf32");
-      steps.push_back("matr_mul_wgmma_tiled_3xtf32");
-      steps.push_back("matr_mul_wgmma_tma_tf32");
-      steps.push_back("matr_mul_wgmma_tma_3xtf32");
-    }
-  }
   std::vector<uint32_t> sizes = command.bench_sizes;
   if (sizes.empty())
     sizes = {1000, 2000, 4096};
@@ -274,242 +537,21 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
 
   fmt::print("benchmark on device {}: {} ({}, driver {}), {} compute units\n", device.ordinal,
              device.name, device.platform, device.driver, device.caps.compute_units);
-  pt::ptree json;
-  json.put("device.name", device.name);
-  json.put("device.vendor", device.vendor);
-  json.put("device.platform", device.platform);
-  json.put("device.driver", device.driver);
-  json.put("device.version", device.version);
-  json.put("device.compute_units", device.caps.compute_units);
-  json.put("device.max_clock_mhz", device.max_clock_mhz);
-  json.put("bridge", bridge.info_string(0, MQLCL_CL_BRIDGE_VERSION, "CL_BRIDGE_VERSION"));
-  json.put("repeat", repeat);
-  json.put("gflops", "2 * M * N * K / minimum kernel time (profiling events or library events)");
-
-  // The device's limits, measured by kernels of ours.
-  pt::ptree limits;
-  // CPUs: their SIMD width, and long enough runs (tens of ms) for clocks to settle.
-  const uint32_t fp32_global = device.caps.compute_units * (cpu ? 64 : 2048);
-  const uint32_t vector_width = cpu ? 16 : 4, iterations = cpu ? 16384 : 4096;
-  Limit fp32 = measure_limit(bridge, runner, device.ordinal, "peak_fp32.cl",
-                             fmt::format("-DVW={} -DITERATIONS={}", vector_width, iterations),
-                             "peak_fp32", fp32_global, cpu ? 64 : 256,
-                             double(fp32_global) * iterations * 16 * vector_width * 2,
-                             "FP32 FMA limit (ours, clpeak style)");
-  std::vector<Limit> all_limits{fp32};
-  if (gpu_tensor) {
-    const uint32_t global = device.caps.compute_units * 2048;
-    all_limits.push_back(measure_limit(
-        bridge, runner, device.ordinal, "peak_tf32_mma.cl", "", "peak_tf32_mma", global, 256,
-        double(global / 32) * 4096 * 8 * 2048, "TF32 mma.sync limit (ours)"));
-  }
-  fmt::print("\ndevice limits\n");
-  for (const Limit &limit : all_limits) {
-    fmt::print("  {:<40} {}\n", limit.name,
-               limit.ok ? fmt::format("{:10.1f} GFLOPS", limit.flops_per_second / 1e9)
-                        : "unavailable: " + limit.note);
-    pt::ptree node;
-    node.put("name", limit.name);
-    node.put("gflops", limit.flops_per_second / 1e9);
-    node.put("note", limit.note);
-    limits.push_back({"", node});
-  }
-  json.add_child("limits", limits);
+  Json json = bench_header(device, bridge, repeat);
+  Limit fp32;
+  json["limits"] = measure_limits(bridge, runner, device, fp32);
 
   RawDevice raw(device.platform, device.name);
-  pt::ptree results;
-  std::optional<StepRun> overhead_run;
-  std::optional<Inputs<float>> overhead_inputs;
-  for (uint32_t n : sizes) {
-    Sizes size{n, n, n};
-    ArticleRandom random(command.options.seed);
-    Inputs<float> in =
-        generate_inputs<float>(size, size, Layout::row_major, Layout::column_major, random);
-    const double flops = 2.0 * n * n * n;
-    GemmProblem problem{n, n, n, &in.first.data, &in.second.data};
-
-    std::vector<Row> rows;
-    Options options = command.options;
-    options.sizes = size;
-    options.run_cpu = false;
-    options.repeat = repeat;
-    options.random_checks = 0;
-    options.device = device.ordinal;
-    // The runner's reference, which its steps at this size share.
-    const std::shared_ptr<const Reference> shared =
-        runner.reference(options, in, InputRounding::none);
-    const Reference &reference = *shared;
-    const double fp32_tolerance =
-        tolerance_for<float>(n, reference.max_abs_first, reference.max_abs_second);
-    Observer quiet;
-    for (const std::string &name : steps) {
-      const Step *step = find_step(catalogue, name);
-      if (step == nullptr)
-        bad_input(fmt::format("unknown step {} (mqlcl-replay --list)", name));
-      StepRun run = runner.run(*step, options, quiet);
-      rows.push_back(step_row(run, reference));
-      if (name == "matr_mul_tuned" && run.status == Status::verified &&
-          (!overhead_run || n == 2000)) {
-        overhead_run = run;
-        overhead_inputs = in;
-      }
-      fmt::print(stderr, "  {} at {}: {}\n", name, n, status_name(run.status));
-    }
-    rows.push_back(
-        anchor_row(raw.clblast_sgemm(problem, repeat), reference, fp32_tolerance, reference));
-    if (cpu)
-      rows.push_back(
-          anchor_row(openblas_sgemm(problem, repeat, static_cast<int>(device.caps.compute_units)),
-                     reference, fp32_tolerance, reference));
-    if (device.caps.vendor_id == 0x10DE) {
-      rows.push_back(
-          anchor_row(cublas_sgemm(problem, repeat, false), reference, fp32_tolerance, reference));
-      // cuBLAS's TF32 mode rounds its inputs to nearest (its errors are those of the rounding
-      // steps); NVIDIA documents neither its tie rule nor how it sums: the tensor cores'.
-      const Arithmetic tf32{InputRounding::nearest, true};
-      const std::shared_ptr<const Reference> rounded = runner.reference(options, in, tf32.inputs);
-      rows.push_back(anchor_row(cublas_sgemm(problem, repeat, true), *rounded,
-                                tolerance_of(tf32, n, *rounded), reference));
-    }
-
-    fmt::print("\n{0}x{0}x{0}   (kernel time, min of {1} after a warm-up; error = max|C-ref| / "
-               "max|ref|)\n",
-               n, repeat);
-    fmt::print("  {:<36} {:>10} {:>10} {:>10}  {:<9}\n", "", "ms", "GFLOPS", "error", "verified");
-    for (const Row &row : rows) {
-      if (!row.ok || row.seconds.empty()) {
-        fmt::print("  {:<36} unavailable: {}\n", row.name, row.note);
-        continue;
-      }
-      double seconds = row.seconds.min();
-      fmt::print("  {:<36} {:>10.3f} {:>10.1f} {:>10.2e}  {:<9}\n", row.name, seconds * 1e3,
-                 gflops_of(flops, seconds), row.max_error_ratio, row.verified ? "yes" : "NO");
-    }
-    // Ratios: each of our steps against every anchor and the FP32 limit, same run, same device.
-    for (const Row &ours : rows) {
-      if (ours.kind != "step" || !ours.verified)
-        continue;
-      std::string line;
-      for (const Row &anchor : rows)
-        if (anchor.kind == "anchor" && anchor.verified && !anchor.seconds.empty())
-          line += fmt::format("  {} {}", ratio_text(ours.seconds.min(), anchor.seconds.min()),
-                              anchor.name);
-      if (fp32.ok)
-        line +=
-            fmt::format("  {:.0f}% of the FP32 limit",
-                        100 * gflops_of(flops, ours.seconds.min()) * 1e9 / fp32.flops_per_second);
-      fmt::print("  {:<36}{}\n", ours.name, line);
-    }
-
-    pt::ptree size_node;
-    size_node.put("n", n);
-    pt::ptree entries;
-    for (const Row &row : rows) {
-      pt::ptree node;
-      node.put("name", row.name);
-      node.put("kind", row.kind);
-      node.put("available", row.ok);
-      node.put("verified", row.verified);
-      node.put("note", row.note);
-      node.put("max_error_over_max_ref", row.max_error_ratio);
-      node.put("max_abs_error_checked", row.checked_error);
-      node.put("tolerance", row.tolerance);
-      node.add_child("seconds", samples_tree(row.seconds));
-      if (!row.seconds.empty())
-        node.put("gflops", gflops_of(flops, row.seconds.min()));
-      entries.push_back({"", node});
-    }
-    size_node.add_child("results", entries);
-    results.push_back({"", size_node});
-  }
-  json.add_child("sizes", results);
-
-  // The bridge's cost: the same replay through the bridge and through raw OpenCL, alternating
-  // one of each so that both see the same state of the machine (on a GPU a pageable read of C
-  // varies by more than the kernel between phases of a process), and one call measured alone.
-  if (overhead_run && raw.ok()) {
-    const StepRun &run = *overhead_run;
-    const std::string source = runner.read_kernel(run.kernel_file);
-    const uint32_t n = run.sizes.rows1;
-    const uint32_t pairs = std::max<uint32_t>(repeat, 21);
-    GemmProblem problem{n, n, n, &overhead_inputs->first.data, &overhead_inputs->second.data};
-    BridgeReplay through_bridge(bridge, source, device.ordinal, run, *overhead_inputs);
-    Samples bridge_replays;
-    AnchorResult raw_run = raw.raw_replay(
-        source, run.build_options + " -cl-kernel-arg-info", problem, run.geometry.work_dim,
-        run.geometry.global.data(), run.geometry.local.data(), pairs, [&](bool counted) {
-          std::optional<double> seconds = through_bridge.replay();
-          if (seconds && counted)
-            bridge_replays.values.push_back(*seconds);
-        });
-    double bridge_call = bridge_seconds_per_set_arg(bridge, device.ordinal, 200000);
-    double raw_call = raw.seconds_per_set_arg(200000);
-    fmt::print("\nbridge overhead ({} at {}, CLExecute + CLBufferRead, {} replays of each path, "
-               "alternating)\n",
-               run.step, n, pairs);
-    pt::ptree overhead;
-    if (raw_run.available && bridge_replays.values.size() == raw_run.seconds.values.size()) {
-      double through = bridge_replays.median(), direct = raw_run.seconds.median();
-      double through_min = bridge_replays.min(), direct_min = raw_run.seconds.min();
-      fmt::print("  medians: through the bridge {:.3f} ms, raw OpenCL {:.3f} ms: {:+.2f}%; "
-                 "minimums {:.3f} and {:.3f} ms: {:+.2f}%\n",
-                 through * 1e3, direct * 1e3, 100 * (through - direct) / direct, through_min * 1e3,
-                 direct_min * 1e3, 100 * (through_min - direct_min) / direct_min);
-      overhead.put("replay_pairs", pairs);
-      overhead.put("replay_bridge_s", through);
-      overhead.put("replay_raw_s", direct);
-      overhead.put("replay_overhead_percent", 100 * (through - direct) / direct);
-      overhead.put("replay_bridge_min_s", through_min);
-      overhead.put("replay_raw_min_s", direct_min);
-    } else if (!raw_run.available) {
-      fmt::print("  raw replay unavailable: {}\n", raw_run.note);
-    } else {
-      fmt::print("  the bridge's replay failed: {}\n", bridge.last_error_text());
-    }
-    fmt::print("  CLSetKernelArg {:.3f} us, clSetKernelArg {:.3f} us: {:+.3f} us per call\n",
-               bridge_call * 1e6, raw_call * 1e6, (bridge_call - raw_call) * 1e6);
-    overhead.put("set_arg_bridge_us", bridge_call * 1e6);
-    overhead.put("set_arg_raw_us", raw_call * 1e6);
-    overhead.put("per_call_overhead_us", (bridge_call - raw_call) * 1e6);
-
-    Samples e2e;
-    for (uint32_t r = 0; r <= repeat; ++r)
-      if (std::optional<double> seconds = through_bridge.end_to_end(); seconds && r > 0)
-        e2e.values.push_back(*seconds);
-    double bytes_in =
-        double(overhead_inputs->first.data.size() + overhead_inputs->second.data.size()) * 4;
-    double bytes_out = double(n) * n * 4;
-    RawDevice::Bandwidth bandwidth = raw.pinned_bandwidth(static_cast<size_t>(bytes_out));
-    if (!e2e.empty() && bandwidth.host_to_device > 0) {
-      double floor = bytes_in / bandwidth.host_to_device + bytes_out / bandwidth.device_to_host +
-                     run.kernel_seconds.min();
-      fmt::print("\nMQL5-style end to end at {} (CLBufferWrite A, B; CLExecute; CLBufferRead C)\n",
-                 n);
-      fmt::print("  {:.3f} ms (median of {}); transfer floor {:.3f} ms = {:.1f} MB in at {:.1f} "
-                 "GB/s + {:.1f} MB out at {:.1f} GB/s (pinned) + kernel {:.3f} ms: {:.2f}x the "
-                 "floor\n",
-                 e2e.median() * 1e3, repeat, floor * 1e3, bytes_in / 1e6,
-                 bandwidth.host_to_device / 1e9, bytes_out / 1e6, bandwidth.device_to_host / 1e9,
-                 run.kernel_seconds.min() * 1e3, e2e.median() / floor);
-      overhead.put("end_to_end_s", e2e.median());
-      overhead.put("transfer_floor_s", floor);
-      overhead.put("pinned_host_to_device_gbps", bandwidth.host_to_device / 1e9);
-      overhead.put("pinned_device_to_host_gbps", bandwidth.device_to_host / 1e9);
-    }
-    json.add_child("bridge", overhead);
-  }
-
-  if (command.output) {
-    std::filesystem::create_directories(command.output->parent_path().empty()
-                                            ? std::filesystem::path(".")
-                                            : command.output->parent_path());
-    pt::write_json(command.output->string(), json);
-    fmt::print("\nresults written to {}\n", command.output->string());
-  }
-  if (command.chart) {
-    write_bench_chart(*command.chart, json);
-    fmt::print("chart written to {}\n", command.chart->string());
-  }
+  ProgressLine progress(stderr, command.format == Format::json);
+  Bench bench{command, catalogue, bridge,   runner,
+              device,  raw,       progress, bench_steps(command, catalogue, device),
+              repeat,  fp32,      {},       {}};
+  json["sizes"] = Json::array();
+  for (uint32_t n : sizes)
+    json["sizes"].push_back(measure_size(bench, n));
+  if (bench.overhead_run && raw.ok())
+    json["bridge_overhead"] = measure_bridge_cost(bench);
+  save_bench(command, json);
   return 0;
 }
 

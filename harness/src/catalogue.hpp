@@ -121,30 +121,43 @@ struct GeometryInput {
   size_t element_size;
 };
 
-// Computes the launch; throws Error(bad_input) with a clear message when the request cannot work.
-using GeometryFunction = LaunchGeometry (*)(const GeometryInput &);
+// How a step's kernel is launched over the product (launch_shapes.cpp), and how it says so.
+struct LaunchShape {
+  const char *description; // as mqlcl-replay --list shows it
+  // Computes the launch; throws Error(bad_input) with a clear message when the request cannot
+  // work.
+  LaunchGeometry (*compute)(const GeometryInput &);
+  LaunchGeometry operator()(const GeometryInput &input) const { return compute(input); }
+};
 
 // The article's launches: one work-item per element (2-D), one per row of the product (1-D).
-LaunchGeometry one_per_element(const GeometryInput &input);
-LaunchGeometry one_per_row(const GeometryInput &input);
+extern const LaunchShape one_per_element;
+extern const LaunchShape one_per_row;
 
 // The launches of the steps beyond the article (their kernels' header comments say the same):
 // BLK x BLK work-groups over the product, rounded up (tiled_local);
-LaunchGeometry blocks_2d(const GeometryInput &input);
+extern const LaunchShape blocks_2d;
 // one work-group of (BM/TM)*(BN/TN) work-items per BM x BN tile, 1-D (register_blocked, ...);
-LaunchGeometry tiles_1d(const GeometryInput &input);
+extern const LaunchShape tiles_1d;
 // one work-group of (BM/WM)*(BN/WN) warps per BM x BN tile, 1-D (the tensor-core steps);
-LaunchGeometry warp_tiles_1d(const GeometryInput &input);
+extern const LaunchShape warp_tiles_1d;
 // one work-group of BM/64 warpgroups (BM * 2 work-items) per BM x BN tile, 1-D (wgmma).
-LaunchGeometry warpgroup_tiles_1d(const GeometryInput &input);
+extern const LaunchShape warpgroup_tiles_1d;
 // one work-item per RM x RN block of the product, 2-D, LX x LY work-groups (tuned's CPU form).
-LaunchGeometry register_blocks_2d(const GeometryInput &input);
+extern const LaunchShape register_blocks_2d;
 
 // What a step needs of the device beyond OpenCL 1.2.
 enum class Requirement {
   none,
   nvidia_tensor_cores, // NVIDIA's compiler (inline PTX) and mma.sync TF32: compute capability 8.0+
   nvidia_wgmma         // and Hopper's wgmma, through the bridge's -mqlcl-nv-sm90a: exactly 9.0
+};
+
+// What the tuning cache gives a step on the device at hand.
+enum class DeviceTuning {
+  none,     // nothing: the step's own parameters
+  families, // its kernel family and parameters, or defaults by the device's kind (matr_mul_tuned)
+  cached    // its parameters, when the step was tuned on this device (the tensor-core steps)
 };
 
 // A parameter the tuner may vary, and the values it tries.
@@ -223,14 +236,15 @@ struct Step {
   std::string change;      // what this step changes, one line
   std::string kernel_file; // in the kernels directory; empty for the host-only step
   bool in_article = true;  // one of the article's ten scripts (replayed by `all`)
+  bool in_bench = false;   // in `mqlcl-replay bench`'s default list, where the device can run it
 
   Layout layout_a = Layout::row_major;
   Layout layout_b = Layout::row_major;
   Layout layout_c = Layout::row_major;
   CpuLoop cpu_loop = CpuLoop::c_r_cr;
 
-  GeometryFunction geometry = nullptr; // nullptr: host only
-  std::vector<KernelArg> args;         // empty: the article's (in1, in2, out)
+  const LaunchShape *geometry = nullptr; // nullptr: host only
+  std::vector<KernelArg> args;           // empty: the article's (in1, in2, out)
   Params params;
   std::vector<Constraint> constraints;
   Padding padding;
@@ -270,13 +284,17 @@ struct Step {
   // fastest few trials of the sets and forms only.
   std::vector<Tunable> layout_tunables;
   bool (*params_valid)(const Params &, const DeviceCaps &) = nullptr;
-  // The tuned step: picks its kernel and parameters for the device at hand (tuning.hpp).
-  Step (*resolve)(const Step &, const DeviceCaps &, const Sizes &) = nullptr;
+  // How the step adapts to the device at hand, from the tuning cache (tuning.hpp's
+  // for_device does it when the step runs).
+  DeviceTuning tuning = DeviceTuning::none;
 };
 
 // The article's ten scripts in its order, the fixed col_local, then the steps beyond the article.
 const std::vector<Step> &replay_steps();
 const Step *find_step(const std::vector<Step> &steps, std::string_view name);
+
+// Whether `device` meets the step's requirement (tensor cores, wgmma).
+bool device_meets(Requirement requirement, const DeviceCaps &device);
 
 // The step's arithmetic with its parameters (step.arithmetic, or FP32's).
 Arithmetic arithmetic_of(const Step &step);

@@ -2,8 +2,6 @@
 
 #include "error.hpp"
 
-#include <boost/property_tree/json_parser.hpp>
-#include <boost/property_tree/ptree.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -97,38 +95,31 @@ std::vector<ChartSeries> series_from_runs(const std::vector<StepRun> &runs) {
 }
 
 std::vector<ChartSeries> load_results(const std::filesystem::path &file) {
-  namespace pt = boost::property_tree;
-  pt::ptree root;
-  try {
-    pt::read_json(file.string(), root);
-  } catch (const pt::json_parser_error &error) {
-    bad_input(fmt::format("cannot read results file {}: {}", file.string(), error.what()));
-  }
+  Json root = read_json_file(file, "results file");
   std::vector<ChartSeries> all;
-  std::string file_label = root.get<std::string>("label", "");
-  auto runs = root.get_child_optional("runs");
-  if (!runs)
+  std::string file_label = json_string(root, "label");
+  const Json *runs = json_at(root, "runs");
+  if (runs == nullptr || !runs->is_array())
     bad_input(fmt::format("{} has no \"runs\" array: it was not written by mqlcl-replay "
                           "--format json",
                           file.string()));
-  for (const auto &entry : *runs) {
-    const pt::ptree &run = entry.second;
-    auto step = run.get_optional<std::string>("step");
-    auto total = run.get_optional<double>("times.total_s.min");
-    if (!step || !total)
+  for (const Json &run : *runs) {
+    std::string step = json_string(run, "step");
+    std::optional<double> total = json_number(run, "times.total_s.min");
+    if (step.empty() || !total)
       continue;
     ChartPoint point;
     point.total_s = *total;
-    if (auto kernel = run.get_optional<double>("times.kernel_s.min"))
-      point.kernel_s = *kernel;
-    point.flops = 2.0 * run.get<double>("sizes.rows1", 0) * run.get<double>("sizes.cols2", 0) *
-                  run.get<double>("sizes.colsrows", 0);
-    point.wrong = run.get<std::string>("status", "") == "wrong";
+    point.kernel_s = json_number(run, "times.kernel_s.min");
+    point.flops = 2.0 * json_number(run, "sizes.rows1").value_or(0) *
+                  json_number(run, "sizes.cols2").value_or(0) *
+                  json_number(run, "sizes.colsrows").value_or(0);
+    point.wrong = json_string(run, "status") == "wrong";
     std::string label = file_label;
     if (label.empty())
-      label = run.get<std::string>("device.name", "unknown device") + " (" +
-              run.get<std::string>("type", "float") + ")";
-    series_named(all, label).points[*step] = point;
+      label = json_string(run, "device.name", "unknown device") + " (" +
+              json_string(run, "type", "float") + ")";
+    series_named(all, label).points[step] = point;
   }
   if (all.empty())
     bad_input(fmt::format("{} holds no timed runs to draw", file.string()));
@@ -322,16 +313,6 @@ void write_chart(const std::filesystem::path &file, const std::vector<ChartSerie
 
 namespace {
 
-boost::property_tree::ptree read_results(const std::filesystem::path &file) {
-  boost::property_tree::ptree root;
-  try {
-    boost::property_tree::read_json(file.string(), root);
-  } catch (const boost::property_tree::json_parser_error &error) {
-    bad_input(fmt::format("cannot read results file {}: {}", file.string(), error.what()));
-  }
-  return root;
-}
-
 std::string gflops_text(double gflops) {
   std::string digits = fmt::format("{:.0f}", gflops);
   for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3)
@@ -351,12 +332,11 @@ void write_text(const std::filesystem::path &file, const std::string &text) {
 } // namespace
 
 bool is_bench_results(const std::filesystem::path &file) {
-  boost::property_tree::ptree root = read_results(file);
-  return root.get_child_optional("sizes") && root.get_child_optional("limits");
+  Json root = read_json_file(file, "results file");
+  return json_at(root, "sizes") != nullptr && json_at(root, "limits") != nullptr;
 }
 
-std::string bench_chart_svg(const boost::property_tree::ptree &bench) {
-  namespace pt = boost::property_tree;
+std::string bench_chart_svg(const Json &bench) {
   struct Bar {
     std::string name, kind;
     double gflops = 0;
@@ -368,17 +348,16 @@ std::string bench_chart_svg(const boost::property_tree::ptree &bench) {
   };
   std::vector<Panel> panels;
   double low = 1e300, high = 0;
-  if (auto sizes = bench.get_child_optional("sizes"))
-    for (const auto &size : *sizes) {
-      Panel panel{fmt::format("N = {}", size.second.get<std::string>("n", "?")), {}};
-      if (auto results = size.second.get_child_optional("results"))
-        for (const auto &result : *results) {
-          const pt::ptree &row = result.second;
-          auto gflops = row.get_optional<double>("gflops");
+  if (const Json *sizes = json_at(bench, "sizes"); sizes != nullptr && sizes->is_array())
+    for (const Json &size : *sizes) {
+      Panel panel{fmt::format("N = {}", json_string(size, "n", "?")), {}};
+      if (const Json *results = json_at(size, "results"); results != nullptr && results->is_array())
+        for (const Json &row : *results) {
+          std::optional<double> gflops = json_number(row, "gflops");
           if (!gflops || *gflops <= 0)
             continue; // unavailable here: the text output says why
-          panel.bars.push_back({row.get<std::string>("name", "?"), row.get<std::string>("kind", ""),
-                                *gflops, row.get<bool>("verified", false)});
+          panel.bars.push_back({json_string(row, "name", "?"), json_string(row, "kind"), *gflops,
+                                json_bool(row, "verified").value_or(false)});
           low = std::min(low, *gflops);
           high = std::max(high, *gflops);
         }
@@ -388,10 +367,10 @@ std::string bench_chart_svg(const boost::property_tree::ptree &bench) {
   if (panels.empty())
     bad_input("the benchmark results hold no measured size to draw");
   std::vector<std::pair<std::string, double>> limits;
-  if (auto nodes = bench.get_child_optional("limits"))
-    for (const auto &node : *nodes)
-      if (auto gflops = node.second.get_optional<double>("gflops"); gflops && *gflops > 0) {
-        limits.emplace_back(node.second.get<std::string>("name", "limit"), *gflops);
+  if (const Json *nodes = json_at(bench, "limits"); nodes != nullptr && nodes->is_array())
+    for (const Json &node : *nodes)
+      if (std::optional<double> gflops = json_number(node, "gflops"); gflops && *gflops > 0) {
+        limits.emplace_back(json_string(node, "name", "limit"), *gflops);
         high = std::max(high, *gflops);
       }
 
@@ -418,9 +397,9 @@ std::string bench_chart_svg(const boost::property_tree::ptree &bench) {
   svg += "<text x=\"10\" y=\"22\" font-size=\"15\">mqlcl-replay bench: GFLOPS from the kernel "
          "time, log scale</text>\n";
   svg += fmt::format("<text x=\"10\" y=\"40\">{} ({}, driver {})</text>\n",
-                     xml_escape(bench.get<std::string>("device.name", "?")),
-                     xml_escape(bench.get<std::string>("device.platform", "?")),
-                     xml_escape(bench.get<std::string>("device.driver", "?")));
+                     xml_escape(json_string(bench, "device.name", "?")),
+                     xml_escape(json_string(bench, "device.platform", "?")),
+                     xml_escape(json_string(bench, "device.driver", "?")));
   svg += "<text x=\"10\" y=\"58\">blue: our steps, through the bridge; grey: libraries; red: "
          "failed verification; dashed: the device's limits (our kernels)</text>\n";
   for (int decade = first_decade; decade <= last_decade; ++decade) {
@@ -464,13 +443,12 @@ std::string bench_chart_svg(const boost::property_tree::ptree &bench) {
   return svg;
 }
 
-void write_bench_chart(const std::filesystem::path &chart,
-                       const boost::property_tree::ptree &bench) {
+void write_bench_chart(const std::filesystem::path &chart, const Json &bench) {
   write_text(chart, bench_chart_svg(bench));
 }
 
 void write_bench_chart(const std::filesystem::path &chart, const std::filesystem::path &results) {
-  write_bench_chart(chart, read_results(results));
+  write_bench_chart(chart, read_json_file(results, "results file"));
 }
 
 } // namespace mqlcl::replay

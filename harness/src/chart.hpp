@@ -3,9 +3,8 @@
 // article's comments.
 #pragma once
 
+#include "json.hpp"
 #include "runner.hpp"
-
-#include <boost/property_tree/ptree_fwd.hpp>
 
 #include <filesystem>
 #include <map>
@@ -48,13 +47,12 @@ void write_chart(const std::filesystem::path &file, const std::vector<ChartSerie
 // A benchmark's results (the tree `mqlcl-replay bench` writes with --output): for each size, the
 // GFLOPS of every step and anchor as a bar on a log scale, with the device's limits as dashed
 // lines. Throws Error(bad_input) when the tree holds no measured size.
-std::string bench_chart_svg(const boost::property_tree::ptree &bench);
+std::string bench_chart_svg(const Json &bench);
 
 // True when `file` is a benchmark's results rather than a replay's (--format json).
 bool is_bench_results(const std::filesystem::path &file);
 
-void write_bench_chart(const std::filesystem::path &chart,
-                       const boost::property_tree::ptree &bench);
+void write_bench_chart(const std::filesystem::path &chart, const Json &bench);
 void write_bench_chart(const std::filesystem::path &chart, const std::filesystem::path &results);
 
 } // namespace mqlcl::replay

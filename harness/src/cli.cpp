@@ -4,8 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 
 namespace mqlcl::replay {
 
@@ -65,160 +69,165 @@ void add_step(CommandLine &command, const std::string &name, const std::vector<S
 
 constexpr uint64_t kMaxSize = std::numeric_limits<uint32_t>::max();
 
-} // namespace
+// What the run subcommands (replay, tune, bench, gemm) take, as given: CLI11 collects the text and
+// the conversions below check it, so that every message says what would be right.
+struct RawOptions {
+  std::vector<std::string> scripts, overlays, params;
+  std::map<std::string, std::string> values; // by option name
+  bool help = false, version = false, list = false, list_devices = false, no_cpu = false,
+       double_precision = false;
+  std::map<std::string, const CLI::Option *> options; // by name, to ask whether one was given
+  bool given(const std::string &name) const { return options.at(name)->count() > 0; }
+  const std::string &value(const std::string &name) const { return values.at(name); }
+};
 
-namespace {
+const std::vector<std::string> kFlags{"--help",         "--version", "--list",
+                                      "--list-devices", "--no-cpu",  "--double"};
+const std::vector<std::string> kValues{
+    "--device", "--size",   "--rows1", "--colsrows", "--cols2",   "--local",  "--repeat",
+    "--seed",   "--format", "--chart", "--kernels",  "--library", "--output", "--sizes"};
 
-// gemm-database FILE.json ... [--vendor 0xNNNN] [--architecture NAME] [--output FILE]
-CommandLine parse_gemm_database(const std::vector<std::string> &args) {
-  CommandLine command;
-  command.mode = Mode::gemm_database;
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string &arg = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size())
-        bad_input(fmt::format("{} needs a value (mqlcl-replay --help)", arg));
-      return args[++i];
-    };
-    if (arg == "--vendor")
-      command.gemm_vendor = value();
-    else if (arg == "--architecture")
-      command.gemm_architecture = value();
-    else if (arg == "--output")
-      command.output = value();
-    else if (arg.rfind("-", 0) == 0)
-      bad_input(
-          fmt::format("gemm-database takes --vendor, --architecture and --output, not {}", arg));
-    else
-      command.tuning_files.emplace_back(arg);
-  }
-  if (command.tuning_files.empty())
-    bad_input("gemm-database needs the tuner's JSON files (mqlcl-replay --help)");
-  return command;
+void add_run_options(CLI::App &app, RawOptions &raw) {
+  app.allow_extras(); // unknown options are refused below, in mqlcl-replay's words
+  raw.options["--help"] = app.add_flag("-h,--help", raw.help);
+  raw.options["--version"] = app.add_flag("--version", raw.version);
+  raw.options["--list"] = app.add_flag("--list", raw.list);
+  raw.options["--list-devices"] = app.add_flag("--list-devices", raw.list_devices);
+  raw.options["--no-cpu"] = app.add_flag("--no-cpu", raw.no_cpu);
+  raw.options["--double"] = app.add_flag("--double", raw.double_precision);
+  for (const std::string &name : kValues)
+    raw.options[name] = app.add_option(name, raw.values[name])
+                            ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  // One value each time they are given, as many times as given.
+  raw.options["--overlay"] =
+      app.add_option("--overlay", raw.overlays)->expected(1)->allow_extra_args(false)->take_all();
+  raw.options["--param"] =
+      app.add_option("--param", raw.params)->expected(1)->allow_extra_args(false)->take_all();
+  raw.options["scripts"] = app.add_option("scripts", raw.scripts)->take_all();
 }
 
-} // namespace
-
-CommandLine parse_command_line(const std::vector<std::string> &args,
-                               const std::vector<Step> &catalogue) {
-  if (!args.empty() && args[0] == "gemm-database")
-    return parse_gemm_database(args);
-  CommandLine command;
-  std::optional<uint32_t> size, rows1, colsrows, cols2;
-  size_t first = 0;
-  if (!args.empty() && (args[0] == "tune" || args[0] == "bench" || args[0] == "gemm")) {
-    command.mode = args[0] == "tune" ? Mode::tune : args[0] == "bench" ? Mode::bench : Mode::gemm;
-    first = 1;
+// A flag given a value (--no-cpu=1): CLI11 would take it as the flag's count.
+void refuse_flag_values(const std::vector<std::string> &args) {
+  for (const std::string &arg : args) {
+    size_t equals = arg.find('=');
+    if (arg.rfind("--", 0) == 0 && equals != std::string::npos &&
+        std::find(kFlags.begin(), kFlags.end(), arg.substr(0, equals)) != kFlags.end())
+      bad_input(fmt::format("{} takes no value", arg.substr(0, equals)));
   }
-  for (size_t i = first; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::optional<std::string> inline_value;
-    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
-      inline_value = arg.substr(arg.find('=') + 1);
-      arg = arg.substr(0, arg.find('='));
-    }
-    auto value = [&]() -> std::string {
-      if (inline_value)
-        return *inline_value;
-      if (i + 1 >= args.size())
-        bad_input(fmt::format("{} needs a value (mqlcl-replay --help)", arg));
-      return args[++i];
-    };
-    auto flag = [&] {
-      if (inline_value)
-        bad_input(fmt::format("{} takes no value", arg));
-    };
-    auto dimension = [&] {
-      return static_cast<uint32_t>(parse_unsigned(arg, value(), 1, kMaxSize));
-    };
+}
 
-    if (arg == "--help" || arg == "-h") {
-      flag();
-      command.help = true;
-    } else if (arg == "--version") {
-      flag();
-      command.version = true;
-    } else if (arg == "--list") {
-      flag();
-      command.list = true;
-    } else if (arg == "--list-devices") {
-      flag();
-      command.list_devices = true;
-    } else if (arg == "--no-cpu") {
-      flag();
-      command.options.run_cpu = false;
-    } else if (arg == "--double") {
-      flag();
-      command.options.double_precision = true;
-    } else if (arg == "--device") {
-      command.options.device = static_cast<int32_t>(
-          parse_unsigned(arg, value(), 0, std::numeric_limits<int32_t>::max()));
-    } else if (arg == "--size") {
-      size = dimension();
-    } else if (arg == "--rows1") {
-      rows1 = dimension();
-    } else if (arg == "--colsrows") {
-      colsrows = dimension();
-    } else if (arg == "--cols2") {
-      cols2 = dimension();
-    } else if (arg == "--local") {
-      std::string text = value();
-      std::vector<std::string> parts = split(text, ',');
-      if (parts.size() > 3)
-        bad_input(fmt::format("--local {}: at most 3 sizes (X[,Y[,Z]])", text));
-      command.options.local.clear();
-      for (const std::string &part : parts)
-        command.options.local.push_back(
-            static_cast<uint32_t>(parse_unsigned("--local", part, 1, kMaxSize)));
-    } else if (arg == "--repeat") {
-      command.options.repeat = static_cast<uint32_t>(parse_unsigned(arg, value(), 1, 1000));
-    } else if (arg == "--seed") {
-      command.options.seed = parse_unsigned(arg, value(), 0, std::numeric_limits<uint32_t>::max());
-    } else if (arg == "--format") {
-      std::string format = value();
-      if (format == "text")
-        command.format = Format::text;
-      else if (format == "json")
-        command.format = Format::json;
-      else if (format == "csv")
-        command.format = Format::csv;
-      else
-        bad_input(fmt::format("--format {}: expected text, json or csv", format));
-    } else if (arg == "--chart") {
-      command.chart = value();
-    } else if (arg == "--overlay") {
-      command.overlays.push_back(value());
-    } else if (arg == "--param") {
-      std::string text = value();
-      size_t equals = text.find('=');
-      std::string name = text.substr(0, equals);
-      if (equals == std::string::npos || name.empty() ||
-          name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") != std::string::npos)
-        bad_input(fmt::format("--param {}: expected NAME=VALUE with an upper-case NAME, such "
-                              "as --param BM=64",
-                              text));
-      command.options.params[name] = static_cast<int64_t>(parse_unsigned(
-          "--param " + name, text.substr(equals + 1), param_may_be_zero(name) ? 0 : 1, 1u << 20));
-    } else if (arg == "--sizes") {
-      for (const std::string &part : split(value(), ','))
-        command.bench_sizes.push_back(
-            static_cast<uint32_t>(parse_unsigned("--sizes", part, 1, 65536)));
-    } else if (arg == "--output") {
-      command.output = value();
-    } else if (arg == "--kernels") {
-      command.kernels = value();
-    } else if (arg == "--library") {
-      command.library = value();
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      bad_input(fmt::format("unknown option {} (mqlcl-replay --help)", arg));
-    } else {
-      for (const std::string &name : split(arg, ','))
-        add_step(command, name, catalogue);
-    }
+void refuse_unknown_options(const CLI::App &app) {
+  for (const std::string &arg : app.remaining())
+    if (arg.size() > 1 && arg[0] == '-')
+      bad_input(
+          fmt::format("unknown option {} (mqlcl-replay --help)", arg.substr(0, arg.find('='))));
+}
+
+// CLI11's own refusals (an option without its value), in mqlcl-replay's words.
+[[noreturn]] void refuse_parse_error(const CLI::ParseError &error) {
+  std::string what = error.what();
+  if (dynamic_cast<const CLI::ArgumentMismatch *>(&error) != nullptr)
+    bad_input(
+        fmt::format("{} needs a value (mqlcl-replay --help)", what.substr(0, what.find(':'))));
+  bad_input(fmt::format("{} (mqlcl-replay --help)", what));
+}
+
+void parse_with(CLI::App &app, const std::vector<std::string> &args) {
+  std::vector<std::string> reversed(args.rbegin(), args.rend()); // CLI11 takes them last first
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError &error) {
+    refuse_parse_error(error);
   }
-  command.options.sizes.rows1 = rows1.value_or(size.value_or(2000));
-  command.options.sizes.colsrows = colsrows.value_or(size.value_or(2000));
-  command.options.sizes.cols2 = cols2.value_or(size.value_or(2000));
+}
+
+uint32_t dimension(const std::string &option, const std::string &text) {
+  return static_cast<uint32_t>(parse_unsigned(option, text, 1, kMaxSize));
+}
+
+std::vector<uint32_t> local_sizes(const std::string &text) {
+  std::vector<std::string> parts = split(text, ',');
+  if (parts.size() > 3)
+    bad_input(fmt::format("--local {}: at most 3 sizes (X[,Y[,Z]])", text));
+  std::vector<uint32_t> local;
+  for (const std::string &part : parts)
+    local.push_back(dimension("--local", part));
+  return local;
+}
+
+Format format_named(const std::string &format) {
+  if (format == "text")
+    return Format::text;
+  if (format == "json")
+    return Format::json;
+  if (format == "csv")
+    return Format::csv;
+  bad_input(fmt::format("--format {}: expected text, json or csv", format));
+}
+
+void add_param(Params &params, const std::string &text) {
+  size_t equals = text.find('=');
+  std::string name = text.substr(0, equals);
+  if (equals == std::string::npos || name.empty() ||
+      name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") != std::string::npos)
+    bad_input(fmt::format("--param {}: expected NAME=VALUE with an upper-case NAME, such "
+                          "as --param BM=64",
+                          text));
+  params[name] = static_cast<int64_t>(parse_unsigned("--param " + name, text.substr(equals + 1),
+                                                     param_may_be_zero(name) ? 0 : 1, 1u << 20));
+}
+
+// The sizes of the product: --size for all three, each overridden by its own option.
+Sizes sizes_of(const RawOptions &raw) {
+  uint32_t size = raw.given("--size") ? dimension("--size", raw.value("--size")) : 2000;
+  auto one = [&](const char *name) {
+    return raw.given(name) ? dimension(name, raw.value(name)) : size;
+  };
+  return {one("--rows1"), one("--colsrows"), one("--cols2")};
+}
+
+// The options as numbers, paths and names.
+void convert(const RawOptions &raw, CommandLine &command, const std::vector<Step> &catalogue) {
+  command.help = raw.help;
+  command.version = raw.version;
+  command.list = raw.list;
+  command.list_devices = raw.list_devices;
+  command.options.run_cpu = !raw.no_cpu;
+  command.options.double_precision = raw.double_precision;
+  for (const std::string &scripts : raw.scripts)
+    for (const std::string &name : split(scripts, ','))
+      add_step(command, name, catalogue);
+  if (raw.given("--device"))
+    command.options.device = static_cast<int32_t>(
+        parse_unsigned("--device", raw.value("--device"), 0, std::numeric_limits<int32_t>::max()));
+  command.options.sizes = sizes_of(raw);
+  if (raw.given("--local"))
+    command.options.local = local_sizes(raw.value("--local"));
+  if (raw.given("--repeat"))
+    command.options.repeat =
+        static_cast<uint32_t>(parse_unsigned("--repeat", raw.value("--repeat"), 1, 1000));
+  if (raw.given("--seed"))
+    command.options.seed =
+        parse_unsigned("--seed", raw.value("--seed"), 0, std::numeric_limits<uint32_t>::max());
+  if (raw.given("--format"))
+    command.format = format_named(raw.value("--format"));
+  for (const std::string &param : raw.params)
+    add_param(command.options.params, param);
+  if (raw.given("--sizes"))
+    for (const std::string &part : split(raw.value("--sizes"), ','))
+      command.bench_sizes.push_back(
+          static_cast<uint32_t>(parse_unsigned("--sizes", part, 1, 65536)));
+  for (const auto &[name, into] : {std::pair{"--chart", &command.chart},
+                                   {"--output", &command.output},
+                                   {"--kernels", &command.kernels},
+                                   {"--library", &command.library}})
+    if (raw.given(name))
+      *into = raw.value(name);
+  command.overlays.assign(raw.overlays.begin(), raw.overlays.end());
+}
+
+// What no single option can say: combinations, and what each subcommand needs.
+void check_combinations(const CommandLine &command, const std::vector<Step> &catalogue) {
   if (!command.overlays.empty() && !command.chart)
     bad_input("--overlay adds saved results to a chart: give --chart FILE.svg too");
   if (command.mode == Mode::bench && !command.overlays.empty())
@@ -231,7 +240,7 @@ CommandLine parse_command_line(const std::vector<std::string> &args,
       bad_input("tune takes one step: mqlcl-replay tune matr_mul_tuned (or one of the "
                 "tensor-core steps, matr_mul_tf32 ... matr_mul_wgmma_tf32_bf16)");
     const Step *step = find_step(catalogue, command.steps.front());
-    if (step->resolve == nullptr)
+    if (step->tuning == DeviceTuning::none)
       bad_input(fmt::format("{} is not tuned per device; the tunable steps are matr_mul_tuned "
                             "and the tensor-core steps (mqlcl-replay --list marks them)",
                             step->name));
@@ -245,16 +254,103 @@ CommandLine parse_command_line(const std::vector<std::string> &args,
     if (command.steps.empty() && !command_given)
       bad_input("name a script, or all (mqlcl-replay --list shows them; --help shows the options)");
   }
+}
+
+// gemm-database FILE.json ... [--vendor 0xNNNN] [--architecture NAME] [--output FILE]
+CommandLine parse_gemm_database(const std::vector<std::string> &args) {
+  CommandLine command;
+  command.mode = Mode::gemm_database;
+  CLI::App app("mqlcl-replay gemm-database", "mqlcl-replay gemm-database");
+  app.set_help_flag();
+  app.allow_extras();
+  std::string output;
+  std::vector<std::string> files;
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--vendor", command.gemm_vendor);
+  app.add_option("--architecture", command.gemm_architecture);
+  const CLI::Option *output_option = app.add_option("--output", output);
+  app.add_option("files", files)->take_all();
+  parse_with(app, args);
+  for (const std::string &arg : app.remaining())
+    bad_input(
+        fmt::format("gemm-database takes --vendor, --architecture and --output, not {}", arg));
+  if (output_option->count() > 0)
+    command.output = output;
+  command.tuning_files.assign(files.begin(), files.end());
+  if (command.tuning_files.empty())
+    bad_input("gemm-database needs the tuner's JSON files (mqlcl-replay --help)");
   return command;
 }
 
+// chart FILE.svg RESULTS.json ...: saved results drawn, as --chart FILE.svg --overlay RESULTS.json.
+CommandLine parse_chart(const std::vector<std::string> &args) {
+  CommandLine command;
+  CLI::App app("mqlcl-replay chart", "mqlcl-replay chart");
+  app.set_help_flag();
+  app.allow_extras();
+  std::vector<std::string> files;
+  app.add_option("files", files)->take_all();
+  parse_with(app, args);
+  refuse_unknown_options(app);
+  if (files.size() < 2)
+    bad_input("chart takes the chart to write and the results to draw: mqlcl-replay chart "
+              "FILE.svg RESULTS.json ...");
+  command.chart = files.front();
+  command.overlays.assign(files.begin() + 1, files.end());
+  return command;
+}
+
+// The subcommands that run steps, and the mode each selects.
+std::optional<Mode> run_mode_named(const std::string &name) {
+  if (name == "replay")
+    return Mode::replay;
+  if (name == "tune")
+    return Mode::tune;
+  if (name == "bench")
+    return Mode::bench;
+  if (name == "gemm")
+    return Mode::gemm;
+  return std::nullopt;
+}
+
+// replay (the default: scripts named first), tune, bench and gemm share their options.
+CommandLine parse_run(const std::vector<std::string> &args, const std::vector<Step> &catalogue) {
+  CommandLine command;
+  std::optional<Mode> named = args.empty() ? std::nullopt : run_mode_named(args[0]);
+  command.mode = named.value_or(Mode::replay);
+  std::vector<std::string> rest(args.begin() + (named ? 1 : 0), args.end());
+  refuse_flag_values(rest);
+  CLI::App app("mqlcl-replay", "mqlcl-replay");
+  app.set_help_flag(); // --help prints usage(), below
+  RawOptions raw;
+  add_run_options(app, raw);
+  parse_with(app, rest);
+  refuse_unknown_options(app);
+  convert(raw, command, catalogue);
+  check_combinations(command, catalogue);
+  return command;
+}
+
+} // namespace
+
+CommandLine parse_command_line(const std::vector<std::string> &args,
+                               const std::vector<Step> &catalogue) {
+  const std::string first = args.empty() ? "" : args[0];
+  if (first == "gemm-database" || first == "chart") {
+    std::vector<std::string> rest(args.begin() + 1, args.end());
+    return first == "chart" ? parse_chart(rest) : parse_gemm_database(rest);
+  }
+  return parse_run(args, catalogue);
+}
+
 std::string usage() {
-  return R"(usage: mqlcl-replay <script>[,<script>...]|all [options]
+  return R"(usage: mqlcl-replay [replay] <script>[,<script>...]|all [options]
        mqlcl-replay tune <step> [--size N] [--device N]
        mqlcl-replay bench [<step>,...] [--sizes N,N,...] [--repeat R] [--output FILE.json]
                           [--chart FILE.svg]
        mqlcl-replay gemm [--sizes N,N,...] [--repeat R] [--output FILE.json]
        mqlcl-replay gemm-database FILE.json ... [--vendor ID --architecture NAME] [--output F]
+       mqlcl-replay chart FILE.svg RESULTS.json ...
        mqlcl-replay --chart FILE.svg --overlay FILE [--overlay FILE ...]
        mqlcl-replay --list | --list-devices | --help | --version
 
@@ -284,6 +380,9 @@ options
   --kernels DIR       kernel directory (default: MQLCL_KERNELS_DIR, then next to the program)
   --library PATH      the bridge (default: MQLCL_LIBRARY, then next to the program)
 
+replay      (the default subcommand) replays the scripts named
+chart       draws saved results (--format json or bench --output) into FILE.svg, as
+            --chart FILE.svg --overlay RESULTS.json does
 tune        measures every valid parameter set of a step on the device and caches the
             fastest, keyed by device and driver (MQLCL_TUNE_CACHE, else ~/.cache/mqlcl/)
 bench       times the steps beyond the article against CLBlast, cuBLAS, OpenBLAS and the

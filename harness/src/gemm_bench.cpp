@@ -6,12 +6,11 @@
 #include "bridge.hpp"
 #include "commands.hpp"
 #include "error.hpp"
+#include "json.hpp"
 #include "paths.hpp"
 #include "runner.hpp"
 #include "verify.hpp"
 
-#include <boost/property_tree/json_parser.hpp>
-#include <boost/property_tree/ptree.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,8 +20,6 @@
 #include <thread>
 
 namespace mqlcl::replay {
-
-namespace pt = boost::property_tree;
 
 namespace {
 
@@ -326,27 +323,25 @@ void print_case(const GemmCase &c, const CaseResult &r) {
              r.ours.seconds.min() * 1e3, anchor);
 }
 
-pt::ptree case_tree(const GemmCase &c, const CaseResult &r) {
+Json case_json(const GemmCase &c, const CaseResult &r) {
   const GeneralGemm &g = c.shape;
   const double flops = 2.0 * g.m * g.n * g.k * g.batch;
-  pt::ptree node;
-  node.put("case", case_label(c));
-  node.put("verified", r.ours.ok && r.ours_checked.verified);
-  node.put("max_error_over_max_ref", r.ours_checked.error_ratio);
-  node.put("first_call_s", r.ours.first_call_seconds);
+  Json node = {{"case", case_label(c)},
+               {"verified", r.ours.ok && r.ours_checked.verified},
+               {"max_error_over_max_ref", r.ours_checked.error_ratio},
+               {"first_call_s", r.ours.first_call_seconds}};
   if (r.ours.ok && !r.ours.seconds.empty()) {
-    node.put("seconds.min", r.ours.seconds.min());
-    node.put("gflops", flops / r.ours.seconds.min() / 1e9);
+    node["seconds"]["min"] = r.ours.seconds.min();
+    node["gflops"] = flops / r.ours.seconds.min() / 1e9;
   } else {
-    node.put("note", r.ours.why_not);
+    node["note"] = r.ours.why_not;
   }
-  node.put("anchor.name", r.anchor.name);
-  node.put("anchor.note", r.anchor.note);
+  node["anchor"] = {{"name", r.anchor.name}, {"note", r.anchor.note}};
   if (r.anchor.available && !r.anchor.seconds.empty()) {
-    node.put("anchor.gflops", flops / r.anchor.seconds.min() / 1e9);
-    node.put("anchor.verified", r.anchor_checked.verified);
+    node["anchor"]["gflops"] = flops / r.anchor.seconds.min() / 1e9;
+    node["anchor"]["verified"] = r.anchor_checked.verified;
     if (r.ours.ok && !r.ours.seconds.empty())
-      node.put("ratio_to_anchor", r.anchor.seconds.min() / r.ours.seconds.min());
+      node["ratio_to_anchor"] = r.anchor.seconds.min() / r.ours.seconds.min();
   }
   return node;
 }
@@ -366,22 +361,22 @@ int run_gemm_command(const CommandLine &command) {
              device.ordinal, device.name, device.platform, device.driver, repeat);
   fmt::print("  {:<34} {:>10} {:>9} {:>5} {:>9} {:>9}   {}\n", "case", "GFLOPS", "error", "ok",
              "first s", "ms", "anchor GFLOPS, verified, ratio (ours / anchor speed)");
-  pt::ptree json, cases;
-  json.put("device.name", device.name);
-  json.put("device.driver", device.driver);
-  json.put("device.platform", device.platform);
-  json.put("repeat", repeat);
-  json.put("tuning_cache", std::getenv("MQLCL_TUNE_CACHE") ? std::getenv("MQLCL_TUNE_CACHE") : "");
+  const char *cache = std::getenv("MQLCL_TUNE_CACHE");
+  Json json = {
+      {"device", {{"name", device.name}, {"driver", device.driver}, {"platform", device.platform}}},
+      {"repeat", repeat},
+      {"tuning_cache", cache != nullptr ? cache : ""}};
+  Json cases = Json::array();
   bool all_verified = true;
   for (const GemmCase &c : gemm_cases(sizes, device.type != "CPU")) {
     CaseResult result = measure_case(bridge, device, c, repeat);
     print_case(c, result);
     all_verified = all_verified && result.ours.ok && result.ours_checked.verified;
-    cases.push_back({"", case_tree(c, result)});
+    cases.push_back(case_json(c, result));
   }
-  json.add_child("cases", cases);
+  json["cases"] = std::move(cases);
   if (command.output) {
-    pt::write_json(command.output->string(), json);
+    write_json_file(*command.output, json);
     fmt::print("results written to {}\n", command.output->string());
   }
   return all_verified ? 0 : static_cast<int>(ExitCode::wrong_results);

@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include "json.hpp"
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -153,100 +155,64 @@ private:
   std::chrono::steady_clock::time_point last_progress_{};
 };
 
-// A minimal pretty-printing JSON writer: values are written in order, commas and indentation
-// are its business.
-class Json {
-public:
-  Json &open(const char *key, char bracket) {
-    prefix(key);
-    out_ += bracket;
-    first_ = true;
-    ++depth_;
-    return *this;
-  }
-  Json &close(char bracket) {
-    --depth_;
-    if (!first_)
-      newline();
-    out_ += bracket;
-    first_ = false;
-    return *this;
-  }
-  Json &raw(const char *key, const std::string &value) {
-    prefix(key);
-    out_ += value;
-    return *this;
-  }
-  Json &str(const char *key, const std::string &value) {
-    return raw(key, '"' + json_escape(value) + '"');
-  }
-  Json &num(const char *key, double value) {
-    return raw(key, std::isfinite(value) ? fmt::format("{}", value) : "null");
-  }
-  Json &num(const char *key, const std::optional<double> &value) {
-    return value ? num(key, *value) : raw(key, "null");
-  }
-  Json &integer(const char *key, int64_t value) { return raw(key, std::to_string(value)); }
-  Json &boolean(const char *key, bool value) { return raw(key, value ? "true" : "false"); }
-  std::string text() const { return out_ + "\n"; }
+// A finite number, else null (JSON has no NaN or infinity).
+Json number(double value) {
+  return std::isfinite(value) ? Json(value) : Json();
+}
+Json number(const std::optional<double> &value) {
+  return value ? number(*value) : Json();
+}
 
-private:
-  void newline() { out_ += "\n" + std::string(2 * depth_, ' '); }
-  void prefix(const char *key) {
-    if (depth_ > 0) {
-      if (!first_)
-        out_ += ',';
-      newline();
-    }
-    first_ = false;
-    if (key != nullptr)
-      out_ += '"' + json_escape(key) + "\": ";
-  }
-  std::string out_;
-  bool first_ = true;
-  int depth_ = 0;
-};
-
-void write_samples(Json &json, const char *key, const Samples &samples) {
-  if (samples.empty()) {
-    json.raw(key, "null");
-    return;
-  }
-  json.open(key, '{').num("min", samples.min()).num("median", samples.median());
-  json.open("samples", '[');
+Json samples_json(const Samples &samples) {
+  if (samples.empty())
+    return nullptr;
+  Json all = Json::array();
   for (double value : samples.values)
-    json.num(nullptr, value);
-  json.close(']').close('}');
+    all.push_back(number(value));
+  return {{"min", number(samples.min())},
+          {"median", number(samples.median())},
+          {"samples", std::move(all)}};
 }
 
-void write_verification(Json &json, const char *key, const Verification &v) {
-  if (!v.done) {
-    json.raw(key, "null");
-    return;
-  }
-  json.open(key, '{')
-      .boolean("passed", v.passed())
-      .integer("checked", static_cast<int64_t>(v.checked))
-      .integer("mismatches", static_cast<int64_t>(v.mismatches))
-      .num("tolerance", v.tolerance)
-      .num("max_abs_error", v.max_error)
-      .str("inputs_rounded", input_rounding_name(v.rounding))
-      .num("max_abs_error_unrounded", v.user_error());
-  json.open("worst", '{')
-      .integer("row", v.worst_row)
-      .integer("col", v.worst_col)
-      .num("got", v.worst_got)
-      .num("expected", v.worst_expected)
-      .close('}');
-  json.close('}');
+Json verification_json(const Verification &v) {
+  if (!v.done)
+    return nullptr;
+  return {{"passed", v.passed()},
+          {"checked", v.checked},
+          {"mismatches", v.mismatches},
+          {"tolerance", number(v.tolerance)},
+          {"max_abs_error", number(v.max_error)},
+          {"inputs_rounded", input_rounding_name(v.rounding)},
+          {"max_abs_error_unrounded", number(v.user_error())},
+          {"worst",
+           {{"row", v.worst_row},
+            {"col", v.worst_col},
+            {"got", number(v.worst_got)},
+            {"expected", number(v.worst_expected)}}}};
 }
 
-void write_sizes(Json &json, const char *key, const Sizes &sizes) {
-  json.open(key, '{')
-      .integer("rows1", sizes.rows1)
-      .integer("colsrows", sizes.colsrows)
-      .integer("cols2", sizes.cols2)
-      .close('}');
+Json sizes_json(const Sizes &sizes) {
+  return {{"rows1", sizes.rows1}, {"colsrows", sizes.colsrows}, {"cols2", sizes.cols2}};
+}
+
+Json device_json(const std::optional<DeviceInfo> &device) {
+  if (!device)
+    return nullptr;
+  const DeviceInfo &d = *device;
+  return {{"ordinal", d.ordinal},
+          {"name", d.name},
+          {"vendor", d.vendor},
+          {"driver", d.driver},
+          {"platform", d.platform},
+          {"version", d.version},
+          {"type", d.type},
+          {"compute_units", d.caps.compute_units},
+          {"max_clock_mhz", d.max_clock_mhz},
+          {"global_mem_bytes", d.global_mem_bytes},
+          {"local_mem_bytes", d.caps.local_mem_bytes},
+          {"max_work_group_size", d.caps.max_work_group_size},
+          {"preferred_vector_width_float", d.caps.preferred_vector_width_float},
+          {"fp64", d.caps.fp64}};
 }
 
 std::optional<double> median_of(const Samples &samples) {
@@ -276,130 +242,75 @@ std::unique_ptr<Observer> make_console_observer(std::FILE *out, std::FILE *err, 
   return std::make_unique<ConsoleObserver>(out, err, article_lines, progress);
 }
 
-std::string json_escape(const std::string &text) {
-  std::string out;
-  for (unsigned char c : text) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if (c < 0x20)
-        out += fmt::format("\\u{:04x}", c);
-      else
-        out += static_cast<char>(c);
-    }
+namespace {
+
+Json geometry_json(const StepRun &run, Json &local) {
+  Json global = Json::array();
+  local = Json::array();
+  for (uint32_t d = 0; d < run.geometry.work_dim; ++d) {
+    global.push_back(run.geometry.global[d]);
+    local.push_back(run.geometry.local[d]);
   }
-  return out;
+  if (run.geometry.runtime_chooses_local())
+    local = nullptr;
+  return global;
 }
 
-std::string to_json(const std::vector<StepRun> &runs, const Provenance &provenance) {
-  Json json;
-  json.open(nullptr, '{')
-      .str("format", "mqlcl-replay/1")
-      .str("generator", provenance.generator)
-      .str("library", provenance.library)
-      .str("kernels_dir", provenance.kernels);
-  json.open("runs", '[');
-  for (const StepRun &run : runs) {
-    json.open(nullptr, '{')
-        .str("step", run.step)
-        .str("source", run.source)
-        .str("status", status_name(run.status))
-        .str("message", run.message)
-        .str("mqlcl_version", run.bridge_version);
-    if (run.device) {
-      const DeviceInfo &d = *run.device;
-      json.open("device", '{')
-          .integer("ordinal", d.ordinal)
-          .str("name", d.name)
-          .str("vendor", d.vendor)
-          .str("driver", d.driver)
-          .str("platform", d.platform)
-          .str("version", d.version)
-          .str("type", d.type)
-          .integer("compute_units", d.caps.compute_units)
-          .integer("max_clock_mhz", d.max_clock_mhz)
-          .integer("global_mem_bytes", static_cast<int64_t>(d.global_mem_bytes))
-          .integer("local_mem_bytes", static_cast<int64_t>(d.caps.local_mem_bytes))
-          .integer("max_work_group_size", static_cast<int64_t>(d.caps.max_work_group_size))
-          .integer("preferred_vector_width_float", d.caps.preferred_vector_width_float)
-          .boolean("fp64", d.caps.fp64)
-          .close('}');
-    } else {
-      json.raw("device", "null");
-    }
-    write_sizes(json, "sizes", run.sizes);
-    write_sizes(json, "padded_sizes", run.padded);
-    json.str("type", run.real_type)
-        .integer("seed", static_cast<int64_t>(run.seed))
-        .integer("repeat", run.repeat)
-        .str("build_options", run.build_options);
-    if (run.geometry.work_dim > 0) {
-      json.open("global", '[');
-      for (uint32_t d = 0; d < run.geometry.work_dim; ++d)
-        json.integer(nullptr, run.geometry.global[d]);
-      json.close(']');
-      if (run.geometry.runtime_chooses_local()) {
-        json.raw("local", "null");
-      } else {
-        json.open("local", '[');
-        for (uint32_t d = 0; d < run.geometry.work_dim; ++d)
-          json.integer(nullptr, run.geometry.local[d]);
-        json.close(']');
-      }
-      json.open("kernel", '{')
-          .integer("work_group_size", run.kernel_work_group_size)
-          .integer("private_bytes", run.kernel_private_bytes)
-          .integer("local_bytes", run.kernel_local_bytes)
-          .close('}');
-    } else {
-      json.raw("global", "null").raw("local", "null").raw("kernel", "null");
-    }
-    json.open("times", '{').num("cpu_s", run.cpu_seconds);
-    write_samples(json, "total_s", run.total_seconds);
-    write_samples(json, "kernel_s", run.kernel_seconds);
-    json.close('}');
-    json.open("gflops", '{')
-        .num("total", run.gflops(median_of(run.total_seconds)))
-        .num("kernel", run.gflops(median_of(run.kernel_seconds)))
-        .num("total_best", run.gflops(min_of(run.total_seconds)))
-        .num("kernel_best", run.gflops(min_of(run.kernel_seconds)))
-        .num("cpu", run.gflops(run.cpu_seconds))
-        .close('}');
-    json.integer("read_elements", run.elements_read);
-    write_verification(json, "verification", run.verification);
-    if (run.cpu_verification)
-      write_verification(json, "cpu_verification", *run.cpu_verification);
-    else
-      json.raw("cpu_verification", "null");
-    json.open("random_checks", '[');
-    for (const RandomCheck &check : run.checks) {
-      json.open(nullptr, '{')
-          .integer("row", check.row)
-          .integer("col", check.col)
-          .num("sum", check.sum)
-          .num("cpu", check.cpu)
-          .num("buf", check.buf)
-          .close('}');
-    }
-    json.close(']');
-    json.close('}');
+Json run_json(const StepRun &run) {
+  Json json = {{"step", run.step},
+               {"source", run.source},
+               {"status", status_name(run.status)},
+               {"message", run.message},
+               {"mqlcl_version", run.bridge_version},
+               {"device", device_json(run.device)},
+               {"sizes", sizes_json(run.sizes)},
+               {"padded_sizes", sizes_json(run.padded)},
+               {"type", run.real_type},
+               {"seed", run.seed},
+               {"repeat", run.repeat},
+               {"build_options", run.build_options},
+               {"global", nullptr},
+               {"local", nullptr},
+               {"kernel", nullptr}};
+  if (run.geometry.work_dim > 0) {
+    json["global"] = geometry_json(run, json["local"]);
+    json["kernel"] = {{"work_group_size", run.kernel_work_group_size},
+                      {"private_bytes", run.kernel_private_bytes},
+                      {"local_bytes", run.kernel_local_bytes}};
   }
-  json.close(']').close('}');
-  return json.text();
+  json["times"] = {{"cpu_s", number(run.cpu_seconds)},
+                   {"total_s", samples_json(run.total_seconds)},
+                   {"kernel_s", samples_json(run.kernel_seconds)}};
+  json["gflops"] = {{"total", number(run.gflops(median_of(run.total_seconds)))},
+                    {"kernel", number(run.gflops(median_of(run.kernel_seconds)))},
+                    {"total_best", number(run.gflops(min_of(run.total_seconds)))},
+                    {"kernel_best", number(run.gflops(min_of(run.kernel_seconds)))},
+                    {"cpu", number(run.gflops(run.cpu_seconds))}};
+  json["read_elements"] = run.elements_read;
+  json["verification"] = verification_json(run.verification);
+  json["cpu_verification"] =
+      run.cpu_verification ? verification_json(*run.cpu_verification) : Json();
+  json["random_checks"] = Json::array();
+  for (const RandomCheck &check : run.checks)
+    json["random_checks"].push_back({{"row", check.row},
+                                     {"col", check.col},
+                                     {"sum", number(check.sum)},
+                                     {"cpu", number(check.cpu)},
+                                     {"buf", number(check.buf)}});
+  return json;
+}
+
+} // namespace
+
+std::string to_json(const std::vector<StepRun> &runs, const Provenance &provenance) {
+  Json json = {{"format", "mqlcl-replay/1"},
+               {"generator", provenance.generator},
+               {"library", provenance.library},
+               {"kernels_dir", provenance.kernels},
+               {"runs", Json::array()}};
+  for (const StepRun &run : runs)
+    json["runs"].push_back(run_json(run));
+  return json_text(json, 2) + "\n";
 }
 
 std::string to_csv(const std::vector<StepRun> &runs) {

@@ -32,6 +32,4 @@ std::string to_json(const std::vector<StepRun> &runs, const Provenance &provenan
 // A header line and one row per run.
 std::string to_csv(const std::vector<StepRun> &runs);
 
-std::string json_escape(const std::string &text);
-
 } // namespace mqlcl::replay

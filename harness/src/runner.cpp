@@ -3,6 +3,7 @@
 #include "matrices.hpp"
 #include "platform.hpp"
 #include "reference.hpp"
+#include "tuning.hpp"
 
 #include <fmt/format.h>
 
@@ -330,8 +331,8 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
   }
   run.device = read_device(context.get());
   const DeviceCaps &caps = run.device->caps;
-  if (chosen.resolve != nullptr) {
-    resolved = chosen.resolve(chosen, caps, options.sizes);
+  if (chosen.tuning != DeviceTuning::none) {
+    resolved = for_device(chosen, caps, options.sizes);
     run.source = resolved.source;
   }
   for (const auto &[name, value] : options.params)
@@ -341,7 +342,7 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
   if (!problems.empty())
     bad_input(join(problems));
   GeometryInput geometry_input{padded, options.local, caps, step.params, sizeof(T)};
-  run.geometry = step.geometry(geometry_input);
+  run.geometry = (*step.geometry)(geometry_input);
   run.build_options = build_options(step, padded, options.double_precision);
   run.kernel_file = step.kernel_file;
   observer.started(run);

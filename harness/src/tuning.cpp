@@ -2,16 +2,14 @@
 
 #include "error.hpp"
 
-#include <boost/property_tree/json_parser.hpp>
-#include <boost/property_tree/ptree.hpp>
+#include "json.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstdlib>
 
 namespace mqlcl::replay {
-
-namespace pt = boost::property_tree;
 
 namespace {
 
@@ -24,24 +22,45 @@ std::string size_key(const Sizes &sizes) {
   return fmt::format("{}x{}x{}", sizes.rows1, sizes.colsrows, sizes.cols2);
 }
 
-pt::ptree read_cache(const std::filesystem::path &cache) {
-  pt::ptree root;
+Json read_cache(const std::filesystem::path &cache) {
   if (!std::filesystem::exists(cache))
-    return root;
-  try {
-    pt::read_json(cache.string(), root);
-  } catch (const pt::json_parser_error &error) {
+    return Json::object();
+  std::string why;
+  std::optional<Json> root = try_read_json_file(cache, why);
+  if (!root || !root->is_object())
     throw Error(ExitCode::bad_input,
                 fmt::format("the tuning cache {} is not valid JSON ({}); delete it or point "
                             "MQLCL_TUNE_CACHE elsewhere",
-                            cache.string(), error.what()));
-  }
-  return root;
+                            cache.string(), root ? "not an object" : why));
+  return std::move(*root);
 }
 
-// Property trees use '.' as the path separator; device names may contain dots.
-pt::ptree::path_type key(const std::string &text) {
-  return pt::ptree::path_type(text, '\x1f');
+void write_cache(const std::filesystem::path &cache, const Json &root) {
+  std::filesystem::create_directories(cache.parent_path().empty() ? "." : cache.parent_path());
+  write_json_file(cache, root);
+}
+
+// The object member `key` of `object`, or null when there is none.
+const Json *member(const Json &object, const std::string &key) {
+  if (!object.is_object())
+    return nullptr;
+  auto found = object.find(key);
+  return found != object.end() && found->is_object() ? &*found : nullptr;
+}
+
+TunedEntry entry_of(const Json &entry) {
+  TunedEntry candidate;
+  candidate.kernel_file = json_string(entry, "kernel_file");
+  candidate.sizes = {static_cast<uint32_t>(json_integer(entry, "rows1").value_or(0)),
+                     static_cast<uint32_t>(json_integer(entry, "colsrows").value_or(0)),
+                     static_cast<uint32_t>(json_integer(entry, "cols2").value_or(0))};
+  candidate.gflops = json_number(entry, "gflops").value_or(0);
+  candidate.measured = json_string(entry, "measured");
+  if (const Json *params = member(entry, "params"))
+    for (const auto &[param, value] : params->items())
+      if (std::optional<int64_t> number = as_integer(value))
+        candidate.params[param] = *number;
+  return candidate;
 }
 
 } // namespace
@@ -63,26 +82,16 @@ std::filesystem::path tuning_cache_path() {
 std::optional<TunedEntry> lookup_tuned(const std::filesystem::path &cache,
                                        const std::string &device_key, const std::string &step,
                                        const Sizes &sizes) {
-  pt::ptree root = read_cache(cache);
-  auto device = root.get_child_optional(key(device_key));
-  if (!device)
-    return std::nullopt;
-  auto tuned = device->get_child_optional(key(step));
-  if (!tuned)
+  Json root = read_cache(cache);
+  const Json *device = member(root, device_key);
+  const Json *tuned = device != nullptr ? member(*device, step) : nullptr;
+  if (tuned == nullptr)
     return std::nullopt;
   const double volume = double(sizes.rows1) * sizes.colsrows * sizes.cols2;
   std::optional<TunedEntry> best;
   double best_distance = 0;
-  for (const auto &[sizes_tuned, entry] : *tuned) {
-    TunedEntry candidate;
-    candidate.kernel_file = entry.get<std::string>("kernel_file", "");
-    candidate.sizes = {entry.get<uint32_t>("rows1", 0), entry.get<uint32_t>("colsrows", 0),
-                       entry.get<uint32_t>("cols2", 0)};
-    candidate.gflops = entry.get<double>("gflops", 0);
-    candidate.measured = entry.get<std::string>("measured", "");
-    if (auto params = entry.get_child_optional("params"))
-      for (const auto &[param, value] : *params)
-        candidate.params[param] = value.get_value<int64_t>();
+  for (const auto &[sizes_tuned, entry] : tuned->items()) {
+    TunedEntry candidate = entry_of(entry);
     double tuned_volume =
         double(candidate.sizes.rows1) * candidate.sizes.colsrows * candidate.sizes.cols2;
     if (candidate.kernel_file.empty() || tuned_volume <= 0)
@@ -98,39 +107,31 @@ std::optional<TunedEntry> lookup_tuned(const std::filesystem::path &cache,
 
 void store_tuned(const std::filesystem::path &cache, const std::string &device_key,
                  const std::string &step, const TunedEntry &entry) {
-  pt::ptree root = read_cache(cache);
-  pt::ptree record;
-  record.put("kernel_file", entry.kernel_file);
-  record.put("rows1", entry.sizes.rows1);
-  record.put("colsrows", entry.sizes.colsrows);
-  record.put("cols2", entry.sizes.cols2);
-  record.put("gflops", entry.gflops);
-  record.put("measured", entry.measured);
-  pt::ptree params;
+  Json root = read_cache(cache);
+  Json record = {{"kernel_file", entry.kernel_file}, {"rows1", entry.sizes.rows1},
+                 {"colsrows", entry.sizes.colsrows}, {"cols2", entry.sizes.cols2},
+                 {"gflops", entry.gflops},           {"measured", entry.measured},
+                 {"params", Json::object()}};
   for (const auto &[name, value] : entry.params)
-    params.put(name, value);
-  record.add_child("params", params);
-  if (!root.get_child_optional(key(device_key)))
-    root.put_child(key(device_key), pt::ptree());
-  pt::ptree &device = root.get_child(key(device_key));
-  if (!device.get_child_optional(key(step)))
-    device.put_child(key(step), pt::ptree());
-  device.get_child(key(step)).put_child(key(size_key(entry.sizes)), record);
-  std::filesystem::create_directories(cache.parent_path().empty() ? "." : cache.parent_path());
-  pt::write_json(cache.string(), root);
+    record["params"][name] = value;
+  Json &device = root[device_key];
+  if (!device.is_object())
+    device = Json::object();
+  Json &tuned = device[step];
+  if (!tuned.is_object())
+    tuned = Json::object();
+  tuned[size_key(entry.sizes)] = std::move(record);
+  write_cache(cache, root);
 }
 
 void store_device_facts(const std::filesystem::path &cache, const std::string &device_key,
                         uint32_t vendor_id, const std::string &architecture) {
-  pt::ptree root = read_cache(cache);
-  if (!root.get_child_optional(key(device_key)))
+  Json root = read_cache(cache);
+  if (member(root, device_key) == nullptr)
     return;
-  pt::ptree &device = root.get_child(key(device_key));
-  device.put(key("_device\x1fvendor_id"), fmt::format("0x{:04X}", vendor_id));
-  device.put(key("_device\x1f"
-                 "architecture"),
-             architecture);
-  pt::write_json(cache.string(), root);
+  root[device_key]["_device"] = {{"vendor_id", fmt::format("0x{:04X}", vendor_id)},
+                                 {"architecture", architecture}};
+  write_cache(cache, root);
 }
 
 std::vector<Step> tuned_families(const Step &tuned, const DeviceCaps &device) {
@@ -145,16 +146,18 @@ std::vector<Step> tuned_families(const Step &tuned, const DeviceCaps &device) {
     gpu.form_tunables = tiles->form_tunables;
     gpu.layout_tunables = tiles->layout_tunables;
     gpu.params_valid = tiles->params_valid;
-    gpu.resolve = nullptr;
+    gpu.tuning = DeviceTuning::none;
     families.push_back(gpu);
   }
   Step cpu = tuned;
-  cpu.resolve = nullptr;
+  cpu.tuning = DeviceTuning::none;
   families.push_back(cpu);
   return families;
 }
 
-Step resolve_tuned_step(const Step &tuned, const DeviceCaps &device, const Sizes &sizes) {
+namespace {
+
+Step tuned_for_device(const Step &tuned, const DeviceCaps &device, const Sizes &sizes) {
   std::vector<Step> families = tuned_families(tuned, device);
   std::filesystem::path cache = tuning_cache_path();
   if (auto entry = lookup_tuned(cache, device.tuning_key, tuned.name, sizes))
@@ -184,9 +187,9 @@ Step resolve_tuned_step(const Step &tuned, const DeviceCaps &device, const Sizes
   return chosen;
 }
 
-Step resolve_cached_step(const Step &step, const DeviceCaps &device, const Sizes &sizes) {
+Step cached_for_device(const Step &step, const DeviceCaps &device, const Sizes &sizes) {
   Step chosen = step;
-  chosen.resolve = nullptr;
+  chosen.tuning = DeviceTuning::none;
   std::filesystem::path cache = tuning_cache_path();
   if (auto entry = lookup_tuned(cache, device.tuning_key, step.name, sizes)) {
     for (const auto &[name, value] : entry->params)
@@ -198,11 +201,25 @@ Step resolve_cached_step(const Step &step, const DeviceCaps &device, const Sizes
   return chosen;
 }
 
+} // namespace
+
+Step for_device(const Step &step, const DeviceCaps &device, const Sizes &sizes) {
+  switch (step.tuning) {
+  case DeviceTuning::families:
+    return tuned_for_device(step, device, sizes);
+  case DeviceTuning::cached:
+    return cached_for_device(step, device, sizes);
+  case DeviceTuning::none:
+    break;
+  }
+  return step;
+}
+
 std::vector<Step> tuning_families(const Step &step, const DeviceCaps &device) {
-  if (step.resolve == resolve_tuned_step)
+  if (step.tuning == DeviceTuning::families)
     return tuned_families(step, device);
   Step only = step;
-  only.resolve = nullptr;
+  only.tuning = DeviceTuning::none;
   return {only};
 }
 

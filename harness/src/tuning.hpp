@@ -42,11 +42,10 @@ void store_device_facts(const std::filesystem::path &cache, const std::string &d
 // memory is dedicated, and always this step's own CPU form (matr_mul_tuned.cl).
 std::vector<Step> tuned_families(const Step &tuned, const DeviceCaps &device);
 
-// Step::resolve of matr_mul_tuned: the cached winner for this device, or defaults by device kind.
-Step resolve_tuned_step(const Step &tuned, const DeviceCaps &device, const Sizes &sizes);
-
-// Step::resolve of the tensor-core steps: their cached parameters for this device, if tuned.
-Step resolve_cached_step(const Step &step, const DeviceCaps &device, const Sizes &sizes);
+// The step as it runs on `device` at `sizes` (Step::tuning): matr_mul_tuned as the cached winner
+// for this device or with defaults by device kind; a tensor-core step with its cached parameters,
+// if tuned; any other step as it is. The result's tuning is none.
+Step for_device(const Step &step, const DeviceCaps &device, const Sizes &sizes);
 
 // The variants `tune STEP` measures: the tuned step's families, or the step itself.
 std::vector<Step> tuning_families(const Step &step, const DeviceCaps &device);

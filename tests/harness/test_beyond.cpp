@@ -7,12 +7,11 @@
 #include "catalogue.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
+#include "json.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 #include "tuning.hpp"
 
-#include <boost/property_tree/json_parser.hpp>
-#include <boost/property_tree/ptree.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <fmt/format.h>
@@ -212,7 +211,7 @@ __kernel void matricesMul(__global const float *in1, __global const float *in2,
   step.kernel_file = "rounded_product.cl";
   step.in_article = false;
   step.layout_b = Layout::column_major;
-  step.geometry = one_per_element;
+  step.geometry = &one_per_element;
   step.params = {{"PARTS", 1}};
   step.operand_pass = OperandPass{"round_to_tf32", 8, "PARTS", "", "", 0};
   step.arithmetic = [](const Params &) { return Arithmetic{InputRounding::nearest_away, false}; };
@@ -245,7 +244,7 @@ BOOST_AUTO_TEST_CASE(the_tf32_check_refuses_a_product_that_leaves_out_one_slice_
   step.kernel_file = "tf32_product.cl";
   step.in_article = false;
   step.layout_b = Layout::column_major;
-  step.geometry = one_per_element;
+  step.geometry = &one_per_element;
   step.float_only = true;
   step.arithmetic = [](const Params &p) {
     const int64_t rounding = p.at("ROUNDING");
@@ -350,13 +349,13 @@ __kernel void matricesMul(__global const float *in1, __global const float *in2,
     step.name = "tiled_product";
     step.kernel_file = "tiled_product.cl";
     step.variant_of.clear();
-    step.geometry = one_per_element;
+    step.geometry = &one_per_element;
     step.requirement = Requirement::none;
     step.build_options = "-Dasm=__asm__";
     step.params["PASSES_ONLY"] = 1;
     step.params["BM"] = 64; // A's 70 lines: two tiles
     step.params_valid = nullptr;
-    step.resolve = nullptr;
+    step.tuning = DeviceTuning::none;
     StepRun run = pass_runner.run(step, options, quiet);
     BOOST_TEST_REQUIRE((run.status == Status::verified), name << ": " << run.message);
     if (arithmetic_of(step).inputs == InputRounding::none)
@@ -727,25 +726,26 @@ BOOST_AUTO_TEST_CASE(bench_measures_ours_and_the_anchors_and_saves_json) {
   BOOST_TEST(run_replay_command(args) == 0);
   const std::string drawn = harness_test::read_file(chart);
   BOOST_TEST(drawn.find("<title>matr_mul_tuned: ") != std::string::npos); // this run's bar
-  boost::property_tree::ptree json;
-  boost::property_tree::read_json(output.string(), json);
-  BOOST_TEST(json.get<std::string>("device.name") == device().name);
-  BOOST_TEST(json.get_child("limits").size() >= 1u);
-  const auto &sizes = json.get_child("sizes");
+  const Json json = Json::parse(harness_test::read_file(output));
+  BOOST_TEST(json.at("device").at("name") == device().name);
+  BOOST_TEST(json.at("device").at("compute_units").is_number()); // numbers, not strings
+  BOOST_TEST(json.at("limits").size() >= 1u);
+  const Json &sizes = json.at("sizes");
   BOOST_TEST_REQUIRE(sizes.size() == 1u);
+  BOOST_TEST(sizes[0].at("n") == 48);
   bool ours = false;
-  for (const auto &entry : sizes.front().second.get_child("results")) {
-    const auto &row = entry.second;
-    if (row.get<std::string>("name") == "matr_mul_tuned") {
+  for (const Json &row : sizes[0].at("results")) {
+    const std::string name = row.at("name");
+    if (name == "matr_mul_tuned") {
       ours = true;
-      BOOST_TEST(row.get<bool>("verified"));
-      BOOST_TEST(row.get<double>("gflops") > 0);
+      BOOST_TEST(row.at("verified").get<bool>());
+      BOOST_TEST(row.at("gflops").get<double>() > 0);
     }
     // Every anchor is either measured and verified, or says why not.
-    if (row.get<std::string>("kind") == "anchor" && !row.get<bool>("available"))
-      BOOST_TEST(!row.get<std::string>("note").empty());
-    if (row.get<std::string>("kind") == "anchor" && row.get<bool>("available"))
-      BOOST_TEST(row.get<bool>("verified"), row.get<std::string>("name"));
+    if (row.at("kind") == "anchor" && !row.at("available").get<bool>())
+      BOOST_TEST(!row.at("note").get<std::string>().empty());
+    if (row.at("kind") == "anchor" && row.at("available").get<bool>())
+      BOOST_TEST(row.at("verified").get<bool>(), name);
   }
   BOOST_TEST(ours);
 }

@@ -2,9 +2,9 @@
 #define BOOST_TEST_MODULE harness_cli
 #include "harness_support.hpp"
 
-#include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <iterator>
@@ -127,33 +127,31 @@ BOOST_AUTO_TEST_CASE(json_output_parses_and_documents_the_run) {
   Outcome run = run_replay(
       {"matr_mul_sum_local,matr_mul_vect", "--size", "32", "--repeat", "3", "--format", "json"});
   BOOST_TEST_REQUIRE(run.status == 0, run.err);
-  std::stringstream text(run.out);
-  pt::ptree root;
-  pt::read_json(text, root);
-  BOOST_TEST(root.get<std::string>("format") == "mqlcl-replay/1");
-  BOOST_TEST(root.get<std::string>("generator").rfind("mqlcl-replay ", 0) == 0u);
-  BOOST_TEST(fs::equivalent(root.get<std::string>("library"), MQLCL_TEST_LIBRARY));
-  BOOST_TEST(
-      fs::is_regular_file(fs::path(root.get<std::string>("kernels_dir")) / "matr_mul_vect.cl"));
+  const nlohmann::json root = nlohmann::json::parse(run.out);
+  BOOST_TEST(root.at("format") == "mqlcl-replay/1");
+  BOOST_TEST(root.at("generator").get<std::string>().rfind("mqlcl-replay ", 0) == 0u);
+  BOOST_TEST(fs::equivalent(root.at("library").get<std::string>(), MQLCL_TEST_LIBRARY));
+  BOOST_TEST(fs::is_regular_file(fs::path(root.at("kernels_dir").get<std::string>()) /
+                                 "matr_mul_vect.cl"));
   int runs = 0;
-  for (const auto &entry : root.get_child("runs")) {
-    const pt::ptree &r = entry.second;
+  for (const nlohmann::json &r : root.at("runs")) {
     ++runs;
-    BOOST_TEST(r.get<std::string>("status") == "verified");
-    BOOST_TEST(!r.get<std::string>("device.name").empty());
-    BOOST_TEST(!r.get<std::string>("device.vendor").empty());
-    BOOST_TEST(!r.get<std::string>("device.driver").empty());
-    BOOST_TEST(r.get<std::string>("mqlcl_version").rfind("mqlcl ", 0) == 0u);
-    BOOST_TEST(r.get<int>("sizes.rows1") == 32);
-    BOOST_TEST(r.get<std::string>("type") == "float");
-    BOOST_TEST(r.get<std::string>("local") == "null");
-    BOOST_TEST(r.get<double>("times.total_s.min") <= r.get<double>("times.total_s.median"));
-    BOOST_TEST(r.get_child("times.kernel_s.samples").size() == 3u);
-    BOOST_TEST(r.get<double>("gflops.kernel") > 0.0);
-    BOOST_TEST(r.get<double>("times.cpu_s") >= 0.0);
-    BOOST_TEST(r.get<bool>("verification.passed"));
-    BOOST_TEST(r.get<int>("verification.checked") == 3 * 32 * 32);
-    BOOST_TEST(r.get_child("random_checks").size() == 10u);
+    BOOST_TEST(r.at("status") == "verified");
+    BOOST_TEST(!r.at("device").at("name").get<std::string>().empty());
+    BOOST_TEST(!r.at("device").at("vendor").get<std::string>().empty());
+    BOOST_TEST(!r.at("device").at("driver").get<std::string>().empty());
+    BOOST_TEST(r.at("mqlcl_version").get<std::string>().rfind("mqlcl ", 0) == 0u);
+    BOOST_TEST(r.at("sizes").at("rows1") == 32); // numbers are JSON numbers
+    BOOST_TEST(r.at("type") == "float");
+    BOOST_TEST(r.at("local").is_null());
+    const nlohmann::json &total = r.at("times").at("total_s");
+    BOOST_TEST(total.at("min").get<double>() <= total.at("median").get<double>());
+    BOOST_TEST(r.at("times").at("kernel_s").at("samples").size() == 3u);
+    BOOST_TEST(r.at("gflops").at("kernel").get<double>() > 0.0);
+    BOOST_TEST(r.at("times").at("cpu_s").get<double>() >= 0.0);
+    BOOST_TEST(r.at("verification").at("passed").get<bool>());
+    BOOST_TEST(r.at("verification").at("checked") == 3 * 32 * 32);
+    BOOST_TEST(r.at("random_checks").size() == 10u);
   }
   BOOST_TEST(runs == 2);
   BOOST_TEST(!has(run.out, "=====")); // the article's lines are text output only
@@ -184,7 +182,7 @@ BOOST_AUTO_TEST_CASE(the_chart_is_svg_with_this_run_and_the_overlays) {
   BOOST_TEST_REQUIRE(first.status == 0, first.err);
   std::ofstream(saved) << first.out;
   Outcome run = run_replay({"all", "--size", "24", "--no-cpu", "--chart", chart.string(),
-                            "--overlay", std::string(MQLCL_TEST_RESULTS) + "/article-hd4870.json",
+                            "--overlay", std::string(MQLCL_TEST_FIXTURES) + "/article-hd4870.json",
                             "--overlay", saved.string()});
   BOOST_TEST_REQUIRE(run.status == 0, run.err);
   BOOST_TEST(has(run.err, "chart written to"));
@@ -213,8 +211,8 @@ BOOST_AUTO_TEST_CASE(saved_results_alone_make_a_chart) {
   fs::path chart = work_file("saved-only.svg");
   fs::remove(chart);
   Outcome run = run_replay({"--chart", chart.string(), "--overlay",
-                            std::string(MQLCL_TEST_RESULTS) + "/article-hd4870.json", "--overlay",
-                            std::string(MQLCL_TEST_RESULTS) + "/article-cpu.json"});
+                            std::string(MQLCL_TEST_FIXTURES) + "/article-hd4870.json", "--overlay",
+                            std::string(MQLCL_TEST_FIXTURES) + "/article-cpu.json"});
   BOOST_TEST_REQUIRE(run.status == 0, run.err);
   std::ifstream in(chart);
   pt::ptree root;
@@ -223,22 +221,33 @@ BOOST_AUTO_TEST_CASE(saved_results_alone_make_a_chart) {
   for (const auto &child : root.get_child("svg"))
     polylines += child.first == "polyline" ? 1 : 0;
   BOOST_TEST(polylines == 4u); // two series, total time only, in two panels
+  // The chart subcommand says the same in fewer words.
+  fs::path again = work_file("saved-only-again.svg");
+  Outcome subcommand = run_replay({"chart", again.string(),
+                                   std::string(MQLCL_TEST_FIXTURES) + "/article-hd4870.json",
+                                   std::string(MQLCL_TEST_FIXTURES) + "/article-cpu.json"});
+  BOOST_TEST_REQUIRE(subcommand.status == 0, subcommand.err);
+  BOOST_TEST(harness_test::read_file(again) == harness_test::read_file(chart));
+  Outcome alone = run_replay({"chart", again.string()});
+  BOOST_TEST(alone.status == 2);
+  BOOST_TEST(has(alone.err, "chart takes the chart to write and the results to draw"), alone.err);
 }
 
 // A saved benchmark (bench --output) draws as bars: one per step and anchor at each size, and
 // one dashed line per device limit.
 BOOST_AUTO_TEST_CASE(a_saved_benchmark_makes_a_bar_chart) {
-  const std::string results = std::string(MQLCL_TEST_RESULTS) + "/bench-h100.json";
+  const std::string results =
+      std::string(MQLCL_TEST_FIXTURES) + "/bench-h100-numbers-as-strings.json";
   fs::path chart = work_file("bench.svg");
   fs::remove(chart);
   Outcome run = run_replay({"--chart", chart.string(), "--overlay", results});
   BOOST_TEST_REQUIRE(run.status == 0, run.err);
-  pt::ptree saved;
-  pt::read_json(results, saved);
-  size_t measured = 0;
-  for (const auto &size : saved.get_child("sizes"))
-    for (const auto &row : size.second.get_child("results"))
-      measured += row.second.get_optional<double>("gflops") ? 1 : 0;
+  std::ifstream saved_file(results);
+  const nlohmann::json saved = nlohmann::json::parse(saved_file);
+  size_t measured = 0; // a file of record from before numbers were numbers: "gflops": "65673.98"
+  for (const nlohmann::json &size : saved.at("sizes"))
+    for (const nlohmann::json &row : size.at("results"))
+      measured += row.contains("gflops") ? 1 : 0;
   std::ifstream in(chart);
   pt::ptree root;
   pt::read_xml(in, root);
@@ -252,11 +261,11 @@ BOOST_AUTO_TEST_CASE(a_saved_benchmark_makes_a_bar_chart) {
   }
   BOOST_TEST(measured > 20u);
   BOOST_TEST(bars == measured);
-  BOOST_TEST(dashed == saved.get_child("limits").size());
+  BOOST_TEST(dashed == saved.at("limits").size());
 
   // One benchmark per chart, and not mixed with replays.
   Outcome two = run_replay({"--chart", chart.string(), "--overlay", results, "--overlay",
-                            std::string(MQLCL_TEST_RESULTS) + "/article-cpu.json"});
+                            std::string(MQLCL_TEST_FIXTURES) + "/article-cpu.json"});
   BOOST_TEST(two.status == 2);
   BOOST_TEST(has(two.err, "one results file"), two.err);
 }

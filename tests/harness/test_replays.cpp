@@ -344,7 +344,7 @@ BOOST_AUTO_TEST_CASE(a_build_failure_carries_the_build_log) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-// A step beyond the article, as later issues will add them: only data plus a geometry function.
+// A step beyond the article, as later issues will add them: only data plus a launch shape.
 namespace {
 
 LaunchGeometry square_tiles(const GeometryInput &input) {
@@ -355,6 +355,8 @@ LaunchGeometry square_tiles(const GeometryInput &input) {
   geometry.local = {tile, tile, 0};
   return geometry;
 }
+
+const LaunchShape kSquareTiles{"2-D, TS x TS work-groups over ROWS1 x COLS2", square_tiles};
 
 uint64_t tile_bytes(const GeometryInput &input) {
   auto tile = static_cast<uint64_t>(input.params.at("TS"));
@@ -369,7 +371,7 @@ Step tiled_step() {
   step.kernel_name = "tiledMul";
   step.in_article = false;
   step.layout_b = Layout::column_major;
-  step.geometry = square_tiles;
+  step.geometry = &kSquareTiles;
   step.params = {{"TS", 8}};
   step.padding = {8, 8, 8};
   step.args = {{Kind::matrix_a},

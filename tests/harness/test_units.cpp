@@ -5,17 +5,19 @@
 #include "chart.hpp"
 #include "cli.hpp"
 #include "error.hpp"
+#include "json.hpp"
 #include "matrices.hpp"
+#include "progress.hpp"
 #include "reference.hpp"
 #include "report.hpp"
 #include "verify.hpp"
 
-#include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -785,6 +787,28 @@ BOOST_AUTO_TEST_CASE(unknown_scripts_and_options_are_rejected_with_a_hint) {
   BOOST_TEST(parse({"--list-devices"}).list_devices);
 }
 
+// replay, tune, bench and gemm are subcommands with the same options; replay is the default.
+BOOST_AUTO_TEST_CASE(subcommands_share_the_options) {
+  CommandLine replay = parse({"replay", "matr_mul_1dim", "--size", "64"});
+  BOOST_TEST((replay.mode == Mode::replay));
+  BOOST_TEST(replay.steps == std::vector<std::string>{"matr_mul_1dim"},
+             boost::test_tools::per_element());
+  BOOST_TEST(replay.options.sizes.cols2 == 64u);
+  // Each --overlay and --param takes one value, so a script after one is still a script.
+  CommandLine overlay = parse({"--chart", "c.svg", "--overlay", "a.json", "matr_mul_1dim"});
+  BOOST_TEST(overlay.overlays.size() == 1u);
+  BOOST_TEST(overlay.steps.size() == 1u);
+  CommandLine chart = parse({"chart", "c.svg", "a.json", "b.json"});
+  BOOST_TEST(chart.chart->string() == "c.svg");
+  BOOST_TEST(chart.overlays.size() == 2u);
+  BOOST_TEST((parse({"gemm", "--sizes", "64"}).mode == Mode::gemm));
+  BOOST_TEST(contains(error_of([] { parse({"gemm", "matr_mul_1dim"}); }), "gemm takes no script"));
+  BOOST_TEST(contains(error_of([] {
+                        parse({"chart", "--fast", "c.svg", "a.json"});
+                      }),
+                      "unknown option --fast"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(output)
@@ -826,33 +850,66 @@ BOOST_AUTO_TEST_CASE(json_is_parseable_and_holds_the_documented_fields) {
   failed.step = "matr_mul_vect";
   failed.status = Status::rejected;
   failed.message = "COLSROWS must be a multiple of 4\n(line two)";
-  std::stringstream text(to_json({sample_run(), failed}));
-  pt::ptree root;
-  pt::read_json(text, root);
-  BOOST_TEST(root.get<std::string>("format") == "mqlcl-replay/1");
-  std::vector<pt::ptree> runs;
-  for (const auto &entry : root.get_child("runs"))
-    runs.push_back(entry.second);
+  const std::string text = to_json({sample_run(), failed});
+  const Json root = Json::parse(text);
+  BOOST_TEST(root.at("format") == "mqlcl-replay/1");
+  const Json &runs = root.at("runs");
   BOOST_TEST_REQUIRE(runs.size() == 2u);
-  const pt::ptree &run = runs[0];
-  BOOST_TEST(run.get<std::string>("step") == "matr_mul_vect_v2");
-  BOOST_TEST(run.get<std::string>("status") == "verified");
-  BOOST_TEST(run.get<std::string>("device.name") == "Device \"quoted\", with comma");
-  BOOST_TEST(run.get<std::string>("mqlcl_version") == "mqlcl 1.0.0");
-  BOOST_TEST(run.get<int>("sizes.colsrows") == 48);
-  BOOST_TEST(run.get<std::string>("type") == "float");
-  BOOST_TEST(run.get_child("local").begin()->second.get_value<int>() == 16);
-  BOOST_TEST(run.get<double>("times.total_s.min") == 0.002);
-  BOOST_TEST(run.get<double>("times.total_s.median") == 0.003);
-  BOOST_TEST(run.get<double>("times.kernel_s.median") == 0.0015);
-  BOOST_TEST(run.get<double>("gflops.kernel") == 2.0 * 64 * 48 * 32 / 0.0015 / 1e9,
+  const Json &run = runs[0];
+  BOOST_TEST(run.at("step") == "matr_mul_vect_v2");
+  BOOST_TEST(run.at("status") == "verified");
+  BOOST_TEST(json_string(run, "device.name") == "Device \"quoted\", with comma");
+  BOOST_TEST(run.at("mqlcl_version") == "mqlcl 1.0.0");
+  BOOST_TEST(run.at("sizes").at("colsrows").is_number_integer()); // numbers, not strings
+  BOOST_TEST(run.at("sizes").at("colsrows") == 48);
+  BOOST_TEST(run.at("type") == "float");
+  BOOST_TEST(run.at("local").at(0) == 16);
+  BOOST_TEST(*json_number(run, "times.total_s.min") == 0.002);
+  BOOST_TEST(*json_number(run, "times.total_s.median") == 0.003);
+  BOOST_TEST(*json_number(run, "times.kernel_s.median") == 0.0015);
+  BOOST_TEST(*json_number(run, "gflops.kernel") == 2.0 * 64 * 48 * 32 / 0.0015 / 1e9,
              boost::test_tools::tolerance(1e-12));
-  BOOST_TEST(run.get<bool>("verification.passed"));
-  BOOST_TEST(run.get<int>("verification.checked") == 3 * 64 * 32);
-  BOOST_TEST(run.get_child("random_checks").begin()->second.get<std::string>("cpu") == "null");
-  BOOST_TEST(runs[1].get<std::string>("status") == "rejected");
-  BOOST_TEST(runs[1].get<std::string>("message") == "COLSROWS must be a multiple of 4\n(line two)");
-  BOOST_TEST(runs[1].get<std::string>("device") == "null");
+  BOOST_TEST(*json_bool(run, "verification.passed"));
+  BOOST_TEST(run.at("verification").at("checked") == 3 * 64 * 32);
+  BOOST_TEST(run.at("random_checks").at(0).at("cpu").is_null());
+  BOOST_TEST(runs[1].at("status") == "rejected");
+  BOOST_TEST(runs[1].at("message") == "COLSROWS must be a multiple of 4\n(line two)");
+  BOOST_TEST(runs[1].at("device").is_null());
+  BOOST_TEST(text.find(R"x("message": "COLSROWS must be a multiple of 4\n(line two)")x") !=
+             std::string::npos);
+}
+
+// Progress is for a terminal: to a file or pipe (a log, CI), or with --format json, nothing.
+BOOST_AUTO_TEST_CASE(progress_is_quiet_off_a_terminal) {
+  std::FILE *file = std::tmpfile();
+  BOOST_TEST_REQUIRE(file != nullptr);
+  {
+    ProgressLine progress(file, false);
+    progress.show("4096x4096x4096: matr_mul_tuned (1 of 2)");
+    progress.show("later", false);
+    progress.clear();
+  }
+  BOOST_TEST(std::ftell(file) == 0L);
+  std::fclose(file);
+}
+
+// Result files written before numbers were written as numbers hold them as strings; the readers
+// take both.
+BOOST_AUTO_TEST_CASE(json_readers_take_numbers_written_as_strings) {
+  const Json old = Json::parse(R"({"n": "2000", "gflops": "65673.98", "verified": "true",
+                                    "nested": {"rows1": "48", "bad": "4x"}})");
+  BOOST_TEST(*json_integer(old, "n") == 2000);
+  BOOST_TEST(*json_number(old, "gflops") == 65673.98);
+  BOOST_TEST(*json_bool(old, "verified"));
+  BOOST_TEST(*json_integer(old, "nested.rows1") == 48);
+  BOOST_TEST(!json_number(old, "nested.bad"));
+  BOOST_TEST(!json_number(old, "nested.missing"));
+  BOOST_TEST(!json_number(old, "n.deeper"));
+  BOOST_TEST(json_string(old, "n") == "2000");
+  const Json now = Json::parse(R"({"n": 2000, "verified": true})");
+  BOOST_TEST(*json_integer(now, "n") == 2000);
+  BOOST_TEST(json_string(now, "n") == "2000");
+  BOOST_TEST(*json_bool(now, "verified"));
 }
 
 BOOST_AUTO_TEST_CASE(csv_has_one_row_per_run_with_the_headers_columns) {
@@ -879,10 +936,6 @@ BOOST_AUTO_TEST_CASE(csv_has_one_row_per_run_with_the_headers_columns) {
   BOOST_TEST(rows == 2);
 }
 
-BOOST_AUTO_TEST_CASE(json_strings_are_escaped) {
-  BOOST_TEST(json_escape("a\"b\\c\n\t\x01") == "a\\\"b\\\\c\\n\\t\\u0001");
-}
-
 BOOST_AUTO_TEST_CASE(chart_is_well_formed_svg_with_a_line_per_series) {
   StepRun v3 = sample_run();
   v3.step = "matr_mul_vect_v3";
@@ -890,7 +943,7 @@ BOOST_AUTO_TEST_CASE(chart_is_well_formed_svg_with_a_line_per_series) {
   BOOST_TEST_REQUIRE(series.size() == 1u);
   BOOST_TEST(series[0].points.size() == 2u);
   for (const char *file : {"article-hd4870.json", "article-cpu.json"})
-    for (ChartSeries &s : load_results(std::filesystem::path(MQLCL_TEST_RESULTS) / file))
+    for (ChartSeries &s : load_results(std::filesystem::path(MQLCL_TEST_FIXTURES) / file))
       series.push_back(std::move(s));
   BOOST_TEST_REQUIRE(series.size() == 3u);
   BOOST_TEST(series[1].label == "Radeon HD 4870 (article, 2012)");

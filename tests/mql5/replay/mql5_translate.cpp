@@ -441,7 +441,10 @@ int main(int argc, char **argv) {
            "--name NAME [-D MACRO=VALUE]...");
     Translator translator(include, load_builtins(builtins), defines);
     std::string text = translator.run(script, name);
-    std::ofstream(output) << text;
+    std::ofstream out(output);
+    out << text;
+    if (!out.flush())
+      fail("cannot write " + output);
     return 0;
   } catch (const std::exception &e) {
     std::cerr << "mql5-translate: " << e.what() << std::endl;

@@ -1,0 +1,270 @@
+// cuBLAS's SGEMM (FP32 and TF32) for bench, and its general products for gemm, on NVIDIA GPUs.
+#include "anchors_detail.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+namespace mqlcl::replay {
+
+namespace {
+
+// The CUDA runtime and cuBLAS, loaded on first use and never unloaded, as OpenCL is
+// (RawOpenCL::load): the runtime keeps threads and memory of its own until the process ends.
+struct CudaLibraries {
+  std::optional<boost::dll::shared_library> cudart, cublas;
+  std::string tried;
+};
+
+const CudaLibraries &cuda_libraries() {
+  static const CudaLibraries *const loaded = [] {
+    auto *libraries = new CudaLibraries;
+    std::vector<std::string> dirs = {environment("MQLCL_CUDA_LIBRARY_DIR"),
+                                     "/usr/local/cuda/lib64"};
+    libraries->cudart =
+        load_first({"libcudart.so.13", "libcudart.so.12", "libcudart.so"}, dirs, libraries->tried);
+    libraries->cublas =
+        load_first({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, dirs, libraries->tried);
+    return libraries;
+  }();
+  return *loaded;
+}
+
+} // namespace
+
+AnchorResult cublas_sgemm(const GemmProblem &p, uint32_t repeat, bool tf32) {
+  AnchorResult result;
+  result.name = tf32 ? "cuBLAS SGEMM (TF32 tensor cores)" : "cuBLAS SGEMM (FP32)";
+  result.timing = "CUDA events around cublasSgemm, after one warm-up call";
+  const CudaLibraries &libraries = cuda_libraries();
+  const auto &cudart = libraries.cudart, &cublas = libraries.cublas;
+  if (!cudart || !cublas) {
+    result.note = "the CUDA runtime or cuBLAS is not installed (tried " + libraries.tried + ")";
+    return result;
+  }
+  // The CUDA runtime and cuBLAS C APIs: errors are ints, 0 is success; handles are pointers.
+  auto &cuda_malloc = cudart->get<int(void **, size_t)>("cudaMalloc");
+  auto &cuda_free = cudart->get<int(void *)>("cudaFree");
+  auto &cuda_memcpy = cudart->get<int(void *, const void *, size_t, int)>("cudaMemcpy");
+  auto &event_create = cudart->get<int(void **)>("cudaEventCreate");
+  auto &event_record = cudart->get<int(void *, void *)>("cudaEventRecord");
+  auto &event_synchronize = cudart->get<int(void *)>("cudaEventSynchronize");
+  auto &event_elapsed = cudart->get<int(float *, void *, void *)>("cudaEventElapsedTime");
+  auto &event_destroy = cudart->get<int(void *)>("cudaEventDestroy");
+  auto &create = cublas->get<int(void **)>("cublasCreate_v2");
+  auto &destroy = cublas->get<int(void *)>("cublasDestroy_v2");
+  auto &set_math_mode = cublas->get<int(void *, int)>("cublasSetMathMode");
+  auto &get_version = cublas->get<int(void *, int *)>("cublasGetVersion_v2");
+  using Sgemm = int(void *, int, int, int, int, int, const float *, const float *, int,
+                    const float *, int, const float *, float *, int);
+  auto &sgemm = cublas->get<Sgemm>("cublasSgemm_v2");
+
+  void *handle = nullptr;
+  if (create(&handle) != 0) {
+    result.note = "cublasCreate failed (no CUDA device?)";
+    return result;
+  }
+  int version = 0;
+  get_version(handle, &version);
+  result.note = fmt::format("{} (cuBLAS {})", cublas->location().string(), version);
+  constexpr int kPedanticMath = 2, kTf32TensorOpMath = 3, kHostToDevice = 1, kDeviceToHost = 2;
+  set_math_mode(handle, tf32 ? kTf32TensorOpMath : kPedanticMath);
+  void *a = nullptr, *b = nullptr, *c = nullptr;
+  size_t c_bytes = size_t{p.m} * p.n * 4;
+  if (cuda_malloc(&a, p.a->size() * 4) != 0 || cuda_malloc(&b, p.b->size() * 4) != 0 ||
+      cuda_malloc(&c, c_bytes) != 0) {
+    result.note += ": cudaMalloc failed";
+  } else {
+    cuda_memcpy(a, p.a->data(), p.a->size() * 4, kHostToDevice);
+    cuda_memcpy(b, p.b->data(), p.b->size() * 4, kHostToDevice);
+    void *start = nullptr, *stop = nullptr;
+    event_create(&start);
+    event_create(&stop);
+    const float one = 1.0f, zero = 0.0f;
+    // Column-major view: C^T (N x M) = op(B) * A^T with op(B) = B^T (B stored K x N, ld K).
+    constexpr int kNoTranspose = 0, kTranspose = 1;
+    for (uint32_t r = 0; r <= repeat; ++r) {
+      event_record(start, nullptr);
+      int status =
+          sgemm(handle, kTranspose, kNoTranspose, static_cast<int>(p.n), static_cast<int>(p.m),
+                static_cast<int>(p.k), &one, static_cast<const float *>(b), static_cast<int>(p.k),
+                static_cast<const float *>(a), static_cast<int>(p.k), &zero,
+                static_cast<float *>(c), static_cast<int>(p.n));
+      event_record(stop, nullptr);
+      event_synchronize(stop);
+      float milliseconds = 0;
+      event_elapsed(&milliseconds, start, stop);
+      if (status != 0) {
+        result.note += fmt::format(": cublasSgemm failed with status {}", status);
+        break;
+      }
+      if (r > 0)
+        result.seconds.values.push_back(milliseconds * 1e-3);
+    }
+    result.product.resize(size_t{p.m} * p.n);
+    cuda_memcpy(result.product.data(), c, c_bytes, kDeviceToHost);
+    event_destroy(start);
+    event_destroy(stop);
+    result.available = !result.seconds.empty();
+  }
+  cuda_free(a);
+  cuda_free(b);
+  cuda_free(c);
+  destroy(handle);
+  return result;
+}
+
+namespace {
+
+// Device copies of a GeneralGemm's operands in its element type, freed with the object.
+class CudaOperands {
+public:
+  CudaOperands(const CudaLibraries &libraries, const GeneralGemm &p)
+      : free_(&libraries.cudart->get<int(void *)>("cudaFree")),
+        copy_(&libraries.cudart->get<int(void *, const void *, size_t, int)>("cudaMemcpy")),
+        size_(p.double_precision ? 8 : 4) {
+    auto &allocate = libraries.cudart->get<int(void **, size_t)>("cudaMalloc");
+    c_elements_ = size_t{p.m} * p.n * p.batch;
+    ok_ = allocate(&a_, p.a->size() * size_) == 0 && allocate(&b_, p.b->size() * size_) == 0 &&
+          allocate(&c_, c_elements_ * size_) == 0 && upload(a_, *p.a) && upload(b_, *p.b);
+  }
+  ~CudaOperands() {
+    for (void *memory : {a_, b_, c_})
+      if (memory != nullptr)
+        free_(memory);
+  }
+  CudaOperands(const CudaOperands &) = delete;
+  CudaOperands &operator=(const CudaOperands &) = delete;
+  bool ok() const { return ok_; }
+  void *a() const { return a_; }
+  void *b() const { return b_; }
+  void *c() const { return c_; }
+  std::vector<double> product() const {
+    std::vector<double> out(c_elements_);
+    if (size_ == 8) {
+      copy_(out.data(), c_, c_elements_ * 8, kDeviceToHost);
+    } else {
+      std::vector<float> values(c_elements_);
+      copy_(values.data(), c_, c_elements_ * 4, kDeviceToHost);
+      out.assign(values.begin(), values.end());
+    }
+    return out;
+  }
+
+private:
+  static constexpr int kHostToDevice = 1, kDeviceToHost = 2;
+  bool upload(void *to, const std::vector<double> &values) {
+    if (size_ == 8)
+      return copy_(to, values.data(), values.size() * 8, kHostToDevice) == 0;
+    std::vector<float> narrowed(values.begin(), values.end());
+    return copy_(to, narrowed.data(), narrowed.size() * 4, kHostToDevice) == 0;
+  }
+  int (*free_)(void *);
+  int (*copy_)(void *, const void *, size_t, int);
+  size_t size_;
+  size_t c_elements_ = 0;
+  void *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
+  bool ok_ = false;
+};
+
+// One cuBLAS call of the problem, in the column-major view of row-major matrices:
+// C^T (n x m) = op(B)^T * op(A)^T, so B comes first and each operand keeps its own transpose.
+int call_cublas(const CudaLibraries &libraries, void *handle, const GeneralGemm &p,
+                const CudaOperands &on) {
+  constexpr int kNo = 0, kYes = 1;
+  const int ta = p.transpose_b ? kYes : kNo, tb = p.transpose_a ? kYes : kNo;
+  const int n = int(p.n), m = int(p.m), k = int(p.k);
+  const int ldb = int(p.transpose_b ? p.k : p.n), lda = int(p.transpose_a ? p.m : p.k);
+  const long long stride_b = (long long)p.n * p.k, stride_a = (long long)p.m * p.k,
+                  stride_c = (long long)p.m * p.n;
+  const auto &cublas = *libraries.cublas;
+  if (p.double_precision) {
+    const double one = 1, zero = 0;
+    auto *b = static_cast<const double *>(on.b()), *a = static_cast<const double *>(on.a());
+    auto *c = static_cast<double *>(on.c());
+    if (p.batch > 1)
+      return cublas
+          .get<int(void *, int, int, int, int, int, const double *, const double *, int, long long,
+                   const double *, int, long long, const double *, double *, int, long long, int)>(
+              "cublasDgemmStridedBatched")(handle, ta, tb, n, m, k, &one, b, ldb, stride_b, a, lda,
+                                           stride_a, &zero, c, n, stride_c, int(p.batch));
+    return cublas.get<int(void *, int, int, int, int, int, const double *, const double *, int,
+                          const double *, int, const double *, double *, int)>("cublasDgemm_v2")(
+        handle, ta, tb, n, m, k, &one, b, ldb, a, lda, &zero, c, n);
+  }
+  const float one = 1, zero = 0;
+  auto *b = static_cast<const float *>(on.b()), *a = static_cast<const float *>(on.a());
+  auto *c = static_cast<float *>(on.c());
+  if (p.batch > 1)
+    return cublas
+        .get<int(void *, int, int, int, int, int, const float *, const float *, int, long long,
+                 const float *, int, long long, const float *, float *, int, long long, int)>(
+            "cublasSgemmStridedBatched")(handle, ta, tb, n, m, k, &one, b, ldb, stride_b, a, lda,
+                                         stride_a, &zero, c, n, stride_c, int(p.batch));
+  return cublas.get<int(void *, int, int, int, int, int, const float *, const float *, int,
+                        const float *, int, const float *, float *, int)>("cublasSgemm_v2")(
+      handle, ta, tb, n, m, k, &one, b, ldb, a, lda, &zero, c, n);
+}
+
+} // namespace
+
+GeneralAnchor cublas_gemm(const GeneralGemm &p, uint32_t repeat) {
+  GeneralAnchor result;
+  result.name = fmt::format("cuBLAS {}gemm{} ({})", p.double_precision ? "D" : "S",
+                            p.batch > 1 ? "StridedBatched" : "",
+                            p.double_precision ? "FP64" : (p.tf32 ? "TF32" : "FP32"));
+  const CudaLibraries &libraries = cuda_libraries();
+  if (!libraries.cudart || !libraries.cublas) {
+    result.note = "the CUDA runtime or cuBLAS is not installed (tried " + libraries.tried + ")";
+    return result;
+  }
+  const auto &cudart = *libraries.cudart, &cublas = *libraries.cublas;
+  auto &event_create = cudart.get<int(void **)>("cudaEventCreate");
+  auto &event_record = cudart.get<int(void *, void *)>("cudaEventRecord");
+  auto &event_synchronize = cudart.get<int(void *)>("cudaEventSynchronize");
+  auto &event_elapsed = cudart.get<int(float *, void *, void *)>("cudaEventElapsedTime");
+  auto &event_destroy = cudart.get<int(void *)>("cudaEventDestroy");
+  void *handle = nullptr;
+  if (cublas.get<int(void **)>("cublasCreate_v2")(&handle) != 0) {
+    result.note = "cublasCreate failed (no CUDA device?)";
+    return result;
+  }
+  constexpr int kPedanticMath = 2, kTf32Math = 3;
+  cublas.get<int(void *, int)>("cublasSetMathMode")(handle, p.tf32 ? kTf32Math : kPedanticMath);
+  {
+    CudaOperands operands(libraries, p);
+    if (!operands.ok()) {
+      result.note = "cudaMalloc or cudaMemcpy failed";
+    } else {
+      void *start = nullptr, *stop = nullptr;
+      event_create(&start);
+      event_create(&stop);
+      for (uint32_t r = 0; r <= repeat; ++r) {
+        event_record(start, nullptr);
+        int status = call_cublas(libraries, handle, p, operands);
+        event_record(stop, nullptr);
+        event_synchronize(stop);
+        float milliseconds = 0;
+        event_elapsed(&milliseconds, start, stop);
+        if (status != 0) {
+          result.note = fmt::format("cuBLAS failed with status {}", status);
+          break;
+        }
+        if (r > 0)
+          result.seconds.values.push_back(milliseconds * 1e-3);
+      }
+      event_destroy(start);
+      event_destroy(stop);
+      result.product = operands.product();
+      result.available = !result.seconds.empty();
+      if (result.available)
+        result.note = cublas.location().string();
+    }
+  }
+  cublas.get<int(void *)>("cublasDestroy_v2")(handle);
+  return result;
+}
+
+} // namespace mqlcl::replay
