@@ -52,12 +52,11 @@ std::string device_lines(const std::string &device_key, const Json &steps,
       if (const Json *values = json_at(entry, "params"); values != nullptr && values->is_object())
         for (const auto &[name, value] : values->items()) // the file's (sorted) order
           params += fmt::format("{}{}={}", params.empty() ? "" : " ", name, as_text(value));
-      lines += fmt::format("{{{}, \"{}\", \"{}\", \"{}\", {}, {}, {}, \"{}\", \"{}\"}},\n", vendor,
-                           architecture, device_key.substr(0, bar), form,
-                           json_integer(entry, "rows1").value_or(0),
-                           json_integer(entry, "cols2").value_or(0),
-                           json_integer(entry, "colsrows").value_or(0),
-                           json_string(entry, "kernel_file"), params);
+      lines += fmt::format(
+          "{{{}, \"{}\", \"{}\", \"{}\", {}, {}, {}, \"{}\", \"{}\"}},\n", vendor, architecture,
+          device_key.substr(0, bar), form, json_integer(entry, "rows1").value_or(0),
+          json_integer(entry, "cols2").value_or(0), json_integer(entry, "colsrows").value_or(0),
+          json_string(entry, "kernel_file"), params);
     }
   }
   return lines;
