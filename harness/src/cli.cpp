@@ -89,6 +89,7 @@ const std::vector<std::string> kValues{
 
 void add_run_options(CLI::App &app, RawOptions &raw) {
   app.allow_extras(); // unknown options are refused below, in mqlcl-replay's words
+  app.allow_windows_style_options(false); // CLI11's default on Windows reads "/path" as an option
   raw.options["--help"] = app.add_flag("-h,--help", raw.help);
   raw.options["--version"] = app.add_flag("--version", raw.version);
   raw.options["--list"] = app.add_flag("--list", raw.list);
@@ -261,6 +262,7 @@ CommandLine parse_gemm_database(const std::vector<std::string> &args) {
   CommandLine command;
   command.mode = Mode::gemm_database;
   CLI::App app("mqlcl-replay gemm-database", "mqlcl-replay gemm-database");
+  app.allow_windows_style_options(false); // "/tmp/x.json" is a path, not an option
   app.set_help_flag();
   app.allow_extras();
   std::string output;
@@ -286,6 +288,7 @@ CommandLine parse_gemm_database(const std::vector<std::string> &args) {
 CommandLine parse_chart(const std::vector<std::string> &args) {
   CommandLine command;
   CLI::App app("mqlcl-replay chart", "mqlcl-replay chart");
+  app.allow_windows_style_options(false); // "/tmp/x.json" is a path, not an option
   app.set_help_flag();
   app.allow_extras();
   std::vector<std::string> files;
@@ -321,6 +324,7 @@ CommandLine parse_run(const std::vector<std::string> &args, const std::vector<St
   std::vector<std::string> rest(args.begin() + (named ? 1 : 0), args.end());
   refuse_flag_values(rest);
   CLI::App app("mqlcl-replay", "mqlcl-replay");
+  app.allow_windows_style_options(false); // "/tmp/x.json" is a path, not an option
   app.set_help_flag(); // --help prints usage(), below
   RawOptions raw;
   add_run_options(app, raw);

@@ -64,11 +64,11 @@ endfunction()
 # The header's functions.
 file(READ ${HEADER} header)
 set(space "[ \t\r\n]")
-string(REGEX MATCHALL "MQLCL_API${space}+[A-Za-z0-9_]+${space}*\\*?${space}*CL[A-Za-z]+${space}*\\("
+string(REGEX MATCHALL "MQLCL_API${space}+[A-Za-z0-9_]+${space}*\\*?${space}*CL[A-Za-z0-9]+${space}*\\("
        declarations "${header}")
 set(declared "")
 foreach(declaration IN LISTS declarations)
-  string(REGEX REPLACE ".*(CL[A-Za-z]+)[ \t\r\n]*\\($" "\\1" name "${declaration}")
+  string(REGEX REPLACE ".*(CL[A-Za-z0-9]+)[ \t\r\n]*\\($" "\\1" name "${declaration}")
   list(APPEND declared ${name})
 endforeach()
 list(SORT declared)
