@@ -325,7 +325,7 @@ CommandLine parse_run(const std::vector<std::string> &args, const std::vector<St
   refuse_flag_values(rest);
   CLI::App app("mqlcl-replay", "mqlcl-replay");
   app.allow_windows_style_options(false); // "/tmp/x.json" is a path, not an option
-  app.set_help_flag(); // --help prints usage(), below
+  app.set_help_flag();                    // --help prints usage(), below
   RawOptions raw;
   add_run_options(app, raw);
   parse_with(app, rest);
