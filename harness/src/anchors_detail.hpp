@@ -24,7 +24,9 @@ inline double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-inline std::string environment(const char *name) {
+// The variable's value, or "" (platform.hpp's environment() gives an optional: another name, so
+// the two never meet in one program).
+inline std::string environment_or_empty(const char *name) {
   const char *value = std::getenv(name);
   return value != nullptr ? value : "";
 }
