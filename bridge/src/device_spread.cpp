@@ -1,5 +1,7 @@
 #include "device_spread.hpp"
 
+#include "devices.hpp"
+
 #include "os_library.hpp"
 
 #include <mqlcl/mqlcl.h>
@@ -19,16 +21,6 @@ namespace mqlcl {
 namespace fs = std::filesystem;
 
 namespace {
-
-int kind_rank(cl_device_type type) {
-  if (type & CL_DEVICE_TYPE_GPU)
-    return 0;
-  if (type & CL_DEVICE_TYPE_ACCELERATOR)
-    return 1;
-  if (type & CL_DEVICE_TYPE_CPU)
-    return 2;
-  return 3;
-}
 
 // The folder of the slot files: MQLCL_RUNTIME_DIR, else the system's runtime folder.
 std::string runtime_folder() {

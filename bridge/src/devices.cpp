@@ -16,15 +16,6 @@
 
 namespace mqlcl {
 
-namespace {
-
-std::string trimmed(std::string text) {
-  while (!text.empty() &&
-         (text.back() == '\0' || std::isspace(static_cast<unsigned char>(text.back()))))
-    text.pop_back();
-  return text;
-}
-
 int kind_rank(cl_device_type type) {
   if (type & CL_DEVICE_TYPE_GPU)
     return 0;
@@ -33,6 +24,15 @@ int kind_rank(cl_device_type type) {
   if (type & CL_DEVICE_TYPE_CPU)
     return 2;
   return 3;
+}
+
+namespace {
+
+std::string trimmed(std::string text) {
+  while (!text.empty() &&
+         (text.back() == '\0' || std::isspace(static_cast<unsigned char>(text.back()))))
+    text.pop_back();
+  return text;
 }
 
 Device describe(cl_platform_id platform, int32_t platform_index, cl_device_id id) {

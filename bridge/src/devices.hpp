@@ -81,4 +81,7 @@ template <class T> T device_info(cl_device_id device, cl_device_info property) {
   return value;
 }
 
+// Where a device of `type` comes in the device list: GPUs, accelerators, CPUs, then the rest.
+int kind_rank(cl_device_type type);
+
 } // namespace mqlcl
