@@ -11,17 +11,15 @@ cmake --preset fuzz
 cmake --build --preset fuzz --target mqlcl_fuzz_abi
 
 # The same run-time options as the asan preset (CMakePresets.json); docs/reliability.md says why.
-export ASAN_OPTIONS=detect_leaks=1:use_sigaltstack=0
+export ASAN_OPTIONS=detect_leaks=1:use_sigaltstack=0:intercept_tls_get_addr=0
 export LSAN_OPTIONS=suppressions=$PWD/sanitizers/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 corpus=build-fuzz/corpus-ci
 rm -rf "$corpus" && mkdir -p "$corpus" build-fuzz/artifacts
 # New inputs go to the scratch corpus; the checked-in seeds are only read.
 # -detect_leaks=0 turns off libFuzzer's leak check after each input, not LeakSanitizer: leaks are
-# still checked once, at exit, over everything the run allocated. The per-input check stops the
-# world up to 1000 times a run, and LSan's tracer sometimes segfaults while PoCL's worker threads
-# come and go ("Tracer caught signal 11", google/sanitizers#1353): that failed CI once, on a
-# corpus that passes. docs/reliability.md has the rest.
+# still checked once, at exit, over everything the run allocated (the per-input check stops every
+# thread up to 1000 times a run). docs/reliability.md has the rest.
 build-fuzz/bin/mqlcl_fuzz_abi -detect_leaks=0 -max_total_time="${MQLCL_FUZZ_SECONDS:-120}" -max_len=4096 \
   -timeout=60 -rss_limit_mb=8192 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/ \
   "$corpus" fuzz/corpus
