@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -278,11 +279,342 @@ StepRun Runner::run(const Step &step, const Options &options, Observer &observer
   return run;
 }
 
-template <class T>
-void Runner::host_only(const Step &step, const Options &options, Observer &observer, StepRun &run) {
-  std::vector<std::string> problems = size_problems(step, options.sizes, sizeof(T));
+namespace {
+
+void reject_if(const std::vector<std::string> &problems) {
   if (!problems.empty())
     bad_input(join(problems));
+}
+
+// CLContextCreate; a device the bridge does not have is the caller's mistake, named as such.
+Handle open_context(const Bridge &bridge, int32_t device) {
+  const BridgeApi &cl = bridge.api();
+  cl.CLResetLastError();
+  Handle context(cl.CLContextFree, cl.CLContextCreate(device));
+  if (context.get() != MQLCL_INVALID_HANDLE)
+    return context;
+  int64_t count = cl.CLGetInfoInteger(0, MQLCL_CL_DEVICE_COUNT);
+  if (device >= 0 && count > 0 && device >= count)
+    bad_input(fmt::format("there is no OpenCL device {}: the bridge sees {} device{} "
+                          "(mqlcl-replay --list-devices)",
+                          device, count, count == 1 ? "" : "s"));
+  bridge.fail(fmt::format("CLContextCreate({})", device));
+}
+
+// The step as it runs on this device: the tuned step picks its kernel and parameters once the
+// device is known, and --param goes over them.
+Step on_device(const Step &chosen, const Options &options, const DeviceCaps &caps, StepRun &run) {
+  Step step = chosen;
+  if (chosen.tuning != DeviceTuning::none) {
+    step = for_device(chosen, caps, options.sizes);
+    run.source = step.source;
+  }
+  for (const auto &[name, value] : options.params)
+    step.params[name] = value;
+  return step;
+}
+
+// One step's product on the device through the bridge, in the article's order: initAllDataGPU()
+// (program, kernel, three buffers, their arguments, the writes), then executeGPU() and
+// readOutBuf(). The handles are declared in creation order, so they are freed in reverse.
+class DeviceProduct {
+public:
+  DeviceProduct(const Bridge &bridge, const Step &step, const Sizes &padded, int32_t context)
+      : bridge_(bridge), cl_(bridge.api()), step_(step), padded_(padded), context_(context),
+        scratch_(pass_scratch(step, padded)) {}
+
+  void build(const std::string &source, const std::string &options);
+  void read_kernel_info(StepRun &run) const;
+  void create_buffers(uint32_t in1_bytes, uint32_t in2_bytes, uint32_t out_bytes);
+  void prepare_operand_pass(size_t element_size);
+  void write_tensor_maps(size_t element_size);
+  void set_arguments(const GeometryInput &geometry_input);
+  template <class T> void write_inputs(const Inputs<T> &in);
+  template <class T> void zero_output(const std::vector<T> &zeros);
+  // executeGPU() + readOutBuf(): the operand pass if any, the product, the read. Returns the
+  // elements read; `seconds` is the wall time of all of it, as the article times it.
+  template <class T>
+  uint32_t execute_and_read(const LaunchGeometry &geometry, std::vector<T> &out, double &seconds);
+  // The last launch's kernel time: the product's, with the operand pass's when there is one.
+  double kernel_seconds() const;
+
+private:
+  Handle create_buffer(uint32_t bytes, const char *what) const;
+  Handle create_pass_kernel(const Handle &operand, const Handle &destination, uint32_t lines,
+                            uint32_t block) const;
+  void map_operand(uint32_t offset, const Handle &operand, uint32_t lines,
+                   const std::string &box_param, size_t element_size, const char *what);
+  int32_t set_argument(uint32_t index, const KernelArg &arg, const GeometryInput &geometry_input);
+  template <class T>
+  void write(const Handle &buffer, const T *data, size_t count, const char *what) const;
+  void execute_pass(const Handle &pass, uint64_t lines) const;
+  double execution_seconds(const Handle &launched) const;
+  // The operand pass rewrites in1 and in2 into scratch, which the product reads in their place.
+  const Handle &product_in1() const { return scratch_.covers_a() ? scratch_a_ : in1_; }
+  const Handle &product_in2() const { return scratch_.active() ? scratch_b_ : in2_; }
+
+  const Bridge &bridge_;
+  const BridgeApi &cl_;
+  const Step &step_;
+  const Sizes &padded_;
+  const int32_t context_;
+  const PassScratch scratch_;
+  const std::array<uint32_t, 3> offsets_{0, 0, 0};
+  Handle program_, kernel_;
+  Handle in1_, in2_, out_;
+  Handle scratch_a_, pass_a_, scratch_b_, pass_b_;
+  Handle maps_; // step 18's tensor maps
+};
+
+void DeviceProduct::build(const std::string &source, const std::string &options) {
+  std::vector<char16_t> build_log(1 << 16);
+  program_ =
+      Handle(cl_.CLProgramFree,
+             cl_.CLProgramCreateEx(context_, to_utf16(source).c_str(), to_utf16(options).c_str(),
+                                   build_log.data(), static_cast<uint32_t>(build_log.size())));
+  if (program_.get() == MQLCL_INVALID_HANDLE)
+    bridge_.fail(fmt::format("CLProgramCreateEx({}, \"{}\")", step_.kernel_file, options));
+  kernel_ = Handle(cl_.CLKernelFree,
+                   cl_.CLKernelCreate(program_.get(), to_utf16(step_.kernel_name).c_str()));
+  if (kernel_.get() == MQLCL_INVALID_HANDLE)
+    bridge_.fail(fmt::format("CLKernelCreate({})", step_.kernel_name));
+}
+
+void DeviceProduct::read_kernel_info(StepRun &run) const {
+  run.kernel_work_group_size = bridge_.info_integer(kernel_.get(), MQLCL_CL_KERNEL_WORK_GROUP_SIZE,
+                                                    "CL_KERNEL_WORK_GROUP_SIZE");
+  run.kernel_private_bytes = bridge_.info_integer(kernel_.get(), MQLCL_CL_KERNEL_PRIVATE_MEM_SIZE,
+                                                  "CL_KERNEL_PRIVATE_MEM_SIZE");
+  run.kernel_local_bytes = bridge_.info_integer(kernel_.get(), MQLCL_CL_KERNEL_LOCAL_MEM_SIZE,
+                                                "CL_KERNEL_LOCAL_MEM_SIZE");
+}
+
+Handle DeviceProduct::create_buffer(uint32_t bytes, const char *what) const {
+  Handle buffer(cl_.CLBufferFree, cl_.CLBufferCreate(context_, bytes, MQLCL_MEM_READ_WRITE));
+  if (buffer.get() == MQLCL_INVALID_HANDLE)
+    bridge_.fail(fmt::format("CLBufferCreate({}, {} bytes)", what, bytes));
+  return buffer;
+}
+
+void DeviceProduct::create_buffers(uint32_t in1_bytes, uint32_t in2_bytes, uint32_t out_bytes) {
+  in1_ = create_buffer(in1_bytes, "in1");
+  in2_ = create_buffer(in2_bytes, "in2");
+  out_ = create_buffer(out_bytes, "out");
+}
+
+// `lines`: the operand's own (the pass reads no further); a tiled pass covers whole tiles.
+Handle DeviceProduct::create_pass_kernel(const Handle &operand, const Handle &destination,
+                                         uint32_t lines, uint32_t block) const {
+  const std::string &name = step_.operand_pass->kernel_name;
+  Handle pass(cl_.CLKernelFree, cl_.CLKernelCreate(program_.get(), to_utf16(name).c_str()));
+  if (pass.get() == MQLCL_INVALID_HANDLE)
+    bridge_.fail(fmt::format("CLKernelCreate({})", name));
+  const int32_t count = static_cast<int32_t>(lines), tile_lines = static_cast<int32_t>(block);
+  if (cl_.CLSetKernelArgMem(pass.get(), 0, operand.get()) == 0 ||
+      cl_.CLSetKernelArgMem(pass.get(), 1, destination.get()) == 0 ||
+      cl_.CLSetKernelArg(pass.get(), 2, &count, sizeof count) == 0 ||
+      (block > 0 && cl_.CLSetKernelArg(pass.get(), 3, &tile_lines, sizeof tile_lines) == 0))
+    bridge_.fail(fmt::format("setting the arguments of {}", name));
+  return pass;
+}
+
+// The operand pass (wgmma's rounded TF32, step 17's tiles): its launches rewrite in1 and in2.
+void DeviceProduct::prepare_operand_pass(size_t element_size) {
+  if (!scratch_.active())
+    return;
+  if (scratch_.covers_a()) {
+    scratch_a_ =
+        create_buffer(static_cast<uint32_t>(scratch_.floats_a * element_size), "in1's parts");
+    pass_a_ = create_pass_kernel(in1_, scratch_a_, padded_.rows1, scratch_.block_a);
+  }
+  scratch_b_ =
+      create_buffer(static_cast<uint32_t>(scratch_.floats_b * element_size), "in2's parts");
+  pass_b_ = create_pass_kernel(in2_, scratch_b_, padded_.cols2, scratch_.block_b);
+}
+
+void DeviceProduct::map_operand(uint32_t offset, const Handle &operand, uint32_t lines,
+                                const std::string &box_param, size_t element_size,
+                                const char *what) {
+  const TensorMaps &tm = *step_.tensor_maps;
+  const auto typed = step_.params.find(tm.type_param);
+  const int32_t type =
+      typed != step_.params.end() && typed->second == 2 ? MQLCL_TENSOR_TF32 : MQLCL_TENSOR_FLOAT32;
+  const uint32_t pitch = padded_.colsrows * static_cast<uint32_t>(element_size);
+  const uint32_t box_lines = static_cast<uint32_t>(step_.params.at(box_param));
+  const uint32_t box_k = static_cast<uint32_t>(step_.params.at(tm.k_param));
+  if (cl_.CLBufferTensorMap(maps_.get(), offset, operand.get(), 0, lines, padded_.colsrows, pitch,
+                            box_lines, box_k, box_k * 4, type) == 0)
+    bridge_.fail(fmt::format("CLBufferTensorMap({})", what));
+}
+
+// Tensor maps (step 18): the product copies its tiles from in1 and in2 through them.
+void DeviceProduct::write_tensor_maps(size_t element_size) {
+  if (!step_.tensor_maps)
+    return;
+  const TensorMaps &tm = *step_.tensor_maps;
+  maps_ = create_buffer(256, "the tensor maps");
+  map_operand(0, in1_, padded_.rows1, tm.rows_param_a, element_size, "in1");
+  if (!tm.rows_param_b.empty())
+    map_operand(128, in2_, padded_.cols2, tm.rows_param_b, element_size, "in2");
+}
+
+int32_t DeviceProduct::set_argument(uint32_t index, const KernelArg &arg,
+                                    const GeometryInput &geometry_input) {
+  const int32_t kernel = kernel_.get();
+  switch (arg.kind) {
+  case KernelArg::Kind::matrix_a:
+    return cl_.CLSetKernelArgMem(kernel, index, product_in1().get());
+  case KernelArg::Kind::matrix_b:
+    return cl_.CLSetKernelArgMem(kernel, index, product_in2().get());
+  case KernelArg::Kind::matrix_c:
+    return cl_.CLSetKernelArgMem(kernel, index, out_.get());
+  case KernelArg::Kind::int_rows1:
+  case KernelArg::Kind::int_colsrows:
+  case KernelArg::Kind::int_cols2: {
+    const int32_t value =
+        static_cast<int32_t>(arg.kind == KernelArg::Kind::int_rows1      ? padded_.rows1
+                             : arg.kind == KernelArg::Kind::int_colsrows ? padded_.colsrows
+                                                                         : padded_.cols2);
+    return cl_.CLSetKernelArg(kernel, index, &value, sizeof(value));
+  }
+  case KernelArg::Kind::local_bytes:
+    return cl_.CLSetKernelArgMemLocal(kernel, index, arg.local_bytes(geometry_input));
+  case KernelArg::Kind::tensor_maps:
+    return maps_.get() != MQLCL_INVALID_HANDLE && cl_.CLSetKernelArgMem(kernel, index, maps_.get());
+  }
+  return 0;
+}
+
+void DeviceProduct::set_arguments(const GeometryInput &geometry_input) {
+  std::vector<KernelArg> args = kernel_args(step_);
+  for (uint32_t index = 0; index < args.size(); ++index)
+    if (set_argument(index, args[index], geometry_input) == 0)
+      bridge_.fail(fmt::format("setting argument {} of {}", index, step_.kernel_name));
+}
+
+template <class T>
+void DeviceProduct::write(const Handle &buffer, const T *data, size_t count,
+                          const char *what) const {
+  if (cl_.CLBufferWrite(buffer.get(), data, 0, 0, static_cast<uint32_t>(count), sizeof(T)) != count)
+    bridge_.fail(fmt::format("CLBufferWrite({})", what));
+}
+
+template <class T> void DeviceProduct::write_inputs(const Inputs<T> &in) {
+  write(in1_, in.first.data.data(), in.first.data.size(), "in1");
+  write(in2_, in.second.data.data(), in.second.data.size(), "in2");
+}
+
+// 0.0 everywhere: two of the article's kernels add into it.
+template <class T> void DeviceProduct::zero_output(const std::vector<T> &zeros) {
+  write(out_, zeros.data(), zeros.size(), "out");
+}
+
+void DeviceProduct::execute_pass(const Handle &pass, uint64_t lines) const {
+  const std::array<uint32_t, 3> global{static_cast<uint32_t>(lines * scratch_.groups), 1, 1};
+  if (cl_.CLExecute(pass.get(), 1, offsets_.data(), global.data(), nullptr) == 0)
+    bridge_.fail(fmt::format("CLExecute({})", step_.operand_pass->kernel_name));
+}
+
+template <class T>
+uint32_t DeviceProduct::execute_and_read(const LaunchGeometry &geometry, std::vector<T> &out,
+                                         double &seconds) {
+  Clock::time_point start = Clock::now();
+  if (scratch_.covers_a())
+    execute_pass(pass_a_, scratch_.lines_a);
+  if (scratch_.active())
+    execute_pass(pass_b_, scratch_.lines_b);
+  if (cl_.CLExecute(kernel_.get(), geometry.work_dim, offsets_.data(), geometry.global.data(),
+                    geometry.runtime_chooses_local() ? nullptr : geometry.local.data()) == 0)
+    bridge_.fail(fmt::format("CLExecute({})", step_.kernel_name));
+  uint32_t read =
+      cl_.CLBufferRead(out_.get(), out.data(), 0, 0, static_cast<uint32_t>(out.size()), sizeof(T));
+  seconds = seconds_since(start);
+  if (read == 0)
+    bridge_.fail("CLBufferRead(out)");
+  return read;
+}
+
+double DeviceProduct::execution_seconds(const Handle &launched) const {
+  return static_cast<double>(bridge_.info_integer(launched.get(), MQLCL_CL_KERNEL_EXECUTION_TIME,
+                                                  "CL_KERNEL_EXECUTION_TIME")) *
+         1e-9;
+}
+
+double DeviceProduct::kernel_seconds() const {
+  return execution_seconds(kernel_) + (scratch_.covers_a() ? execution_seconds(pass_a_) : 0.0) +
+         (scratch_.active() ? execution_seconds(pass_b_) : 0.0);
+}
+
+// checkRandom(): ten elements recomputed in REALTYPE, next to thirdCPU and the device's.
+template <class T>
+std::vector<RandomCheck> random_checks(ArticleRandom &random, const Options &options,
+                                       const Inputs<T> &in, const Matrix<T> *third_cpu,
+                                       const Matrix<T> &buf) {
+  std::vector<RandomCheck> checks;
+  for (uint32_t i = 0; i < options.random_checks; ++i) {
+    RandomCheck check;
+    check.row = random.gen_rnd(options.sizes.rows1);
+    check.col = random.gen_rnd(options.sizes.cols2);
+    T sum = 0;
+    for (uint32_t k = 0; k < options.sizes.colsrows; ++k)
+      sum += in.first.at(check.row, k) * in.second.at(k, check.col);
+    check.sum = sum;
+    if (third_cpu != nullptr)
+      check.cpu = third_cpu->at(check.row, check.col);
+    check.buf = buf.at(check.row, check.col);
+    checks.push_back(check);
+  }
+  return checks;
+}
+
+// The status from the verifications; for a racy listing, what its race did on this device.
+void conclude(const Step &step, StepRun &run) {
+  bool right =
+      run.verification.passed() && (!run.cpu_verification || run.cpu_verification->passed());
+  run.status = right ? Status::verified : Status::wrong;
+  if (run.cpu_verification && !run.cpu_verification->passed())
+    run.message = "the CPU loop's product is wrong (a harness bug)";
+  if (step.race.empty())
+    return;
+  run.message = run.verification.passed()
+                    ? fmt::format("the race of the listing as printed ({}) did not corrupt the "
+                                  "product on this device with this work-group size; {} adds "
+                                  "the missing barrier",
+                                  step.race, step.fixed_by)
+                    : fmt::format("this is the race of the listing as printed: {}; {} adds "
+                                  "the missing barrier",
+                                  step.race, step.fixed_by);
+}
+
+} // namespace
+
+// The article's single-core loop over the inputs as they are, in REALTYPE.
+template <class T>
+Matrix<T> Runner::cpu_product(const Step &step, const Options &options, const Inputs<T> &in,
+                              const Sizes &padded, Observer &observer, StepRun &run) {
+  Matrix<T> third(options.sizes.rows1, options.sizes.cols2, padded.rows1, padded.cols2,
+                  step.layout_c);
+  Progress progress = [&](uint32_t done, uint32_t total) { observer.cpu_progress(done, total); };
+  Clock::time_point start = Clock::now();
+  cpu_loop(step.cpu_loop, in, third, progress);
+  run.cpu_seconds = seconds_since(start);
+  observer.cpu_finished(run);
+  return third;
+}
+
+// A product of the inputs as they are, against their double-precision product.
+template <class T>
+Verification Runner::verify_unrounded(const Options &options, const Inputs<T> &in,
+                                      const Matrix<T> &product) {
+  std::shared_ptr<const Reference> reference = reference_for(options, in);
+  return verify(product, *reference,
+                tolerance_for<T>(options.sizes.colsrows, reference->max_abs_first,
+                                 reference->max_abs_second));
+}
+
+template <class T>
+void Runner::host_only(const Step &step, const Options &options, Observer &observer, StepRun &run) {
+  reject_if(size_problems(step, options.sizes, sizeof(T)));
   observer.started(run);
   if (!options.run_cpu) {
     run.status = Status::skipped;
@@ -292,55 +624,23 @@ void Runner::host_only(const Step &step, const Options &options, Observer &obser
   ArticleRandom random(options.seed);
   Inputs<T> in =
       generate_inputs<T>(options.sizes, run.padded, step.layout_a, step.layout_b, random);
-  Matrix<T> third(options.sizes.rows1, options.sizes.cols2, run.padded.rows1, run.padded.cols2,
-                  step.layout_c);
-  Progress progress = [&](uint32_t done, uint32_t total) { observer.cpu_progress(done, total); };
-  Clock::time_point start = Clock::now();
-  cpu_loop(step.cpu_loop, in, third, progress);
-  run.cpu_seconds = seconds_since(start);
-  observer.cpu_finished(run);
-
-  std::shared_ptr<const Reference> reference = reference_for(options, in);
-  run.verification = verify(third, *reference,
-                            tolerance_for<T>(options.sizes.colsrows, reference->max_abs_first,
-                                             reference->max_abs_second));
+  Matrix<T> third = cpu_product(step, options, in, run.padded, observer, run);
+  run.verification = verify_unrounded(options, in, third);
   run.status = run.verification.passed() ? Status::verified : Status::wrong;
 }
 
 template <class T>
 void Runner::replay(const Step &chosen, const Options &options, Observer &observer, StepRun &run) {
-  const BridgeApi &cl = bridge_.api();
-  Step resolved = chosen; // the tuned step picks its kernel once the device is known
-  const Step &step = resolved;
   const Sizes &padded = run.padded;
-  std::vector<std::string> problems = size_problems(step, options.sizes, sizeof(T));
-  if (!problems.empty())
-    bad_input(join(problems));
-
+  reject_if(size_problems(chosen, options.sizes, sizeof(T)));
   // The context first, so a bad device or a size the device cannot take is reported before the
   // minute-long CPU loop; the bridge calls still come in the scripts' order.
-  cl.CLResetLastError();
-  Handle context(cl.CLContextFree, cl.CLContextCreate(options.device));
-  if (context.get() == MQLCL_INVALID_HANDLE) {
-    int64_t count = cl.CLGetInfoInteger(0, MQLCL_CL_DEVICE_COUNT);
-    if (options.device >= 0 && count > 0 && options.device >= count)
-      bad_input(fmt::format("there is no OpenCL device {}: the bridge sees {} device{} "
-                            "(mqlcl-replay --list-devices)",
-                            options.device, count, count == 1 ? "" : "s"));
-    bridge_.fail(fmt::format("CLContextCreate({})", options.device));
-  }
+  Handle context = open_context(bridge_, options.device);
   run.device = read_device(context.get());
   const DeviceCaps &caps = run.device->caps;
-  if (chosen.tuning != DeviceTuning::none) {
-    resolved = for_device(chosen, caps, options.sizes);
-    run.source = resolved.source;
-  }
-  for (const auto &[name, value] : options.params)
-    resolved.params[name] = value;
-  problems =
-      device_problems(step, padded, caps, sizeof(T), options.double_precision, options.local);
-  if (!problems.empty())
-    bad_input(join(problems));
+  const Step step = on_device(chosen, options, caps, run);
+  reject_if(
+      device_problems(step, padded, caps, sizeof(T), options.double_precision, options.local));
   GeometryInput geometry_input{padded, options.local, caps, step.params, sizeof(T)};
   run.geometry = (*step.geometry)(geometry_input);
   run.build_options = build_options(step, padded, options.double_precision);
@@ -349,227 +649,45 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
 
   ArticleRandom random(options.seed);
   Inputs<T> in = generate_inputs<T>(options.sizes, padded, step.layout_a, step.layout_b, random);
-  Matrix<T> third_cpu;
+  std::optional<Matrix<T>> third_cpu;
   if (options.run_cpu) {
-    third_cpu = Matrix<T>(options.sizes.rows1, options.sizes.cols2, padded.rows1, padded.cols2,
-                          step.layout_c);
-    Progress progress = [&](uint32_t done, uint32_t total) { observer.cpu_progress(done, total); };
-    Clock::time_point start = Clock::now();
-    cpu_loop(step.cpu_loop, in, third_cpu, progress);
-    run.cpu_seconds = seconds_since(start);
-    observer.cpu_finished(run);
+    third_cpu = cpu_product(step, options, in, padded, observer, run);
+    run.cpu_verification = verify_unrounded(options, in, *third_cpu);
   }
-  // The CPU loop multiplies the inputs as they are, in REALTYPE.
-  std::shared_ptr<const Reference> reference = reference_for(options, in);
-  if (options.run_cpu)
-    run.cpu_verification = verify(third_cpu, *reference,
-                                  tolerance_for<T>(options.sizes.colsrows, reference->max_abs_first,
-                                                   reference->max_abs_second));
-  reference.reset();
-  // A TF32 product's reference too, before the device runs rather than between its replays.
+  // The references before the device runs rather than between its replays: of the inputs as they
+  // are, and of a TF32 product's rounded inputs.
+  reference_for(options, in);
   if (const InputRounding rounding = arithmetic_of(step).inputs;
       rounding != InputRounding::none && std::is_same_v<T, float>)
     reference_for(options, in, rounding);
 
-  // initAllDataGPU(): program, kernel, three buffers, their arguments, the three writes.
-  std::u16string source = to_utf16(read_kernel(step.kernel_file));
-  std::vector<char16_t> build_log(1 << 16);
-  Handle program(cl.CLProgramFree,
-                 cl.CLProgramCreateEx(context.get(), source.c_str(),
-                                      to_utf16(run.build_options).c_str(), build_log.data(),
-                                      static_cast<uint32_t>(build_log.size())));
-  if (program.get() == MQLCL_INVALID_HANDLE)
-    bridge_.fail(fmt::format("CLProgramCreateEx({}, \"{}\")", step.kernel_file, run.build_options));
-  Handle kernel(cl.CLKernelFree,
-                cl.CLKernelCreate(program.get(), to_utf16(step.kernel_name).c_str()));
-  if (kernel.get() == MQLCL_INVALID_HANDLE)
-    bridge_.fail(fmt::format("CLKernelCreate({})", step.kernel_name));
-  run.kernel_work_group_size = bridge_.info_integer(kernel.get(), MQLCL_CL_KERNEL_WORK_GROUP_SIZE,
-                                                    "CL_KERNEL_WORK_GROUP_SIZE");
-  run.kernel_private_bytes = bridge_.info_integer(kernel.get(), MQLCL_CL_KERNEL_PRIVATE_MEM_SIZE,
-                                                  "CL_KERNEL_PRIVATE_MEM_SIZE");
-  run.kernel_local_bytes = bridge_.info_integer(kernel.get(), MQLCL_CL_KERNEL_LOCAL_MEM_SIZE,
-                                                "CL_KERNEL_LOCAL_MEM_SIZE");
-
+  DeviceProduct device(bridge_, step, padded, context.get());
+  device.build(read_kernel(step.kernel_file), run.build_options);
+  device.read_kernel_info(run);
   Matrix<T> buf(options.sizes.rows1, options.sizes.cols2, padded.rows1, padded.cols2,
                 step.layout_c);
   const std::vector<T> zeros(buf.data.size(), T(0));
-  auto create_buffer = [&](uint32_t bytes, const char *what) {
-    Handle buffer(cl.CLBufferFree, cl.CLBufferCreate(context.get(), bytes, MQLCL_MEM_READ_WRITE));
-    if (buffer.get() == MQLCL_INVALID_HANDLE)
-      bridge_.fail(fmt::format("CLBufferCreate({}, {} bytes)", what, bytes));
-    return buffer;
-  };
-  // Declared in creation order, so they are freed in reverse.
-  Handle mem_in1 = create_buffer(in.first.bytes(), "in1");
-  Handle mem_in2 = create_buffer(in.second.bytes(), "in2");
-  Handle mem_out = create_buffer(buf.bytes(), "out");
-
-  const std::array<uint32_t, 3> offsets{0, 0, 0};
-  // The operand pass (wgmma's rounded TF32, step 17's tiles): its two launches rewrite in1 and in2
-  // into scratch buffers, which the product then reads in their place.
-  const PassScratch scratch = pass_scratch(step, padded);
-  Handle pass_a, pass_b, scratch_a, scratch_b;
-  if (scratch.active()) {
-    const std::u16string pass_name = to_utf16(step.operand_pass->kernel_name);
-    // lines: the operand's own (the pass reads no further); a tiled pass covers whole tiles.
-    auto pass_kernel = [&](const Handle &operand, const Handle &destination, uint32_t lines,
-                           uint32_t block) {
-      Handle pass(cl.CLKernelFree, cl.CLKernelCreate(program.get(), pass_name.c_str()));
-      if (pass.get() == MQLCL_INVALID_HANDLE)
-        bridge_.fail(fmt::format("CLKernelCreate({})", step.operand_pass->kernel_name));
-      const int32_t count = static_cast<int32_t>(lines), tile_lines = static_cast<int32_t>(block);
-      if (cl.CLSetKernelArgMem(pass.get(), 0, operand.get()) == 0 ||
-          cl.CLSetKernelArgMem(pass.get(), 1, destination.get()) == 0 ||
-          cl.CLSetKernelArg(pass.get(), 2, &count, sizeof count) == 0 ||
-          (block > 0 && cl.CLSetKernelArg(pass.get(), 3, &tile_lines, sizeof tile_lines) == 0))
-        bridge_.fail(fmt::format("setting the arguments of {}", step.operand_pass->kernel_name));
-      return pass;
-    };
-    if (scratch.covers_a()) {
-      scratch_a = create_buffer(static_cast<uint32_t>(scratch.floats_a * sizeof(T)), "in1's parts");
-      pass_a = pass_kernel(mem_in1, scratch_a, padded.rows1, scratch.block_a);
-    }
-    scratch_b = create_buffer(static_cast<uint32_t>(scratch.floats_b * sizeof(T)), "in2's parts");
-    pass_b = pass_kernel(mem_in2, scratch_b, padded.cols2, scratch.block_b);
-  }
-  const Handle &product_in1 = scratch.covers_a() ? scratch_a : mem_in1;
-  const Handle &product_in2 = scratch.active() ? scratch_b : mem_in2;
-  auto execute_pass = [&](const Handle &pass, uint64_t lines) {
-    const std::array<uint32_t, 3> pass_global{static_cast<uint32_t>(lines * scratch.groups), 1, 1};
-    if (cl.CLExecute(pass.get(), 1, offsets.data(), pass_global.data(), nullptr) == 0)
-      bridge_.fail(fmt::format("CLExecute({})", step.operand_pass->kernel_name));
-  };
-  auto execution_seconds = [&](const Handle &launched) {
-    return static_cast<double>(bridge_.info_integer(launched.get(), MQLCL_CL_KERNEL_EXECUTION_TIME,
-                                                    "CL_KERNEL_EXECUTION_TIME")) *
-           1e-9;
-  };
-
-  // Tensor maps (step 18): the product copies its tiles from in1 and in2 through them.
-  Handle maps;
-  if (step.tensor_maps) {
-    const TensorMaps &tm = *step.tensor_maps;
-    const auto typed = step.params.find(tm.type_param);
-    const int32_t type =
-        typed != step.params.end() && typed->second == 2 ? MQLCL_TENSOR_TF32 : MQLCL_TENSOR_FLOAT32;
-    const uint32_t pitch = padded.colsrows * static_cast<uint32_t>(sizeof(T));
-    maps = create_buffer(256, "the tensor maps");
-    auto map = [&](uint32_t offset, const Handle &operand, uint32_t lines, const std::string &box,
-                   const char *what) {
-      const uint32_t box_lines = static_cast<uint32_t>(step.params.at(box));
-      const uint32_t box_k = static_cast<uint32_t>(step.params.at(tm.k_param));
-      if (cl.CLBufferTensorMap(maps.get(), offset, operand.get(), 0, lines, padded.colsrows, pitch,
-                               box_lines, box_k, box_k * 4, type) == 0)
-        bridge_.fail(fmt::format("CLBufferTensorMap({})", what));
-    };
-    map(0, mem_in1, padded.rows1, tm.rows_param_a, "in1");
-    if (!tm.rows_param_b.empty())
-      map(128, mem_in2, padded.cols2, tm.rows_param_b, "in2");
-  }
-
-  std::vector<KernelArg> args = kernel_args(step);
-  for (uint32_t index = 0; index < args.size(); ++index) {
-    const KernelArg &arg = args[index];
-    int32_t ok = 0;
-    int32_t value = 0;
-    switch (arg.kind) {
-    case KernelArg::Kind::matrix_a:
-      ok = cl.CLSetKernelArgMem(kernel.get(), index, product_in1.get());
-      break;
-    case KernelArg::Kind::matrix_b:
-      ok = cl.CLSetKernelArgMem(kernel.get(), index, product_in2.get());
-      break;
-    case KernelArg::Kind::matrix_c:
-      ok = cl.CLSetKernelArgMem(kernel.get(), index, mem_out.get());
-      break;
-    case KernelArg::Kind::int_rows1:
-    case KernelArg::Kind::int_colsrows:
-    case KernelArg::Kind::int_cols2:
-      value = static_cast<int32_t>(arg.kind == KernelArg::Kind::int_rows1      ? padded.rows1
-                                   : arg.kind == KernelArg::Kind::int_colsrows ? padded.colsrows
-                                                                               : padded.cols2);
-      ok = cl.CLSetKernelArg(kernel.get(), index, &value, sizeof(value));
-      break;
-    case KernelArg::Kind::local_bytes:
-      ok = cl.CLSetKernelArgMemLocal(kernel.get(), index, arg.local_bytes(geometry_input));
-      break;
-    case KernelArg::Kind::tensor_maps:
-      ok = maps.get() != MQLCL_INVALID_HANDLE &&
-           cl.CLSetKernelArgMem(kernel.get(), index, maps.get());
-      break;
-    }
-    if (ok == 0)
-      bridge_.fail(fmt::format("setting argument {} of {}", index, step.kernel_name));
-  }
-  auto write = [&](const Handle &buffer, const T *data, size_t count, const char *what) {
-    if (cl.CLBufferWrite(buffer.get(), data, 0, 0, static_cast<uint32_t>(count), sizeof(T)) !=
-        count)
-      bridge_.fail(fmt::format("CLBufferWrite({})", what));
-  };
-  write(mem_in1, in.first.data.data(), in.first.data.size(), "in1");
-  write(mem_in2, in.second.data.data(), in.second.data.size(), "in2");
-  write(mem_out, zeros.data(), zeros.size(), "out"); // 0.0 everywhere: two kernels add into it
+  device.create_buffers(in.first.bytes(), in.second.bytes(), buf.bytes());
+  device.prepare_operand_pass(sizeof(T));
+  device.write_tensor_maps(sizeof(T));
+  device.set_arguments(geometry_input);
+  device.write_inputs(in);
 
   // executeGPU() + readOutBuf(), timed as the article times them; --repeat replays them.
   for (uint32_t replay = 0; replay < run.repeat; ++replay) {
-    if (replay > 0)
-      write(mem_out, zeros.data(), zeros.size(), "out");
-    Clock::time_point start = Clock::now();
-    if (scratch.covers_a())
-      execute_pass(pass_a, scratch.lines_a);
-    if (scratch.active())
-      execute_pass(pass_b, scratch.lines_b);
-    if (cl.CLExecute(
-            kernel.get(), run.geometry.work_dim, offsets.data(), run.geometry.global.data(),
-            run.geometry.runtime_chooses_local() ? nullptr : run.geometry.local.data()) == 0)
-      bridge_.fail(fmt::format("CLExecute({})", step.kernel_name));
-    uint32_t read = cl.CLBufferRead(mem_out.get(), buf.data.data(), 0, 0,
-                                    static_cast<uint32_t>(buf.data.size()), sizeof(T));
-    double total = seconds_since(start);
-    if (read == 0)
-      bridge_.fail("CLBufferRead(out)");
-    run.total_seconds.values.push_back(total);
-    // The product's kernel time, with the operand pass's when there is one.
-    run.kernel_seconds.values.push_back(execution_seconds(kernel) +
-                                        (scratch.covers_a() ? execution_seconds(pass_a) : 0.0) +
-                                        (scratch.active() ? execution_seconds(pass_b) : 0.0));
+    device.zero_output(zeros);
+    double seconds = 0;
+    uint32_t read = device.execute_and_read(run.geometry, buf.data, seconds);
+    run.total_seconds.values.push_back(seconds);
+    run.kernel_seconds.values.push_back(device.kernel_seconds());
     verify_product(step, options, in, buf, run);
     if (replay == 0) {
       run.elements_read = read;
       observer.read_finished(run);
     }
   }
-
-  // checkRandom(): ten elements recomputed in REALTYPE, next to thirdCPU and the device's.
-  for (uint32_t i = 0; i < options.random_checks; ++i) {
-    RandomCheck check;
-    check.row = random.gen_rnd(options.sizes.rows1);
-    check.col = random.gen_rnd(options.sizes.cols2);
-    T sum = 0;
-    for (uint32_t k = 0; k < options.sizes.colsrows; ++k)
-      sum += in.first.at(check.row, k) * in.second.at(k, check.col);
-    check.sum = sum;
-    if (options.run_cpu)
-      check.cpu = third_cpu.at(check.row, check.col);
-    check.buf = buf.at(check.row, check.col);
-    run.checks.push_back(check);
-  }
-
-  bool right =
-      run.verification.passed() && (!run.cpu_verification || run.cpu_verification->passed());
-  run.status = right ? Status::verified : Status::wrong;
-  if (run.cpu_verification && !run.cpu_verification->passed())
-    run.message = "the CPU loop's product is wrong (a harness bug)";
-  if (!step.race.empty())
-    run.message = run.verification.passed()
-                      ? fmt::format("the race of the listing as printed ({}) did not corrupt the "
-                                    "product on this device with this work-group size; {} adds "
-                                    "the missing barrier",
-                                    step.race, step.fixed_by)
-                      : fmt::format("this is the race of the listing as printed: {}; {} adds "
-                                    "the missing barrier",
-                                    step.race, step.fixed_by);
+  run.checks = random_checks(random, options, in, third_cpu ? &*third_cpu : nullptr, buf);
+  conclude(step, run);
 }
 
 } // namespace mqlcl::replay

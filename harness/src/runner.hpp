@@ -145,6 +145,12 @@ private:
   std::shared_ptr<const Reference> reference_for(const Options &options, const Inputs<T> &inputs,
                                                  InputRounding rounding = InputRounding::none);
   template <class T>
+  Matrix<T> cpu_product(const Step &step, const Options &options, const Inputs<T> &in,
+                        const Sizes &padded, Observer &observer, StepRun &run);
+  template <class T>
+  Verification verify_unrounded(const Options &options, const Inputs<T> &in,
+                                const Matrix<T> &product);
+  template <class T>
   void verify_product(const Step &step, const Options &options, const Inputs<T> &inputs,
                       const Matrix<T> &product, StepRun &run);
 
