@@ -1,7 +1,8 @@
-// `mqlcl-replay bench`: our steps through the bridge next to CLBlast, cuBLAS, OpenBLAS and the
-// device's own FP32 limit, all measured in one run on one device, every product verified against
-// the double reference; then the bridge's overhead against raw OpenCL, and the MQL5-style
-// end-to-end time (write A and B, execute, read C) against the device's transfer floor.
+// `mqlcl-replay bench`: our steps through the bridge and the library's CLGemm next to CLBlast,
+// cuBLAS, OpenBLAS and the device's own FP32 limit, all measured in one run on one device, every
+// product verified against the double reference; then the bridge's overhead against raw OpenCL, and
+// the MQL5-style end-to-end time (write A and B, execute, read C) against the device's transfer
+// floor.
 #include "anchors.hpp"
 #include "bridge.hpp"
 #include "chart.hpp"
@@ -334,7 +335,39 @@ void add_anchor_rows(Bench &b, const Options &options, const Inputs<float> &in,
   }
 }
 
-// One size's table and ratios: each of our steps against every anchor and the FP32 limit.
+// The library's CLGemm as an MQL5 program calls it: FP32 everywhere, and where it runs the tensor
+// cores (NVIDIA sm_90) FP32-accurate (3xTF32, also held to max|C - ref| / max|ref| <= 1e-5) and
+// TF32.
+void add_library_rows(Bench &b, const Options &options, const Inputs<float> &in,
+                      const Reference &reference, std::vector<Row> &rows) {
+  const uint32_t n = options.sizes.rows1;
+  const GemmProblem problem{n, n, n, &in.first.data, &in.second.data};
+  auto library_row = [&](int32_t precision, const char *name, const Reference &checked,
+                         double tolerance) {
+    b.progress.show(fmt::format("{0}x{0}x{0}: {1}", n, name));
+    AnchorResult result = library_gemm(b.bridge, b.device.ordinal, problem, precision, b.repeat);
+    result.name = name;
+    Row row = anchor_row(result, checked, tolerance, reference);
+    row.kind = "library";
+    return row;
+  };
+  const double fp32_tolerance =
+      tolerance_for<float>(n, reference.max_abs_first, reference.max_abs_second);
+  rows.push_back(library_row(MQLCL_GEMM_EXACT, "CLGemm FP32", reference, fp32_tolerance));
+  if (b.device.caps.vendor_id != 0x10DE || b.device.caps.compute_capability < 90)
+    return;
+  Row accurate =
+      library_row(MQLCL_GEMM_ACCURATE, "CLGemm FP32-accurate", reference, fp32_tolerance);
+  accurate.verified = accurate.verified && accurate.max_error_ratio <= 1e-5;
+  rows.push_back(accurate);
+  const Arithmetic tf32{InputRounding::nearest, true};
+  const std::shared_ptr<const Reference> rounded = b.runner.reference(options, in, tf32.inputs);
+  rows.push_back(
+      library_row(MQLCL_GEMM_TF32, "CLGemm TF32", *rounded, tolerance_of(tf32, n, *rounded)));
+}
+
+// One size's table and ratios: each of our steps and CLGemm rows against every anchor and the
+// FP32 limit.
 void print_size(const Bench &b, uint32_t n, const std::vector<Row> &rows) {
   const double flops = 2.0 * n * n * n;
   fmt::print("\n{0}x{0}x{0}   (kernel time, min of {1} after a warm-up; error = max|C-ref| / "
@@ -351,7 +384,7 @@ void print_size(const Bench &b, uint32_t n, const std::vector<Row> &rows) {
                gflops_of(flops, seconds), row.max_error_ratio, row.verified ? "yes" : "NO");
   }
   for (const Row &ours : rows) {
-    if (ours.kind != "step" || !ours.verified)
+    if (ours.kind == "anchor" || !ours.verified)
       continue;
     std::string line;
     for (const Row &anchor : rows)
@@ -418,6 +451,7 @@ Json measure_size(Bench &b, uint32_t n) {
       b.overhead_inputs = in;
     }
   }
+  add_library_rows(b, options, in, *reference, rows);
   b.progress.show(fmt::format("{0}x{0}x{0}: the anchors", n));
   add_anchor_rows(b, options, in, *reference, rows);
   b.progress.clear();

@@ -2,6 +2,8 @@
 // (gemm_bench.cpp).
 #pragma once
 
+#include "anchors.hpp"
+#include "bridge.hpp"
 #include "catalogue.hpp"
 #include "cli.hpp"
 #include "runner.hpp"
@@ -17,6 +19,12 @@ namespace mqlcl::replay {
 int run_tune_command(const CommandLine &command, const std::vector<Step> &catalogue);
 int run_bench_command(const CommandLine &command, const std::vector<Step> &catalogue);
 int run_gemm_command(const CommandLine &command); // gemm_bench.cpp
+// One product through the library's CLGemm as an MQL5 program calls it (gemm_bench.cpp): A by rows
+// times B by columns (problem's layouts), `precision` one of MQLCL_GEMM_*, `repeat` calls timed by
+// CL_GEMM_EXECUTION_TIME after a first call that builds; the product is left to the caller to
+// verify.
+AnchorResult library_gemm(const Bridge &bridge, int32_t device, const GemmProblem &problem,
+                          int32_t precision, uint32_t repeat);
 // gemm_database.cpp: the database source from command.tuning_files, and the command that writes it.
 std::string gemm_database_source(const CommandLine &command);
 int run_gemm_database_command(const CommandLine &command);

@@ -348,6 +348,24 @@ Json case_json(const GemmCase &c, const CaseResult &r) {
 
 } // namespace
 
+AnchorResult library_gemm(const Bridge &bridge, int32_t device, const GemmProblem &problem,
+                          int32_t precision, uint32_t repeat) {
+  const GemmCase c{GeneralGemm{problem.m, problem.n, problem.k, 1, false, true}, precision};
+  const std::vector<double> a(problem.a->begin(), problem.a->end());
+  const std::vector<double> b(problem.b->begin(), problem.b->end());
+  LibraryRun run = run_library<float>(bridge, device, c, a, b, repeat);
+  AnchorResult result;
+  result.name = "CLGemm";
+  result.available = run.ok;
+  result.note =
+      run.ok ? fmt::format("the first call {:.3f} s, its build included", run.first_call_seconds)
+             : run.why_not;
+  result.seconds = run.seconds;
+  result.timing = "CL_GEMM_EXECUTION_TIME";
+  result.product.assign(run.product.begin(), run.product.end());
+  return result;
+}
+
 int run_gemm_command(const CommandLine &command) {
   Bridge bridge(find_library(command.library));
   Runner runner(bridge, find_kernels(command.kernels));

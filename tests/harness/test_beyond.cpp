@@ -733,9 +733,15 @@ BOOST_AUTO_TEST_CASE(bench_measures_ours_and_the_anchors_and_saves_json) {
   const Json &sizes = json.at("sizes");
   BOOST_TEST_REQUIRE(sizes.size() == 1u);
   BOOST_TEST(sizes[0].at("n") == 48);
-  bool ours = false;
+  bool ours = false, library = false;
   for (const Json &row : sizes[0].at("results")) {
     const std::string name = row.at("name");
+    if (name == "CLGemm FP32") { // the library's GEMM, as an MQL5 program calls it
+      library = true;
+      BOOST_TEST(row.at("kind") == "library");
+      BOOST_TEST(row.at("verified").get<bool>());
+      BOOST_TEST(row.at("gflops").get<double>() > 0);
+    }
     if (name == "matr_mul_tuned") {
       ours = true;
       BOOST_TEST(row.at("verified").get<bool>());
@@ -748,6 +754,7 @@ BOOST_AUTO_TEST_CASE(bench_measures_ours_and_the_anchors_and_saves_json) {
       BOOST_TEST(row.at("verified").get<bool>(), name);
   }
   BOOST_TEST(ours);
+  BOOST_TEST(library);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
