@@ -6,16 +6,11 @@
 # as an unchanged program gets it; then a cold and a warm program cache (from_cache 0 then 1).
 #   tools/gpu-agents.sh BIN
 # BIN holds libmqlcl.so and mqlcl_agent_child (build/bin of a build made elsewhere). The NVIDIA
-# driver is registered for this run only, as tools/gpu-measure.sh does; PoCL stays as the last
+# driver is registered for this run only (tools/gpu-env.sh); PoCL stays as the last
 # platform, so the spread is over the NVIDIA GPUs (device 0's kind on device 0's platform).
 set -uo pipefail
-bin=$(realpath "$1")
-vendors=/tmp/mqlcl-vendors
-mkdir -p "$vendors"
-echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 >"$vendors/nvidia.icd"
-[[ -f /etc/OpenCL/vendors/pocl.icd ]] && cp /etc/OpenCL/vendors/pocl.icd "$vendors/"
-export OCL_ICD_VENDORS=$vendors
-export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+source "$(dirname "$0")/gpu-env.sh" "$1"
+bin=$gpu_bin
 work=$(mktemp -d /tmp/mqlcl-agents.XXXXXX)
 export MQLCL_RUNTIME_DIR=$work/runtime MQLCL_PROGRAM_CACHE=$work/cache
 nvidia-smi --query-gpu=index,name,memory.total --format=csv

@@ -6,16 +6,12 @@
 #   tools/gpu-big-buffer.sh BIN [BYTES]
 # BIN holds libmqlcl.so and test_bridge_big_buffers (build/bin of a build made elsewhere);
 # BYTES defaults to 5 GiB. The NVIDIA driver is registered for this run only, as
-# tools/gpu-measure.sh does; the device is the first NVIDIA one (MQLCL_DEVICE=nvidia).
+# tools/gpu-env.sh does; the device is the first NVIDIA one (MQLCL_DEVICE=nvidia).
 set -uo pipefail
-bin=$(realpath "$1")
+source "$(dirname "$0")/gpu-env.sh" "$1"
+bin=$gpu_bin
 bytes=${2:-$((5 << 30))}
-vendors=/tmp/mqlcl-vendors
-mkdir -p "$vendors"
-echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 >"$vendors/nvidia.icd"
-[[ -f /etc/OpenCL/vendors/pocl.icd ]] && cp /etc/OpenCL/vendors/pocl.icd "$vendors/"
-export OCL_ICD_VENDORS=$vendors MQLCL_DEVICE=nvidia MQLCL_REQUIRE_DEVICE=1
-export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export MQLCL_DEVICE=nvidia MQLCL_REQUIRE_DEVICE=1
 status=0
 for full in 1 0; do
   echo "::: $bytes bytes, MQLCL_TEST_BIG_BUFFER_FULL=$full"

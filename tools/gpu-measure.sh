@@ -30,18 +30,10 @@
 # The step lists come from the catalogue (`mqlcl-replay --list --format csv`: beyond, tuned,
 # tf32). The tuning cache is OUT/tuning.json; copy an earlier one there to reuse it.
 set -uo pipefail
-bin=$(realpath "$1") out=$(realpath "$2")
+source "$(dirname "$0")/gpu-env.sh" "$1"
+bin=$gpu_bin root=$gpu_root out=$(realpath "$2")
 shift 2
-root=$(cd "$(dirname "$0")/.." && pwd)
-
-vendors=/tmp/mqlcl-vendors
-mkdir -p "$vendors"
-echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 >"$vendors/nvidia.icd"
-[[ -f /etc/OpenCL/vendors/pocl.icd ]] && cp /etc/OpenCL/vendors/pocl.icd "$vendors/"
-export OCL_ICD_VENDORS=$vendors
-export MQLCL_KERNELS_DIR=$root/kernels MQLCL_LIBRARY=$bin/libmqlcl.so
 export MQLCL_TUNE_CACHE=$out/tuning.json
-export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 # CLBlast from the Debian package carried in BIN; cuBLAS from the CUDA toolkit or PyTorch's wheels.
 for deb in "$bin"/libclblast1_*.deb; do

@@ -6,17 +6,10 @@
 # verified.
 #   tools/gpu-program-cache.sh BIN
 # BIN holds mqlcl-replay and libmqlcl.so (build/bin of a build made elsewhere). The NVIDIA
-# driver is registered for this run only, as tools/gpu-measure.sh does.
+# driver is registered for this run only (tools/gpu-env.sh).
 set -uo pipefail
-bin=$(realpath "$1")
-root=$(cd "$(dirname "$0")/.." && pwd)
-vendors=/tmp/mqlcl-vendors
-mkdir -p "$vendors"
-echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 >"$vendors/nvidia.icd"
-[[ -f /etc/OpenCL/vendors/pocl.icd ]] && cp /etc/OpenCL/vendors/pocl.icd "$vendors/"
-export OCL_ICD_VENDORS=$vendors
-export MQLCL_KERNELS_DIR=$root/kernels MQLCL_LIBRARY=$bin/libmqlcl.so
-export LD_LIBRARY_PATH=$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+source "$(dirname "$0")/gpu-env.sh" "$1"
+bin=$gpu_bin
 cache=$(mktemp -d /tmp/mqlcl-program-cache.XXXXXX)
 status=0
 
