@@ -72,45 +72,34 @@ LaunchGeometry launch_blocks_2d(const GeometryInput &input) {
   return geometry;
 }
 
-LaunchGeometry launch_tiles_1d(const GeometryInput &input) {
+// One work-group of `threads` work-items per BM x BN tile of C, the tiles one after another.
+LaunchGeometry one_group_per_tile(const GeometryInput &input, uint32_t threads) {
   refuse_local(input);
-  uint32_t bm = static_cast<uint32_t>(param(input, "BM")),
-           bn = static_cast<uint32_t>(param(input, "BN"));
-  uint32_t threads = bm / static_cast<uint32_t>(param(input, "TM")) * bn /
-                     static_cast<uint32_t>(param(input, "TN"));
+  const uint32_t bm = static_cast<uint32_t>(param(input, "BM")),
+                 bn = static_cast<uint32_t>(param(input, "BN"));
   LaunchGeometry geometry;
   geometry.work_dim = 1;
   geometry.global = {ceil_div(input.sizes.rows1, bm) * ceil_div(input.sizes.cols2, bn) * threads, 1,
                      1};
   geometry.local = {threads, 1, 1};
   return geometry;
+}
+
+// The tile's work-items: one per TM x TN block of it, one warp per WM x WN block of it, or a
+// warpgroup of 128 per 64 rows.
+LaunchGeometry launch_tiles_1d(const GeometryInput &input) {
+  return one_group_per_tile(input, static_cast<uint32_t>(param(input, "BM") / param(input, "TM") *
+                                                         param(input, "BN") / param(input, "TN")));
 }
 
 LaunchGeometry launch_warp_tiles_1d(const GeometryInput &input) {
-  refuse_local(input);
-  uint32_t bm = static_cast<uint32_t>(param(input, "BM")),
-           bn = static_cast<uint32_t>(param(input, "BN"));
-  uint32_t threads = bm / static_cast<uint32_t>(param(input, "WM")) * bn /
-                     static_cast<uint32_t>(param(input, "WN")) * 32;
-  LaunchGeometry geometry;
-  geometry.work_dim = 1;
-  geometry.global = {ceil_div(input.sizes.rows1, bm) * ceil_div(input.sizes.cols2, bn) * threads, 1,
-                     1};
-  geometry.local = {threads, 1, 1};
-  return geometry;
+  return one_group_per_tile(input,
+                            static_cast<uint32_t>(param(input, "BM") / param(input, "WM") *
+                                                  param(input, "BN") / param(input, "WN") * 32));
 }
 
 LaunchGeometry launch_warpgroup_tiles_1d(const GeometryInput &input) {
-  refuse_local(input);
-  uint32_t bm = static_cast<uint32_t>(param(input, "BM")),
-           bn = static_cast<uint32_t>(param(input, "BN"));
-  uint32_t threads = bm * 2; // a warpgroup of 128 work-items per 64 rows
-  LaunchGeometry geometry;
-  geometry.work_dim = 1;
-  geometry.global = {ceil_div(input.sizes.rows1, bm) * ceil_div(input.sizes.cols2, bn) * threads, 1,
-                     1};
-  geometry.local = {threads, 1, 1};
-  return geometry;
+  return one_group_per_tile(input, static_cast<uint32_t>(param(input, "BM") * 2));
 }
 
 LaunchGeometry launch_register_blocks_2d(const GeometryInput &input) {
