@@ -105,14 +105,8 @@ Arithmetic wgmma_arithmetic(const Params &p) {
   return {InputRounding::truncated, true};
 }
 
-std::vector<Step> beyond_the_article() {
-  std::vector<Step> steps;
-  Step base;
-  base.in_article = false;
-  base.in_bench = true; // every step beyond the article is benched
-  base.layout_b = Layout::column_major;
-
-  Step tiled = base;
+// Step 11: the course's blocked kernel, its tiles in local memory passed as arguments.
+Step tiled_local_step(Step tiled) {
   tiled.name = "matr_mul_tiled_local";
   tiled.source = "beyond the article, step 11: the Hands-on OpenCL course's blocked kernel";
   tiled.change = "BLK x BLK tiles of both matrices shared in __local memory passed as kernel "
@@ -125,8 +119,11 @@ std::vector<Step> beyond_the_article() {
                 {KernelArg::Kind::matrix_c},
                 {KernelArg::Kind::local_bytes, tile_bytes},
                 {KernelArg::Kind::local_bytes, tile_bytes}};
-  steps.push_back(tiled);
+  return tiled;
+}
 
+// Steps 12 and 13: register blocking, then the same with double-buffered local memory.
+std::vector<Step> register_blocked_steps(const Step &base) {
   Step blocked = base;
   blocked.name = "matr_mul_register_blocked";
   blocked.source = "beyond the article, step 12: 2-D register blocking";
@@ -136,7 +133,6 @@ std::vector<Step> beyond_the_article() {
   blocked.geometry = &tiles_1d;
   blocked.params = {{"BM", 128}, {"BN", 64}, {"BK", 16}, {"TM", 8}, {"TN", 8}, {"PAD", 4}};
   blocked.params_valid = single_buffered_valid;
-  steps.push_back(blocked);
 
   Step doubled = blocked;
   doubled.name = "matr_mul_double_buffered";
@@ -156,9 +152,11 @@ std::vector<Step> beyond_the_article() {
   doubled.layout_tunables = {
       {"ROTATE_A", {0, 1, 2, 3}}, {"ROTATE_B", {0, 1, 2, 3}}, {"PAIRED_LANES", {0, 1}}};
   doubled.params_valid = double_buffered_valid;
-  steps.push_back(doubled);
+  return {blocked, doubled};
+}
 
-  Step tuned = base;
+// Step 14: step 13's tiles or a CPU form, whichever `tune` finds faster on the device.
+Step tuned_step(Step tuned) {
   tuned.name = "matr_mul_tuned";
   tuned.source = "beyond the article, step 14: tiles and launch geometry tuned per device";
   tuned.change = "`mqlcl-replay tune matr_mul_tuned` picks step 13's tiles, or this file's "
@@ -171,11 +169,14 @@ std::vector<Step> beyond_the_article() {
   tuned.params_valid = register_blocks_valid;
   tuned.float_only = true;
   tuned.tuning = DeviceTuning::families;
-  steps.push_back(tuned);
+  return tuned;
+}
 
-  // Defaults measured on an H100 (docs/performance.md): 128 x 128 tiles in three stages for
-  // TF32; 128 x 64 tiles with 32-deep slices for the split modes, whose conversions leave the
-  // tensor cores waiting unless fewer barriers share out the slices.
+// Step 15: mma.sync on NVIDIA's tensor cores, in TF32 and in two splits of FP32 accuracy.
+// Defaults measured on an H100 (docs/performance.md): 128 x 128 tiles in three stages for
+// TF32; 128 x 64 tiles with 32-deep slices for the split modes, whose conversions leave the
+// tensor cores waiting unless fewer barriers share out the slices.
+std::vector<Step> tensor_core_steps(const Step &base) {
   Step tf32 = base;
   tf32.name = "matr_mul_tf32";
   tf32.source = "beyond the article, step 15: NVIDIA tensor cores through inline PTX (TF32)";
@@ -192,7 +193,6 @@ std::vector<Step> beyond_the_article() {
   tf32.arithmetic = tf32_arithmetic;
   tf32.float_only = true;
   tf32.tuning = DeviceTuning::cached;
-  steps.push_back(tf32);
 
   Step tf32x3 = tf32;
   tf32x3.name = "matr_mul_3xtf32";
@@ -202,7 +202,6 @@ std::vector<Step> beyond_the_article() {
   tf32x3.variant_of = "matr_mul_tf32";
   tf32x3.params = {{"MODE", 3}, {"BM", 128}, {"BN", 64},    {"BK", 32},
                    {"WM", 32},  {"WN", 64},  {"STAGES", 2}, {"FLUSH", 4}};
-  steps.push_back(tf32x3);
 
   Step bf16 = tf32x3;
   bf16.name = "matr_mul_tf32_bf16";
@@ -211,13 +210,14 @@ std::vector<Step> beyond_the_article() {
                 "rate: two tensor-core products per pair, FP32-level accuracy";
   bf16.params = {{"MODE", 2}, {"BM", 128}, {"BN", 64},    {"BK", 32},
                  {"WM", 64},  {"WN", 32},  {"STAGES", 2}, {"FLUSH", 4}};
-  steps.push_back(bf16);
+  return {tf32, tf32x3, bf16};
+}
 
-  // Step 16: the same three products on Hopper's wgmma, which NVIDIA's OpenCL compiler reaches
-  // only through the bridge's -mqlcl-nv-sm90a. Defaults tuned on an H100: 128 x 128 tiles in
-  // three 16-deep stages for TF32 (224-238 TFLOP/s at 4096 through the bridge, against 163-164
-  // with mma.sync); 64 x 64 tiles with 32-deep slices in two stages for the split modes.
-  Step wgmma = base;
+// Step 16's TF32 product on Hopper's wgmma, which NVIDIA's OpenCL compiler reaches only through
+// the bridge's -mqlcl-nv-sm90a; steps 16-18 are variants of it. Defaults tuned on an H100:
+// 128 x 128 tiles in three 16-deep stages (224-238 TFLOP/s at 4096 through the bridge, against
+// 163-164 with mma.sync).
+Step wgmma_step(Step wgmma) {
   wgmma.name = "matr_mul_wgmma_tf32";
   wgmma.source = "beyond the article, step 16: Hopper's wgmma through inline PTX (TF32)";
   wgmma.change = "warpgroup-wide wgmma.mma_async TF32 products read from swizzled local memory; "
@@ -240,8 +240,12 @@ std::vector<Step> beyond_the_article() {
   wgmma.tuning = DeviceTuning::cached;
   // With PARTS 1 a pass rounds both operands to TF32 before the product (the step below).
   wgmma.operand_pass = OperandPass{"round_to_tf32", 8, "PARTS", "", "", 0}; // not tiled
-  steps.push_back(wgmma);
+  return wgmma;
+}
 
+// Step 16: the TF32 product, with its inputs rounded beforehand, and the splits of FP32
+// accuracy, whose defaults (tuned on an H100) are 64 x 64 tiles with 32-deep slices in two stages.
+std::vector<Step> wgmma_steps(const Step &wgmma) {
   Step rounded = wgmma;
   rounded.name = "matr_mul_wgmma_tf32_rounded";
   rounded.source = "beyond the article, step 16: wgmma TF32 with inputs rounded beforehand";
@@ -250,7 +254,6 @@ std::vector<Step> beyond_the_article() {
                    "relative errors near 3e-4, not FP32 accuracy";
   rounded.variant_of = "matr_mul_wgmma_tf32";
   rounded.params["PARTS"] = 1;
-  steps.push_back(rounded);
 
   Step wgmma3 = wgmma;
   wgmma3.name = "matr_mul_wgmma_3xtf32";
@@ -265,7 +268,6 @@ std::vector<Step> beyond_the_article() {
                      {"BK", {8, 16, 32}},
                      {"STAGES", {2, 3, 4}},
                      {"FLUSH", {2, 4}}};
-  steps.push_back(wgmma3);
 
   Step wgmma2 = wgmma3;
   wgmma2.name = "matr_mul_wgmma_tf32_bf16";
@@ -274,12 +276,14 @@ std::vector<Step> beyond_the_article() {
                   "FP32-level accuracy";
   wgmma2.params = {{"MODE", 2},   {"BM", 64},      {"BN", 64},     {"BK", 32},
                    {"STAGES", 2}, {"INFLIGHT", 0}, {"GROUP_M", 8}, {"FLUSH", 4}};
-  steps.push_back(wgmma2);
+  return {wgmma, rounded, wgmma3, wgmma2};
+}
 
-  // Step 17: a pass lays both operands out in the tiles the product reads, so each slice of a
-  // tile is one bulk copy; defaults measured on an H100: 128 x 128 tiles in two stages for TF32,
-  // 64 x 128 in three for 3xTF32, A's fragments in registers (two accumulators of 64 floats per
-  // work-item: three work-groups per compute unit).
+// Step 17: a pass lays both operands out in the tiles the product reads, so each slice of a
+// tile is one bulk copy; defaults measured on an H100: 128 x 128 tiles in two stages for TF32,
+// 64 x 128 in three for 3xTF32, A's fragments in registers (two accumulators of 64 floats per
+// work-item: three work-groups per compute unit).
+std::vector<Step> tiled_operand_steps(const Step &wgmma) {
   Step bulk = wgmma;
   bulk.name = "matr_mul_wgmma_tiled_tf32";
   bulk.source = "beyond the article, step 17: wgmma on operands tiled beforehand (TF32)";
@@ -296,7 +300,6 @@ std::vector<Step> beyond_the_article() {
                    {"GROUP_M", {8, 16, 32}}};
   bulk.params_valid = tiled_tiles_valid;
   bulk.operand_pass = tiling_pass(16); // 16 rounded values of K per tile row
-  steps.push_back(bulk);
 
   Step bulk3 = bulk;
   bulk3.name = "matr_mul_wgmma_tiled_3xtf32";
@@ -310,13 +313,15 @@ std::vector<Step> beyond_the_article() {
                     {"INFLIGHT", {0, 1}},    {"FLUSH", {8, 16}}, {"A_REGS", {0, 1}},
                     {"GROUP_M", {8, 16, 32}}};
   bulk3.operand_pass = tiling_pass(8); // 8 heads and their 8 tails per tile row
-  steps.push_back(bulk3);
+  return {bulk, bulk3};
+}
 
-  // Step 18: step 17's TF32 product with no pass: each slice of a tile is copied straight from A
-  // and B by the copy engine, through tensor maps the bridge writes (CLBufferTensorMap), swizzled
-  // as wgmma reads it. Maps typed TF32 (TMA 2) round the inputs on the way. Defaults measured on
-  // an H100: 64 x 256 tiles of 128-byte rows (BK 32) in one stage, work-groups on a compute unit
-  // taking turns, 64 block rows per group of the tile order.
+// Step 18: step 17's TF32 product with no pass: each slice of a tile is copied straight from A
+// and B by the copy engine, through tensor maps the bridge writes (CLBufferTensorMap), swizzled
+// as wgmma reads it. Maps typed TF32 (TMA 2) round the inputs on the way. Defaults measured on
+// an H100: 64 x 256 tiles of 128-byte rows (BK 32) in one stage, work-groups on a compute unit
+// taking turns, 64 block rows per group of the tile order.
+std::vector<Step> tensor_map_steps(const Step &wgmma) {
   Step mapped = wgmma;
   mapped.name = "matr_mul_wgmma_tma_tf32";
   mapped.source = "beyond the article, step 18: wgmma on tiles copied through tensor maps (TF32)";
@@ -337,7 +342,6 @@ std::vector<Step> beyond_the_article() {
   mapped.padding.colsrows = 4; // a map's rows are whole 16-byte chunks
   mapped.operand_pass.reset();
   mapped.tensor_maps = TensorMaps{};
-  steps.push_back(mapped);
 
   Step mapped3 = mapped;
   mapped3.name = "matr_mul_wgmma_tma_3xtf32";
@@ -355,8 +359,29 @@ std::vector<Step> beyond_the_article() {
   mapped3.operand_pass->operand_a = false;
   mapped3.padding.colsrows = 32; // whole stages of K: B's tiles hold no partial slice
   mapped3.tensor_maps = TensorMaps{"BM", "", "BK", "TMA"};
-  steps.push_back(mapped3);
+  return {mapped, mapped3};
+}
 
+void append(std::vector<Step> &steps, std::vector<Step> more) {
+  for (Step &step : more)
+    steps.push_back(std::move(step));
+}
+
+// Steps 11-18, in their order, one family at a time.
+std::vector<Step> beyond_the_article() {
+  Step base;
+  base.in_article = false;
+  base.in_bench = true; // every step beyond the article is benched
+  base.layout_b = Layout::column_major;
+
+  std::vector<Step> steps = {tiled_local_step(base)};
+  append(steps, register_blocked_steps(base));
+  steps.push_back(tuned_step(base));
+  append(steps, tensor_core_steps(base));
+  const Step wgmma = wgmma_step(base);
+  append(steps, wgmma_steps(wgmma));
+  append(steps, tiled_operand_steps(wgmma));
+  append(steps, tensor_map_steps(wgmma));
   return steps;
 }
 
