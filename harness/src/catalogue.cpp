@@ -385,59 +385,66 @@ std::vector<Step> beyond_the_article() {
   return steps;
 }
 
-// The article's steps, in its order. Shared fields first, then what each step changes.
-std::vector<Step> make_replay_steps() {
-  std::vector<Step> steps;
-  auto add = [&](Step step) { steps.push_back(std::move(step)); };
-
+// Section 2.1: the sequential program the kernels are measured against.
+Step host_step() {
   Step host;
   host.name = "matr_mul_2dim";
   host.source = "section 2.1, Listing 1";
   host.change = "the sequential program: r-cr-c loops over 2-D arrays on one CPU core, no OpenCL";
   host.cpu_loop = CpuLoop::r_cr_c;
-  add(host);
+  return host;
+}
 
-  Step per_element;
-  per_element.geometry = &one_per_element;
-  per_element.name = "matr_mul_1dim";
-  per_element.source = "section 2.2, Listing 2";
-  per_element.change = "first kernel: one work-item per element of the product (2-D range "
-                       "ROWS1 x COLS2); all matrices row-major";
-  per_element.kernel_file = "matr_mul_1dim.cl";
-  add(per_element);
+// Sections 2.2-2.4: one work-item per element of the product.
+std::vector<Step> per_element_steps() {
+  Step one_dim;
+  one_dim.geometry = &one_per_element;
+  one_dim.name = "matr_mul_1dim";
+  one_dim.source = "section 2.2, Listing 2";
+  one_dim.change = "first kernel: one work-item per element of the product (2-D range "
+                   "ROWS1 x COLS2); all matrices row-major";
+  one_dim.kernel_file = "matr_mul_1dim.cl";
 
-  per_element.layout_b = Layout::column_major;
-  per_element.name = "matr_mul_1dim_coalesced";
-  per_element.source = "section 2.3, Listing 3";
-  per_element.change = "second matrix stored column-major, so the inner loop reads both inputs "
-                       "contiguously (coalesced)";
-  per_element.kernel_file = "matr_mul_1dim_coalesced.cl";
-  add(per_element);
+  Step coalesced = one_dim;
+  coalesced.layout_b = Layout::column_major;
+  coalesced.name = "matr_mul_1dim_coalesced";
+  coalesced.source = "section 2.3, Listing 3";
+  coalesced.change = "second matrix stored column-major, so the inner loop reads both inputs "
+                     "contiguously (coalesced)";
+  coalesced.kernel_file = "matr_mul_1dim_coalesced.cl";
 
-  per_element.name = "matr_mul_sum_local";
-  per_element.source = "section 2.4, Listing 4";
-  per_element.change = "the dot product accumulates in a private variable and is written to "
-                       "global memory once";
-  per_element.kernel_file = "matr_mul_sum_local.cl";
-  add(per_element);
+  Step sum_local = coalesced;
+  sum_local.name = "matr_mul_sum_local";
+  sum_local.source = "section 2.4, Listing 4";
+  sum_local.change = "the dot product accumulates in a private variable and is written to "
+                     "global memory once";
+  sum_local.kernel_file = "matr_mul_sum_local.cl";
+  return {one_dim, coalesced, sum_local};
+}
 
-  Step per_row = per_element;
-  per_row.geometry = &one_per_row;
-  per_row.name = "matr_mul_row_calc";
-  per_row.source = "section 2.5, Listing 5";
-  per_row.change = "one work-item per row of the product: a 1-D range of ROWS1 work-items";
-  per_row.kernel_file = "matr_mul_row_calc.cl";
-  add(per_row);
+// Sections 2.5-2.6: one work-item per row of the product, from the last per-element step.
+std::vector<Step> per_row_steps(const Step &per_element) {
+  Step row_calc = per_element;
+  row_calc.geometry = &one_per_row;
+  row_calc.name = "matr_mul_row_calc";
+  row_calc.source = "section 2.5, Listing 5";
+  row_calc.change = "one work-item per row of the product: a 1-D range of ROWS1 work-items";
+  row_calc.kernel_file = "matr_mul_row_calc.cl";
 
-  per_row.private_row = true;
-  per_row.name = "matr_mul_row_in_private";
-  per_row.source = "section 2.6, Listing 6";
-  per_row.change = "the work-item's row of the first matrix copied once into a private array "
-                   "rowbuf[COLSROWS]";
-  per_row.kernel_file = "matr_mul_row_in_private.cl";
-  add(per_row);
+  Step row_in_private = row_calc;
+  row_in_private.private_row = true;
+  row_in_private.name = "matr_mul_row_in_private";
+  row_in_private.source = "section 2.6, Listing 6";
+  row_in_private.change =
+      "the work-item's row of the first matrix copied once into a private array "
+      "rowbuf[COLSROWS]";
+  row_in_private.kernel_file = "matr_mul_row_in_private.cl";
+  return {row_calc, row_in_private};
+}
 
-  Step col_local = per_row;
+// Section 2.7, as printed (with its race), from the private-row step.
+Step col_local_step(const Step &private_row) {
+  Step col_local = private_row;
   col_local.local_column = true;
   col_local.name = "matr_mul_col_local";
   col_local.source = "section 2.7, Listing 7 (as printed)";
@@ -448,34 +455,38 @@ std::vector<Step> make_replay_steps() {
                    "overwrite it with the next column while others of its work-group still "
                    "read this one";
   col_local.fixed_by = "matr_mul_col_local_fixed";
-  add(col_local);
+  return col_local;
+}
 
-  Step vect = per_row;
+// Section 2.8: the inner loop vectorised, from the private-row step.
+std::vector<Step> vector_steps(const Step &private_row) {
+  Step vect = private_row;
   vect.name = "matr_mul_vect";
   vect.source = "section 2.8, Listing 8";
   vect.change = "inner loop vectorised: dot() of two REALTYPE4 vectors assembled from scalars";
   vect.kernel_file = "matr_mul_vect.cl";
   vect.constraints = {{Dim::colsrows, 4, "its inner loop reads 4 elements at a time"}};
-  add(vect);
 
-  vect.name = "matr_mul_vect_v2";
-  vect.source = "section 2.8, Listing 9";
-  vect.change = "the private row kept as REALTYPE4 vectors, so only in2's vector is assembled "
-                "in the main loop";
-  vect.kernel_file = "matr_mul_vect_v2.cl";
-  vect.constraints = {{Dim::colsrows, 4, "it keeps rows as COLSROWS / 4 vectors of 4"}};
-  vect.in_bench = true; // the article's best, benched beside the steps beyond it
-  add(vect);
-  vect.in_bench = false;
+  Step vect_v2 = vect;
+  vect_v2.name = "matr_mul_vect_v2";
+  vect_v2.source = "section 2.8, Listing 9";
+  vect_v2.change = "the private row kept as REALTYPE4 vectors, so only in2's vector is assembled "
+                   "in the main loop";
+  vect_v2.kernel_file = "matr_mul_vect_v2.cl";
+  vect_v2.constraints = {{Dim::colsrows, 4, "it keeps rows as COLSROWS / 4 vectors of 4"}};
+  vect_v2.in_bench = true; // the article's best, benched beside the steps beyond it
 
-  vect.name = "matr_mul_vect_v3";
-  vect.source = "section 2.8, Listing 10";
-  vect.change = "vectors of 8 (REALTYPE8) and dot8()";
-  vect.kernel_file = "matr_mul_vect_v3.cl";
-  vect.constraints = {{Dim::colsrows, 8, "it keeps rows as COLSROWS / 8 vectors of 8"}};
-  add(vect);
+  Step vect_v3 = vect;
+  vect_v3.name = "matr_mul_vect_v3";
+  vect_v3.source = "section 2.8, Listing 10";
+  vect_v3.change = "vectors of 8 (REALTYPE8) and dot8()";
+  vect_v3.kernel_file = "matr_mul_vect_v3.cl";
+  vect_v3.constraints = {{Dim::colsrows, 8, "it keeps rows as COLSROWS / 8 vectors of 8"}};
+  return {vect, vect_v2, vect_v3};
+}
 
-  Step fixed = col_local;
+// Section 2.7's listing with the barrier it lacks (not in the article).
+Step col_local_fixed_step(Step fixed) {
   fixed.in_article = false;
   fixed.name = "matr_mul_col_local_fixed";
   fixed.source = "section 2.7, Listing 7 with a second barrier (not in the article)";
@@ -484,10 +495,22 @@ std::vector<Step> make_replay_steps() {
   fixed.kernel_file = "matr_mul_col_local_fixed.cl";
   fixed.race.clear();
   fixed.fixed_by.clear();
-  add(fixed);
+  return fixed;
+}
 
-  for (Step &step : beyond_the_article())
-    add(std::move(step));
+// The article's steps, in its order, then the fixed col_local and the steps beyond the article.
+// Each step starts from the one before it in the article and says what it changes.
+std::vector<Step> make_replay_steps() {
+  std::vector<Step> steps = {host_step()};
+  const std::vector<Step> per_element = per_element_steps();
+  append(steps, per_element);
+  const std::vector<Step> per_row = per_row_steps(per_element.back());
+  append(steps, per_row);
+  const Step col_local = col_local_step(per_row.back());
+  steps.push_back(col_local);
+  append(steps, vector_steps(per_row.back()));
+  steps.push_back(col_local_fixed_step(col_local));
+  append(steps, beyond_the_article());
   return steps;
 }
 
