@@ -404,28 +404,23 @@ void write_text(const std::filesystem::path &file, const std::string &text) {
     bad_input(fmt::format("writing the chart to {} failed", file.string()));
 }
 
-} // namespace
+struct BenchBar {
+  std::string name, kind;
+  double gflops = 0;
+  bool verified = false;
+};
 
-bool is_bench_results(const std::filesystem::path &file) {
-  Json root = read_json_file(file, "results file");
-  return json_at(root, "sizes") != nullptr && json_at(root, "limits") != nullptr;
-}
+// One size of the benchmark: a title and a bar per step or library measured.
+struct BenchPanel {
+  std::string title;
+  std::vector<BenchBar> bars;
+};
 
-std::string bench_chart_svg(const Json &bench) {
-  struct Bar {
-    std::string name, kind;
-    double gflops = 0;
-    bool verified = false;
-  };
-  struct Panel {
-    std::string title;
-    std::vector<Bar> bars;
-  };
-  std::vector<Panel> panels;
-  double low = 1e300, high = 0;
+std::vector<BenchPanel> bench_panels(const Json &bench) {
+  std::vector<BenchPanel> panels;
   if (const Json *sizes = json_at(bench, "sizes"); sizes != nullptr && sizes->is_array())
     for (const Json &size : *sizes) {
-      Panel panel{fmt::format("N = {}", json_string(size, "n", "?")), {}};
+      BenchPanel panel{fmt::format("N = {}", json_string(size, "n", "?")), {}};
       if (const Json *results = json_at(size, "results"); results != nullptr && results->is_array())
         for (const Json &row : *results) {
           std::optional<double> gflops = json_number(row, "gflops");
@@ -433,42 +428,66 @@ std::string bench_chart_svg(const Json &bench) {
             continue; // unavailable here: the text output says why
           panel.bars.push_back({json_string(row, "name", "?"), json_string(row, "kind"), *gflops,
                                 json_bool(row, "verified").value_or(false)});
-          low = std::min(low, *gflops);
-          high = std::max(high, *gflops);
         }
       if (!panel.bars.empty())
         panels.push_back(std::move(panel));
     }
   if (panels.empty())
     bad_input("the benchmark results hold no measured size to draw");
-  std::vector<std::pair<std::string, double>> limits;
+  return panels;
+}
+
+// The device's limits, by name, in GFLOPS.
+using BenchLimits = std::vector<std::pair<std::string, double>>;
+
+BenchLimits bench_limits(const Json &bench) {
+  BenchLimits limits;
   if (const Json *nodes = json_at(bench, "limits"); nodes != nullptr && nodes->is_array())
     for (const Json &node : *nodes)
-      if (std::optional<double> gflops = json_number(node, "gflops"); gflops && *gflops > 0) {
+      if (std::optional<double> gflops = json_number(node, "gflops"); gflops && *gflops > 0)
         limits.emplace_back(json_string(node, "name", "limit"), *gflops);
-        high = std::max(high, *gflops);
-      }
+  return limits;
+}
 
-  // Decades of GFLOPS from below the slowest bar to above the fastest bar or limit.
-  const int first_decade = static_cast<int>(std::floor(std::log10(low)));
-  const int last_decade = static_cast<int>(std::ceil(std::log10(high)));
-  const double label_w = 250, bar_x = 260, bar_w = 560, row_h = 18, panel_gap = 34;
-  auto x_of = [&](double gflops) {
+// Where bench_chart_svg draws: the bars' names, then bars on a log scale of GFLOPS in decades
+// from below the slowest bar to above the fastest bar or limit; the limits' legend below.
+struct BenchLayout {
+  static constexpr double label_w = 250, bar_x = 260, bar_w = 560, row_h = 18, panel_gap = 34;
+  static constexpr double top = 86, width = bar_x + bar_w + 90;
+  int first_decade = 0, last_decade = 1;
+  double bottom = 0, height = 0;
+  double x_of(double gflops) const {
     return bar_x + bar_w * (std::log10(gflops) - first_decade) / (last_decade - first_decade);
-  };
-  double rows = 0;
-  for (const Panel &panel : panels)
-    rows += static_cast<double>(panel.bars.size());
-  const double top = 86, panel_count = static_cast<double>(panels.size());
-  const double bottom = top + rows * row_h + panel_count * panel_gap;
-  const double height = bottom + 40 + 20 * static_cast<double>(limits.size());
-  const double width = bar_x + bar_w + 90;
+  }
+};
 
+BenchLayout bench_layout(const std::vector<BenchPanel> &panels, const BenchLimits &limits) {
+  double low = 1e300, high = 0, rows = 0;
+  for (const BenchPanel &panel : panels) {
+    rows += static_cast<double>(panel.bars.size());
+    for (const BenchBar &bar : panel.bars) {
+      low = std::min(low, bar.gflops);
+      high = std::max(high, bar.gflops);
+    }
+  }
+  for (const auto &[name, gflops] : limits)
+    high = std::max(high, gflops);
+  BenchLayout layout;
+  layout.first_decade = static_cast<int>(std::floor(std::log10(low)));
+  layout.last_decade = static_cast<int>(std::ceil(std::log10(high)));
+  const double panel_count = static_cast<double>(panels.size());
+  layout.bottom = layout.top + rows * layout.row_h + panel_count * layout.panel_gap;
+  layout.height = layout.bottom + 40 + 20 * static_cast<double>(limits.size());
+  return layout;
+}
+
+// The frame, the title, the device and the key to the colours.
+std::string bench_header(const BenchLayout &layout, const Json &bench) {
   std::string svg =
       fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
                   "viewBox=\"0 0 {0:.0f} {1:.0f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
                   "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-                  width, height);
+                  layout.width, layout.height);
   svg += "<text x=\"10\" y=\"22\" font-size=\"15\">mqlcl-replay bench: GFLOPS from the kernel "
          "time, log scale</text>\n";
   svg += fmt::format("<text x=\"10\" y=\"40\">{} ({}, driver {})</text>\n",
@@ -477,43 +496,86 @@ std::string bench_chart_svg(const Json &bench) {
                      xml_escape(json_string(bench, "device.driver", "?")));
   svg += "<text x=\"10\" y=\"58\">blue: our steps, through the bridge; grey: libraries; red: "
          "failed verification; dashed: the device's limits (our kernels)</text>\n";
-  for (int decade = first_decade; decade <= last_decade; ++decade) {
-    double x = x_of(std::pow(10.0, decade));
+  return svg;
+}
+
+// A grid line with its label at every decade of GFLOPS.
+std::string bench_grid(const BenchLayout &layout) {
+  std::string svg;
+  for (int decade = layout.first_decade; decade <= layout.last_decade; ++decade) {
+    double x = layout.x_of(std::pow(10.0, decade));
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.0f}\" x2=\"{0:.1f}\" y2=\"{2:.0f}\" "
                        "stroke=\"#ddd\"/>\n<text x=\"{0:.1f}\" y=\"{3:.0f}\" "
                        "text-anchor=\"middle\">{4}</text>\n",
-                       x, top - 10, bottom, bottom + 16, gflops_text(std::pow(10.0, decade)));
+                       x, layout.top - 10, layout.bottom, layout.bottom + 16,
+                       gflops_text(std::pow(10.0, decade)));
   }
-  double y = top;
-  for (const Panel &panel : panels) {
+  return svg;
+}
+
+// A bar at `y`: blue for our steps, grey for libraries, red for a wrong product.
+std::string bench_bar(const BenchLayout &layout, const BenchBar &bar, double y) {
+  const char *colour = !bar.verified ? "#d62728" : bar.kind == "step" ? "#1f77b4" : "#8c8c8c";
+  std::string svg = fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\">{}</text>\n",
+                                layout.label_w, y + 12, xml_escape(bar.name));
+  double x = layout.x_of(bar.gflops);
+  svg += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.1f}\" height=\"{:.0f}\" "
+                     "fill=\"{}\"><title>{}: {} GFLOPS</title></rect>\n",
+                     layout.bar_x, y + 2, std::max(1.0, x - layout.bar_x), layout.row_h - 4, colour,
+                     xml_escape(bar.name), gflops_text(bar.gflops));
+  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\">{}{}</text>\n", x + 4, y + 12,
+                     gflops_text(bar.gflops), bar.verified ? "" : " (wrong)");
+  return svg;
+}
+
+// The panels, one under another, each its title over its bars.
+std::string bench_bars(const BenchLayout &layout, const std::vector<BenchPanel> &panels) {
+  std::string svg;
+  double y = layout.top;
+  for (const BenchPanel &panel : panels) {
     svg += fmt::format("<text x=\"10\" y=\"{:.0f}\" font-weight=\"bold\">{}</text>\n", y + 12,
                        xml_escape(panel.title));
     y += 20;
-    for (const Bar &bar : panel.bars) {
-      const char *colour = !bar.verified ? "#d62728" : bar.kind == "step" ? "#1f77b4" : "#8c8c8c";
-      svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\">{}</text>\n", label_w,
-                         y + 12, xml_escape(bar.name));
-      double x = x_of(bar.gflops);
-      svg += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.1f}\" height=\"{:.0f}\" "
-                         "fill=\"{}\"><title>{}: {} GFLOPS</title></rect>\n",
-                         bar_x, y + 2, std::max(1.0, x - bar_x), row_h - 4, colour,
-                         xml_escape(bar.name), gflops_text(bar.gflops));
-      svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\">{}{}</text>\n", x + 4, y + 12,
-                         gflops_text(bar.gflops), bar.verified ? "" : " (wrong)");
-      y += row_h;
+    for (const BenchBar &bar : panel.bars) {
+      svg += bench_bar(layout, bar, y);
+      y += layout.row_h;
     }
-    y += panel_gap - 20;
+    y += layout.panel_gap - 20;
   }
-  double legend_y = bottom + 36;
+  return svg;
+}
+
+// A dashed line across the panels at each limit, named in a legend below them.
+std::string bench_limit_lines(const BenchLayout &layout, const BenchLimits &limits) {
+  std::string svg;
+  double legend_y = layout.bottom + 36;
   for (const auto &[name, gflops] : limits) {
-    double x = x_of(gflops);
+    double x = layout.x_of(gflops);
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.0f}\" x2=\"{0:.1f}\" y2=\"{2:.0f}\" "
                        "stroke=\"#2ca02c\" stroke-dasharray=\"5 4\"/>\n",
-                       x, top - 10, bottom);
-    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\">dashed: {}, {} GFLOPS</text>\n", bar_x,
-                       legend_y, xml_escape(name), gflops_text(gflops));
+                       x, layout.top - 10, layout.bottom);
+    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\">dashed: {}, {} GFLOPS</text>\n",
+                       layout.bar_x, legend_y, xml_escape(name), gflops_text(gflops));
     legend_y += 20;
   }
+  return svg;
+}
+
+} // namespace
+
+bool is_bench_results(const std::filesystem::path &file) {
+  Json root = read_json_file(file, "results file");
+  return json_at(root, "sizes") != nullptr && json_at(root, "limits") != nullptr;
+}
+
+std::string bench_chart_svg(const Json &bench) {
+  const std::vector<BenchPanel> panels = bench_panels(bench);
+  const BenchLimits limits = bench_limits(bench);
+  const BenchLayout layout = bench_layout(panels, limits);
+  std::string svg = bench_header(layout, bench);
+  svg += bench_grid(layout);
+  svg += bench_bars(layout, panels);
+  svg += bench_limit_lines(layout, limits);
   svg += "</svg>\n";
   return svg;
 }
