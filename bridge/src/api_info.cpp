@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <optional>
 
 using namespace mqlcl;
 
@@ -51,8 +52,11 @@ int64_t device_count() {
   }
 }
 
-int64_t integer_property(int32_t handle, int32_t property) {
-  constexpr const char *fn = "CLGetInfoInteger";
+constexpr const char *kIntegerFn = "CLGetInfoInteger";
+
+// The properties of the process (devices, the last error, live objects) and of the objects a
+// handle names (buffer, kernel, program, context); nothing for a device's, or an unknown one.
+std::optional<int64_t> process_or_object_property(int32_t handle, int32_t property) {
   switch (property) {
   case MQLCL_CL_DEVICE_COUNT:
     return device_count();
@@ -65,30 +69,34 @@ int64_t integer_property(int32_t handle, int32_t property) {
   case MQLCL_CL_PLATFORM_COUNT:
     return device_count() == 0 ? 0 : static_cast<int64_t>(device_list()->platforms.size());
   case MQLCL_CL_BUFFER_SIZE:
-    return buffer_of(handle, fn)->size;
+    return buffer_of(handle, kIntegerFn)->size;
   case MQLCL_CL_BUFFER_FLAGS:
-    return buffer_of(handle, fn)->flags;
+    return buffer_of(handle, kIntegerFn)->flags;
   case MQLCL_CL_KERNEL_WORK_GROUP_SIZE:
-    return kernel_group_info(*kernel_of(handle, fn), CL_KERNEL_WORK_GROUP_SIZE);
+    return kernel_group_info(*kernel_of(handle, kIntegerFn), CL_KERNEL_WORK_GROUP_SIZE);
   case MQLCL_CL_KERNEL_LOCAL_MEM_SIZE:
-    return kernel_group_info(*kernel_of(handle, fn), CL_KERNEL_LOCAL_MEM_SIZE);
+    return kernel_group_info(*kernel_of(handle, kIntegerFn), CL_KERNEL_LOCAL_MEM_SIZE);
   case MQLCL_CL_KERNEL_PRIVATE_MEM_SIZE:
-    return kernel_group_info(*kernel_of(handle, fn), CL_KERNEL_PRIVATE_MEM_SIZE);
+    return kernel_group_info(*kernel_of(handle, kIntegerFn), CL_KERNEL_PRIVATE_MEM_SIZE);
   case MQLCL_CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
-    return kernel_group_info(*kernel_of(handle, fn), CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE);
+    return kernel_group_info(*kernel_of(handle, kIntegerFn),
+                             CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE);
   case MQLCL_CL_KERNEL_NUM_ARGS:
-    return static_cast<int64_t>(kernel_of(handle, fn)->arg_kinds.size());
+    return static_cast<int64_t>(kernel_of(handle, kIntegerFn)->arg_kinds.size());
   case MQLCL_CL_KERNEL_EXECUTION_TIME:
-    return last_launch_nanoseconds(*kernel_of(handle, fn));
+    return last_launch_nanoseconds(*kernel_of(handle, kIntegerFn));
   case MQLCL_CL_GEMM_EXECUTION_TIME:
-    return gemm::last_gemm_nanoseconds(*context_of(handle, fn));
+    return gemm::last_gemm_nanoseconds(*context_of(handle, kIntegerFn));
   case MQLCL_CL_PROGRAM_FROM_CACHE:
-    return program_of(handle, fn)->from_cache ? 1 : 0;
+    return program_of(handle, kIntegerFn)->from_cache ? 1 : 0;
   default:
-    break;
+    return std::nullopt;
   }
+}
 
-  std::shared_ptr<const Device> device = device_of(handle, fn);
+// A device's properties, for a device ordinal or any live handle on the device.
+int64_t device_property(int32_t handle, int32_t property) {
+  std::shared_ptr<const Device> device = device_of(handle, kIntegerFn);
   switch (property) {
   case MQLCL_CL_DEVICE_TYPE:
     return static_cast<int64_t>(device->type);
@@ -133,6 +141,12 @@ int64_t integer_property(int32_t handle, int32_t property) {
     fail(MQLCL_ERR_INVALID_PARAMETER,
          fmt::format("CLGetInfoInteger: unknown property {}", property));
   }
+}
+
+int64_t integer_property(int32_t handle, int32_t property) {
+  if (std::optional<int64_t> value = process_or_object_property(handle, property))
+    return *value;
+  return device_property(handle, property);
 }
 
 const char *kind_name(cl_device_type type) {

@@ -32,45 +32,50 @@ const CudaLibraries &cuda_libraries() {
   return *loaded;
 }
 
-} // namespace
-
-AnchorResult cublas_sgemm(const GemmProblem &p, uint32_t repeat, bool tf32) {
-  AnchorResult result;
-  result.name = tf32 ? "cuBLAS SGEMM (TF32 tensor cores)" : "cuBLAS SGEMM (FP32)";
-  result.timing = "CUDA events around cublasSgemm, after one warm-up call";
-  const CudaLibraries &libraries = cuda_libraries();
-  const auto &cudart = libraries.cudart, &cublas = libraries.cublas;
-  if (!cudart || !cublas) {
-    result.note = "the CUDA runtime or cuBLAS is not installed (tried " + libraries.tried + ")";
-    return result;
+// Runs `call` repeat + 1 times between two CUDA events, the first call a warm-up, and adds the
+// others' times to `seconds`. Stops at the first call that fails, and returns its status (0: none
+// failed).
+template <class Call>
+int time_with_cuda_events(const CudaLibraries &libraries, uint32_t repeat, Samples &seconds,
+                          Call call) {
+  const auto &cudart = *libraries.cudart;
+  auto &event_create = cudart.get<int(void **)>("cudaEventCreate");
+  auto &event_record = cudart.get<int(void *, void *)>("cudaEventRecord");
+  auto &event_synchronize = cudart.get<int(void *)>("cudaEventSynchronize");
+  auto &event_elapsed = cudart.get<int(float *, void *, void *)>("cudaEventElapsedTime");
+  auto &event_destroy = cudart.get<int(void *)>("cudaEventDestroy");
+  void *start = nullptr, *stop = nullptr;
+  event_create(&start);
+  event_create(&stop);
+  int status = 0;
+  for (uint32_t r = 0; r <= repeat; ++r) {
+    event_record(start, nullptr);
+    status = call();
+    event_record(stop, nullptr);
+    event_synchronize(stop);
+    float milliseconds = 0;
+    event_elapsed(&milliseconds, start, stop);
+    if (status != 0)
+      break;
+    if (r > 0)
+      seconds.values.push_back(milliseconds * 1e-3);
   }
-  // The CUDA runtime and cuBLAS C APIs: errors are ints, 0 is success; handles are pointers.
-  auto &cuda_malloc = cudart->get<int(void **, size_t)>("cudaMalloc");
-  auto &cuda_free = cudart->get<int(void *)>("cudaFree");
-  auto &cuda_memcpy = cudart->get<int(void *, const void *, size_t, int)>("cudaMemcpy");
-  auto &event_create = cudart->get<int(void **)>("cudaEventCreate");
-  auto &event_record = cudart->get<int(void *, void *)>("cudaEventRecord");
-  auto &event_synchronize = cudart->get<int(void *)>("cudaEventSynchronize");
-  auto &event_elapsed = cudart->get<int(float *, void *, void *)>("cudaEventElapsedTime");
-  auto &event_destroy = cudart->get<int(void *)>("cudaEventDestroy");
-  auto &create = cublas->get<int(void **)>("cublasCreate_v2");
-  auto &destroy = cublas->get<int(void *)>("cublasDestroy_v2");
-  auto &set_math_mode = cublas->get<int(void *, int)>("cublasSetMathMode");
-  auto &get_version = cublas->get<int(void *, int *)>("cublasGetVersion_v2");
+  event_destroy(start);
+  event_destroy(stop);
+  return status;
+}
+
+// cublas_sgemm's products on device copies of A and B: their times and the last C into `result`.
+void time_sgemm(const CudaLibraries &libraries, void *handle, const GemmProblem &p, uint32_t repeat,
+                AnchorResult &result) {
+  const auto &cudart = *libraries.cudart;
+  auto &cuda_malloc = cudart.get<int(void **, size_t)>("cudaMalloc");
+  auto &cuda_free = cudart.get<int(void *)>("cudaFree");
+  auto &cuda_memcpy = cudart.get<int(void *, const void *, size_t, int)>("cudaMemcpy");
   using Sgemm = int(void *, int, int, int, int, int, const float *, const float *, int,
                     const float *, int, const float *, float *, int);
-  auto &sgemm = cublas->get<Sgemm>("cublasSgemm_v2");
-
-  void *handle = nullptr;
-  if (create(&handle) != 0) {
-    result.note = "cublasCreate failed (no CUDA device?)";
-    return result;
-  }
-  int version = 0;
-  get_version(handle, &version);
-  result.note = fmt::format("{} (cuBLAS {})", cublas->location().string(), version);
-  constexpr int kPedanticMath = 2, kTf32TensorOpMath = 3, kHostToDevice = 1, kDeviceToHost = 2;
-  set_math_mode(handle, tf32 ? kTf32TensorOpMath : kPedanticMath);
+  auto &sgemm = libraries.cublas->get<Sgemm>("cublasSgemm_v2");
+  constexpr int kHostToDevice = 1, kDeviceToHost = 2;
   void *a = nullptr, *b = nullptr, *c = nullptr;
   size_t c_bytes = size_t{p.m} * p.n * 4;
   if (cuda_malloc(&a, p.a->size() * 4) != 0 || cuda_malloc(&b, p.b->size() * 4) != 0 ||
@@ -79,40 +84,52 @@ AnchorResult cublas_sgemm(const GemmProblem &p, uint32_t repeat, bool tf32) {
   } else {
     cuda_memcpy(a, p.a->data(), p.a->size() * 4, kHostToDevice);
     cuda_memcpy(b, p.b->data(), p.b->size() * 4, kHostToDevice);
-    void *start = nullptr, *stop = nullptr;
-    event_create(&start);
-    event_create(&stop);
     const float one = 1.0f, zero = 0.0f;
     // Column-major view: C^T (N x M) = op(B) * A^T with op(B) = B^T (B stored K x N, ld K).
     constexpr int kNoTranspose = 0, kTranspose = 1;
-    for (uint32_t r = 0; r <= repeat; ++r) {
-      event_record(start, nullptr);
-      int status =
-          sgemm(handle, kTranspose, kNoTranspose, static_cast<int>(p.n), static_cast<int>(p.m),
-                static_cast<int>(p.k), &one, static_cast<const float *>(b), static_cast<int>(p.k),
-                static_cast<const float *>(a), static_cast<int>(p.k), &zero,
-                static_cast<float *>(c), static_cast<int>(p.n));
-      event_record(stop, nullptr);
-      event_synchronize(stop);
-      float milliseconds = 0;
-      event_elapsed(&milliseconds, start, stop);
-      if (status != 0) {
-        result.note += fmt::format(": cublasSgemm failed with status {}", status);
-        break;
-      }
-      if (r > 0)
-        result.seconds.values.push_back(milliseconds * 1e-3);
-    }
+    int status = time_with_cuda_events(libraries, repeat, result.seconds, [&] {
+      return sgemm(handle, kTranspose, kNoTranspose, static_cast<int>(p.n), static_cast<int>(p.m),
+                   static_cast<int>(p.k), &one, static_cast<const float *>(b),
+                   static_cast<int>(p.k), static_cast<const float *>(a), static_cast<int>(p.k),
+                   &zero, static_cast<float *>(c), static_cast<int>(p.n));
+    });
+    if (status != 0)
+      result.note += fmt::format(": cublasSgemm failed with status {}", status);
     result.product.resize(size_t{p.m} * p.n);
     cuda_memcpy(result.product.data(), c, c_bytes, kDeviceToHost);
-    event_destroy(start);
-    event_destroy(stop);
     result.available = !result.seconds.empty();
   }
   cuda_free(a);
   cuda_free(b);
   cuda_free(c);
-  destroy(handle);
+}
+
+} // namespace
+
+AnchorResult cublas_sgemm(const GemmProblem &p, uint32_t repeat, bool tf32) {
+  AnchorResult result;
+  result.name = tf32 ? "cuBLAS SGEMM (TF32 tensor cores)" : "cuBLAS SGEMM (FP32)";
+  result.timing = "CUDA events around cublasSgemm, after one warm-up call";
+  const CudaLibraries &libraries = cuda_libraries();
+  if (!libraries.cudart || !libraries.cublas) {
+    result.note = "the CUDA runtime or cuBLAS is not installed (tried " + libraries.tried + ")";
+    return result;
+  }
+  // The cuBLAS C API: errors are ints, 0 is success; handles are pointers.
+  const auto &cublas = *libraries.cublas;
+  void *handle = nullptr;
+  if (cublas.get<int(void **)>("cublasCreate_v2")(&handle) != 0) {
+    result.note = "cublasCreate failed (no CUDA device?)";
+    return result;
+  }
+  int version = 0;
+  cublas.get<int(void *, int *)>("cublasGetVersion_v2")(handle, &version);
+  result.note = fmt::format("{} (cuBLAS {})", cublas.location().string(), version);
+  constexpr int kPedanticMath = 2, kTf32TensorOpMath = 3;
+  cublas.get<int(void *, int)>("cublasSetMathMode")(handle,
+                                                    tf32 ? kTf32TensorOpMath : kPedanticMath);
+  time_sgemm(libraries, handle, p, repeat, result);
+  cublas.get<int(void *)>("cublasDestroy_v2")(handle);
   return result;
 }
 
@@ -220,12 +237,7 @@ GeneralAnchor cublas_gemm(const GeneralGemm &p, uint32_t repeat) {
     result.note = "the CUDA runtime or cuBLAS is not installed (tried " + libraries.tried + ")";
     return result;
   }
-  const auto &cudart = *libraries.cudart, &cublas = *libraries.cublas;
-  auto &event_create = cudart.get<int(void **)>("cudaEventCreate");
-  auto &event_record = cudart.get<int(void *, void *)>("cudaEventRecord");
-  auto &event_synchronize = cudart.get<int(void *)>("cudaEventSynchronize");
-  auto &event_elapsed = cudart.get<int(float *, void *, void *)>("cudaEventElapsedTime");
-  auto &event_destroy = cudart.get<int(void *)>("cudaEventDestroy");
+  const auto &cublas = *libraries.cublas;
   void *handle = nullptr;
   if (cublas.get<int(void **)>("cublasCreate_v2")(&handle) != 0) {
     result.note = "cublasCreate failed (no CUDA device?)";
@@ -238,25 +250,11 @@ GeneralAnchor cublas_gemm(const GeneralGemm &p, uint32_t repeat) {
     if (!operands.ok()) {
       result.note = "cudaMalloc or cudaMemcpy failed";
     } else {
-      void *start = nullptr, *stop = nullptr;
-      event_create(&start);
-      event_create(&stop);
-      for (uint32_t r = 0; r <= repeat; ++r) {
-        event_record(start, nullptr);
-        int status = call_cublas(libraries, handle, p, operands);
-        event_record(stop, nullptr);
-        event_synchronize(stop);
-        float milliseconds = 0;
-        event_elapsed(&milliseconds, start, stop);
-        if (status != 0) {
-          result.note = fmt::format("cuBLAS failed with status {}", status);
-          break;
-        }
-        if (r > 0)
-          result.seconds.values.push_back(milliseconds * 1e-3);
-      }
-      event_destroy(start);
-      event_destroy(stop);
+      int status = time_with_cuda_events(libraries, repeat, result.seconds, [&] {
+        return call_cublas(libraries, handle, p, operands);
+      });
+      if (status != 0)
+        result.note = fmt::format("cuBLAS failed with status {}", status);
       result.product = operands.product();
       result.available = !result.seconds.empty();
       if (result.available)

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 namespace mqlcl::replay {
 
@@ -118,11 +119,10 @@ std::string version_string() {
                      MQLCL_VERSION_PATCH);
 }
 
-} // namespace
-
-int run_replay_command(const std::vector<std::string> &args) {
-  const std::vector<Step> &catalogue = replay_steps();
-  CommandLine command = parse_command_line(args, catalogue);
+// --help, --version and the subcommands other than replay: their exit status, or nothing when the
+// command line asks for a replay (or a listing, or a chart).
+std::optional<int> run_other_command(const CommandLine &command,
+                                     const std::vector<Step> &catalogue) {
   if (command.help) {
     fmt::print("{}", usage());
     return 0;
@@ -131,14 +131,105 @@ int run_replay_command(const std::vector<std::string> &args) {
     fmt::print("{}\n", version_string());
     return 0;
   }
-  if (command.mode == Mode::tune)
+  switch (command.mode) {
+  case Mode::tune:
     return run_tune_command(command, catalogue);
-  if (command.mode == Mode::bench)
+  case Mode::bench:
     return run_bench_command(command, catalogue);
-  if (command.mode == Mode::gemm)
+  case Mode::gemm:
     return run_gemm_command(command);
-  if (command.mode == Mode::gemm_database)
+  case Mode::gemm_database:
     return run_gemm_database_command(command);
+  case Mode::replay:
+    break;
+  }
+  return std::nullopt;
+}
+
+void say_chart_written(const std::filesystem::path &chart) {
+  fmt::print(stderr, "mqlcl-replay: chart written to {}\n", chart.string());
+}
+
+// Overlays are read before anything runs, so a bad file does not cost a long replay.
+std::vector<ChartSeries> load_overlays(const std::vector<std::filesystem::path> &files) {
+  std::vector<ChartSeries> overlays;
+  for (const std::filesystem::path &file : files)
+    for (ChartSeries &series : load_results(file))
+      overlays.push_back(std::move(series));
+  return overlays;
+}
+
+// The article's sequence, which the chart connects; variants are drawn apart.
+std::vector<std::string> article_order(const std::vector<Step> &catalogue) {
+  std::vector<std::string> order;
+  for (const Step &step : catalogue)
+    if (step.in_article)
+      order.push_back(step.name);
+  return order;
+}
+
+// --list-devices: the bridge's device list, or an error when there is no device.
+void print_devices(const Bridge &bridge) {
+  if (bridge.api().CLGetInfoInteger(0, MQLCL_CL_DEVICE_COUNT) <= 0)
+    throw Error(ExitCode::bridge_failure,
+                "no OpenCL device: install an OpenCL driver (pocl-opencl-icd for the CPU)");
+  fmt::print("{}", bridge.info_string(0, MQLCL_CL_DEVICE_LIST, "CL_DEVICE_LIST"));
+}
+
+// The runs in the format asked for: a summary table after several in text (each run printed its
+// own lines as it went), the whole tree in JSON, rows in CSV.
+void print_runs(const std::vector<StepRun> &runs, const CommandLine &command, const Bridge &bridge,
+                const std::filesystem::path &kernels) {
+  if (command.format == Format::text && runs.size() > 1)
+    fmt::print("\n{}", summary_table(runs));
+  else if (command.format == Format::json)
+    fmt::print("{}", to_json(runs, {version_string(), bridge.path().string(), kernels.string()}));
+  else if (command.format == Format::csv)
+    fmt::print("{}", to_csv(runs));
+  std::fflush(stdout);
+}
+
+// Runs the steps named on the command line through the bridge, prints them, and charts them with
+// the overlays when asked to.
+int replay_named_steps(const CommandLine &command, const std::vector<Step> &catalogue,
+                       std::vector<ChartSeries> overlays) {
+  std::filesystem::path kernels;
+  if (needs_kernels(command, catalogue))
+    kernels = find_kernels(command.kernels);
+
+  Bridge bridge(find_library(command.library));
+  if (command.list_devices) {
+    print_devices(bridge);
+    if (command.steps.empty())
+      return 0;
+  }
+
+  Runner runner(bridge, kernels);
+  std::unique_ptr<Observer> observer =
+      make_console_observer(stdout, stderr, command.format == Format::text,
+                            command.format != Format::json && is_terminal(stderr));
+  std::vector<StepRun> runs;
+  for (const std::string &name : command.steps)
+    runs.push_back(runner.run(*find_step(catalogue, name), command.options, *observer));
+  print_runs(runs, command, bridge, kernels);
+
+  if (command.chart) {
+    std::vector<ChartSeries> series = series_from_runs(runs);
+    for (ChartSeries &overlay : overlays)
+      series.push_back(std::move(overlay));
+    write_chart(*command.chart, merge_series(std::move(series)), article_order(catalogue));
+    say_chart_written(*command.chart);
+  }
+  return static_cast<int>(combined(runs));
+}
+
+} // namespace
+
+int run_replay_command(const std::vector<std::string> &args) {
+  const std::vector<Step> &catalogue = replay_steps();
+  CommandLine command = parse_command_line(args, catalogue);
+  if (std::optional<int> status = run_other_command(command, catalogue))
+    return *status;
   if (command.list) {
     fmt::print("{}", command.format == Format::csv ? catalogue_csv(catalogue)
                                                    : catalogue_listing(catalogue));
@@ -146,67 +237,23 @@ int run_replay_command(const std::vector<std::string> &args) {
       return 0;
   }
 
+  const bool nothing_to_run = command.steps.empty() && !command.list_devices;
   // A saved benchmark is a chart of its own kind (bars per size, not the article's curve).
-  if (command.chart && command.steps.empty() && !command.list_devices &&
+  if (command.chart && nothing_to_run &&
       std::any_of(command.overlays.begin(), command.overlays.end(), is_bench_results)) {
     if (command.overlays.size() != 1)
       bad_input("a benchmark's chart draws one results file (bench --output), alone");
     write_bench_chart(*command.chart, command.overlays.front());
-    fmt::print(stderr, "mqlcl-replay: chart written to {}\n", command.chart->string());
+    say_chart_written(*command.chart);
     return 0;
   }
-  // Overlays are read before anything runs, so a bad file does not cost a long replay.
-  std::vector<ChartSeries> overlays;
-  for (const std::filesystem::path &file : command.overlays)
-    for (ChartSeries &series : load_results(file))
-      overlays.push_back(std::move(series));
-  std::vector<std::string> order;
-  for (const Step &step : catalogue)
-    if (step.in_article) // the article's sequence; variants are drawn apart
-      order.push_back(step.name);
-  if (command.steps.empty() && !command.list_devices) { // a chart of saved results only
-    write_chart(*command.chart, merge_series(std::move(overlays)), order);
-    fmt::print(stderr, "mqlcl-replay: chart written to {}\n", command.chart->string());
+  std::vector<ChartSeries> overlays = load_overlays(command.overlays);
+  if (nothing_to_run) { // a chart of saved results only
+    write_chart(*command.chart, merge_series(std::move(overlays)), article_order(catalogue));
+    say_chart_written(*command.chart);
     return 0;
   }
-  std::filesystem::path kernels;
-  if (needs_kernels(command, catalogue))
-    kernels = find_kernels(command.kernels);
-
-  Bridge bridge(find_library(command.library));
-  if (command.list_devices) {
-    if (bridge.api().CLGetInfoInteger(0, MQLCL_CL_DEVICE_COUNT) <= 0)
-      throw Error(ExitCode::bridge_failure,
-                  "no OpenCL device: install an OpenCL driver (pocl-opencl-icd for the CPU)");
-    fmt::print("{}", bridge.info_string(0, MQLCL_CL_DEVICE_LIST, "CL_DEVICE_LIST"));
-    if (command.steps.empty())
-      return 0;
-  }
-
-  Runner runner(bridge, kernels);
-  bool text = command.format == Format::text;
-  std::unique_ptr<Observer> observer = make_console_observer(
-      stdout, stderr, text, command.format != Format::json && is_terminal(stderr));
-  std::vector<StepRun> runs;
-  for (const std::string &name : command.steps)
-    runs.push_back(runner.run(*find_step(catalogue, name), command.options, *observer));
-
-  if (text && runs.size() > 1)
-    fmt::print("\n{}", summary_table(runs));
-  else if (command.format == Format::json)
-    fmt::print("{}", to_json(runs, {version_string(), bridge.path().string(), kernels.string()}));
-  else if (command.format == Format::csv)
-    fmt::print("{}", to_csv(runs));
-  std::fflush(stdout);
-
-  if (command.chart) {
-    std::vector<ChartSeries> series = series_from_runs(runs);
-    for (ChartSeries &overlay : overlays)
-      series.push_back(std::move(overlay));
-    write_chart(*command.chart, merge_series(std::move(series)), order);
-    fmt::print(stderr, "mqlcl-replay: chart written to {}\n", command.chart->string());
-  }
-  return static_cast<int>(combined(runs));
+  return replay_named_steps(command, catalogue, std::move(overlays));
 }
 
 } // namespace mqlcl::replay

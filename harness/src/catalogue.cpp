@@ -105,14 +105,8 @@ Arithmetic wgmma_arithmetic(const Params &p) {
   return {InputRounding::truncated, true};
 }
 
-std::vector<Step> beyond_the_article() {
-  std::vector<Step> steps;
-  Step base;
-  base.in_article = false;
-  base.in_bench = true; // every step beyond the article is benched
-  base.layout_b = Layout::column_major;
-
-  Step tiled = base;
+// Step 11: the course's blocked kernel, its tiles in local memory passed as arguments.
+Step tiled_local_step(Step tiled) {
   tiled.name = "matr_mul_tiled_local";
   tiled.source = "beyond the article, step 11: the Hands-on OpenCL course's blocked kernel";
   tiled.change = "BLK x BLK tiles of both matrices shared in __local memory passed as kernel "
@@ -125,8 +119,11 @@ std::vector<Step> beyond_the_article() {
                 {KernelArg::Kind::matrix_c},
                 {KernelArg::Kind::local_bytes, tile_bytes},
                 {KernelArg::Kind::local_bytes, tile_bytes}};
-  steps.push_back(tiled);
+  return tiled;
+}
 
+// Steps 12 and 13: register blocking, then the same with double-buffered local memory.
+std::vector<Step> register_blocked_steps(const Step &base) {
   Step blocked = base;
   blocked.name = "matr_mul_register_blocked";
   blocked.source = "beyond the article, step 12: 2-D register blocking";
@@ -136,7 +133,6 @@ std::vector<Step> beyond_the_article() {
   blocked.geometry = &tiles_1d;
   blocked.params = {{"BM", 128}, {"BN", 64}, {"BK", 16}, {"TM", 8}, {"TN", 8}, {"PAD", 4}};
   blocked.params_valid = single_buffered_valid;
-  steps.push_back(blocked);
 
   Step doubled = blocked;
   doubled.name = "matr_mul_double_buffered";
@@ -156,9 +152,11 @@ std::vector<Step> beyond_the_article() {
   doubled.layout_tunables = {
       {"ROTATE_A", {0, 1, 2, 3}}, {"ROTATE_B", {0, 1, 2, 3}}, {"PAIRED_LANES", {0, 1}}};
   doubled.params_valid = double_buffered_valid;
-  steps.push_back(doubled);
+  return {blocked, doubled};
+}
 
-  Step tuned = base;
+// Step 14: step 13's tiles or a CPU form, whichever `tune` finds faster on the device.
+Step tuned_step(Step tuned) {
   tuned.name = "matr_mul_tuned";
   tuned.source = "beyond the article, step 14: tiles and launch geometry tuned per device";
   tuned.change = "`mqlcl-replay tune matr_mul_tuned` picks step 13's tiles, or this file's "
@@ -171,11 +169,14 @@ std::vector<Step> beyond_the_article() {
   tuned.params_valid = register_blocks_valid;
   tuned.float_only = true;
   tuned.tuning = DeviceTuning::families;
-  steps.push_back(tuned);
+  return tuned;
+}
 
-  // Defaults measured on an H100 (docs/performance.md): 128 x 128 tiles in three stages for
-  // TF32; 128 x 64 tiles with 32-deep slices for the split modes, whose conversions leave the
-  // tensor cores waiting unless fewer barriers share out the slices.
+// Step 15: mma.sync on NVIDIA's tensor cores, in TF32 and in two splits of FP32 accuracy.
+// Defaults measured on an H100 (docs/performance.md): 128 x 128 tiles in three stages for
+// TF32; 128 x 64 tiles with 32-deep slices for the split modes, whose conversions leave the
+// tensor cores waiting unless fewer barriers share out the slices.
+std::vector<Step> tensor_core_steps(const Step &base) {
   Step tf32 = base;
   tf32.name = "matr_mul_tf32";
   tf32.source = "beyond the article, step 15: NVIDIA tensor cores through inline PTX (TF32)";
@@ -192,7 +193,6 @@ std::vector<Step> beyond_the_article() {
   tf32.arithmetic = tf32_arithmetic;
   tf32.float_only = true;
   tf32.tuning = DeviceTuning::cached;
-  steps.push_back(tf32);
 
   Step tf32x3 = tf32;
   tf32x3.name = "matr_mul_3xtf32";
@@ -202,7 +202,6 @@ std::vector<Step> beyond_the_article() {
   tf32x3.variant_of = "matr_mul_tf32";
   tf32x3.params = {{"MODE", 3}, {"BM", 128}, {"BN", 64},    {"BK", 32},
                    {"WM", 32},  {"WN", 64},  {"STAGES", 2}, {"FLUSH", 4}};
-  steps.push_back(tf32x3);
 
   Step bf16 = tf32x3;
   bf16.name = "matr_mul_tf32_bf16";
@@ -211,13 +210,14 @@ std::vector<Step> beyond_the_article() {
                 "rate: two tensor-core products per pair, FP32-level accuracy";
   bf16.params = {{"MODE", 2}, {"BM", 128}, {"BN", 64},    {"BK", 32},
                  {"WM", 64},  {"WN", 32},  {"STAGES", 2}, {"FLUSH", 4}};
-  steps.push_back(bf16);
+  return {tf32, tf32x3, bf16};
+}
 
-  // Step 16: the same three products on Hopper's wgmma, which NVIDIA's OpenCL compiler reaches
-  // only through the bridge's -mqlcl-nv-sm90a. Defaults tuned on an H100: 128 x 128 tiles in
-  // three 16-deep stages for TF32 (224-238 TFLOP/s at 4096 through the bridge, against 163-164
-  // with mma.sync); 64 x 64 tiles with 32-deep slices in two stages for the split modes.
-  Step wgmma = base;
+// Step 16's TF32 product on Hopper's wgmma, which NVIDIA's OpenCL compiler reaches only through
+// the bridge's -mqlcl-nv-sm90a; steps 16-18 are variants of it. Defaults tuned on an H100:
+// 128 x 128 tiles in three 16-deep stages (224-238 TFLOP/s at 4096 through the bridge, against
+// 163-164 with mma.sync).
+Step wgmma_step(Step wgmma) {
   wgmma.name = "matr_mul_wgmma_tf32";
   wgmma.source = "beyond the article, step 16: Hopper's wgmma through inline PTX (TF32)";
   wgmma.change = "warpgroup-wide wgmma.mma_async TF32 products read from swizzled local memory; "
@@ -240,8 +240,12 @@ std::vector<Step> beyond_the_article() {
   wgmma.tuning = DeviceTuning::cached;
   // With PARTS 1 a pass rounds both operands to TF32 before the product (the step below).
   wgmma.operand_pass = OperandPass{"round_to_tf32", 8, "PARTS", "", "", 0}; // not tiled
-  steps.push_back(wgmma);
+  return wgmma;
+}
 
+// Step 16: the TF32 product, with its inputs rounded beforehand, and the splits of FP32
+// accuracy, whose defaults (tuned on an H100) are 64 x 64 tiles with 32-deep slices in two stages.
+std::vector<Step> wgmma_steps(const Step &wgmma) {
   Step rounded = wgmma;
   rounded.name = "matr_mul_wgmma_tf32_rounded";
   rounded.source = "beyond the article, step 16: wgmma TF32 with inputs rounded beforehand";
@@ -250,7 +254,6 @@ std::vector<Step> beyond_the_article() {
                    "relative errors near 3e-4, not FP32 accuracy";
   rounded.variant_of = "matr_mul_wgmma_tf32";
   rounded.params["PARTS"] = 1;
-  steps.push_back(rounded);
 
   Step wgmma3 = wgmma;
   wgmma3.name = "matr_mul_wgmma_3xtf32";
@@ -265,7 +268,6 @@ std::vector<Step> beyond_the_article() {
                      {"BK", {8, 16, 32}},
                      {"STAGES", {2, 3, 4}},
                      {"FLUSH", {2, 4}}};
-  steps.push_back(wgmma3);
 
   Step wgmma2 = wgmma3;
   wgmma2.name = "matr_mul_wgmma_tf32_bf16";
@@ -274,12 +276,14 @@ std::vector<Step> beyond_the_article() {
                   "FP32-level accuracy";
   wgmma2.params = {{"MODE", 2},   {"BM", 64},      {"BN", 64},     {"BK", 32},
                    {"STAGES", 2}, {"INFLIGHT", 0}, {"GROUP_M", 8}, {"FLUSH", 4}};
-  steps.push_back(wgmma2);
+  return {wgmma, rounded, wgmma3, wgmma2};
+}
 
-  // Step 17: a pass lays both operands out in the tiles the product reads, so each slice of a
-  // tile is one bulk copy; defaults measured on an H100: 128 x 128 tiles in two stages for TF32,
-  // 64 x 128 in three for 3xTF32, A's fragments in registers (two accumulators of 64 floats per
-  // work-item: three work-groups per compute unit).
+// Step 17: a pass lays both operands out in the tiles the product reads, so each slice of a
+// tile is one bulk copy; defaults measured on an H100: 128 x 128 tiles in two stages for TF32,
+// 64 x 128 in three for 3xTF32, A's fragments in registers (two accumulators of 64 floats per
+// work-item: three work-groups per compute unit).
+std::vector<Step> tiled_operand_steps(const Step &wgmma) {
   Step bulk = wgmma;
   bulk.name = "matr_mul_wgmma_tiled_tf32";
   bulk.source = "beyond the article, step 17: wgmma on operands tiled beforehand (TF32)";
@@ -296,7 +300,6 @@ std::vector<Step> beyond_the_article() {
                    {"GROUP_M", {8, 16, 32}}};
   bulk.params_valid = tiled_tiles_valid;
   bulk.operand_pass = tiling_pass(16); // 16 rounded values of K per tile row
-  steps.push_back(bulk);
 
   Step bulk3 = bulk;
   bulk3.name = "matr_mul_wgmma_tiled_3xtf32";
@@ -310,13 +313,15 @@ std::vector<Step> beyond_the_article() {
                     {"INFLIGHT", {0, 1}},    {"FLUSH", {8, 16}}, {"A_REGS", {0, 1}},
                     {"GROUP_M", {8, 16, 32}}};
   bulk3.operand_pass = tiling_pass(8); // 8 heads and their 8 tails per tile row
-  steps.push_back(bulk3);
+  return {bulk, bulk3};
+}
 
-  // Step 18: step 17's TF32 product with no pass: each slice of a tile is copied straight from A
-  // and B by the copy engine, through tensor maps the bridge writes (CLBufferTensorMap), swizzled
-  // as wgmma reads it. Maps typed TF32 (TMA 2) round the inputs on the way. Defaults measured on
-  // an H100: 64 x 256 tiles of 128-byte rows (BK 32) in one stage, work-groups on a compute unit
-  // taking turns, 64 block rows per group of the tile order.
+// Step 18: step 17's TF32 product with no pass: each slice of a tile is copied straight from A
+// and B by the copy engine, through tensor maps the bridge writes (CLBufferTensorMap), swizzled
+// as wgmma reads it. Maps typed TF32 (TMA 2) round the inputs on the way. Defaults measured on
+// an H100: 64 x 256 tiles of 128-byte rows (BK 32) in one stage, work-groups on a compute unit
+// taking turns, 64 block rows per group of the tile order.
+std::vector<Step> tensor_map_steps(const Step &wgmma) {
   Step mapped = wgmma;
   mapped.name = "matr_mul_wgmma_tma_tf32";
   mapped.source = "beyond the article, step 18: wgmma on tiles copied through tensor maps (TF32)";
@@ -337,7 +342,6 @@ std::vector<Step> beyond_the_article() {
   mapped.padding.colsrows = 4; // a map's rows are whole 16-byte chunks
   mapped.operand_pass.reset();
   mapped.tensor_maps = TensorMaps{};
-  steps.push_back(mapped);
 
   Step mapped3 = mapped;
   mapped3.name = "matr_mul_wgmma_tma_3xtf32";
@@ -355,64 +359,92 @@ std::vector<Step> beyond_the_article() {
   mapped3.operand_pass->operand_a = false;
   mapped3.padding.colsrows = 32; // whole stages of K: B's tiles hold no partial slice
   mapped3.tensor_maps = TensorMaps{"BM", "", "BK", "TMA"};
-  steps.push_back(mapped3);
+  return {mapped, mapped3};
+}
 
+void append(std::vector<Step> &steps, std::vector<Step> more) {
+  for (Step &step : more)
+    steps.push_back(std::move(step));
+}
+
+// Steps 11-18, in their order, one family at a time.
+std::vector<Step> beyond_the_article() {
+  Step base;
+  base.in_article = false;
+  base.in_bench = true; // every step beyond the article is benched
+  base.layout_b = Layout::column_major;
+
+  std::vector<Step> steps = {tiled_local_step(base)};
+  append(steps, register_blocked_steps(base));
+  steps.push_back(tuned_step(base));
+  append(steps, tensor_core_steps(base));
+  const Step wgmma = wgmma_step(base);
+  append(steps, wgmma_steps(wgmma));
+  append(steps, tiled_operand_steps(wgmma));
+  append(steps, tensor_map_steps(wgmma));
   return steps;
 }
 
-// The article's steps, in its order. Shared fields first, then what each step changes.
-std::vector<Step> make_replay_steps() {
-  std::vector<Step> steps;
-  auto add = [&](Step step) { steps.push_back(std::move(step)); };
-
+// Section 2.1: the sequential program the kernels are measured against.
+Step host_step() {
   Step host;
   host.name = "matr_mul_2dim";
   host.source = "section 2.1, Listing 1";
   host.change = "the sequential program: r-cr-c loops over 2-D arrays on one CPU core, no OpenCL";
   host.cpu_loop = CpuLoop::r_cr_c;
-  add(host);
+  return host;
+}
 
-  Step per_element;
-  per_element.geometry = &one_per_element;
-  per_element.name = "matr_mul_1dim";
-  per_element.source = "section 2.2, Listing 2";
-  per_element.change = "first kernel: one work-item per element of the product (2-D range "
-                       "ROWS1 x COLS2); all matrices row-major";
-  per_element.kernel_file = "matr_mul_1dim.cl";
-  add(per_element);
+// Sections 2.2-2.4: one work-item per element of the product.
+std::vector<Step> per_element_steps() {
+  Step one_dim;
+  one_dim.geometry = &one_per_element;
+  one_dim.name = "matr_mul_1dim";
+  one_dim.source = "section 2.2, Listing 2";
+  one_dim.change = "first kernel: one work-item per element of the product (2-D range "
+                   "ROWS1 x COLS2); all matrices row-major";
+  one_dim.kernel_file = "matr_mul_1dim.cl";
 
-  per_element.layout_b = Layout::column_major;
-  per_element.name = "matr_mul_1dim_coalesced";
-  per_element.source = "section 2.3, Listing 3";
-  per_element.change = "second matrix stored column-major, so the inner loop reads both inputs "
-                       "contiguously (coalesced)";
-  per_element.kernel_file = "matr_mul_1dim_coalesced.cl";
-  add(per_element);
+  Step coalesced = one_dim;
+  coalesced.layout_b = Layout::column_major;
+  coalesced.name = "matr_mul_1dim_coalesced";
+  coalesced.source = "section 2.3, Listing 3";
+  coalesced.change = "second matrix stored column-major, so the inner loop reads both inputs "
+                     "contiguously (coalesced)";
+  coalesced.kernel_file = "matr_mul_1dim_coalesced.cl";
 
-  per_element.name = "matr_mul_sum_local";
-  per_element.source = "section 2.4, Listing 4";
-  per_element.change = "the dot product accumulates in a private variable and is written to "
-                       "global memory once";
-  per_element.kernel_file = "matr_mul_sum_local.cl";
-  add(per_element);
+  Step sum_local = coalesced;
+  sum_local.name = "matr_mul_sum_local";
+  sum_local.source = "section 2.4, Listing 4";
+  sum_local.change = "the dot product accumulates in a private variable and is written to "
+                     "global memory once";
+  sum_local.kernel_file = "matr_mul_sum_local.cl";
+  return {one_dim, coalesced, sum_local};
+}
 
-  Step per_row = per_element;
-  per_row.geometry = &one_per_row;
-  per_row.name = "matr_mul_row_calc";
-  per_row.source = "section 2.5, Listing 5";
-  per_row.change = "one work-item per row of the product: a 1-D range of ROWS1 work-items";
-  per_row.kernel_file = "matr_mul_row_calc.cl";
-  add(per_row);
+// Sections 2.5-2.6: one work-item per row of the product, from the last per-element step.
+std::vector<Step> per_row_steps(const Step &per_element) {
+  Step row_calc = per_element;
+  row_calc.geometry = &one_per_row;
+  row_calc.name = "matr_mul_row_calc";
+  row_calc.source = "section 2.5, Listing 5";
+  row_calc.change = "one work-item per row of the product: a 1-D range of ROWS1 work-items";
+  row_calc.kernel_file = "matr_mul_row_calc.cl";
 
-  per_row.private_row = true;
-  per_row.name = "matr_mul_row_in_private";
-  per_row.source = "section 2.6, Listing 6";
-  per_row.change = "the work-item's row of the first matrix copied once into a private array "
-                   "rowbuf[COLSROWS]";
-  per_row.kernel_file = "matr_mul_row_in_private.cl";
-  add(per_row);
+  Step row_in_private = row_calc;
+  row_in_private.private_row = true;
+  row_in_private.name = "matr_mul_row_in_private";
+  row_in_private.source = "section 2.6, Listing 6";
+  row_in_private.change =
+      "the work-item's row of the first matrix copied once into a private array "
+      "rowbuf[COLSROWS]";
+  row_in_private.kernel_file = "matr_mul_row_in_private.cl";
+  return {row_calc, row_in_private};
+}
 
-  Step col_local = per_row;
+// Section 2.7, as printed (with its race), from the private-row step.
+Step col_local_step(const Step &private_row) {
+  Step col_local = private_row;
   col_local.local_column = true;
   col_local.name = "matr_mul_col_local";
   col_local.source = "section 2.7, Listing 7 (as printed)";
@@ -423,34 +455,38 @@ std::vector<Step> make_replay_steps() {
                    "overwrite it with the next column while others of its work-group still "
                    "read this one";
   col_local.fixed_by = "matr_mul_col_local_fixed";
-  add(col_local);
+  return col_local;
+}
 
-  Step vect = per_row;
+// Section 2.8: the inner loop vectorised, from the private-row step.
+std::vector<Step> vector_steps(const Step &private_row) {
+  Step vect = private_row;
   vect.name = "matr_mul_vect";
   vect.source = "section 2.8, Listing 8";
   vect.change = "inner loop vectorised: dot() of two REALTYPE4 vectors assembled from scalars";
   vect.kernel_file = "matr_mul_vect.cl";
   vect.constraints = {{Dim::colsrows, 4, "its inner loop reads 4 elements at a time"}};
-  add(vect);
 
-  vect.name = "matr_mul_vect_v2";
-  vect.source = "section 2.8, Listing 9";
-  vect.change = "the private row kept as REALTYPE4 vectors, so only in2's vector is assembled "
-                "in the main loop";
-  vect.kernel_file = "matr_mul_vect_v2.cl";
-  vect.constraints = {{Dim::colsrows, 4, "it keeps rows as COLSROWS / 4 vectors of 4"}};
-  vect.in_bench = true; // the article's best, benched beside the steps beyond it
-  add(vect);
-  vect.in_bench = false;
+  Step vect_v2 = vect;
+  vect_v2.name = "matr_mul_vect_v2";
+  vect_v2.source = "section 2.8, Listing 9";
+  vect_v2.change = "the private row kept as REALTYPE4 vectors, so only in2's vector is assembled "
+                   "in the main loop";
+  vect_v2.kernel_file = "matr_mul_vect_v2.cl";
+  vect_v2.constraints = {{Dim::colsrows, 4, "it keeps rows as COLSROWS / 4 vectors of 4"}};
+  vect_v2.in_bench = true; // the article's best, benched beside the steps beyond it
 
-  vect.name = "matr_mul_vect_v3";
-  vect.source = "section 2.8, Listing 10";
-  vect.change = "vectors of 8 (REALTYPE8) and dot8()";
-  vect.kernel_file = "matr_mul_vect_v3.cl";
-  vect.constraints = {{Dim::colsrows, 8, "it keeps rows as COLSROWS / 8 vectors of 8"}};
-  add(vect);
+  Step vect_v3 = vect;
+  vect_v3.name = "matr_mul_vect_v3";
+  vect_v3.source = "section 2.8, Listing 10";
+  vect_v3.change = "vectors of 8 (REALTYPE8) and dot8()";
+  vect_v3.kernel_file = "matr_mul_vect_v3.cl";
+  vect_v3.constraints = {{Dim::colsrows, 8, "it keeps rows as COLSROWS / 8 vectors of 8"}};
+  return {vect, vect_v2, vect_v3};
+}
 
-  Step fixed = col_local;
+// Section 2.7's listing with the barrier it lacks (not in the article).
+Step col_local_fixed_step(Step fixed) {
   fixed.in_article = false;
   fixed.name = "matr_mul_col_local_fixed";
   fixed.source = "section 2.7, Listing 7 with a second barrier (not in the article)";
@@ -459,10 +495,22 @@ std::vector<Step> make_replay_steps() {
   fixed.kernel_file = "matr_mul_col_local_fixed.cl";
   fixed.race.clear();
   fixed.fixed_by.clear();
-  add(fixed);
+  return fixed;
+}
 
-  for (Step &step : beyond_the_article())
-    add(std::move(step));
+// The article's steps, in its order, then the fixed col_local and the steps beyond the article.
+// Each step starts from the one before it in the article and says what it changes.
+std::vector<Step> make_replay_steps() {
+  std::vector<Step> steps = {host_step()};
+  const std::vector<Step> per_element = per_element_steps();
+  append(steps, per_element);
+  const std::vector<Step> per_row = per_row_steps(per_element.back());
+  append(steps, per_row);
+  const Step col_local = col_local_step(per_row.back());
+  steps.push_back(col_local);
+  append(steps, vector_steps(per_row.back()));
+  steps.push_back(col_local_fixed_step(col_local));
+  append(steps, beyond_the_article());
   return steps;
 }
 

@@ -148,140 +148,196 @@ std::vector<ChartSeries> merge_series(std::vector<ChartSeries> series) {
   return merged;
 }
 
-std::string chart_svg(const std::vector<ChartSeries> &series,
-                      const std::vector<std::string> &order) {
-  std::vector<std::string> steps;
+namespace {
+
+// The steps as chart_svg draws them, one column each: those in `order` first, connected by lines;
+// the others (variants such as matr_mul_col_local_fixed) after them, unconnected.
+struct DrawnSteps {
+  std::vector<std::string> names;
+  size_t connected = 0; // names[0, connected) are in `order`
+};
+
+DrawnSteps drawn_steps(const std::vector<ChartSeries> &series,
+                       const std::vector<std::string> &order) {
+  DrawnSteps steps;
+  auto drawn = [&](const std::string &name) {
+    return std::find(steps.names.begin(), steps.names.end(), name) != steps.names.end();
+  };
   for (const std::string &name : order)
     for (const ChartSeries &s : series)
-      if (s.points.count(name) && std::find(steps.begin(), steps.end(), name) == steps.end())
-        steps.push_back(name);
-  // Steps outside `order` (variants such as matr_mul_col_local_fixed) come last, unconnected.
-  const size_t connected = steps.size();
+      if (s.points.count(name) && !drawn(name))
+        steps.names.push_back(name);
+  steps.connected = steps.names.size();
   for (const ChartSeries &s : series)
     for (const auto &[name, point] : s.points)
-      if (std::find(steps.begin(), steps.end(), name) == steps.end())
-        steps.push_back(name);
+      if (!drawn(name))
+        steps.names.push_back(name);
+  return steps;
+}
 
-  // Everything drawn, to size the two log axes.
-  double time_lo = 1e300, time_hi = 0, rate_lo = 1e300, rate_hi = 0;
-  auto extend = [](double value, double &lo, double &hi) {
+// The smallest and largest positive finite values seen.
+struct Range {
+  double lo = 1e300, hi = 0;
+  void extend(double value) {
     if (value > 0 && std::isfinite(value)) {
       lo = std::min(lo, value);
       hi = std::max(hi, value);
     }
-  };
+  }
+};
+
+double gflops_of(const ChartPoint &point, double seconds) {
+  return point.flops / seconds / 1e9;
+}
+
+// Where chart_svg draws: a time panel above a GFLOPS panel, both log scales over everything drawn,
+// and one column per step.
+struct ChartLayout {
+  static constexpr double width = 1100, left = 80, right = 330, top = 60, gap = 70, panel = 240;
+  static constexpr double bottom = 120, plot_w = width - left - right;
+  static constexpr double height = top + panel + gap + panel + bottom;
+  LogAxis time_axis, rate_axis;
+  double columns;
+  double x_of(size_t i) const { return left + (static_cast<double>(i) + 0.5) * plot_w / columns; }
+};
+
+ChartLayout chart_layout(const std::vector<ChartSeries> &series, size_t steps) {
+  Range time, rate;
   for (const ChartSeries &s : series)
     for (const auto &[name, p] : s.points)
       for (const std::optional<double> &t : {p.total_s, p.kernel_s})
         if (t && *t > 0) {
-          extend(*t, time_lo, time_hi);
-          extend(p.flops / *t / 1e9, rate_lo, rate_hi);
+          time.extend(*t);
+          rate.extend(gflops_of(p, *t));
         }
-  if (time_hi == 0) {
-    time_lo = rate_lo = 0.1;
-    time_hi = rate_hi = 1;
+  if (time.hi == 0) { // nothing timed: a decade each, to draw the empty panels
+    time.lo = rate.lo = 0.1;
+    time.hi = rate.hi = 1;
   }
+  using L = ChartLayout;
+  return {LogAxis(time.lo, time.hi, L::top, L::panel),
+          LogAxis(rate.lo, rate.hi, L::top + L::panel + L::gap, L::panel),
+          std::max<double>(1, static_cast<double>(steps))};
+}
 
-  const double width = 1100, left = 80, right = 330, top = 60, gap = 70, panel = 240;
-  const double bottom = 120, plot_w = width - left - right;
-  const double height = top + panel + gap + panel + bottom;
-  LogAxis time_axis(time_lo, time_hi, top, panel);
-  LogAxis rate_axis(rate_lo, rate_hi, top + panel + gap, panel);
-  const double n = std::max<double>(1, static_cast<double>(steps.size()));
-  auto x_of = [&](size_t i) { return left + (static_cast<double>(i) + 0.5) * plot_w / n; };
-
-  std::string svg = fmt::format(
+std::string chart_header(const ChartLayout &layout) {
+  return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
       "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n"
       "<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n"
       "<text x=\"{2}\" y=\"28\" font-size=\"16\" font-weight=\"bold\">Matrix multiplication, "
       "step by step (mql5.com/en/articles/407, replayed by mqlcl-replay)</text>\n",
-      width, height, left);
+      layout.width, layout.height, layout.left);
+}
 
-  auto panel_frame = [&](const LogAxis &axis, const std::string &title) {
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text>\n", left,
-                       axis.top - 8, xml_escape(title));
-    for (int decade = axis.low_decade; decade <= axis.high_decade; ++decade) {
-      double y = axis.y(std::pow(10.0, decade));
-      svg +=
-          fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#ccc\"/>\n",
-                      left, y, left + plot_w, y);
-      svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:g}</text>\n", left - 6,
-                         y + 4, std::pow(10.0, decade));
-    }
-    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
-                       "stroke=\"#444\"/>\n",
-                       left, axis.top, plot_w, axis.height);
-  };
-  panel_frame(time_axis, "OpenCL time per step, seconds (log scale)");
-  panel_frame(rate_axis, "GFLOPS = 2 * ROWS1 * COLS2 * COLSROWS / time (log scale)");
-  for (size_t i = 0; i < steps.size(); ++i) {
-    double x = x_of(i), y = rate_axis.top + rate_axis.height + 14;
+// A panel's title, its frame and a grid line with its label at every decade.
+std::string panel_frame(const ChartLayout &layout, const LogAxis &axis, const std::string &title) {
+  const double left = layout.left, plot_w = layout.plot_w;
+  std::string svg = fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text>\n", left,
+                                axis.top - 8, xml_escape(title));
+  for (int decade = axis.low_decade; decade <= axis.high_decade; ++decade) {
+    double y = axis.y(std::pow(10.0, decade));
+    svg += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#ccc\"/>\n",
+                       left, y, left + plot_w, y);
+    svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:g}</text>\n", left - 6,
+                       y + 4, std::pow(10.0, decade));
+  }
+  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
+                     "stroke=\"#444\"/>\n",
+                     left, axis.top, plot_w, axis.height);
+  return svg;
+}
+
+// The steps' names, slanted, under the lower panel.
+std::string step_labels(const ChartLayout &layout, const DrawnSteps &steps) {
+  std::string svg;
+  for (size_t i = 0; i < steps.names.size(); ++i) {
+    double x = layout.x_of(i), y = layout.rate_axis.top + layout.rate_axis.height + 14;
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" "
                        "transform=\"rotate(-35 {:.1f} {:.1f})\">{}</text>\n",
-                       x, y, x, y, xml_escape(short_name(steps[i])));
+                       x, y, x, y, xml_escape(short_name(steps.names[i])));
   }
+  return svg;
+}
 
-  // One solid line per series for the OpenCL total time, a dashed one for the kernel alone; a
-  // step missing from a series breaks its line, and steps outside `order` are markers only.
-  for (size_t s = 0; s < series.size(); ++s) {
-    const char *colour = kColours[s % (sizeof(kColours) / sizeof(kColours[0]))];
-    for (int kernel_only = 0; kernel_only < 2; ++kernel_only)
-      for (const LogAxis *axis : {&time_axis, &rate_axis}) {
-        bool rate = axis == &rate_axis;
-        std::string dash = kernel_only ? " stroke-dasharray=\"6 4\"" : "";
-        std::string points;
-        auto flush = [&] {
-          if (points.find(' ') != std::string::npos)
-            svg += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} "
-                               "points=\"{}\"/>\n",
-                               colour, dash, points);
-          points.clear();
-        };
-        for (size_t i = 0; i < steps.size(); ++i) {
-          if (i == connected)
-            flush();
-          auto found = series[s].points.find(steps[i]);
-          std::optional<double> t;
-          if (found != series[s].points.end())
-            t = kernel_only ? found->second.kernel_s : found->second.total_s;
-          if (!t || *t <= 0) {
-            flush();
-            continue;
-          }
-          double value = rate ? found->second.flops / *t / 1e9 : *t;
-          double x = x_of(i), y = axis->y(value);
-          if (i < connected)
-            points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x, y);
-          svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\" "
-                             "stroke=\"{}\" stroke-width=\"1.5\"><title>{}: {} = {:.4g} {}</title>"
-                             "</circle>\n",
-                             x, y, kernel_only ? "white" : colour, colour,
-                             xml_escape(series[s].label), xml_escape(short_name(steps[i])), value,
-                             rate          ? "GFLOPS"
-                             : kernel_only ? "s (kernel)"
-                                           : "s (total)");
-          if (found->second.wrong && !kernel_only)
-            svg += wrong_mark(x, y, series[s].label, short_name(steps[i]));
-        }
-        flush();
-      }
-  }
+const char *colour_of(size_t series_index) {
+  return kColours[series_index % (sizeof(kColours) / sizeof(kColours[0]))];
+}
 
-  // Legend: devices by colour, then the two line styles.
-  double lx = left + plot_w + 20, ly = top + 10;
-  for (size_t s = 0; s < series.size(); ++s, ly += 20) {
-    const char *colour = kColours[s % (sizeof(kColours) / sizeof(kColours[0]))];
-    svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" "
-                       "stroke-width=\"3\"/>\n<text x=\"{4}\" y=\"{5}\">{6}</text>\n",
-                       lx, ly, lx + 24, colour, lx + 30, ly + 4, xml_escape(series[s].label));
+// What one line of the chart shows: a series' total or kernel time, in seconds or GFLOPS.
+struct LineStyle {
+  const char *colour;
+  bool kernel_only, rate;
+};
+
+// A point of a line, with its value in the tooltip: filled for the total, hollow for the kernel.
+std::string point_marker(double x, double y, LineStyle line, const std::string &label,
+                         const std::string &step, double value) {
+  return fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\" "
+                     "stroke=\"{}\" stroke-width=\"1.5\"><title>{}: {} = {:.4g} {}</title>"
+                     "</circle>\n",
+                     x, y, line.kernel_only ? "white" : line.colour, line.colour, xml_escape(label),
+                     xml_escape(step), value,
+                     line.rate          ? "GFLOPS"
+                     : line.kernel_only ? "s (kernel)"
+                                        : "s (total)");
+}
+
+// One line of a series in one panel: solid for the OpenCL total, dashed for the kernel alone. A
+// step missing from the series breaks the line, and steps outside `order` are markers only.
+std::string series_line(const ChartLayout &layout, const DrawnSteps &steps,
+                        const ChartSeries &series, LineStyle line) {
+  const LogAxis &axis = line.rate ? layout.rate_axis : layout.time_axis;
+  const std::string dash = line.kernel_only ? " stroke-dasharray=\"6 4\"" : "";
+  std::string svg, points;
+  auto flush = [&] {
+    if (points.find(' ') != std::string::npos)
+      svg += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} "
+                         "points=\"{}\"/>\n",
+                         line.colour, dash, points);
+    points.clear();
+  };
+  for (size_t i = 0; i < steps.names.size(); ++i) {
+    if (i == steps.connected)
+      flush();
+    auto found = series.points.find(steps.names[i]);
+    std::optional<double> t;
+    if (found != series.points.end())
+      t = line.kernel_only ? found->second.kernel_s : found->second.total_s;
+    if (!t || *t <= 0) {
+      flush();
+      continue;
+    }
+    double value = line.rate ? gflops_of(found->second, *t) : *t;
+    double x = layout.x_of(i), y = axis.y(value);
+    if (i < steps.connected)
+      points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x, y);
+    svg += point_marker(x, y, line, series.label, short_name(steps.names[i]), value);
+    if (found->second.wrong && !line.kernel_only)
+      svg += wrong_mark(x, y, series.label, short_name(steps.names[i]));
   }
-  ly += 16;
-  bool any_wrong = false;
+  flush();
+  return svg;
+}
+
+bool any_wrong(const std::vector<ChartSeries> &series) {
   for (const ChartSeries &s : series)
     for (const auto &[name, point] : s.points)
-      any_wrong = any_wrong || point.wrong;
+      if (point.wrong)
+        return true;
+  return false;
+}
+
+// Right of the panels: devices by colour, then the two line styles and the wrong-product mark.
+std::string legend(const ChartLayout &layout, const std::vector<ChartSeries> &series) {
+  std::string svg;
+  double lx = layout.left + layout.plot_w + 20, ly = layout.top + 10;
+  for (size_t s = 0; s < series.size(); ++s, ly += 20)
+    svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" "
+                       "stroke-width=\"3\"/>\n<text x=\"{4}\" y=\"{5}\">{6}</text>\n",
+                       lx, ly, lx + 24, colour_of(s), lx + 30, ly + 4, xml_escape(series[s].label));
+  ly += 16;
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#444\" "
                      "stroke-width=\"2\"/>\n<text x=\"{3}\" y=\"{4}\">OpenCL total (execute + "
                      "read)</text>\n",
@@ -291,12 +347,31 @@ std::string chart_svg(const std::vector<ChartSeries> &series,
                      "stroke-width=\"2\" stroke-dasharray=\"6 4\"/>\n<text x=\"{3}\" "
                      "y=\"{4}\">kernel only (profiling)</text>\n",
                      lx, ly, lx + 24, lx + 30, ly + 4);
-  if (any_wrong) {
+  if (any_wrong(series)) {
     ly += 20;
     svg += wrong_mark(lx + 12, ly, "", "");
     svg += fmt::format("<text x=\"{}\" y=\"{}\">wrong product (failed verification)</text>\n",
                        lx + 30, ly + 4);
   }
+  return svg;
+}
+
+} // namespace
+
+std::string chart_svg(const std::vector<ChartSeries> &series,
+                      const std::vector<std::string> &order) {
+  const DrawnSteps steps = drawn_steps(series, order);
+  const ChartLayout layout = chart_layout(series, steps.names.size());
+  std::string svg = chart_header(layout);
+  svg += panel_frame(layout, layout.time_axis, "OpenCL time per step, seconds (log scale)");
+  svg += panel_frame(layout, layout.rate_axis,
+                     "GFLOPS = 2 * ROWS1 * COLS2 * COLSROWS / time (log scale)");
+  svg += step_labels(layout, steps);
+  for (size_t s = 0; s < series.size(); ++s)
+    for (bool kernel_only : {false, true})
+      for (bool rate : {false, true})
+        svg += series_line(layout, steps, series[s], LineStyle{colour_of(s), kernel_only, rate});
+  svg += legend(layout, series);
   svg += "</svg>\n";
   return svg;
 }
@@ -329,28 +404,23 @@ void write_text(const std::filesystem::path &file, const std::string &text) {
     bad_input(fmt::format("writing the chart to {} failed", file.string()));
 }
 
-} // namespace
+struct BenchBar {
+  std::string name, kind;
+  double gflops = 0;
+  bool verified = false;
+};
 
-bool is_bench_results(const std::filesystem::path &file) {
-  Json root = read_json_file(file, "results file");
-  return json_at(root, "sizes") != nullptr && json_at(root, "limits") != nullptr;
-}
+// One size of the benchmark: a title and a bar per step or library measured.
+struct BenchPanel {
+  std::string title;
+  std::vector<BenchBar> bars;
+};
 
-std::string bench_chart_svg(const Json &bench) {
-  struct Bar {
-    std::string name, kind;
-    double gflops = 0;
-    bool verified = false;
-  };
-  struct Panel {
-    std::string title;
-    std::vector<Bar> bars;
-  };
-  std::vector<Panel> panels;
-  double low = 1e300, high = 0;
+std::vector<BenchPanel> bench_panels(const Json &bench) {
+  std::vector<BenchPanel> panels;
   if (const Json *sizes = json_at(bench, "sizes"); sizes != nullptr && sizes->is_array())
     for (const Json &size : *sizes) {
-      Panel panel{fmt::format("N = {}", json_string(size, "n", "?")), {}};
+      BenchPanel panel{fmt::format("N = {}", json_string(size, "n", "?")), {}};
       if (const Json *results = json_at(size, "results"); results != nullptr && results->is_array())
         for (const Json &row : *results) {
           std::optional<double> gflops = json_number(row, "gflops");
@@ -358,42 +428,66 @@ std::string bench_chart_svg(const Json &bench) {
             continue; // unavailable here: the text output says why
           panel.bars.push_back({json_string(row, "name", "?"), json_string(row, "kind"), *gflops,
                                 json_bool(row, "verified").value_or(false)});
-          low = std::min(low, *gflops);
-          high = std::max(high, *gflops);
         }
       if (!panel.bars.empty())
         panels.push_back(std::move(panel));
     }
   if (panels.empty())
     bad_input("the benchmark results hold no measured size to draw");
-  std::vector<std::pair<std::string, double>> limits;
+  return panels;
+}
+
+// The device's limits, by name, in GFLOPS.
+using BenchLimits = std::vector<std::pair<std::string, double>>;
+
+BenchLimits bench_limits(const Json &bench) {
+  BenchLimits limits;
   if (const Json *nodes = json_at(bench, "limits"); nodes != nullptr && nodes->is_array())
     for (const Json &node : *nodes)
-      if (std::optional<double> gflops = json_number(node, "gflops"); gflops && *gflops > 0) {
+      if (std::optional<double> gflops = json_number(node, "gflops"); gflops && *gflops > 0)
         limits.emplace_back(json_string(node, "name", "limit"), *gflops);
-        high = std::max(high, *gflops);
-      }
+  return limits;
+}
 
-  // Decades of GFLOPS from below the slowest bar to above the fastest bar or limit.
-  const int first_decade = static_cast<int>(std::floor(std::log10(low)));
-  const int last_decade = static_cast<int>(std::ceil(std::log10(high)));
-  const double label_w = 250, bar_x = 260, bar_w = 560, row_h = 18, panel_gap = 34;
-  auto x_of = [&](double gflops) {
+// Where bench_chart_svg draws: the bars' names, then bars on a log scale of GFLOPS in decades
+// from below the slowest bar to above the fastest bar or limit; the limits' legend below.
+struct BenchLayout {
+  static constexpr double label_w = 250, bar_x = 260, bar_w = 560, row_h = 18, panel_gap = 34;
+  static constexpr double top = 86, width = bar_x + bar_w + 90;
+  int first_decade = 0, last_decade = 1;
+  double bottom = 0, height = 0;
+  double x_of(double gflops) const {
     return bar_x + bar_w * (std::log10(gflops) - first_decade) / (last_decade - first_decade);
-  };
-  double rows = 0;
-  for (const Panel &panel : panels)
-    rows += static_cast<double>(panel.bars.size());
-  const double top = 86, panel_count = static_cast<double>(panels.size());
-  const double bottom = top + rows * row_h + panel_count * panel_gap;
-  const double height = bottom + 40 + 20 * static_cast<double>(limits.size());
-  const double width = bar_x + bar_w + 90;
+  }
+};
 
+BenchLayout bench_layout(const std::vector<BenchPanel> &panels, const BenchLimits &limits) {
+  double low = 1e300, high = 0, rows = 0;
+  for (const BenchPanel &panel : panels) {
+    rows += static_cast<double>(panel.bars.size());
+    for (const BenchBar &bar : panel.bars) {
+      low = std::min(low, bar.gflops);
+      high = std::max(high, bar.gflops);
+    }
+  }
+  for (const auto &[name, gflops] : limits)
+    high = std::max(high, gflops);
+  BenchLayout layout;
+  layout.first_decade = static_cast<int>(std::floor(std::log10(low)));
+  layout.last_decade = static_cast<int>(std::ceil(std::log10(high)));
+  const double panel_count = static_cast<double>(panels.size());
+  layout.bottom = layout.top + rows * layout.row_h + panel_count * layout.panel_gap;
+  layout.height = layout.bottom + 40 + 20 * static_cast<double>(limits.size());
+  return layout;
+}
+
+// The frame, the title, the device and the key to the colours.
+std::string bench_header(const BenchLayout &layout, const Json &bench) {
   std::string svg =
       fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
                   "viewBox=\"0 0 {0:.0f} {1:.0f}\" font-family=\"sans-serif\" font-size=\"12\">\n"
                   "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-                  width, height);
+                  layout.width, layout.height);
   svg += "<text x=\"10\" y=\"22\" font-size=\"15\">mqlcl-replay bench: GFLOPS from the kernel "
          "time, log scale</text>\n";
   svg += fmt::format("<text x=\"10\" y=\"40\">{} ({}, driver {})</text>\n",
@@ -402,43 +496,86 @@ std::string bench_chart_svg(const Json &bench) {
                      xml_escape(json_string(bench, "device.driver", "?")));
   svg += "<text x=\"10\" y=\"58\">blue: our steps, through the bridge; grey: libraries; red: "
          "failed verification; dashed: the device's limits (our kernels)</text>\n";
-  for (int decade = first_decade; decade <= last_decade; ++decade) {
-    double x = x_of(std::pow(10.0, decade));
+  return svg;
+}
+
+// A grid line with its label at every decade of GFLOPS.
+std::string bench_grid(const BenchLayout &layout) {
+  std::string svg;
+  for (int decade = layout.first_decade; decade <= layout.last_decade; ++decade) {
+    double x = layout.x_of(std::pow(10.0, decade));
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.0f}\" x2=\"{0:.1f}\" y2=\"{2:.0f}\" "
                        "stroke=\"#ddd\"/>\n<text x=\"{0:.1f}\" y=\"{3:.0f}\" "
                        "text-anchor=\"middle\">{4}</text>\n",
-                       x, top - 10, bottom, bottom + 16, gflops_text(std::pow(10.0, decade)));
+                       x, layout.top - 10, layout.bottom, layout.bottom + 16,
+                       gflops_text(std::pow(10.0, decade)));
   }
-  double y = top;
-  for (const Panel &panel : panels) {
+  return svg;
+}
+
+// A bar at `y`: blue for our steps, grey for libraries, red for a wrong product.
+std::string bench_bar(const BenchLayout &layout, const BenchBar &bar, double y) {
+  const char *colour = !bar.verified ? "#d62728" : bar.kind == "step" ? "#1f77b4" : "#8c8c8c";
+  std::string svg = fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\">{}</text>\n",
+                                layout.label_w, y + 12, xml_escape(bar.name));
+  double x = layout.x_of(bar.gflops);
+  svg += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.1f}\" height=\"{:.0f}\" "
+                     "fill=\"{}\"><title>{}: {} GFLOPS</title></rect>\n",
+                     layout.bar_x, y + 2, std::max(1.0, x - layout.bar_x), layout.row_h - 4, colour,
+                     xml_escape(bar.name), gflops_text(bar.gflops));
+  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\">{}{}</text>\n", x + 4, y + 12,
+                     gflops_text(bar.gflops), bar.verified ? "" : " (wrong)");
+  return svg;
+}
+
+// The panels, one under another, each its title over its bars.
+std::string bench_bars(const BenchLayout &layout, const std::vector<BenchPanel> &panels) {
+  std::string svg;
+  double y = layout.top;
+  for (const BenchPanel &panel : panels) {
     svg += fmt::format("<text x=\"10\" y=\"{:.0f}\" font-weight=\"bold\">{}</text>\n", y + 12,
                        xml_escape(panel.title));
     y += 20;
-    for (const Bar &bar : panel.bars) {
-      const char *colour = !bar.verified ? "#d62728" : bar.kind == "step" ? "#1f77b4" : "#8c8c8c";
-      svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\">{}</text>\n", label_w,
-                         y + 12, xml_escape(bar.name));
-      double x = x_of(bar.gflops);
-      svg += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.1f}\" height=\"{:.0f}\" "
-                         "fill=\"{}\"><title>{}: {} GFLOPS</title></rect>\n",
-                         bar_x, y + 2, std::max(1.0, x - bar_x), row_h - 4, colour,
-                         xml_escape(bar.name), gflops_text(bar.gflops));
-      svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\">{}{}</text>\n", x + 4, y + 12,
-                         gflops_text(bar.gflops), bar.verified ? "" : " (wrong)");
-      y += row_h;
+    for (const BenchBar &bar : panel.bars) {
+      svg += bench_bar(layout, bar, y);
+      y += layout.row_h;
     }
-    y += panel_gap - 20;
+    y += layout.panel_gap - 20;
   }
-  double legend_y = bottom + 36;
+  return svg;
+}
+
+// A dashed line across the panels at each limit, named in a legend below them.
+std::string bench_limit_lines(const BenchLayout &layout, const BenchLimits &limits) {
+  std::string svg;
+  double legend_y = layout.bottom + 36;
   for (const auto &[name, gflops] : limits) {
-    double x = x_of(gflops);
+    double x = layout.x_of(gflops);
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.0f}\" x2=\"{0:.1f}\" y2=\"{2:.0f}\" "
                        "stroke=\"#2ca02c\" stroke-dasharray=\"5 4\"/>\n",
-                       x, top - 10, bottom);
-    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\">dashed: {}, {} GFLOPS</text>\n", bar_x,
-                       legend_y, xml_escape(name), gflops_text(gflops));
+                       x, layout.top - 10, layout.bottom);
+    svg += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\">dashed: {}, {} GFLOPS</text>\n",
+                       layout.bar_x, legend_y, xml_escape(name), gflops_text(gflops));
     legend_y += 20;
   }
+  return svg;
+}
+
+} // namespace
+
+bool is_bench_results(const std::filesystem::path &file) {
+  Json root = read_json_file(file, "results file");
+  return json_at(root, "sizes") != nullptr && json_at(root, "limits") != nullptr;
+}
+
+std::string bench_chart_svg(const Json &bench) {
+  const std::vector<BenchPanel> panels = bench_panels(bench);
+  const BenchLimits limits = bench_limits(bench);
+  const BenchLayout layout = bench_layout(panels, limits);
+  std::string svg = bench_header(layout, bench);
+  svg += bench_grid(layout);
+  svg += bench_bars(layout, panels);
+  svg += bench_limit_lines(layout, limits);
   svg += "</svg>\n";
   return svg;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 namespace mqlcl::replay {
 
@@ -210,86 +211,125 @@ bool device_meets(Requirement requirement, const DeviceCaps &device) {
   return true;
 }
 
+namespace {
+
+using Problem = std::optional<std::string>;
+
+// The article's private-array steps are 1-D over ROWS1, and a CPU device runs a work-group on
+// one thread: a group whose rows overflow that thread's stack kills the process.
+Problem private_row_problem(const Step &step, const Sizes &padded, const DeviceCaps &device,
+                            size_t element_size, const std::vector<uint32_t> &requested_local) {
+  if (!step.private_row || device.cpu_group_stack_bytes <= kCpuStackReserve)
+    return std::nullopt;
+  const uint64_t row_bytes = uint64_t{padded.colsrows} * element_size;
+  const uint64_t room = device.cpu_group_stack_bytes - kCpuStackReserve;
+  const bool chosen = requested_local.empty();
+  const uint64_t group = chosen ? cpu_runtime_group_size(padded.rows1, device) : requested_local[0];
+  if (group * row_bytes <= room)
+    return std::nullopt;
+  uint32_t fits = 1;
+  for (uint32_t d = 1; d <= padded.rows1 && d * row_bytes <= room; ++d)
+    if (padded.rows1 % d == 0)
+      fits = d;
+  return fmt::format(
+      "its private rowbuf[COLSROWS] takes {} bytes per work-item, so a work-group of {} "
+      "work-items{} needs {:.1f} MiB; a CPU device runs a work-group on one thread, whose "
+      "stack is {:.1f} MiB {}, and overflowing it kills the process: give --local {} (or "
+      "less){}",
+      row_bytes, group, chosen ? " (the runtime's choice)" : "",
+      static_cast<double>(group * row_bytes) / (1 << 20),
+      static_cast<double>(device.cpu_group_stack_bytes) / (1 << 20),
+      device.cpu_group_stack_assumed ? "as assumed here (the OS does not say)" : "here (ulimit -s)",
+      fits, device.cpu_group_stack_assumed ? "" : ", or raise ulimit -s");
+}
+
+// Tensor cores through inline PTX: NVIDIA GPUs of the right generation only.
+Problem requirement_problem(const Step &step, const DeviceCaps &device) {
+  if (device_meets(step.requirement, device))
+    return std::nullopt;
+  switch (step.requirement) {
+  case Requirement::nvidia_tensor_cores:
+    return "it runs on NVIDIA tensor cores (mma.sync with TF32, through inline PTX that only "
+           "NVIDIA's OpenCL compiler accepts) and needs an NVIDIA GPU of compute capability 8.0 or "
+           "later; this device is not one, so nothing was run. matr_mul_double_buffered and "
+           "matr_mul_tuned compute the same product in FP32 on any device";
+  case Requirement::nvidia_wgmma:
+    return "it runs on NVIDIA tensor cores through Hopper's wgmma (inline PTX for sm_90a, which "
+           "the bridge builds with -mqlcl-nv-sm90a) and needs an NVIDIA GPU of compute capability "
+           "9.0 (H100, H200); this device is not one, so nothing was run. "
+           "matr_mul_double_buffered and matr_mul_tuned compute the same product in FP32 on any "
+           "device";
+  case Requirement::none:
+    break;
+  }
+  return std::nullopt;
+}
+
+Problem tile_params_problem(const Step &step, const DeviceCaps &device) {
+  if (step.params_valid == nullptr || step.params_valid(step.params, device))
+    return std::nullopt;
+  return "its tile parameters do not fit this device or each other (work-group size, local "
+         "memory or divisibility; the kernel's header comment gives the rules): choose others "
+         "with --param" +
+         std::string(step.tuning != DeviceTuning::none
+                         ? ", or let mqlcl-replay tune " + step.name + " find the fastest that fit"
+                         : "");
+}
+
+Problem local_column_problem(const Step &step, const Sizes &padded, const DeviceCaps &device,
+                             size_t element_size) {
+  const uint64_t bytes = uint64_t{padded.colsrows} * element_size;
+  if (!step.local_column || bytes <= device.local_mem_bytes)
+    return std::nullopt;
+  return fmt::format("its __local colbuf[COLSROWS] needs {} bytes; the device has {} bytes of "
+                     "local memory",
+                     bytes, device.local_mem_bytes);
+}
+
+// The operand pass's buffers are uint32 bytes in MQL5's API, as the matrices' are.
+Problem pass_scratch_problem(const PassScratch &scratch, size_t element_size) {
+  for (uint64_t floats : {scratch.floats_a, scratch.floats_b})
+    if (floats * element_size > std::numeric_limits<uint32_t>::max())
+      return fmt::format("its operand pass writes {} parts of each operand, {} bytes, to a "
+                         "buffer; MQL5's CLBufferCreate takes at most 4 GiB - 1",
+                         scratch.parts, floats * element_size);
+  return std::nullopt;
+}
+
+// The first buffer, matrix or pass scratch, larger than the device allocates at once.
+Problem allocation_problem(const Sizes &padded, const PassScratch &scratch,
+                           const DeviceCaps &device, size_t element_size) {
+  for (uint64_t elements :
+       {uint64_t{padded.rows1} * padded.colsrows, uint64_t{padded.colsrows} * padded.cols2,
+        uint64_t{padded.rows1} * padded.cols2, scratch.floats_a, scratch.floats_b})
+    if (elements * element_size > device.max_alloc_bytes)
+      return fmt::format("a matrix of {} bytes exceeds the device's largest allocation, {} bytes",
+                         elements * element_size, device.max_alloc_bytes);
+  return std::nullopt;
+}
+
+} // namespace
+
 std::vector<std::string> device_problems(const Step &step, const Sizes &padded,
                                          const DeviceCaps &device, size_t element_size,
                                          bool double_precision,
                                          const std::vector<uint32_t> &requested_local) {
   std::vector<std::string> problems;
-  if (step.private_row && device.cpu_group_stack_bytes > kCpuStackReserve) {
-    // The article's private-array steps are 1-D over ROWS1.
-    const uint64_t row_bytes = uint64_t{padded.colsrows} * element_size;
-    const uint64_t room = device.cpu_group_stack_bytes - kCpuStackReserve;
-    const bool chosen = requested_local.empty();
-    const uint64_t group =
-        chosen ? cpu_runtime_group_size(padded.rows1, device) : requested_local[0];
-    if (group * row_bytes > room) {
-      uint32_t fits = 1;
-      for (uint32_t d = 1; d <= padded.rows1 && d * row_bytes <= room; ++d)
-        if (padded.rows1 % d == 0)
-          fits = d;
-      problems.push_back(fmt::format(
-          "its private rowbuf[COLSROWS] takes {} bytes per work-item, so a work-group of {} "
-          "work-items{} needs {:.1f} MiB; a CPU device runs a work-group on one thread, whose "
-          "stack is {:.1f} MiB {}, and overflowing it kills the process: give --local {} (or "
-          "less){}",
-          row_bytes, group, chosen ? " (the runtime's choice)" : "",
-          static_cast<double>(group * row_bytes) / (1 << 20),
-          static_cast<double>(device.cpu_group_stack_bytes) / (1 << 20),
-          device.cpu_group_stack_assumed ? "as assumed here (the OS does not say)"
-                                         : "here (ulimit -s)",
-          fits, device.cpu_group_stack_assumed ? "" : ", or raise ulimit -s"));
-    }
-  }
+  auto add = [&problems](Problem problem) {
+    if (problem)
+      problems.push_back(std::move(*problem));
+  };
+  add(private_row_problem(step, padded, device, element_size, requested_local));
   if (double_precision && !device.fp64)
     problems.push_back("--double needs a device with cl_khr_fp64, and this one has none");
   if (double_precision && step.float_only)
     problems.push_back("this step computes in float only (it has no REALTYPE double variant)");
-  if (step.requirement == Requirement::nvidia_tensor_cores &&
-      !device_meets(step.requirement, device))
-    problems.push_back(
-        "it runs on NVIDIA tensor cores (mma.sync with TF32, through inline PTX that only "
-        "NVIDIA's OpenCL compiler accepts) and needs an NVIDIA GPU of compute capability 8.0 or "
-        "later; this device is not one, so nothing was run. matr_mul_double_buffered and "
-        "matr_mul_tuned compute the same product in FP32 on any device");
-  if (step.requirement == Requirement::nvidia_wgmma && !device_meets(step.requirement, device))
-    problems.push_back(
-        "it runs on NVIDIA tensor cores through Hopper's wgmma (inline PTX for sm_90a, which "
-        "the bridge builds with -mqlcl-nv-sm90a) and needs an NVIDIA GPU of compute capability "
-        "9.0 (H100, H200); this device is not one, so nothing was run. matr_mul_double_buffered "
-        "and matr_mul_tuned compute the same product in FP32 on any device");
-  if (step.params_valid != nullptr && !step.params_valid(step.params, device))
-    problems.push_back(
-        "its tile parameters do not fit this device or each other (work-group size, local "
-        "memory or divisibility; the kernel's header comment gives the rules): choose others "
-        "with --param" +
-        std::string(step.tuning != DeviceTuning::none
-                        ? ", or let mqlcl-replay tune " + step.name + " find the fastest that fit"
-                        : ""));
-  if (step.local_column) {
-    uint64_t bytes = uint64_t{padded.colsrows} * element_size;
-    if (bytes > device.local_mem_bytes)
-      problems.push_back(fmt::format("its __local colbuf[COLSROWS] needs {} bytes; the device has "
-                                     "{} bytes of local memory",
-                                     bytes, device.local_mem_bytes));
-  }
+  add(requirement_problem(step, device));
+  add(tile_params_problem(step, device));
+  add(local_column_problem(step, padded, device, element_size));
   const PassScratch scratch = pass_scratch(step, padded);
-  for (uint64_t floats : {scratch.floats_a, scratch.floats_b})
-    if (floats * element_size > std::numeric_limits<uint32_t>::max()) {
-      problems.push_back(fmt::format("its operand pass writes {} parts of each operand, {} bytes, "
-                                     "to a buffer; MQL5's CLBufferCreate takes at most 4 GiB - 1",
-                                     scratch.parts, floats * element_size));
-      break;
-    }
-  for (uint64_t elements :
-       {uint64_t{padded.rows1} * padded.colsrows, uint64_t{padded.colsrows} * padded.cols2,
-        uint64_t{padded.rows1} * padded.cols2, scratch.floats_a, scratch.floats_b}) {
-    if (elements * element_size > device.max_alloc_bytes) {
-      problems.push_back(fmt::format("a matrix of {} bytes exceeds the device's largest "
-                                     "allocation, {} bytes",
-                                     elements * element_size, device.max_alloc_bytes));
-      break;
-    }
-  }
+  add(pass_scratch_problem(scratch, element_size));
+  add(allocation_problem(padded, scratch, device, element_size));
   return problems;
 }
 

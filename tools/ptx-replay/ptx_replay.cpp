@@ -282,8 +282,8 @@ int run_cublas(const Options &options, const Matrices &matrices) {
   return verify(options, matrices, result.product);
 }
 
-int run_ptx(const Options &options, const Matrices &matrices, const std::string &ptx) {
-  Cuda cuda;
+// Makes device 0's primary context current, and returns the device's name.
+std::string open_device(Cuda &cuda) {
   cuda.check(cuda.get<CUresult(unsigned)>("cuInit")(0), "cuInit");
   CUdevice device = 0;
   cuda.check(cuda.get<CUresult(CUdevice *, int)>("cuDeviceGet")(&device, 0), "cuDeviceGet");
@@ -294,7 +294,11 @@ int run_ptx(const Options &options, const Matrices &matrices, const std::string 
       cuda.get<CUresult(CUcontext *, CUdevice)>("cuDevicePrimaryCtxRetain")(&context, device),
       "cuDevicePrimaryCtxRetain");
   cuda.check(cuda.get<CUresult(CUcontext)>("cuCtxSetCurrent")(context), "cuCtxSetCurrent");
+  return name;
+}
 
+// The PTX through the CUDA JIT, with --max-registers and --opt-level when given: the kernel.
+CUfunction load_kernel(Cuda &cuda, const Options &options, const std::string &ptx) {
   CUmodule module = nullptr;
   std::string log(16384, '\0');
   std::vector<int> keys = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
@@ -316,6 +320,11 @@ int run_ptx(const Options &options, const Matrices &matrices, const std::string 
   cuda.check(cuda.get<CUresult(CUfunction *, CUmodule, const char *)>("cuModuleGetFunction")(
                  &function, module, options.kernel_name.c_str()),
              "cuModuleGetFunction");
+  return function;
+}
+
+// What the assembler gave the kernel: registers, spills and local memory.
+void print_resources(Cuda &cuda, const Options &options, CUfunction function) {
   auto &attribute = cuda.get<CUresult(int *, int, CUfunction)>("cuFuncGetAttribute");
   int registers = 0, local_bytes = 0, shared_bytes = 0;
   attribute(&registers, kFuncNumRegs, function);
@@ -324,20 +333,29 @@ int run_ptx(const Options &options, const Matrices &matrices, const std::string 
   fmt::print("{}: {} registers, {} bytes of local (spilled) memory per work-item, {} bytes of "
              "local memory per group\n",
              options.kernel_name, registers, local_bytes, shared_bytes);
+}
 
-  // The process ends after one product, and its end releases the device memory, the module and
-  // the context.
+// A, B and C on the device, A and B copied there. The process ends after one product, and its end
+// releases the device memory, the module and the context.
+struct DeviceMatrices {
+  CUdeviceptr a = 0, b = 0, c = 0;
+};
+
+DeviceMatrices upload(Cuda &cuda, const Matrices &matrices, size_t c_floats) {
   auto &mem_alloc = cuda.get<CUresult(CUdeviceptr *, size_t)>("cuMemAlloc_v2");
   auto &to_device = cuda.get<CUresult(CUdeviceptr, const void *, size_t)>("cuMemcpyHtoD_v2");
-  auto &to_host = cuda.get<CUresult(void *, CUdeviceptr, size_t)>("cuMemcpyDtoH_v2");
-  const size_t c_floats = size_t{options.m} * options.n;
-  CUdeviceptr a = 0, b = 0, c = 0;
-  cuda.check(mem_alloc(&a, matrices.a.size() * 4), "cuMemAlloc");
-  cuda.check(mem_alloc(&b, matrices.b.size() * 4), "cuMemAlloc");
-  cuda.check(mem_alloc(&c, c_floats * 4), "cuMemAlloc");
-  cuda.check(to_device(a, matrices.a.data(), matrices.a.size() * 4), "cuMemcpyHtoD");
-  cuda.check(to_device(b, matrices.b.data(), matrices.b.size() * 4), "cuMemcpyHtoD");
+  DeviceMatrices on;
+  cuda.check(mem_alloc(&on.a, matrices.a.size() * 4), "cuMemAlloc");
+  cuda.check(mem_alloc(&on.b, matrices.b.size() * 4), "cuMemAlloc");
+  cuda.check(mem_alloc(&on.c, c_floats * 4), "cuMemAlloc");
+  cuda.check(to_device(on.a, matrices.a.data(), matrices.a.size() * 4), "cuMemcpyHtoD");
+  cuda.check(to_device(on.b, matrices.b.data(), matrices.b.size() * 4), "cuMemcpyHtoD");
+  return on;
+}
 
+// The kernel launched --repeat times after a warm-up, 1-D, each launch timed by CUDA events.
+std::vector<double> time_launches(Cuda &cuda, const Options &options, CUfunction function,
+                                  DeviceMatrices &on) {
   auto &launch =
       cuda.get<CUresult(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                         unsigned, CUstream, void **, void **)>("cuLaunchKernel");
@@ -349,7 +367,7 @@ int run_ptx(const Options &options, const Matrices &matrices, const std::string 
   cuda.check(event_create(&start, 0), "cuEventCreate");
   cuda.check(event_create(&stop, 0), "cuEventCreate");
   std::vector<double> seconds;
-  void *args[] = {&a, &b, &c};
+  void *args[] = {&on.a, &on.b, &on.c};
   for (uint32_t r = 0; r <= options.repeat; ++r) { // the first call warms up
     event_record(start, nullptr);
     cuda.check(
@@ -362,15 +380,28 @@ int run_ptx(const Options &options, const Matrices &matrices, const std::string 
     if (r > 0)
       seconds.push_back(ms / 1e3);
   }
+  return seconds;
+}
+
+int run_ptx(const Options &options, const Matrices &matrices, const std::string &ptx) {
+  Cuda cuda;
+  const std::string device_name = open_device(cuda);
+  CUfunction function = load_kernel(cuda, options, ptx);
+  print_resources(cuda, options, function);
+  const size_t c_floats = size_t{options.m} * options.n;
+  DeviceMatrices on = upload(cuda, matrices, c_floats);
+  std::vector<double> seconds = time_launches(cuda, options, function, on);
   report(options,
          fmt::format("{}, {} groups of {} on {}",
                      options.load_ptx.empty()
                          ? options.kernel_file + " as NVIDIA's OpenCL driver compiled it"
                          : options.load_ptx,
-                     options.groups, options.local, name),
+                     options.groups, options.local, device_name),
          seconds);
   std::vector<float> product(c_floats);
-  cuda.check(to_host(product.data(), c, c_floats * 4), "cuMemcpyDtoH");
+  cuda.check(cuda.get<CUresult(void *, CUdeviceptr, size_t)>("cuMemcpyDtoH_v2")(product.data(),
+                                                                                on.c, c_floats * 4),
+             "cuMemcpyDtoH");
   return verify(options, matrices, product);
 }
 
