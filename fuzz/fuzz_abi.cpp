@@ -1359,11 +1359,29 @@ private:
   }
 
   void handle_type() {
+    if (in_.u8() % 4 == 0)
+      return set_last_error();
     int32_t handle = any_handle();
     int32_t type = CLHandleType(handle);
     auto it = model_.live.find(handle);
     require(type == (it != model_.live.end() ? it->second.type : MQLCL_OPENCL_INVALID),
             "CLHandleType disagrees with the model");
+  }
+
+  // A wrapper's own refusal (CLSetLastError): any code, any UTF-16 description or none. The code
+  // reads back (4003 for a negative one, 0 for 0), and so does a length for the description.
+  void set_last_error() {
+    const int32_t code = static_cast<int32_t>(in_.u32());
+    const bool described = in_.u8() % 4 != 0;
+    const std::u16string text = fuzzed_utf16(64);
+    auto description = exact_copy(text);
+    CLSetLastError(code, described ? description.get() : nullptr);
+    count_outcome("CLSetLastError", CLGetLastError());
+    require(CLGetLastError() == (code < 0 ? MQLCL_ERR_INVALID_PARAMETER : code),
+            "CLSetLastError left another code");
+    const int64_t length = CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR_DESCRIPTION_LENGTH);
+    require(code <= 0 || length >= 0, "CLSetLastError's description has no length");
+    CLResetLastError();
   }
 
   // Binds a live kernel's arguments the right way (buffers of its context, counts that fit) and

@@ -2,6 +2,7 @@
 #include "boundary.hpp"
 #include "cl_api.hpp"
 #include "objects.hpp"
+#include "utf16.hpp"
 
 #include <fmt/format.h>
 
@@ -57,6 +58,20 @@ MQLCL_API int32_t CLGetLastError(void) {
 
 MQLCL_API void CLResetLastError(void) {
   reset_last_error();
+}
+
+MQLCL_API void CLSetLastError(int32_t code, const char16_t *description) {
+  guarded_void([&] {
+    if (code < 0)
+      fail(MQLCL_ERR_INVALID_PARAMETER,
+           fmt::format("CLSetLastError: code {} is not an error code (0 or more)", code));
+    if (code == 0) {
+      reset_last_error();
+      return;
+    }
+    const std::string message = description != nullptr ? utf16_to_utf8(description) : "";
+    record_failure(code, CL_SUCCESS, message.c_str());
+  });
 }
 
 } // extern "C"

@@ -283,6 +283,12 @@ MQLCL_API uint32_t CLBufferReadTake(int32_t buffer, void *data, uint32_t data_of
 /* This thread's last failure */
 MQLCL_API int32_t CLGetLastError(void);
 MQLCL_API void CLResetLastError(void);
+/* Beyond MQL5: records a failure of the caller's own as this thread's last error, as MQL5's
+ * SetUserError does for GetLastError: for wrappers that refuse their input before any other call,
+ * so that CLGetLastError and CL_LAST_ERROR's description report it as they report the bridge's
+ * own. `code` 0 resets (CLResetLastError); a negative code is refused with 4003. `description`
+ * (UTF-16, NULL for none) is what CL_ERROR_DESCRIPTION of CL_LAST_ERROR then gives. */
+MQLCL_API void CLSetLastError(int32_t code, const char16_t *description);
 
 #ifdef __cplusplus
 }

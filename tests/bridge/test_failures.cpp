@@ -492,6 +492,32 @@ BOOST_AUTO_TEST_CASE(last_error_is_per_thread_and_successes_keep_it) {
   BOOST_TEST(last_error_text() == "no error");
 }
 
+// A wrapper's own refusal recorded with CLSetLastError reads as a DLL failure: the code, the
+// description of CL_LAST_ERROR (OpenCL status CL_SUCCESS), per thread; 0 resets; a negative code
+// is refused with 4003.
+BOOST_AUTO_TEST_CASE(a_callers_own_refusal_becomes_the_last_error) {
+  CLResetLastError();
+  const std::u16string why = u"mqlclMatMul: a is 3 x 4 and b is 5 x 2 \u00e9";
+  CLSetLastError(MQLCL_ERR_INVALID_PARAMETER, why.c_str());
+  BOOST_TEST(CLGetLastError() == MQLCL_ERR_INVALID_PARAMETER);
+  std::vector<char16_t> description(256);
+  BOOST_TEST(CLGetInfoString(MQLCL_CL_LAST_ERROR, MQLCL_CL_ERROR_DESCRIPTION, description.data(),
+                             256) == 1);
+  BOOST_TEST((std::u16string(description.data()) == why));   // UTF-16 in, the same UTF-16 out
+  BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == 0); // CL_SUCCESS: OpenCL saw nothing
+  int32_t other_thread_error = -1;
+  std::thread([&] { other_thread_error = CLGetLastError(); }).join();
+  BOOST_TEST(other_thread_error == 0);
+  CLSetLastError(65539, nullptr); // any code of the caller's, no description
+  BOOST_TEST(CLGetLastError() == 65539);
+  CLSetLastError(-7, u"not a code");
+  BOOST_TEST(CLGetLastError() == MQLCL_ERR_INVALID_PARAMETER);
+  BOOST_TEST(last_error_text().find("CLSetLastError: code -7") == 0u, last_error_text());
+  CLSetLastError(0, u"ignored");
+  BOOST_TEST(CLGetLastError() == 0);
+  BOOST_TEST(last_error_text() == "no error");
+}
+
 // Images and samplers: the bridge creates neither, so every setter refuses such arguments.
 BOOST_AUTO_TEST_CASE(image_and_sampler_arguments_are_refused_by_every_setter) {
   Context context = make_context();

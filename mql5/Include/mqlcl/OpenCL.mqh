@@ -42,10 +42,11 @@ private:
          mqlcl::CLGetInfoString(MQLCL_CL_LAST_ERROR,MQLCL_CL_ERROR_DESCRIPTION,text,MQLCL_LOG_CAPACITY);
       Print(what+" failed, error code="+IntegerToString(code)+": "+text);
      }
-   //--- a refusal of the class's own, before any DLL call: the DLL's last error is 0
-   bool              Refuse(const string why)
+   //--- a refusal of the class's own, before any DLL call: its code and message become the
+   //--- DLL's last error (GetLastErrorCode, mqlclLastErrorText), as a DLL failure's do
+   bool              Refuse(const int code,const string why)
      {
-      mqlcl::CLResetLastError();
+      mqlcl::CLSetLastError(code,why);
       Print(why);
       return(false);
      }
@@ -53,21 +54,21 @@ private:
      {
       if(kernel_index>=0 && kernel_index<m_kernels_total)
          return(true);
-      return(Refuse(what+": kernel index "+IntegerToString(kernel_index)+" is outside 0.."+
+      return(Refuse(MQLCL_ERR_INVALID_PARAMETER,what+": kernel index "+IntegerToString(kernel_index)+" is outside 0.."+
                     IntegerToString(m_kernels_total-1)+" (SetKernelsCount)"));
      }
    bool              BufferIndexValid(const int buffer_index,const string what)
      {
       if(buffer_index>=0 && buffer_index<m_buffers_total)
          return(true);
-      return(Refuse(what+": buffer index "+IntegerToString(buffer_index)+" is outside 0.."+
+      return(Refuse(MQLCL_ERR_INVALID_PARAMETER,what+": buffer index "+IntegerToString(buffer_index)+" is outside 0.."+
                     IntegerToString(m_buffers_total-1)+" (SetBuffersCount)"));
      }
    bool              Ready(const string what)
      {
       if(m_context!=MQLCL_INVALID_HANDLE && m_program!=MQLCL_INVALID_HANDLE)
          return(true);
-      return(Refuse(what+": no context and program (Initialize)"));
+      return(Refuse(MQLCL_ERR_OPENCL_INVALID_HANDLE,what+": no context and program (Initialize)"));
      }
    //--- the terminal's CL_USE_* selectors as mqlcl's; ordinals as they are
    int               DeviceSelector(const int device)
@@ -148,7 +149,7 @@ private:
       if(m_buffers[buffer_index]!=MQLCL_INVALID_HANDLE)
          return(true);
       if(bytes==0 || bytes>0xFFFFFFFF)
-         return(Refuse(what+": "+IntegerToString(bytes)+" bytes; a buffer holds 1 to 4294967295"));
+         return(Refuse(MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE,what+": "+IntegerToString(bytes)+" bytes; a buffer holds 1 to 4294967295"));
       return(BufferCreate(buffer_index,(uint)bytes,flags));
      }
 
@@ -255,7 +256,7 @@ public:
    bool              ProgramCreate(const string program,const bool show_log=true)
      {
       if(m_context==MQLCL_INVALID_HANDLE)
-         return(Refuse("ProgramCreate: no context (ContextCreate)"));
+         return(Refuse(MQLCL_ERR_OPENCL_INVALID_HANDLE,"ProgramCreate: no context (ContextCreate)"));
       ProgramDelete();
       string build_log;
       if(!StringInit(build_log,MQLCL_LOG_CAPACITY,0))
@@ -334,12 +335,12 @@ public:
    bool              BufferCreate(const int buffer_index,const uint size_in_bytes,const uint flags)
      {
       if(m_context==MQLCL_INVALID_HANDLE)
-         return(Refuse("BufferCreate: no context (ContextCreate)"));
+         return(Refuse(MQLCL_ERR_OPENCL_INVALID_HANDLE,"BufferCreate: no context (ContextCreate)"));
       if(!BufferIndexValid(buffer_index,"BufferCreate"))
          return(false);
       uint dll_flags=0;
       if(!MemoryFlags(flags,dll_flags))
-         return(Refuse("BufferCreate: flags "+IntegerToString(flags)+" are not CL_MEM_* flags"));
+         return(Refuse(MQLCL_ERR_INVALID_PARAMETER,"BufferCreate: flags "+IntegerToString(flags)+" are not CL_MEM_* flags"));
       int buffer=mqlcl::CLBufferCreate(m_context,size_in_bytes,dll_flags);
       if(buffer==MQLCL_INVALID_HANDLE)
         {
@@ -361,7 +362,7 @@ public:
    bool              BufferFromArray(const int buffer_index,T &data[],const uint data_array_offset,const uint data_array_count,const uint flags)
      {
       if(data_array_count==0)
-         return(Refuse("BufferFromArray: no elements"));
+         return(Refuse(MQLCL_ERR_ZEROSIZE_ARRAY,"BufferFromArray: no elements"));
       if(!EnsureBuffer(buffer_index,(ulong)data_array_count*sizeof(T),flags,"BufferFromArray"))
          return(false);
       return(BufferWrite(buffer_index,data,0,data_array_offset,data_array_count));
@@ -372,7 +373,7 @@ public:
       if(!Ready("BufferRead") || !BufferIndexValid(buffer_index,"BufferRead"))
          return(false);
       if((ulong)data_array_offset+data_array_count>(ulong)ArraySize(data))
-         return(Refuse("BufferRead: elements "+IntegerToString(data_array_offset)+" to "+
+         return(Refuse(MQLCL_ERR_SMALL_ARRAY,"BufferRead: elements "+IntegerToString(data_array_offset)+" to "+
                        IntegerToString((ulong)data_array_offset+data_array_count)+
                        " are outside the array of "+IntegerToString(ArraySize(data))));
       uint read=0;
@@ -382,7 +383,7 @@ public:
         {
          T plain[];
          if(ArrayResize(plain,(int)data_array_count)!=(int)data_array_count)
-            return(Refuse("BufferRead: no memory for a copy of the series"));
+            return(Refuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"BufferRead: no memory for a copy of the series"));
          read=mqlcl::CLBufferRead(m_buffers[buffer_index],plain,cl_buffer_offset,0,data_array_count);
          for(uint i=0; i<read; i++)
             data[data_array_offset+i]=plain[i];
@@ -397,7 +398,7 @@ public:
       if(!BufferIndexValid(buffer_index,"BufferWrite"))
          return(false);
       if((ulong)data_array_offset+data_array_count>(ulong)ArraySize(data))
-         return(Refuse("BufferWrite: elements "+IntegerToString(data_array_offset)+" to "+
+         return(Refuse(MQLCL_ERR_SMALL_ARRAY,"BufferWrite: elements "+IntegerToString(data_array_offset)+" to "+
                        IntegerToString((ulong)data_array_offset+data_array_count)+
                        " are outside the array of "+IntegerToString(ArraySize(data))));
       uint written=0;
@@ -407,7 +408,7 @@ public:
         {
          T plain[];
          if(ArrayResize(plain,(int)data_array_count)!=(int)data_array_count)
-            return(Refuse("BufferWrite: no memory for a copy of the series"));
+            return(Refuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"BufferWrite: no memory for a copy of the series"));
          for(uint i=0; i<data_array_count; i++)
             plain[i]=data[data_array_offset+i];
          written=mqlcl::CLBufferWrite(m_buffers[buffer_index],plain,cl_buffer_offset,0,data_array_count);
@@ -453,7 +454,7 @@ public:
          !Shape(data.Rows(),data.Cols(),rows,cols,"BufferToMatrix"))
          return(false);
       if(rows!=(ulong)-1 && !data.Resize(rows,cols))
-         return(Refuse("BufferToMatrix: the matrix cannot be resized"));
+         return(Refuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"BufferToMatrix: the matrix cannot be resized"));
       return(WriteElements(buffer_index,mqlcl::CLBufferRead(m_buffers[buffer_index],data,0,0,(uint)(data.Rows()*data.Cols())),
                            data.Rows()*data.Cols(),"BufferToMatrix"));
      }
@@ -463,7 +464,7 @@ public:
          !Shape(data.Rows(),data.Cols(),rows,cols,"BufferToMatrix"))
          return(false);
       if(rows!=(ulong)-1 && !data.Resize(rows,cols))
-         return(Refuse("BufferToMatrix: the matrix cannot be resized"));
+         return(Refuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"BufferToMatrix: the matrix cannot be resized"));
       return(WriteElements(buffer_index,mqlcl::CLBufferRead(m_buffers[buffer_index],data,0,0,(uint)(data.Rows()*data.Cols())),
                            data.Rows()*data.Cols(),"BufferToMatrix"));
      }
@@ -472,7 +473,7 @@ public:
       if(!Ready("BufferToVector") || !BufferIndexValid(buffer_index,"BufferToVector"))
          return(false);
       if(size!=(ulong)-1 && !elements.Resize(size))
-         return(Refuse("BufferToVector: the vector cannot be resized"));
+         return(Refuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"BufferToVector: the vector cannot be resized"));
       return(WriteElements(buffer_index,mqlcl::CLBufferRead(m_buffers[buffer_index],elements,0,0,(uint)elements.Size()),
                            elements.Size(),"BufferToVector"));
      }
@@ -481,7 +482,7 @@ public:
       if(!Ready("BufferToVector") || !BufferIndexValid(buffer_index,"BufferToVector"))
          return(false);
       if(size!=(ulong)-1 && !elements.Resize(size))
-         return(Refuse("BufferToVector: the vector cannot be resized"));
+         return(Refuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"BufferToVector: the vector cannot be resized"));
       return(WriteElements(buffer_index,mqlcl::CLBufferRead(m_buffers[buffer_index],elements,0,0,(uint)elements.Size()),
                            elements.Size(),"BufferToVector"));
      }
@@ -551,7 +552,7 @@ public:
          return(false);
       long local_memory=mqlcl::CLGetInfoInteger(m_context,MQLCL_CL_DEVICE_LOCAL_MEM_SIZE);
       if(local_memory_size<=0 || local_memory_size>local_memory)
-         return(Refuse("SetArgumentLocalMemory: "+IntegerToString(local_memory_size)+
+         return(Refuse(MQLCL_ERR_INVALID_PARAMETER,"SetArgumentLocalMemory: "+IntegerToString(local_memory_size)+
                        " bytes; the device has "+IntegerToString(local_memory)));
       if(mqlcl::CLSetKernelArgMemLocal(m_kernels[kernel_index],arg_index,(ulong)local_memory_size)!=0)
          return(true);
@@ -571,7 +572,7 @@ public:
          return(false);
       if(work_dim<1 || work_dim>3 || ArraySize(work_offset)<work_dim || ArraySize(work_size)<work_dim ||
          ArraySize(local_work_size)<work_dim)
-         return(Refuse("Execute: work_dim "+IntegerToString(work_dim)+
+         return(Refuse(MQLCL_ERR_INVALID_PARAMETER,"Execute: work_dim "+IntegerToString(work_dim)+
                        " must be 1 to 3, and each array must hold that many sizes"));
       if(mqlcl::CLExecute(m_kernels[kernel_index],(uint)work_dim,work_offset,work_size,local_work_size)!=0)
          return(true);
@@ -614,7 +615,7 @@ public:
       if(!BufferIndexValid(buffer_index,"BufferReadTake"))
          return(false);
       if((ulong)data_array_offset+data_array_count>(ulong)ArraySize(data))
-         return(Refuse("BufferReadTake: elements "+IntegerToString(data_array_offset)+" to "+
+         return(Refuse(MQLCL_ERR_SMALL_ARRAY,"BufferReadTake: elements "+IntegerToString(data_array_offset)+" to "+
                        IntegerToString((ulong)data_array_offset+data_array_count)+
                        " are outside the array of "+IntegerToString(ArraySize(data))));
       uint taken=0;
@@ -624,7 +625,7 @@ public:
         {
          T plain[];
          if(ArrayResize(plain,(int)data_array_count)!=(int)data_array_count)
-            return(Refuse("BufferReadTake: no memory for a copy of the series"));
+            return(Refuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"BufferReadTake: no memory for a copy of the series"));
          taken=mqlcl::CLBufferReadTake(m_buffers[buffer_index],plain,0,data_array_count);
          for(uint i=0; i<taken; i++)
             data[data_array_offset+i]=plain[i];
@@ -652,7 +653,7 @@ private:
    bool              WriteElements(const int buffer_index,const uint moved,const ulong count,const string what)
      {
       if(count==0)
-         return(Refuse(what+": the matrix or vector is empty"));
+         return(Refuse(MQLCL_ERR_ZEROSIZE_ARRAY,what+": the matrix or vector is empty"));
       if(moved==count)
          return(true);
       Report(what+"("+IntegerToString(buffer_index)+")");
@@ -662,7 +663,7 @@ private:
      {
       if((rows==(ulong)-1)==(cols==(ulong)-1))
          return(true);
-      return(Refuse(what+": give both rows and cols, or neither (the matrix is "+IntegerToString(rows_now)+
+      return(Refuse(MQLCL_ERR_INVALID_PARAMETER,what+": give both rows and cols, or neither (the matrix is "+IntegerToString(rows_now)+
                     " x "+IntegerToString(cols_now)+")"));
      }
   };

@@ -279,6 +279,7 @@ uint CLBufferReadTake(int buffer,vector &data,uint data_offset,uint data_count,u
 //--- this thread's last failure
 int  CLGetLastError();
 void CLResetLastError();
+void CLSetLastError(int code,string description);   // a wrapper's own refusal (SetUserError's like)
 #import
 
 //+------------------------------------------------------------------+
@@ -454,17 +455,17 @@ bool mqlclGemm(const int buffer_a,const int buffer_b,const int buffer_c,const ui
 //| the context: writes a and b, runs the GEMM and reads c, resized  |
 //| to a.Rows() x b.Cols(). buffers[3] keeps A's, B's and C's device |
 //| buffers for the next call (MQLCL_INVALID_HANDLE: made here, as   |
-//| is one too small); mqlclBuffersFree frees them. false: the DLL's |
-//| code is mqlcl::CLGetLastError(), or 0 when the wrapper refused   |
-//| the shapes before any DLL call (it printed why); c is unchanged  |
-//| unless the product was enqueued                                  |
+//| is one too small); mqlclBuffersFree frees them. false: the code  |
+//| is mqlcl::CLGetLastError(), the DLL's or the wrapper's own       |
+//| refusal's (mqlclRefuse); c is unchanged unless the product was   |
+//| enqueued                                                         |
 //+------------------------------------------------------------------+
 bool mqlclMatMul(const int context,const matrixf &a,const matrixf &b,matrixf &c,int &buffers[],const int precision=MQLCL_GEMM_EXACT)
   {
    if(!mqlclGemmMatrices(context,a,b,a.Rows(),a.Cols(),b.Rows(),b.Cols(),MQLCL_GEMM_FLOAT,precision,buffers))
       return(false);
    if(!c.Resize(a.Rows(),b.Cols()))
-      return(mqlclRefuse("mqlclMatMul: c cannot be resized to "+IntegerToString(a.Rows())+" x "+IntegerToString(b.Cols())));
+      return(mqlclRefuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"mqlclMatMul: c cannot be resized to "+IntegerToString(a.Rows())+" x "+IntegerToString(b.Cols())));
    return(mqlcl::CLBufferRead(buffers[2],c,0,0,(uint)(a.Rows()*b.Cols()))!=0);
   }
 //+------------------------------------------------------------------+
@@ -475,7 +476,7 @@ bool mqlclMatMul(const int context,const matrix &a,const matrix &b,matrix &c,int
    if(!mqlclGemmMatrices(context,a,b,a.Rows(),a.Cols(),b.Rows(),b.Cols(),MQLCL_GEMM_DOUBLE,precision,buffers))
       return(false);
    if(!c.Resize(a.Rows(),b.Cols()))
-      return(mqlclRefuse("mqlclMatMul: c cannot be resized to "+IntegerToString(a.Rows())+" x "+IntegerToString(b.Cols())));
+      return(mqlclRefuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"mqlclMatMul: c cannot be resized to "+IntegerToString(a.Rows())+" x "+IntegerToString(b.Cols())));
    return(mqlcl::CLBufferRead(buffers[2],c,0,0,(uint)(a.Rows()*b.Cols()))!=0);
   }
 //+------------------------------------------------------------------+
@@ -518,11 +519,11 @@ bool mqlclGemmMatrices(const int context,const M &a,const M &b,const ulong rows_
                        const ulong rows_b,const ulong cols_b,const int element_type,const int precision,int &buffers[])
   {
    if(cols_a!=rows_b)
-      return(mqlclRefuse("mqlclMatMul: a is "+IntegerToString(rows_a)+" x "+IntegerToString(cols_a)+
+      return(mqlclRefuse(MQLCL_ERR_INVALID_PARAMETER,"mqlclMatMul: a is "+IntegerToString(rows_a)+" x "+IntegerToString(cols_a)+
                          " and b is "+IntegerToString(rows_b)+" x "+IntegerToString(cols_b)+
                          "; a's columns must equal b's rows"));
    if(ArraySize(buffers)!=3)
-      return(mqlclRefuse("mqlclMatMul: buffers[] has "+IntegerToString(ArraySize(buffers))+
+      return(mqlclRefuse(MQLCL_ERR_INVALID_PARAMETER,"mqlclMatMul: buffers[] has "+IntegerToString(ArraySize(buffers))+
                          " elements; it must hold 3 handles (MQLCL_INVALID_HANDLE for none)"));
    ulong size=(element_type==MQLCL_GEMM_DOUBLE ? 8 : 4);
    if(!mqlclGemmBuffer(context,buffers[0],rows_a*cols_a*size,MQLCL_MEM_READ_ONLY) ||
@@ -543,7 +544,7 @@ bool mqlclGemmMatrices(const int context,const M &a,const M &b,const ulong rows_
 bool mqlclGemmBuffer(const int context,int &buffer,const ulong bytes,const uint flags)
   {
    if(bytes>0xFFFFFFFF)
-      return(mqlclRefuse("mqlclMatMul: a matrix of "+IntegerToString(bytes)+
+      return(mqlclRefuse(MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE,"mqlclMatMul: a matrix of "+IntegerToString(bytes)+
                          " bytes; a buffer holds at most 4294967295"));
    if(buffer!=MQLCL_INVALID_HANDLE)
      {
@@ -559,12 +560,12 @@ bool mqlclGemmBuffer(const int context,int &buffer,const ulong bytes,const uint 
   }
 //+------------------------------------------------------------------+
 //| mqlclRefuse: a wrapper's own refusal, before any DLL call: prints |
-//| why and returns false, with mqlcl::CLGetLastError() 0 (a DLL      |
-//| failure always has a code)                                        |
+//| why and returns false, with `code` as mqlcl::CLGetLastError() and |
+//| `why` as mqlclLastErrorText(), as for the DLL's own failures      |
 //+------------------------------------------------------------------+
-bool mqlclRefuse(const string why)
+bool mqlclRefuse(const int code,const string why)
   {
-   mqlcl::CLResetLastError();
+   mqlcl::CLSetLastError(code,why);
    Print(why);
    return(false);
   }

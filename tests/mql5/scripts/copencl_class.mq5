@@ -63,7 +63,7 @@ bool Scalars(COpenCL &cl)
    return(true);
   }
 //+------------------------------------------------------------------+
-//| Bad input: the class's refusals (code 0) and the DLL's codes      |
+//| Bad input: the class's refusals (their codes) and the DLL's codes |
 //+------------------------------------------------------------------+
 void BadInput(COpenCL &cl)
   {
