@@ -1,7 +1,8 @@
 // A kernel file's text as the OpenCL compiler gets it: its `#include "relative/path"` lines
 // replaced by the files they name. The host resolves them, not the compiler (whose -I the library
 // cannot use: it embeds its kernels and has no folder at run time, and a Windows path with spaces
-// breaks -I).
+// breaks -I). cmake/KernelIncludes.cmake does the same for the kernels compiled into the library
+// and the MQL5 package; the two must agree (tests/harness/test_units.cpp, tests/mql5 check it).
 #pragma once
 
 #include <filesystem>

@@ -5,6 +5,7 @@
 #include "chart.hpp"
 #include "cli.hpp"
 #include "error.hpp"
+#include "gemm/kernels.hpp" // the library's embedded kernels (cmake/EmbedKernels.cmake)
 #include "json.hpp"
 #include "kernel_source.hpp"
 #include "matrices.hpp"
@@ -1052,7 +1053,7 @@ BOOST_AUTO_TEST_CASE(results_files_that_are_not_results_are_refused) {
 BOOST_AUTO_TEST_SUITE_END()
 
 // Kernel files include their parts (kernels/nv/) with `#include "relative/path"` lines, which the
-// host inlines (kernel_source.hpp).
+// host inlines (kernel_source.hpp; cmake/KernelIncludes.cmake for the library's GEMM).
 BOOST_AUTO_TEST_SUITE(kernel_sources)
 
 namespace {
@@ -1102,6 +1103,21 @@ BOOST_AUTO_TEST_CASE(a_missing_include_names_the_including_file_and_the_missing_
   BOOST_TEST(contains(message, (dir / "nv" / "gone.cl").string() + " is missing"), message);
   BOOST_TEST(contains(error_of([&] { read_kernel_source(dir / "absent.cl"); }),
                       (dir / "absent.cl").string() + " is missing"));
+}
+
+// The library's GEMM embeds its kernels inlined by CMake at build time; the harness replays and
+// tunes them inlined by kernel_source.cpp: the two texts must be the same.
+BOOST_AUTO_TEST_CASE(the_embedded_gemm_kernels_are_the_harness_s_inlined_files) {
+  BOOST_TEST_REQUIRE(mqlcl::gemm::kKernelFileCount > 0u);
+  for (size_t i = 0; i < mqlcl::gemm::kKernelFileCount; ++i) {
+    const std::string name = mqlcl::gemm::kKernelFiles[i].name;
+    std::vector<std::filesystem::path> found;
+    for (const auto &entry : std::filesystem::recursive_directory_iterator(MQLCL_TEST_KERNELS))
+      if (entry.path().filename() == name)
+        found.push_back(entry.path());
+    BOOST_TEST_REQUIRE(found.size() == 1u, name);
+    BOOST_TEST(read_kernel_source(found[0]) == mqlcl::gemm::kKernelFiles[i].text, name);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
