@@ -1,13 +1,18 @@
-# cmake -DOUTPUT=file.cpp -DKERNELS="a.cl|b.cl" -P EmbedKernels.cmake
+# cmake -DOUTPUT=file.cpp -DKERNELS="a.cl|b.cl" [-DDEPFILE=file.d] -P EmbedKernels.cmake
 # Writes a C++ source that holds each kernel file's text, so the library needs no kernels/ folder
-# at run time (bridge/src/gemm/kernels.hpp). Raw string literals keep the text as it is.
+# at run time (bridge/src/gemm/kernels.hpp). The text is the file's with its #include lines
+# inlined (KernelIncludes.cmake: as the harness builds it); raw string literals keep it as it is.
+# DEPFILE: a depfile naming every file read, so that an edit of an included part embeds anew.
+include(${CMAKE_CURRENT_LIST_DIR}/KernelIncludes.cmake)
 string(REPLACE "|" ";" KERNELS "${KERNELS}")
 set(body "// Generated at build time by cmake/EmbedKernels.cmake from kernels/: do not edit.\n")
 string(APPEND body "#include \"gemm/kernels.hpp\"\n\nnamespace mqlcl::gemm {\n\n")
 string(APPEND body "const KernelFile kKernelFiles[] = {\n")
+set(read_files)
 foreach(path IN LISTS KERNELS)
   get_filename_component(name ${path} NAME)
-  file(READ ${path} text)
+  mqlcl_inline_kernel_includes(${path} text files)
+  list(APPEND read_files ${files})
   if(text MATCHES "\\)mqlcl_cl\"")
     message(FATAL_ERROR "${path} holds the raw string's delimiter")
   endif()
@@ -18,3 +23,12 @@ string(APPEND body "} // namespace mqlcl::gemm\n")
 file(WRITE ${OUTPUT}.tmp "${body}")
 file(COPY_FILE ${OUTPUT}.tmp ${OUTPUT} ONLY_IF_DIFFERENT)
 file(REMOVE ${OUTPUT}.tmp)
+if(DEPFILE)
+  list(REMOVE_DUPLICATES read_files)
+  set(depfile "${OUTPUT}:")
+  foreach(file IN LISTS read_files)
+    string(REPLACE " " "\\ " file "${file}")
+    string(APPEND depfile " \\\n  ${file}")
+  endforeach()
+  file(WRITE ${DEPFILE} "${depfile}\n")
+endif()

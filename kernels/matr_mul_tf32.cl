@@ -96,8 +96,20 @@
 #endif
 #define TILE_AT(r, k) ((r) * BK + ((((k) >> 2) ^ SWIZZLE(r)) << 2) + ((k) & 3))
 
-// A __local pointer as the 32-bit .shared address that cp.async and ldmatrix take.
-inline uint shared_address(const __local float *p) { return (uint)(size_t)p; }
+// Waits for copies (copies_wait) until at most STAGES - 2 groups of them are still in flight.
+#if STAGES == 2
+#define COPIES_IN_FLIGHT 0
+#elif STAGES == 3
+#define COPIES_IN_FLIGHT 1
+#elif STAGES == 4
+#define COPIES_IN_FLIGHT 2
+#else
+#error "STAGES is 2, 3 or 4"
+#endif
+
+// shared_address, cp.async's copy_tile_chunk and copies_commit / copies_wait, load_matrices
+// (ldmatrix), bf16_pair: shared with the wgmma kernels.
+#include "nv/ptx_helpers.cl"
 
 // TF32 rounding on the integer pipe: tensor cores ignore the 13 low mantissa bits of a TF32
 // operand, so adding half of their weight is rounding to nearest (ties away from zero), what
@@ -121,67 +133,6 @@ inline void mma_bf16(float4 *d, const uint a[4], const uint b[2]) {
                "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
                : "+f"(d->x), "+f"(d->y), "+f"(d->z), "+f"(d->w)
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
-// Two floats as a BF16 pair, rounded to nearest, in one conversion: `low` in the low half (the
-// element with the smaller K).
-inline uint bf16_pair(float low, float high) {
-  uint r;
-  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(high), "f"(low));
-  return r;
-}
-
-// Four 8x4 tiles of 32-bit elements, one row address per lane (lanes 8i..8i+7 give tile i):
-// lane l receives element (l/4, l%4) of each tile.
-inline void load_matrices(uint r[4], const __local float *row) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(shared_address(row)));
-}
-
-// 16 bytes from `src` to local memory, or zeros when `in` is false (then nothing is read).
-inline void copy_chunk(__local float *dst, const __global float *src, bool in) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared_address(dst)),
-               "l"(src), "r"(in ? 16 : 0)
-               : "memory");
-}
-
-// One float, for rows that are not 16-byte aligned (K not a multiple of 4).
-inline void copy_float(__local float *dst, const __global float *src, bool in) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(shared_address(dst)),
-               "l"(src), "r"(in ? 4 : 0)
-               : "memory");
-}
-
-inline void copies_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
-
-// Waits until at most STAGES - 2 groups of copies are still in flight.
-#define STRINGIFY_(x) #x
-#define STRINGIFY(x) STRINGIFY_(x)
-#if STAGES == 2
-#define IN_FLIGHT 0
-#elif STAGES == 3
-#define IN_FLIGHT 1
-#elif STAGES == 4
-#define IN_FLIGHT 2
-#else
-#error "STAGES is 2, 3 or 4"
-#endif
-inline void copies_wait(void) {
-  asm volatile("cp.async.wait_group " STRINGIFY(IN_FLIGHT) ";" ::: "memory");
-}
-
-// Chunk c of row `row` of a K-contiguous matrix with `lines` rows, into a tile slot.
-inline void copy_tile_chunk(__local float *dst, const __global float *matrix, int row, int lines,
-                            int k) {
-  const bool row_in = row < lines;
-  const __global float *src = matrix + (size_t)(row_in ? row : 0) * K_;
-#if K_ % 4 == 0
-  copy_chunk(dst, src + (k < K_ ? k : 0), row_in && k < K_);
-#else
-  for (int e = 0; e < 4; ++e)
-    copy_float(dst + e, src + (k + e < K_ ? k + e : 0), row_in && k + e < K_);
-#endif
 }
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void

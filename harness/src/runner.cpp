@@ -1,5 +1,6 @@
 #include "runner.hpp"
 
+#include "kernel_source.hpp"
 #include "matrices.hpp"
 #include "platform.hpp"
 #include "reference.hpp"
@@ -128,7 +129,7 @@ std::string Runner::read_kernel(const std::string &file) const {
                           path.string()));
   std::stringstream text;
   text << in.rdbuf();
-  return text.str();
+  return inline_kernel_includes(text.str(), path); // the parts it includes (kernels/nv/)
 }
 
 DeviceInfo Runner::read_device(int32_t context) const {

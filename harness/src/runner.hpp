@@ -124,7 +124,8 @@ public:
   // What the bridge says of a device (a context is created and freed to ask).
   DeviceInfo probe_device(int32_t device) const;
 
-  // The text of `file` in the kernels directory; throws Error(bad_input) when it is missing.
+  // The text of `file` in the kernels directory, its #include lines inlined (kernel_source.hpp);
+  // throws Error(bad_input) when it or a file it includes is missing.
   std::string read_kernel(const std::string &file) const;
 
   // The double-precision product of `inputs` (generated from options.seed at options.sizes), the

@@ -8,6 +8,7 @@
 #include "cli.hpp"
 #include "commands.hpp"
 #include "json.hpp"
+#include "kernel_source.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 #include "tuning.hpp"
@@ -185,12 +186,13 @@ BOOST_AUTO_TEST_CASE(the_tensor_core_steps_refuse_a_slice_of_k_left_out) {
   }
 }
 
-// The runner's operand pass on any device: the real round_to_tf32 of the wgmma kernel file,
-// before a plain product that reads its padded copies. Rounded inputs pass the TF32 tolerance
-// and fail FP32's, which shows the product read what the pass wrote.
+// The runner's operand pass on any device: the real round_to_tf32 of the wgmma kernel file (its
+// parts inlined, as the runner builds it), before a plain product that reads its padded copies.
+// Rounded inputs pass the TF32 tolerance and fail FP32's, which shows the product read what the
+// pass wrote.
 BOOST_AUTO_TEST_CASE(an_operand_pass_runs_before_the_product_and_feeds_it) {
   const std::string wgmma_text =
-      harness_test::read_file(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl");
+      read_kernel_source(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl");
   const size_t pass_at = wgmma_text.find("// The operand pass of PARTS 1");
   BOOST_TEST_REQUIRE(pass_at != std::string::npos);
   const std::filesystem::path dir = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "pass-kernels";
@@ -318,8 +320,8 @@ BOOST_AUTO_TEST_CASE(the_tf32_check_refuses_a_product_that_leaves_out_one_slice_
 // zeros there come from the bridge's zeroed buffers as much as from the pass: the next test
 // checks the pass alone).
 BOOST_AUTO_TEST_CASE(the_tiled_pass_lays_out_what_the_tiles_hold) {
-  const std::string wgmma_text =
-      harness_test::read_file(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl");
+  const std::string wgmma_text = // its parts inlined: the copy is built from another folder
+      read_kernel_source(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl");
   const std::filesystem::path dir = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "pass-kernels";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "tiled_product.cl") << wgmma_text << R"(
@@ -374,8 +376,8 @@ BOOST_AUTO_TEST_CASE(the_tiled_pass_writes_every_float_of_its_tiles) {
   const BridgeApi &cl = bridge().api();
   Handle context(cl.CLContextFree, cl.CLContextCreate(harness_test::device_under_test()));
   BOOST_TEST_REQUIRE(context.get() != MQLCL_INVALID_HANDLE);
-  const std::u16string source = to_utf16(harness_test::read_file(
-      std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl"));
+  const std::u16string source = to_utf16(
+      read_kernel_source(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl"));
   const uint32_t lines = 70, block = 64, padded_lines = 128;
   auto tf32 = [](float x) {
     uint32_t bits;

@@ -4,6 +4,7 @@
 #include "harness_support.hpp"
 
 #include "catalogue.hpp"
+#include "kernel_source.hpp"
 #include "runner.hpp"
 
 #include <fmt/format.h>
@@ -75,8 +76,8 @@ void check_verified(const StepRun &run) {
     BOOST_TEST(run.cpu_verification->passed(), describe(run));
 }
 
-std::string kernel_text(const std::string &file) {
-  return harness_test::read_file(std::filesystem::path(MQLCL_TEST_KERNELS) / file);
+std::string kernel_text(const std::string &file) { // as the runner builds it
+  return read_kernel_source(std::filesystem::path(MQLCL_TEST_KERNELS) / file);
 }
 
 size_t count(const std::string &text, const std::string &part) {

@@ -5,7 +5,9 @@
 #include "chart.hpp"
 #include "cli.hpp"
 #include "error.hpp"
+#include "gemm/kernels.hpp" // the library's embedded kernels (cmake/EmbedKernels.cmake)
 #include "json.hpp"
+#include "kernel_source.hpp"
 #include "matrices.hpp"
 #include "progress.hpp"
 #include "reference.hpp"
@@ -1046,6 +1048,93 @@ BOOST_AUTO_TEST_CASE(results_files_that_are_not_results_are_refused) {
   BOOST_TEST(contains(error_of([&] { load_results(other); }), "has no \"runs\" array"));
   BOOST_TEST(
       contains(error_of([&] { load_results(dir / "missing.json"); }), "cannot read results file"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// Kernel files include their parts (kernels/nv/) with `#include "relative/path"` lines, which the
+// host inlines (kernel_source.hpp; cmake/KernelIncludes.cmake for the library's GEMM).
+BOOST_AUTO_TEST_SUITE(kernel_sources)
+
+namespace {
+
+std::filesystem::path kernel_tree() {
+  const std::filesystem::path dir = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "kernel-includes";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "parts" / "deeper");
+  std::ofstream(dir / "entry.cl") << "// entry\n"
+                                     "#include \"parts/a.cl\"\n"
+                                     "  #  include \"parts/a.cl\"   // again: left out\n"
+                                     "#include <stdio.h>\n"
+                                     "// #include \"parts/missing.cl\"\n"
+                                     "__kernel void k(void) {}\n";
+  // Relative to the including file's folder, a part included from two places, and the entry.
+  std::ofstream(dir / "parts" / "a.cl") << "a1\n#include \"deeper/b.cl\"\na2\n";
+  std::ofstream(dir / "parts" / "deeper" / "b.cl") << "b1\n#include \"../../common.cl\"\n"
+                                                      "#include \"../../entry.cl\"\nb2\n";
+  std::ofstream(dir / "common.cl") << "common, no newline at the end";
+  return dir;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(includes_are_inlined_recursively_relative_to_their_file_and_once_each) {
+  const std::filesystem::path dir = kernel_tree();
+  const std::string text = read_kernel_source(dir / "entry.cl");
+  BOOST_TEST(text == "// entry\n"
+                     "a1\nb1\ncommon, no newline at the end\n\nb2\na2\n"
+                     "\n"
+                     "#include <stdio.h>\n"
+                     "// #include \"parts/missing.cl\"\n"
+                     "__kernel void k(void) {}\n");
+  // Text read elsewhere (as Runner::read_kernel reads it), resolved against its file's folder.
+  BOOST_TEST(inline_kernel_includes("x\n#include \"common.cl\"", dir / "entry.cl") ==
+             "x\ncommon, no newline at the end");
+  BOOST_TEST(inline_kernel_includes("no includes\r\n", dir / "nowhere.cl") == "no includes\r\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_include_names_the_including_file_and_the_missing_one) {
+  const std::filesystem::path dir = kernel_tree();
+  std::ofstream(dir / "parts" / "broken.cl") << "one\n#include \"../nv/gone.cl\"\n";
+  std::ofstream(dir / "broken_entry.cl") << "#include \"parts/broken.cl\"\n";
+  const std::string message = error_of([&] { read_kernel_source(dir / "broken_entry.cl"); });
+  BOOST_TEST(contains(message, (dir / "parts" / "broken.cl").string() + " line 2"), message);
+  BOOST_TEST(contains(message, "#include \"../nv/gone.cl\""), message);
+  BOOST_TEST(contains(message, (dir / "nv" / "gone.cl").string() + " is missing"), message);
+  BOOST_TEST(contains(error_of([&] { read_kernel_source(dir / "absent.cl"); }),
+                      (dir / "absent.cl").string() + " is missing"));
+}
+
+// The library's GEMM embeds its kernels inlined by CMake at build time; the harness replays and
+// tunes them inlined by kernel_source.cpp: the two texts must be the same.
+BOOST_AUTO_TEST_CASE(the_embedded_gemm_kernels_are_the_harness_s_inlined_files) {
+  BOOST_TEST_REQUIRE(mqlcl::gemm::kKernelFileCount > 0u);
+  for (size_t i = 0; i < mqlcl::gemm::kKernelFileCount; ++i) {
+    const std::string name = mqlcl::gemm::kKernelFiles[i].name;
+    std::vector<std::filesystem::path> found;
+    for (const auto &entry : std::filesystem::recursive_directory_iterator(MQLCL_TEST_KERNELS))
+      if (entry.path().filename() == name)
+        found.push_back(entry.path());
+    BOOST_TEST_REQUIRE(found.size() == 1u, name);
+    BOOST_TEST(read_kernel_source(found[0]) == mqlcl::gemm::kKernelFiles[i].text, name);
+  }
+}
+
+// Every part in kernels/nv/ is included by a kernel file, none ships unused: each starts with a
+// comment line of its own, which some kernel file holds once inlined.
+BOOST_AUTO_TEST_CASE(every_kernel_part_is_included_by_a_kernel_file) {
+  const std::filesystem::path kernels = MQLCL_TEST_KERNELS;
+  std::string all_entries;
+  for (const auto &entry : std::filesystem::directory_iterator(kernels))
+    if (entry.path().extension() == ".cl")
+      all_entries += read_kernel_source(entry.path());
+  for (const auto &entry : std::filesystem::recursive_directory_iterator(kernels / "nv")) {
+    if (entry.path().extension() != ".cl")
+      continue;
+    std::string first_line;
+    std::getline(std::ifstream(entry.path()), first_line);
+    BOOST_TEST(contains(all_entries, first_line), entry.path() << " is included by no kernel file");
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

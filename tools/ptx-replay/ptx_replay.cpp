@@ -20,6 +20,7 @@
 //
 // Exit status: 0 verified, 1 wrong results, 2 bad input or nothing to run it on.
 #include "anchors.hpp"
+#include "kernel_source.hpp"
 
 #include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
@@ -159,7 +160,9 @@ std::string read_file(const std::string &path) {
 }
 
 std::string driver_ptx(const Options &options) {
-  std::string source = read_file(options.kernel_file);
+  // Its #include lines inlined, as mqlcl-replay builds it (a missing part: status 2).
+  std::string source =
+      mqlcl::replay::inline_kernel_includes(read_file(options.kernel_file), options.kernel_file);
   std::string why_not;
   std::optional<mqlcl::replay::RawDeviceNames> names =
       mqlcl::replay::find_raw_gpu("NVIDIA", why_not);
