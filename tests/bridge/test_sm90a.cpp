@@ -8,6 +8,7 @@
 #include "cl_api.hpp"
 #include "opencl_device.hpp"
 #include "ptx_rewrite.hpp"
+#include "scoped_environment.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -184,8 +185,11 @@ cl_int CL_API_CALL no_arg_info(cl_kernel, cl_uint, cl_kernel_arg_info, size_t, v
 }
 
 // Installed for one test's life; create every bridge object after it and free them before.
+// The program cache is off meanwhile: the fake's programs must neither come from the user's
+// cache (where NVIDIA devices keep one by default) nor go into it.
 struct Driver {
   mqlcl::ClApi table;
+  mqlcl_test::ScopedEnvironment no_program_cache{"MQLCL_PROGRAM_CACHE", std::string("off")};
   explicit Driver(std::string text) {
     real = mqlcl::cl_api();
     ptx = std::move(text);
