@@ -71,6 +71,8 @@ Device describe(cl_platform_id platform, int32_t platform_index, cl_device_id id
   device.dedicated_local_memory =
       device_info<cl_device_local_mem_type>(id, CL_DEVICE_LOCAL_MEM_TYPE) == CL_LOCAL;
   device.compute_units = device_info<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS);
+  device.preferred_vector_width_float =
+      device_info<cl_uint>(id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT);
   if (extensions.find("cl_nv_device_attribute_query") != std::string::npos) {
     // CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV and _MINOR_NV
     device.compute_capability =

@@ -51,6 +51,9 @@ struct Device {
   uint32_t compute_capability = 0;     // NVIDIA only: major * 10 + minor (90 for Hopper)
   bool dedicated_local_memory = false; // CL_DEVICE_LOCAL_MEM_TYPE is CL_LOCAL
   cl_uint compute_units = 0;
+  // CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT: on a CPU its SIMD width (PoCL: 8 with AVX2, 16 with
+  // AVX-512), which tells CPUs apart for the GEMM's database.
+  cl_uint preferred_vector_width_float = 0;
 };
 
 struct DeviceList {

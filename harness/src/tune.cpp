@@ -147,11 +147,11 @@ int run_tune_command(const CommandLine &command, const std::vector<Step> &catalo
   entry.measured = utc_now();
   std::filesystem::path cache = tuning_cache_path();
   store_tuned(cache, device.caps.tuning_key, step.name, entry);
-  store_device_facts(cache, device.caps.tuning_key, device.caps.vendor_id,
-                     device.type == "CPU" ? "cpu"
-                     : device.caps.compute_capability != 0
-                         ? fmt::format("sm_{}", device.caps.compute_capability)
-                         : "");
+  store_device_facts(
+      cache, device.caps.tuning_key, device.caps.vendor_id,
+      device.type == "CPU" ? cpu_architecture(device.caps.preferred_vector_width_float)
+      : device.caps.compute_capability != 0 ? fmt::format("sm_{}", device.caps.compute_capability)
+                                            : "");
   fmt::print("cached for \"{}\" in {}\n", device.caps.tuning_key, cache.string());
   return 0;
 }

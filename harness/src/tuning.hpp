@@ -33,10 +33,18 @@ std::optional<TunedEntry> lookup_tuned(const std::filesystem::path &cache,
 void store_tuned(const std::filesystem::path &cache, const std::string &device_key,
                  const std::string &step, const TunedEntry &entry);
 
-// Records the device's vendor and architecture ("sm_90", "cpu") beside its entries as "_device",
-// which `mqlcl-replay gemm-database` reads: the library looks tuned sets up by them.
+// Records the device's vendor and architecture ("sm_90", "cpu-simd8") beside its entries as
+// "_device", which `mqlcl-replay gemm-database` reads: the library looks tuned sets up by them.
 void store_device_facts(const std::filesystem::path &cache, const std::string &device_key,
                         uint32_t vendor_id, const std::string &architecture);
+
+// A CPU's architecture as the library's database names it (bridge/src/gemm/database.hpp,
+// cpu_architecture): "cpu-simd" and its preferred float vector width, "cpu" without one.
+inline std::string cpu_architecture(uint32_t preferred_vector_width_float) {
+  return preferred_vector_width_float != 0
+             ? "cpu-simd" + std::to_string(preferred_vector_width_float)
+             : std::string("cpu");
+}
 
 // The kernel families the tuned step chooses among on `device`: step 13's tiles where local
 // memory is dedicated, and always this step's own CPU form (matr_mul_tuned.cl).

@@ -85,6 +85,27 @@ BOOST_AUTO_TEST_CASE(other_architectures_and_vendors_get_nothing) {
   BOOST_TEST(chosen_bm(find_tuned({}, database(), unknown_nvidia, 64, 64, 64)) == 2);
 }
 
+// CPUs are told apart by their SIMD width: a set tuned on an AVX2 part (PoCL's preferred float
+// width 8) serves another AVX2 part, not an AVX-512 one (16), which keeps the kernel's defaults.
+BOOST_AUTO_TEST_CASE(cpus_find_the_entries_of_their_simd_width) {
+  Device cpu;
+  cpu.type = CL_DEVICE_TYPE_CPU;
+  cpu.vendor_id = 0x8086;
+  cpu.name = "pthread-znver3-AMD EPYC 7B13";
+  cpu.preferred_vector_width_float = 8;
+  BOOST_TEST(facts_of(cpu).architecture == "cpu-simd8");
+  BOOST_TEST(cpu_architecture(16) == "cpu-simd16");
+  BOOST_TEST(cpu_architecture(0) == "cpu"); // a driver that gives no width
+  TunedEntry avx2{0x8086, "cpu-simd8",         "pthread-haswell-AMD EPYC", "", 2000, 2000,
+                  2000,   "matr_mul_tuned.cl", Params{{"RM", 2}}};
+  auto tuned = find_tuned({}, {avx2}, facts_of(cpu), 1000, 1000, 1000);
+  BOOST_TEST_REQUIRE(tuned.has_value());
+  BOOST_TEST(tuned->entry.params.at("RM") == 2);
+  BOOST_TEST(tuned->origin.find("this architecture") != std::string::npos, tuned->origin);
+  cpu.preferred_vector_width_float = 16;
+  BOOST_TEST(!find_tuned({}, {avx2}, facts_of(cpu), 1000, 1000, 1000).has_value());
+}
+
 BOOST_AUTO_TEST_CASE(the_users_tuning_cache_comes_before_the_database) {
   std::vector<TunedEntry> overlay{entry("NVIDIA H100 80GB HBM3", 4096, 7, "580.159.04")};
   auto tuned = find_tuned(overlay, database(), kH100, 4096, 4096, 4096);

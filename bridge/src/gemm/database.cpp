@@ -69,6 +69,12 @@ std::string size_text(const TunedEntry &entry) {
 
 } // namespace
 
+std::string cpu_architecture(uint32_t preferred_vector_width_float) {
+  return preferred_vector_width_float != 0
+             ? "cpu-simd" + std::to_string(preferred_vector_width_float)
+             : std::string("cpu");
+}
+
 DeviceFacts facts_of(const Device &device) {
   DeviceFacts facts;
   facts.vendor_id = device.vendor_id;
@@ -77,7 +83,7 @@ DeviceFacts facts_of(const Device &device) {
     facts.name.pop_back();
   facts.driver = device.driver_version;
   if (device.type & CL_DEVICE_TYPE_CPU)
-    facts.architecture = "cpu";
+    facts.architecture = cpu_architecture(device.preferred_vector_width_float);
   else if (device.compute_capability != 0)
     facts.architecture = "sm_" + std::to_string(device.compute_capability);
   return facts;
