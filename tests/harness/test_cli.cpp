@@ -400,17 +400,18 @@ BOOST_AUTO_TEST_CASE(a_bad_overlay_is_refused_before_anything_runs) {
 BOOST_AUTO_TEST_CASE(the_gemm_database_is_generated_from_the_tuning_results) {
   const fs::path source = fs::path(MQLCL_TEST_KERNELS).parent_path();
   const fs::path generated = work_file("database.inc"); // a file: stdout is text mode on Windows
-  Outcome run =
-      run_replay({"gemm-database", (source / "docs/results/tuning-h100.json").string(), "--vendor",
-                  "0x10DE", "--architecture", "sm_90", "--output", generated.string()});
+  Outcome run = run_replay({"gemm-database", (source / "docs/results/tuning-h100.json").string(),
+                            (source / "docs/results/tuning-pocl.json").string(), "--vendor",
+                            "0x10DE", "--architecture", "sm_90", "--output", generated.string()});
   BOOST_TEST_REQUIRE(run.status == 0, run.err);
   auto text_of = [](const fs::path &path) {
     std::ifstream in(path, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
   BOOST_TEST(text_of(generated) == text_of(source / "bridge/src/gemm/database.inc"),
-             "regenerate it: mqlcl-replay gemm-database docs/results/tuning-h100.json --vendor "
-             "0x10DE --architecture sm_90 --output bridge/src/gemm/database.inc");
+             "regenerate it: mqlcl-replay gemm-database docs/results/tuning-h100.json "
+             "docs/results/tuning-pocl.json --vendor 0x10DE --architecture sm_90 --output "
+             "bridge/src/gemm/database.inc");
   const fs::path no_device = work_file("no-device.json"); // a tuning file of an older tuner
   std::ofstream(no_device) << R"({"NVIDIA H100 80GB HBM3 | 580.159.04": {"matr_mul_tuned": {}}})";
   Outcome unnamed = run_replay({"gemm-database", no_device.string()});
