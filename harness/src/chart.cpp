@@ -494,7 +494,8 @@ std::string bench_header(const BenchLayout &layout, const Json &bench) {
                      xml_escape(json_string(bench, "device.name", "?")),
                      xml_escape(json_string(bench, "device.platform", "?")),
                      xml_escape(json_string(bench, "device.driver", "?")));
-  svg += "<text x=\"10\" y=\"58\">blue: our steps, through the bridge; grey: libraries; red: "
+  svg += "<text x=\"10\" y=\"58\">blue: our steps, through the bridge; purple: the library's "
+         "CLGemm; grey: other libraries; red: "
          "failed verification; dashed: the device's limits (our kernels)</text>\n";
   return svg;
 }
@@ -513,9 +514,13 @@ std::string bench_grid(const BenchLayout &layout) {
   return svg;
 }
 
-// A bar at `y`: blue for our steps, grey for libraries, red for a wrong product.
+// A bar at `y`: blue for our steps, purple for the library's CLGemm, grey for the anchors'
+// libraries, red for a wrong product.
 std::string bench_bar(const BenchLayout &layout, const BenchBar &bar, double y) {
-  const char *colour = !bar.verified ? "#d62728" : bar.kind == "step" ? "#1f77b4" : "#8c8c8c";
+  const char *colour = !bar.verified           ? "#d62728"
+                       : bar.kind == "step"    ? "#1f77b4"
+                       : bar.kind == "library" ? "#9467bd"
+                                               : "#8c8c8c";
   std::string svg = fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"end\">{}</text>\n",
                                 layout.label_w, y + 12, xml_escape(bar.name));
   double x = layout.x_of(bar.gflops);
