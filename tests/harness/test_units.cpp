@@ -1058,22 +1058,30 @@ BOOST_AUTO_TEST_SUITE(kernel_sources)
 
 namespace {
 
+// The files are written as bytes, so their lines end in "\n" on Windows too.
 std::filesystem::path kernel_tree() {
   const std::filesystem::path dir = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "kernel-includes";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir / "parts" / "deeper");
-  std::ofstream(dir / "entry.cl") << "// entry\n"
-                                     "#include \"parts/a.cl\"\n"
-                                     "  #  include \"parts/a.cl\"   // again: left out\n"
-                                     "#include <stdio.h>\n"
-                                     "// #include \"parts/missing.cl\"\n"
-                                     "__kernel void k(void) {}\n";
+  std::ofstream(dir / "entry.cl", std::ios::binary)
+      << "// entry\n"
+         "#include \"parts/a.cl\"\n"
+         "  #  include \"parts/a.cl\"   // again: left out\n"
+         "#include <stdio.h>\n"
+         "// #include \"parts/missing.cl\"\n"
+         "__kernel void k(void) {}\n";
   // Relative to the including file's folder, a part included from two places, and the entry.
-  std::ofstream(dir / "parts" / "a.cl") << "a1\n#include \"deeper/b.cl\"\na2\n";
-  std::ofstream(dir / "parts" / "deeper" / "b.cl") << "b1\n#include \"../../common.cl\"\n"
-                                                      "#include \"../../entry.cl\"\nb2\n";
-  std::ofstream(dir / "common.cl") << "common, no newline at the end";
+  std::ofstream(dir / "parts" / "a.cl", std::ios::binary) << "a1\n#include \"deeper/b.cl\"\na2\n";
+  std::ofstream(dir / "parts" / "deeper" / "b.cl", std::ios::binary)
+      << "b1\n#include \"../../common.cl\"\n"
+         "#include \"../../entry.cl\"\nb2\n";
+  std::ofstream(dir / "common.cl", std::ios::binary) << "common, no newline at the end";
   return dir;
+}
+
+// A path as the inliner's messages name it: absolute, normalised (backslashes on Windows).
+std::string shown(const std::filesystem::path &path) {
+  return std::filesystem::absolute(path).lexically_normal().string();
 }
 
 } // namespace
@@ -1095,12 +1103,13 @@ BOOST_AUTO_TEST_CASE(includes_are_inlined_recursively_relative_to_their_file_and
 
 BOOST_AUTO_TEST_CASE(a_missing_include_names_the_including_file_and_the_missing_one) {
   const std::filesystem::path dir = kernel_tree();
-  std::ofstream(dir / "parts" / "broken.cl") << "one\n#include \"../nv/gone.cl\"\n";
-  std::ofstream(dir / "broken_entry.cl") << "#include \"parts/broken.cl\"\n";
+  std::ofstream(dir / "parts" / "broken.cl", std::ios::binary)
+      << "one\n#include \"../nv/gone.cl\"\n";
+  std::ofstream(dir / "broken_entry.cl", std::ios::binary) << "#include \"parts/broken.cl\"\n";
   const std::string message = error_of([&] { read_kernel_source(dir / "broken_entry.cl"); });
-  BOOST_TEST(contains(message, (dir / "parts" / "broken.cl").string() + " line 2"), message);
+  BOOST_TEST(contains(message, shown(dir / "parts" / "broken.cl") + " line 2"), message);
   BOOST_TEST(contains(message, "#include \"../nv/gone.cl\""), message);
-  BOOST_TEST(contains(message, (dir / "nv" / "gone.cl").string() + " is missing"), message);
+  BOOST_TEST(contains(message, shown(dir / "nv" / "gone.cl") + " is missing"), message);
   BOOST_TEST(contains(error_of([&] { read_kernel_source(dir / "absent.cl"); }),
                       (dir / "absent.cl").string() + " is missing"));
 }
