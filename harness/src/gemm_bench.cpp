@@ -195,12 +195,11 @@ template <class T> std::vector<T> narrowed(const std::vector<double> &values) {
 
 template <class T>
 LibraryRun run_library(const Bridge &bridge, int32_t device, const GemmCase &c,
-                       const std::vector<double> &a, const std::vector<double> &b,
+                       const std::vector<T> &host_a, const std::vector<T> &host_b,
                        uint32_t repeat) {
   const BridgeApi &cl = bridge.api();
   const GeneralGemm &g = c.shape;
   LibraryRun run;
-  std::vector<T> host_a = narrowed<T>(a), host_b = narrowed<T>(b);
   std::vector<T> host_c(size_t{g.m} * g.n * g.batch);
   Handle context(cl.CLContextFree, cl.CLContextCreate(device));
   auto buffer = [&](size_t elements) {
@@ -294,8 +293,9 @@ CaseResult measure_case(const Bridge &bridge, const DeviceInfo &device, const Ge
   with_data.b = &b;
   with_data.tf32 = c.precision == MQLCL_GEMM_TF32;
   CaseResult result;
-  result.ours = g.double_precision ? run_library<double>(bridge, device.ordinal, c, a, b, repeat)
-                                   : run_library<float>(bridge, device.ordinal, c, a, b, repeat);
+  result.ours = g.double_precision ? run_library(bridge, device.ordinal, c, a, b, repeat)
+                                   : run_library(bridge, device.ordinal, c, narrowed<float>(a),
+                                                 narrowed<float>(b), repeat);
   result.anchor = anchor_for(device, GemmCase{with_data, c.precision}, a, b, repeat);
   std::vector<double> reference = reference_product(g, a, b);
   const GemmCase checked{with_data, c.precision};
@@ -351,9 +351,7 @@ Json case_json(const GemmCase &c, const CaseResult &r) {
 AnchorResult library_gemm(const Bridge &bridge, int32_t device, const GemmProblem &problem,
                           int32_t precision, uint32_t repeat) {
   const GemmCase c{GeneralGemm{problem.m, problem.n, problem.k, 1, false, true}, precision};
-  const std::vector<double> a(problem.a->begin(), problem.a->end());
-  const std::vector<double> b(problem.b->begin(), problem.b->end());
-  LibraryRun run = run_library<float>(bridge, device, c, a, b, repeat);
+  LibraryRun run = run_library(bridge, device, c, *problem.a, *problem.b, repeat);
   AnchorResult result;
   result.name = "CLGemm";
   result.available = run.ok;
