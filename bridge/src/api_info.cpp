@@ -200,6 +200,8 @@ std::string string_property(int32_t handle, int32_t property) {
     return program_of(handle, fn)->build_options;
   case MQLCL_CL_KERNEL_FUNCTION_NAME:
     return kernel_of(handle, fn)->name;
+  case MQLCL_CL_GEMM_PLAN:
+    return gemm::last_gemm_plan(*context_of(handle, fn));
   default:
     break;
   }

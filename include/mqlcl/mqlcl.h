@@ -164,6 +164,7 @@
 #define MQLCL_CL_PROGRAM_BUILD_OPTIONS 102 /* program handle: the options actually used */
 #define MQLCL_CL_KERNEL_FUNCTION_NAME 103  /* kernel handle */
 #define MQLCL_CL_BRIDGE_VERSION 104        /* handle ignored: "mqlcl 1.0.0" */
+#define MQLCL_CL_GEMM_PLAN 105 /* context: its last CLGemm's kernel file, parameters and origin */
 
 /* ---- CLBufferTensorMap element types ------------------------------------------------------------
  */

@@ -3,12 +3,15 @@
 // bound; and every refusal of docs/errors.md's CLGemm section, each leaving C as it was.
 #define BOOST_TEST_MODULE bridge_gemm
 #include "opencl_device.hpp"
+#include "scoped_environment.hpp"
 
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <ostream>
 #include <random>
@@ -283,6 +286,59 @@ BOOST_AUTO_TEST_CASE(the_same_shape_runs_again_and_its_time_is_readable) {
     run_case(context, c);
     BOOST_TEST(CLGetInfoInteger(context, MQLCL_CL_GEMM_EXECUTION_TIME) > 0);
   }
+}
+
+std::string info_string(int32_t handle, int32_t property) {
+  std::vector<char16_t> text(4096);
+  BOOST_TEST_REQUIRE(CLGetInfoString(handle, property, text.data(), uint32_t(text.size())) == 1,
+                     last_error_text());
+  return to_utf8(text.data());
+}
+
+BOOST_AUTO_TEST_CASE(the_last_call_reports_its_plan) {
+  Context context = make_context();
+  std::vector<char16_t> text(4096);
+  MQLCL_CHECK_FAILS(CLGetInfoString(context, MQLCL_CL_GEMM_PLAN, text.data(), 4096), 0,
+                    MQLCL_ERR_OPENCL_EXECUTE);
+  run_case(context, Case{37, 7, 64});
+  const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
+  BOOST_TEST_MESSAGE("37x7x64: " << plan);
+  BOOST_TEST((plan.rfind("matr_mul_", 0) == 0 && plan.find(".cl ") != std::string::npos &&
+              plan.back() == ')'),
+             plan);
+}
+
+// A tuned set of step 13's kernel in the user's tuning cache says whether an operand with K down
+// its rows is copied first (COPY=1) or read as it is (COPY=0); either way the product verifies.
+BOOST_AUTO_TEST_CASE(a_tuned_set_says_whether_operands_are_copied) {
+  const auto cache = std::filesystem::temp_directory_path() /
+                     ("mqlcl-test-copy-" + std::to_string(std::random_device{}()) + ".json");
+  for (int copy : {0, 1}) {
+    std::string key;
+    {
+      Context probe = make_context();
+      key = info_string(probe, MQLCL_CL_DEVICE_NAME);
+      while (!key.empty() && key.back() == ' ')
+        key.pop_back();
+      key += " | " + info_string(probe, MQLCL_CL_DRIVER_VERSION);
+    }
+    std::ofstream(cache) << "{\"" << key << "\": {\"matr_mul_tuned\": {\"64x64x64\": {"
+                         << "\"kernel_file\": \"matr_mul_double_buffered.cl\", \"params\": {"
+                         << "\"BM\": 64, \"BN\": 64, \"BK\": 8, \"TM\": 8, \"TN\": 8, "
+                         << "\"PAD\": 4, \"GROUP_M\": 8, \"WARP_ROWS\": 4, \"COPY\": " << copy
+                         << "}}}}}";
+    ScopedEnvironment overlay("MQLCL_TUNE_CACHE", cache.string());
+    Context context = make_context(); // reads the cache at its first CLGemm
+    for (bool transpose_a : {false, true}) {
+      Case c{64, 64, 64, transpose_a};
+      run_case(context, c);
+      const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
+      BOOST_TEST(plan.rfind("matr_mul_double_buffered.cl ", 0) == 0, c << ": " << plan);
+      BOOST_TEST(plan.find(" COPY=" + std::to_string(copy) + " ") != std::string::npos, plan);
+      BOOST_TEST(plan.find("(tuning cache") != std::string::npos, plan);
+    }
+  }
+  std::filesystem::remove(cache);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -36,7 +36,8 @@ std::string product_options(const Call &call, const Plan &plan, const Lines &a, 
     options +=
         fmt::format(" -DA_LINES={} -DB_LINES={}", a.k_runs_down ? 1 : 0, b.k_runs_down ? 1 : 0);
   for (const auto &[name, value] : plan.params)
-    options += fmt::format(" -D{}={}", name, value);
+    if (name != kCopyParam) // the host's choice, not the kernel's
+      options += fmt::format(" -D{}={}", name, value);
   return options;
 }
 
@@ -87,6 +88,7 @@ void run_exact_product(const Context &context, ContextState &state, const Call &
                            forced_family());
   Operands operands;
   cl_kernel kernel = product_kernel(context, state, call, plan, shape, operands);
+  state.last_plan = plan_text(plan);
   Lines a = lines_of_a(call), b = lines_of_b(call);
   if (operands.copy_a)
     copy_as_k_lines(context, state, call, a, ScratchSlot::a, call.k, first);
@@ -152,6 +154,14 @@ void enqueue(Context &context, const Call &call) {
   std::lock_guard<std::mutex> lock(state.mutex);
   run_product(context, state, call);
   check_cl(cl_api().clFlush(context.queue), "CLGemm: clFlush", MQLCL_ERR_OPENCL_EXECUTE);
+}
+
+std::string last_gemm_plan(Context &context) {
+  ContextState &state = state_of(context);
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (state.last_plan.empty())
+    fail(MQLCL_ERR_OPENCL_EXECUTE, "CL_GEMM_PLAN: no CLGemm has run in this context");
+  return state.last_plan;
 }
 
 int64_t last_gemm_nanoseconds(Context &context) {

@@ -80,6 +80,7 @@ struct ContextState {
   // Whether this context's tensor-core products built (unknown until the first is tried).
   enum class TensorCores { untried, built, unavailable } tensor_cores = TensorCores::untried;
   cl_event first_launch = nullptr, last_launch = nullptr; // of the last call
+  std::string last_plan; // the last call's kernel, parameters and their origin (planner.hpp)
   ~ContextState();
 };
 
@@ -88,6 +89,9 @@ constexpr size_t kMaxProgramsPerContext = 32;
 
 // Enqueues the product (and its transposing copies) and flushes; does not wait.
 void enqueue(Context &context, const Call &call);
+
+// The kernel, parameters and their origin that the context's last CLGemm ran (CL_GEMM_PLAN).
+std::string last_gemm_plan(Context &context);
 
 // Nanoseconds from the start of the context's last CLGemm to its end (waits for it).
 int64_t last_gemm_nanoseconds(Context &context);

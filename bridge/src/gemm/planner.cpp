@@ -109,9 +109,12 @@ void set_launch(Plan &plan, const Shape &shape) {
     plan.local = {threads, 1, 1};
     return;
   }
+  const auto copy = p.find(kCopyParam);
   plan.copy_k_down_operands =
       plan.family == Family::registers ||
-      double(shape.m) * shape.n * shape.k * shape.batch >= kCopyFromMultiplyAdds;
+      (copy != p.end()
+           ? copy->second != 0
+           : double(shape.m) * shape.n * shape.k * shape.batch >= kCopyFromMultiplyAdds);
   if (plan.family == Family::tiles) {
     size_t threads = tiles_threads(p);
     plan.dimensions = 2;
@@ -153,6 +156,13 @@ Plan tensor_plan(const Device &device, const Shape &shape, Family family,
   }
   set_launch(plan, shape);
   return plan;
+}
+
+std::string plan_text(const Plan &plan) {
+  std::string text = kernel_file_of(plan.family);
+  for (const auto &[name, value] : plan.params)
+    text += " " + name + "=" + std::to_string(value);
+  return text + " (" + plan.origin + ")";
 }
 
 std::optional<Family> forced_family() {

@@ -31,14 +31,16 @@ struct Shape {
 // is (A_LINES, B_LINES): on an H100 (driver 580.159.04) the copy cost 2-6% from 4096 x 4096 x 512
 // up, while reading such operands directly ran at 0.50-0.73x cuBLAS there; below it, reading
 // directly was faster (2000: 0.92x against 0.90x; a batch of 64 products of 256 x 256 x 64:
-// 1.15x against 0.66x).
+// 1.15x against 0.66x). A tuned set of step 13's kernel may decide instead: its host parameter
+// kCopyParam (1 copies, 0 reads directly) is not a kernel definition.
 constexpr double kCopyFromMultiplyAdds = 8589934592.0; // 2^33
+inline constexpr const char *kCopyParam = "COPY";
 
 struct Plan {
   Family family = Family::tiles;
   bool copy_k_down_operands = true; // an operand stored K x lines is copied transposed first
   Params params;
-  std::string origin; // "defaults", or where the tuned entry came from
+  std::string origin; // "defaults", or where the tuned entry came from (database.hpp's Tuned)
   uint32_t dimensions = 2;
   std::array<size_t, 3> global{1, 1, 1};
   std::array<size_t, 3> local{1, 1, 1};
@@ -59,6 +61,9 @@ Plan default_plan(const Device &device, const Shape &shape,
 // device, else the defaults, the parameters measured fastest on an H100 at 4096.
 Plan tensor_plan(const Device &device, const Shape &shape, Family family,
                  const std::optional<Tuned> &tuned = std::nullopt);
+
+// "FILE NAME=value ... (origin)": what CL_GEMM_PLAN reports of the plan a call ran.
+std::string plan_text(const Plan &plan);
 
 // MQLCL_GEMM_KERNEL: "tiles" or "registers" forces that family; unset or anything else, none.
 std::optional<Family> forced_family();

@@ -212,6 +212,7 @@ void run_tensor_core_product(Context &context, ContextState &state, const Call &
     plan = tensor_plan(*context.device, shape, family); // a tuned set that does not build here
     kernels = build_kernels(context, state, call, plan, b_as_read);
   }
+  state.last_plan = plan_text(plan);
 
   if (copy_a)
     copy_as_k_lines(context, state, call, a, ScratchSlot::a, pitch, first);

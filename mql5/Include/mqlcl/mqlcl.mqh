@@ -135,6 +135,7 @@
 #define MQLCL_CL_PROGRAM_BUILD_OPTIONS                       102
 #define MQLCL_CL_KERNEL_FUNCTION_NAME                        103
 #define MQLCL_CL_BRIDGE_VERSION                              104
+#define MQLCL_CL_GEMM_PLAN                                   105
 
 //--- CLBufferTensorMap element types
 #define MQLCL_TENSOR_FLOAT32                                 0
