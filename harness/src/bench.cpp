@@ -7,6 +7,7 @@
 #include "bridge.hpp"
 #include "chart.hpp"
 #include "commands.hpp"
+#include "gemm_product.hpp"
 #include "json.hpp"
 #include "paths.hpp"
 #include "progress.hpp"

@@ -84,8 +84,8 @@ struct RawOptions {
 const std::vector<std::string> kFlags{"--help",         "--version", "--list",
                                       "--list-devices", "--no-cpu",  "--double"};
 const std::vector<std::string> kValues{
-    "--device", "--size",   "--rows1", "--colsrows", "--cols2",   "--local",  "--repeat",
-    "--seed",   "--format", "--chart", "--kernels",  "--library", "--output", "--sizes"};
+    "--device", "--size",  "--rows1",   "--colsrows", "--cols2",  "--local", "--repeat", "--seed",
+    "--format", "--chart", "--kernels", "--library",  "--output", "--sizes", "--gemm"};
 
 void add_run_options(CLI::App &app, RawOptions &raw) {
   app.allow_extras(); // unknown options are refused below, in mqlcl-replay's words
@@ -225,6 +225,14 @@ void convert(const RawOptions &raw, CommandLine &command, const std::vector<Step
     if (raw.given(name))
       *into = raw.value(name);
   command.overlays.assign(raw.overlays.begin(), raw.overlays.end());
+  if (raw.given("--gemm")) {
+    const std::string &layout = raw.value("--gemm");
+    if (layout != "NN" && layout != "NT" && layout != "TN" && layout != "TT")
+      bad_input(fmt::format("--gemm {}: the layout is NN, NT, TN or TT (A, then B; T: stored "
+                            "transposed)",
+                            layout));
+    command.gemm_layout = layout;
+  }
 }
 
 // What no single option can say: combinations, and what each subcommand needs.
@@ -245,7 +253,16 @@ void check_combinations(const CommandLine &command, const std::vector<Step> &cat
       bad_input(fmt::format("{} is not tuned per device; the tunable steps are matr_mul_tuned "
                             "and the tensor-core steps (mqlcl-replay --list marks them)",
                             step->name));
-  } else if (command.mode == Mode::gemm) {
+    if (command.gemm_layout && step->name != "matr_mul_tuned" &&
+        step->name != "matr_mul_wgmma_tma_tf32" && step->name != "matr_mul_wgmma_tma_3xtf32")
+      bad_input(fmt::format("tune {} --gemm: CLGemm runs the parameters of matr_mul_tuned (FP32), "
+                            "matr_mul_wgmma_tma_tf32 (TF32) and matr_mul_wgmma_tma_3xtf32 "
+                            "(FP32-accurate)",
+                            step->name));
+  } else if (command.gemm_layout) {
+    bad_input("--gemm LAYOUT belongs to mqlcl-replay tune");
+  }
+  if (command.mode == Mode::gemm) {
     if (!command.steps.empty())
       bad_input("gemm takes no script: it times the library's CLGemm (--sizes, --repeat, "
                 "--output, --device)");
@@ -349,7 +366,7 @@ CommandLine parse_command_line(const std::vector<std::string> &args,
 
 std::string usage() {
   return R"(usage: mqlcl-replay [replay] <script>[,<script>...]|all [options]
-       mqlcl-replay tune <step> [--size N] [--device N]
+       mqlcl-replay tune <step> [--size N] [--device N] [--gemm NN|NT|TN|TT]
        mqlcl-replay bench [<step>,...] [--sizes N,N,...] [--repeat R] [--output FILE.json]
                           [--chart FILE.svg]
        mqlcl-replay gemm [--sizes N,N,...] [--repeat R] [--output FILE.json]
@@ -388,7 +405,12 @@ replay      (the default subcommand) replays the scripts named
 chart       draws saved results (--format json or bench --output) into FILE.svg, as
             --chart FILE.svg --overlay RESULTS.json does
 tune        measures every valid parameter set of a step on the device and caches the
-            fastest, keyed by device and driver (MQLCL_TUNE_CACHE, else ~/.cache/mqlcl/)
+            fastest, keyed by device and driver (MQLCL_TUNE_CACHE, else ~/.cache/mqlcl/);
+            with --gemm LAYOUT, tunes the library's CLGemm itself (matr_mul_tuned: FP32,
+            matr_mul_wgmma_tma_tf32, matr_mul_wgmma_tma_3xtf32) for that layout of A and B
+            (T: stored transposed): from the set it runs now, one parameter at a time, each
+            trial a fresh CLGemm verified element by element; its cache entry is what CLGemm
+            reads first
 bench       times the steps beyond the article against CLBlast, cuBLAS, OpenBLAS and the
             device's FP32 limit in one run; --output saves the figures as JSON, --chart
             draws them (GFLOPS per step, anchor and size, the limits as lines)

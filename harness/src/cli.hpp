@@ -30,6 +30,7 @@ struct CommandLine {
   std::vector<std::filesystem::path> overlays;
   std::optional<std::filesystem::path> kernels;
   std::optional<std::filesystem::path> library;
+  std::optional<std::string> gemm_layout; // tune --gemm: NN, NT, TN or TT
   // gemm-database: the tuner's files, and the vendor and architecture of devices they do not name
   std::vector<std::filesystem::path> tuning_files;
   std::string gemm_vendor, gemm_architecture;

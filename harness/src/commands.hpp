@@ -7,6 +7,7 @@
 #include "catalogue.hpp"
 #include "cli.hpp"
 #include "runner.hpp"
+#include "tuning.hpp"
 
 #include <functional>
 #include <string>
@@ -17,17 +18,21 @@ namespace mqlcl::replay {
 
 // Both return the process exit code; they throw Error like the replay command does.
 int run_tune_command(const CommandLine &command, const std::vector<Step> &catalogue);
+// tune STEP --gemm LAYOUT (tune_gemm.cpp): the library's CLGemm tuned in place.
+int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &catalogue);
 int run_bench_command(const CommandLine &command, const std::vector<Step> &catalogue);
 int run_gemm_command(const CommandLine &command); // gemm_bench.cpp
-// One product through the library's CLGemm as an MQL5 program calls it (gemm_bench.cpp): A by rows
-// times B by columns (problem's layouts), `precision` one of MQLCL_GEMM_*, `repeat` calls timed by
-// CL_GEMM_EXECUTION_TIME after a first call that builds; the product is left to the caller to
-// verify.
-AnchorResult library_gemm(const Bridge &bridge, int32_t device, const GemmProblem &problem,
-                          int32_t precision, uint32_t repeat);
 // gemm_database.cpp: the database source from command.tuning_files, and the command that writes it.
 std::string gemm_database_source(const CommandLine &command);
 int run_gemm_database_command(const CommandLine &command);
+
+// "NAME=value NAME=value", as the tuner prints parameter sets.
+std::string params_text(const Params &params);
+// Now, UTC, ISO 8601: when a tuned entry was measured.
+std::string utc_now();
+// Stores `entry` as `step`'s for the device in the user's tuning cache, with the device's vendor
+// and architecture for gemm-database, and says where.
+void cache_tuned(const DeviceInfo &device, const std::string &step, const TunedEntry &entry);
 
 // One tuning trial: a family of the step with one parameter set, and its replay.
 struct Trial {

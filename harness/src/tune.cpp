@@ -17,20 +17,6 @@ namespace mqlcl::replay {
 
 namespace {
 
-std::string params_text(const Params &params) {
-  std::string text;
-  for (const auto &[name, value] : params)
-    text += fmt::format("{}{}={}", text.empty() ? "" : " ", name, value);
-  return text;
-}
-
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  char text[32] = {};
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
-}
-
 bool verified(const Trial &trial) {
   return trial.run.status == Status::verified && !trial.run.kernel_seconds.empty();
 }
@@ -45,6 +31,31 @@ void rank(std::vector<Trial> &trials) {
 }
 
 } // namespace
+
+std::string params_text(const Params &params) {
+  std::string text;
+  for (const auto &[name, value] : params)
+    text += fmt::format("{}{}={}", text.empty() ? "" : " ", name, value);
+  return text;
+}
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  char text[32] = {};
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+void cache_tuned(const DeviceInfo &device, const std::string &step, const TunedEntry &entry) {
+  std::filesystem::path cache = tuning_cache_path();
+  store_tuned(cache, device.caps.tuning_key, step, entry);
+  store_device_facts(
+      cache, device.caps.tuning_key, device.caps.vendor_id,
+      device.type == "CPU" ? cpu_architecture(device.caps.preferred_vector_width_float)
+      : device.caps.compute_capability != 0 ? fmt::format("sm_{}", device.caps.compute_capability)
+                                            : "");
+  fmt::print("cached for \"{}\" in {}\n", device.caps.tuning_key, cache.string());
+}
 
 size_t tuning_candidates(const std::vector<Step> &families, const DeviceCaps &device) {
   size_t total = 0;
@@ -101,6 +112,8 @@ tune_families(Runner &runner, const std::vector<Step> &families, const DeviceCap
 }
 
 int run_tune_command(const CommandLine &command, const std::vector<Step> &catalogue) {
+  if (command.gemm_layout)
+    return run_gemm_tune_command(command, catalogue);
   const Step &step = *find_step(catalogue, command.steps.front());
   Bridge bridge(find_library(command.library));
   Runner runner(bridge, find_kernels(command.kernels));
@@ -145,14 +158,7 @@ int run_tune_command(const CommandLine &command, const std::vector<Step> &catalo
   entry.sizes = options.sizes;
   entry.gflops = *best.run.gflops(best.run.kernel_seconds.min());
   entry.measured = utc_now();
-  std::filesystem::path cache = tuning_cache_path();
-  store_tuned(cache, device.caps.tuning_key, step.name, entry);
-  store_device_facts(
-      cache, device.caps.tuning_key, device.caps.vendor_id,
-      device.type == "CPU" ? cpu_architecture(device.caps.preferred_vector_width_float)
-      : device.caps.compute_capability != 0 ? fmt::format("sm_{}", device.caps.compute_capability)
-                                            : "");
-  fmt::print("cached for \"{}\" in {}\n", device.caps.tuning_key, cache.string());
+  cache_tuned(device, step.name, entry);
   return 0;
 }
 

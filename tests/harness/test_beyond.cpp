@@ -7,6 +7,8 @@
 #include "catalogue.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
+#include "error.hpp"
+#include "gemm_product.hpp"
 #include "json.hpp"
 #include "kernel_source.hpp"
 #include "report.hpp"
@@ -615,6 +617,50 @@ BOOST_AUTO_TEST_CASE(the_tuned_step_uses_its_cache_and_says_so) {
   BOOST_TEST(tuned.build_options.find("-DRM=2 -DRN=2 -DVK=8") != std::string::npos,
              tuned.build_options);
   BOOST_TEST(tuned.geometry.local[0] == 4u);
+}
+
+// tune --gemm: CLGemm tuned in place from the set it runs, its winner cached where CLGemm then
+// finds it first (its plan says so) and verified as before.
+BOOST_AUTO_TEST_CASE(the_gemm_tuner_caches_a_set_that_clgemm_then_runs) {
+  ScratchCache cache("gemm-tune-cache.json");
+  const std::vector<Step> &catalogue = replay_steps();
+  CommandLine command = parse_command_line({"tune", "matr_mul_tuned", "--gemm", "NT", "--size",
+                                            "24", "--device", std::to_string(device().ordinal)},
+                                           catalogue);
+  BOOST_TEST_REQUIRE(run_tune_command(command, catalogue) == 0);
+  Json root = Json::parse(std::ifstream(cache.path));
+  const Json &entry = root.at(device().caps.tuning_key).at("matr_mul_tuned").at("24x24x24");
+  const std::string kernel_file = entry.at("kernel_file").get<std::string>();
+  BOOST_TEST((kernel_file == "matr_mul_tuned.cl" || kernel_file == "matr_mul_double_buffered.cl"));
+  BOOST_TEST(entry.at("params").size() >= 5u);
+
+  const GemmProduct product(GeneralGemm{24, 24, 24, 1, false, true}, MQLCL_GEMM_EXACT);
+  LibraryRun run = product.run_library(bridge(), device().ordinal, 1);
+  BOOST_TEST_REQUIRE(run.ok, run.why_not);
+  BOOST_TEST(product.check(run.product).verified);
+  BOOST_TEST(run.plan.rfind(kernel_file + " ", 0) == 0, run.plan);
+  BOOST_TEST(run.plan.find("(tuning cache") != std::string::npos, run.plan);
+  for (const auto &[name, value] : entry.at("params").items())
+    BOOST_TEST(run.plan.find(fmt::format(" {}={}", name, value.get<int64_t>())) !=
+                   std::string::npos,
+               name << " in " << run.plan);
+}
+
+BOOST_AUTO_TEST_CASE(tune_gemm_takes_the_steps_clgemm_runs_and_a_layout) {
+  const std::vector<Step> &catalogue = replay_steps();
+  auto refused = [&](std::vector<std::string> args, const std::string &says) {
+    try {
+      parse_command_line(args, catalogue);
+    } catch (const Error &error) {
+      BOOST_TEST((error.code() == ExitCode::bad_input));
+      BOOST_TEST(std::string(error.what()).find(says) != std::string::npos, error.what());
+      return;
+    }
+    BOOST_ERROR("accepted: " << args.back());
+  };
+  refused({"tune", "matr_mul_tuned", "--gemm", "NX"}, "NN, NT, TN or TT");
+  refused({"tune", "matr_mul_tf32", "--gemm", "NN"}, "CLGemm runs the parameters of");
+  refused({"matr_mul_tuned", "--gemm", "NN"}, "belongs to mqlcl-replay tune");
 }
 
 BOOST_AUTO_TEST_CASE(the_cache_answers_with_the_nearest_tuned_sizes) {

@@ -1,0 +1,224 @@
+#include "gemm_product.hpp"
+
+#include "verify.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <thread>
+
+namespace mqlcl::replay {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<double> random_matrix(size_t count, uint32_t seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<double> value(-1, 1);
+  std::vector<double> values(count);
+  for (double &v : values)
+    v = value(random);
+  return values;
+}
+
+// Rows of op(X) for the reference: `lines` x k with k contiguous.
+std::vector<double> k_contiguous(const std::vector<double> &x, uint32_t lines, uint32_t k,
+                                 bool k_runs_down, size_t first) {
+  std::vector<double> out(size_t{lines} * k);
+  for (uint32_t i = 0; i < lines; ++i)
+    for (uint32_t l = 0; l < k; ++l)
+      out[size_t{i} * k + l] =
+          k_runs_down ? x[first + size_t{l} * lines + i] : x[first + size_t{i} * k + l];
+  return out;
+}
+
+// The fp64 product of every matrix of the batch, on every hardware thread.
+std::vector<double> reference_product(const GeneralGemm &g, const std::vector<double> &a,
+                                      const std::vector<double> &b) {
+  std::vector<double> c(size_t{g.m} * g.n * g.batch);
+  for (uint32_t p = 0; p < g.batch; ++p) {
+    std::vector<double> rows = k_contiguous(a, g.m, g.k, g.transpose_a, size_t{p} * g.m * g.k);
+    std::vector<double> cols = k_contiguous(b, g.n, g.k, !g.transpose_b, size_t{p} * g.n * g.k);
+    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> workers;
+    for (unsigned t = 0; t < threads; ++t)
+      workers.emplace_back([&, t] {
+        for (uint32_t i = t; i < g.m; i += threads)
+          for (uint32_t j = 0; j < g.n; ++j) {
+            const double *x = &rows[size_t{i} * g.k], *y = &cols[size_t{j} * g.k];
+            double sum = 0;
+            for (uint32_t l = 0; l < g.k; ++l)
+              sum += x[l] * y[l];
+            c[(size_t{p} * g.m + i) * g.n + j] = sum;
+          }
+      });
+    for (std::thread &worker : workers)
+      worker.join();
+  }
+  return c;
+}
+
+// The fp64 product of the inputs rounded to TF32 as the tensor maps round them (to nearest; NVIDIA
+// does not say how ties break), and verify.hpp's tolerance for sums on the tensor cores.
+std::pair<std::vector<double>, double> tf32_reference(const GeneralGemm &g) {
+  Inputs<float> in{Matrix<float>(g.m, g.k, g.m, g.k, Layout::row_major),
+                   Matrix<float>(g.k, g.n, g.k, g.n, Layout::row_major)};
+  std::vector<double> rows = k_contiguous(*g.a, g.m, g.k, g.transpose_a, 0);
+  std::vector<double> cols = k_contiguous(*g.b, g.n, g.k, !g.transpose_b, 0);
+  for (uint32_t l = 0; l < g.k; ++l) {
+    for (uint32_t i = 0; i < g.m; ++i)
+      in.first.at(i, l) = float(rows[size_t{i} * g.k + l]);
+    for (uint32_t j = 0; j < g.n; ++j)
+      in.second.at(l, j) = float(cols[size_t{j} * g.k + l]);
+  }
+  Reference reference = reference_product(in, InputRounding::nearest);
+  const double tolerance = tolerance_of(Arithmetic{InputRounding::nearest, true}, g.k, reference);
+  return {std::move(reference.product), tolerance};
+}
+
+template <class T> std::vector<T> narrowed(const std::vector<double> &values) {
+  return std::vector<T>(values.begin(), values.end());
+}
+
+template <class T>
+LibraryRun run_typed(const Bridge &bridge, int32_t device, const GeneralGemm &g, int32_t precision,
+                     const std::vector<T> &host_a, const std::vector<T> &host_b,
+                     uint32_t repeat) {
+  const BridgeApi &cl = bridge.api();
+  LibraryRun run;
+  std::vector<T> host_c(size_t{g.m} * g.n * g.batch);
+  Handle context(cl.CLContextFree, cl.CLContextCreate(device));
+  auto buffer = [&](size_t elements) {
+    return Handle(cl.CLBufferFree,
+                  cl.CLBufferCreate(context.get(), uint32_t(elements * sizeof(T)), 1));
+  };
+  Handle ba = buffer(host_a.size()), bb = buffer(host_b.size()), bc = buffer(host_c.size());
+  auto write = [&](const Handle &to, const std::vector<T> &from) {
+    return cl.CLBufferWrite(to.get(), from.data(), 0, 0, uint32_t(from.size()), sizeof(T)) != 0;
+  };
+  if (bc.get() < 0 || !write(ba, host_a) || !write(bb, host_b)) {
+    run.why_not = bridge.last_error_text();
+    return run;
+  }
+  auto call = [&] {
+    return cl.CLGemm(ba.get(), bb.get(), bc.get(),
+                     g.double_precision ? MQLCL_GEMM_DOUBLE : MQLCL_GEMM_FLOAT, precision,
+                     g.transpose_a, g.transpose_b, g.m, g.n, g.k, 1.0, 0.0, 0, 0, 0, 0, 0, 0,
+                     g.batch, g.batch > 1 ? uint64_t{g.m} * g.k : 0,
+                     g.batch > 1 ? uint64_t{g.n} * g.k : 0,
+                     g.batch > 1 ? uint64_t{g.m} * g.n : 0) != 0;
+  };
+  auto start = Clock::now();
+  bool ok = call() &&
+            cl.CLBufferRead(bc.get(), host_c.data(), 0, 0, uint32_t(host_c.size()), sizeof(T)) != 0;
+  run.first_call_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (ok)
+    run.plan = bridge.info_string(context.get(), MQLCL_CL_GEMM_PLAN, "CL_GEMM_PLAN");
+  for (uint32_t r = 0; ok && r < repeat; ++r) {
+    ok = call();
+    int64_t nanoseconds =
+        ok ? cl.CLGetInfoInteger(context.get(), MQLCL_CL_GEMM_EXECUTION_TIME) : -1;
+    ok = ok && nanoseconds > 0;
+    if (ok)
+      run.seconds.values.push_back(double(nanoseconds) * 1e-9);
+  }
+  ok =
+      ok && cl.CLBufferRead(bc.get(), host_c.data(), 0, 0, uint32_t(host_c.size()), sizeof(T)) != 0;
+  if (!ok) {
+    run.why_not = bridge.last_error_text();
+    return run;
+  }
+  run.ok = true;
+  run.product.assign(host_c.begin(), host_c.end());
+  return run;
+}
+
+} // namespace
+
+GemmProduct::GemmProduct(const GeneralGemm &shape, int32_t precision)
+    : shape_(shape), precision_(precision),
+      a_(random_matrix(size_t{shape.m} * shape.k * shape.batch, 1)),
+      b_(random_matrix(size_t{shape.k} * shape.n * shape.batch, 2)) {
+  if (!shape.double_precision) { // the inputs as the float product sees them
+    for (double &v : a_)
+      v = float(v);
+    for (double &v : b_)
+      v = float(v);
+  }
+  shape_.a = &a_;
+  shape_.b = &b_;
+  shape_.tf32 = precision == MQLCL_GEMM_TF32;
+  reference_ = reference_product(shape_, a_, b_);
+  if (shape_.tf32 && shape_.batch == 1)
+    std::tie(tf32_reference_, tf32_tolerance_) = tf32_reference(shape_);
+}
+
+std::string GemmProduct::label() const {
+  const GeneralGemm &g = shape_;
+  std::string label = fmt::format("{}x{}x{} {}{}", g.m, g.n, g.k, g.transpose_a ? "T" : "N",
+                                  g.transpose_b ? "T" : "N");
+  if (g.batch > 1)
+    label += fmt::format(" batch {}", g.batch);
+  label += g.double_precision ? " double" : " float";
+  if (precision_ == MQLCL_GEMM_ACCURATE)
+    label += " accurate";
+  if (precision_ == MQLCL_GEMM_TF32)
+    label += " tf32";
+  return label;
+}
+
+Checked GemmProduct::check(const std::vector<double> &product) const {
+  const GeneralGemm &g = shape_;
+  double tolerance =
+      g.double_precision ? tolerance_for<double>(g.k, 1, 1) : tolerance_for<float>(g.k, 1, 1);
+  Checked result;
+  if (product.size() != reference_.size())
+    return result;
+  double worst = 0, largest = 0;
+  bool finite = true;
+  for (size_t i = 0; i < product.size(); ++i) {
+    finite = finite && std::isfinite(product[i]);
+    worst = std::max(worst, std::fabs(product[i] - reference_[i]));
+    largest = std::max(largest, std::fabs(reference_[i]));
+  }
+  result.error_ratio = largest > 0 ? worst / largest : worst;
+  if (precision_ == MQLCL_GEMM_TF32) {
+    bool within = tf32_reference_.size() == product.size();
+    for (size_t i = 0; within && i < product.size(); ++i)
+      within = std::fabs(product[i] - tf32_reference_[i]) <= tf32_tolerance_;
+    result.verified = finite && within;
+  } else {
+    result.verified = finite && worst <= tolerance &&
+                      (precision_ != MQLCL_GEMM_ACCURATE || result.error_ratio <= kAccurateError);
+  }
+  return result;
+}
+
+LibraryRun GemmProduct::run_library(const Bridge &bridge, int32_t device, uint32_t repeat) const {
+  if (shape_.double_precision)
+    return run_typed(bridge, device, shape_, precision_, a_, b_, repeat);
+  return run_typed(bridge, device, shape_, precision_, narrowed<float>(a_), narrowed<float>(b_),
+                   repeat);
+}
+
+AnchorResult library_gemm(const Bridge &bridge, int32_t device, const GemmProblem &problem,
+                          int32_t precision, uint32_t repeat) {
+  const GeneralGemm shape{problem.m, problem.n, problem.k, 1, false, true};
+  LibraryRun run = run_typed(bridge, device, shape, precision, *problem.a, *problem.b, repeat);
+  AnchorResult result;
+  result.name = "CLGemm";
+  result.available = run.ok;
+  result.note =
+      run.ok ? fmt::format("the first call {:.3f} s, its build included", run.first_call_seconds)
+             : run.why_not;
+  result.seconds = run.seconds;
+  result.timing = "CL_GEMM_EXECUTION_TIME";
+  result.product.assign(run.product.begin(), run.product.end());
+  return result;
+}
+
+} // namespace mqlcl::replay

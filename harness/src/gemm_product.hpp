@@ -1,0 +1,73 @@
+// One product of the library's CLGemm as an MQL5 program makes it: its inputs (the same values on
+// every run), the fp64 product it is checked against, and the library's run of it (a fresh
+// context, three buffers, a first call that builds, then timed calls). `gemm` times it against
+// the anchors; `tune --gemm` times it with each parameter set it tries.
+#pragma once
+
+#include "anchors.hpp"
+#include "bridge.hpp"
+#include "runner.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mqlcl::replay {
+
+// FP32-accurate products also keep max |C - ref| / max |ref| within this.
+constexpr double kAccurateError = 1e-5;
+
+// max |C - ref| / max |ref|, and whether every element is within the precision's bound.
+struct Checked {
+  double error_ratio = 0;
+  bool verified = false;
+};
+
+// The library's run: the first call timed on the host (the build included) and the plan it ran
+// (CL_GEMM_PLAN), then `repeat` calls timed by CL_GEMM_EXECUTION_TIME; C as doubles.
+struct LibraryRun {
+  bool ok = false;
+  std::string why_not;
+  std::string plan;
+  double first_call_seconds = 0;
+  Samples seconds;
+  std::vector<double> product;
+};
+
+class GemmProduct {
+public:
+  // `shape` without its data: the inputs are made here (uniform in [-1, 1), seeds 1 and 2,
+  // rounded to float for float products), and the reference with them.
+  GemmProduct(const GeneralGemm &shape, int32_t precision);
+  GemmProduct(const GemmProduct &) = delete;
+  GemmProduct &operator=(const GemmProduct &) = delete;
+
+  // The shape with its inputs (a, b) and, for TF32, cuBLAS's tensor-op math asked for.
+  const GeneralGemm &shape() const { return shape_; }
+  int32_t precision() const { return precision_; }
+  double flops() const { return 2.0 * shape_.m * shape_.n * shape_.k * shape_.batch; }
+  // "4096x4096x4096 NN float accurate"
+  std::string label() const;
+
+  // A product of these inputs checked as this precision must be: every element within the
+  // bound of its arithmetic (TF32: against the product of the inputs rounded to TF32), and
+  // FP32-accurate within kAccurateError overall.
+  Checked check(const std::vector<double> &product) const;
+
+  LibraryRun run_library(const Bridge &bridge, int32_t device, uint32_t repeat) const;
+
+private:
+  GeneralGemm shape_;
+  int32_t precision_;
+  std::vector<double> a_, b_, reference_;
+  std::vector<double> tf32_reference_; // TF32 only: the product of the rounded inputs
+  double tf32_tolerance_ = 0;
+};
+
+// One product through CLGemm as `bench` times it beside the steps: the problem's A by rows times
+// B by columns, `precision` one of MQLCL_GEMM_*, `repeat` timed calls after a first that builds;
+// the product is left to the caller to verify.
+AnchorResult library_gemm(const Bridge &bridge, int32_t device, const GemmProblem &problem,
+                          int32_t precision, uint32_t repeat);
+
+} // namespace mqlcl::replay

@@ -1,0 +1,233 @@
+// `mqlcl-replay tune STEP --gemm LAYOUT`: the library's CLGemm tuned in place on the device at
+// hand, for one shape (--size, --rows1/--colsrows/--cols2) and layout. It starts from the set
+// CLGemm runs there today (CL_GEMM_PLAN: the user's tuning cache's, the database's or the
+// defaults), then tries each tunable of the step's kernel at its other values, one parameter at
+// a time, keeping a change only where the product verifies and is faster, and goes round again
+// until a round keeps nothing. Each trial is a fresh context whose tuning cache holds that one
+// set (MQLCL_TUNE_CACHE, for the trial only), so the product is built and run exactly as an MQL5
+// program's would be. The winner goes into the user's tuning cache, which CLGemm searches first
+// and `gemm-database` turns into the compiled database.
+#include "commands.hpp"
+
+#include "error.hpp"
+#include "gemm_product.hpp"
+#include "paths.hpp"
+#include "tuning.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
+
+namespace mqlcl::replay {
+
+namespace {
+
+// A change is kept when it is this much faster: less is within the noise of a few runs.
+constexpr double kKeepBelow = 0.995;
+// Rounds over every tunable at most, however many keep a change.
+constexpr int kMaxRounds = 3;
+
+// The product each tuned step's parameters run in.
+int32_t precision_of(const std::string &step) {
+  if (step == "matr_mul_wgmma_tma_tf32")
+    return MQLCL_GEMM_TF32;
+  if (step == "matr_mul_wgmma_tma_3xtf32")
+    return MQLCL_GEMM_ACCURATE;
+  return MQLCL_GEMM_EXACT;
+}
+
+// CL_GEMM_PLAN's "FILE NAME=value ... (origin)".
+struct RanPlan {
+  std::string kernel_file;
+  Params params;
+};
+
+RanPlan parse_plan(const std::string &text) {
+  RanPlan plan;
+  std::istringstream words(text);
+  std::string word;
+  words >> plan.kernel_file;
+  while (words >> word && word.front() != '(') {
+    size_t equals = word.find('=');
+    if (equals == std::string::npos)
+      throw Error(ExitCode::bridge_failure, fmt::format("CL_GEMM_PLAN: unreadable: {}", text));
+    plan.params[word.substr(0, equals)] = std::stoll(word.substr(equals + 1));
+  }
+  return plan;
+}
+
+// An environment variable set for the scope, then restored.
+class ScopedVariable {
+public:
+  ScopedVariable(const char *name, const std::string &value) : name_(name) {
+    if (const char *old = std::getenv(name))
+      old_ = old;
+    set(value.c_str());
+  }
+  ~ScopedVariable() { set(old_ ? old_->c_str() : nullptr); }
+  ScopedVariable(const ScopedVariable &) = delete;
+  ScopedVariable &operator=(const ScopedVariable &) = delete;
+
+private:
+  void set(const char *value) {
+#ifdef _WIN32
+    _putenv_s(name_.c_str(), value != nullptr ? value : "");
+#else
+    if (value != nullptr)
+      setenv(name_.c_str(), value, 1);
+    else
+      unsetenv(name_.c_str());
+#endif
+  }
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+struct GemmTuner {
+  GemmTuner(const Bridge &bridge_, const DeviceInfo &device_, const Step &family_,
+            const std::string &step_, const GemmProduct &product_, uint32_t repeat_,
+            std::filesystem::path trial_cache_)
+      : bridge(bridge_), device(device_), family(family_), step(step_), product(product_),
+        repeat(repeat_), trial_cache(std::move(trial_cache_)) {}
+
+  const Bridge &bridge;
+  const DeviceInfo &device;
+  const Step &family;
+  const std::string &step;
+  const GemmProduct &product;
+  uint32_t repeat;
+  std::filesystem::path trial_cache;
+  size_t trials = 0;
+  std::set<Params> tried;
+
+  // The product with `params` (none: as CLGemm runs it now); its best time, or none.
+  std::optional<double> run(const std::optional<Params> &params, std::string *plan = nullptr) {
+    std::optional<ScopedVariable> cache;
+    if (params) {
+      std::filesystem::remove(trial_cache);
+      TunedEntry entry{family.kernel_file, *params, sizes(), 0, ""};
+      store_tuned(trial_cache, device.caps.tuning_key, step, entry);
+      cache.emplace("MQLCL_TUNE_CACHE", trial_cache.string());
+      tried.insert(*params);
+    }
+    ScopedVariable no_program_cache("MQLCL_PROGRAM_CACHE", "off");
+    LibraryRun run = product.run_library(bridge, device.ordinal, repeat);
+    Checked checked = product.check(run.product);
+    ++trials;
+    if (plan != nullptr)
+      *plan = run.plan;
+    std::string outcome = !run.ok              ? "failed: " + run.why_not.substr(0, 60)
+                          : !checked.verified ? "WRONG RESULTS"
+                                              : fmt::format("{:9.2f} GFLOPS",
+                                                            product.flops() / run.seconds.min() / 1e9);
+    fmt::print(stderr, "[{:>3}] {:<70} {}\n", trials, run.plan.substr(0, run.plan.find(" (")),
+               outcome);
+    if (!run.ok || !checked.verified || run.seconds.empty())
+      return std::nullopt;
+    return run.seconds.min();
+  }
+
+  Sizes sizes() const {
+    const GeneralGemm &g = product.shape();
+    return Sizes{g.m, g.k, g.n};
+  }
+};
+
+// Every tunable of the family, and on step 13's kernel whether an operand with K down its rows
+// is copied first (only where the layout has one).
+std::vector<Tunable> tunables_of(const Step &family, const GeneralGemm &shape) {
+  std::vector<Tunable> all = family.tunables;
+  all.insert(all.end(), family.form_tunables.begin(), family.form_tunables.end());
+  all.insert(all.end(), family.layout_tunables.begin(), family.layout_tunables.end());
+  const bool k_down = shape.transpose_a || !shape.transpose_b;
+  if (family.kernel_file == "matr_mul_double_buffered.cl" && k_down)
+    all.push_back({"COPY", {0, 1}});
+  return all;
+}
+
+// One parameter at a time from `best`, keeping what is faster; until a round keeps nothing.
+void descend(GemmTuner &tuner, Params &best, double &best_seconds) {
+  const std::vector<Tunable> tunables = tunables_of(tuner.family, tuner.product.shape());
+  for (int round = 0; round < kMaxRounds; ++round) {
+    bool kept = false;
+    for (const Tunable &tunable : tunables)
+      for (int64_t value : tunable.values) {
+        Params candidate = best;
+        candidate[tunable.name] = value;
+        Params kernel_params = candidate;
+        kernel_params.erase("COPY");
+        if (tuner.tried.count(candidate) != 0 ||
+            (tuner.family.params_valid != nullptr &&
+             !tuner.family.params_valid(kernel_params, tuner.device.caps)))
+          continue;
+        std::optional<double> seconds = tuner.run(candidate);
+        if (seconds && *seconds < best_seconds * kKeepBelow) {
+          best = candidate;
+          best_seconds = *seconds;
+          kept = true;
+        }
+      }
+    if (!kept)
+      return;
+  }
+}
+
+const Step &family_of(const std::vector<Step> &families, const std::string &kernel_file) {
+  for (const Step &family : families)
+    if (family.kernel_file == kernel_file)
+      return family;
+  throw Error(ExitCode::bad_input,
+              fmt::format("CLGemm ran kernels/{}, which this step does not tune", kernel_file));
+}
+
+} // namespace
+
+int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &catalogue) {
+  const Step &step = *find_step(catalogue, command.steps.front());
+  Bridge bridge(find_library(command.library));
+  Runner runner(bridge, find_kernels(command.kernels));
+  DeviceInfo device = runner.probe_device(command.options.device);
+  const Sizes &sizes = command.options.sizes;
+  const std::string &layout = *command.gemm_layout;
+  const GemmProduct product(GeneralGemm{sizes.rows1, sizes.cols2, sizes.colsrows, 1,
+                                        layout[0] == 'T', layout[1] == 'T'},
+                            precision_of(step.name));
+  fmt::print("tuning CLGemm's {} on device {}: {} ({}), {}, one parameter at a time\n", step.name,
+             device.ordinal, device.name, device.driver, product.label());
+  std::fflush(stdout); // before the trials' lines on stderr
+  std::string plan_text;
+  GemmTuner probe(bridge, device, step, step.name, product, std::max(command.options.repeat, 5u),
+                  {});
+  std::optional<double> start = probe.run(std::nullopt, &plan_text);
+  if (!start)
+    throw Error(ExitCode::bridge_failure, "CLGemm did not run and verify with its own plan");
+  RanPlan plan = parse_plan(plan_text);
+  DeviceCaps either_memory = device.caps; // MQLCL_GEMM_KERNEL=tiles runs step 13's on any device
+  either_memory.dedicated_local_memory = true;
+  const std::vector<Step> families = tuning_families(step, either_memory);
+  GemmTuner tuner(bridge, device, family_of(families, plan.kernel_file), step.name, product,
+                  probe.repeat,
+                  std::filesystem::temp_directory_path() /
+                      fmt::format("mqlcl-tune-gemm-{}.json", std::random_device{}()));
+  tuner.trials = probe.trials;
+  tuner.tried.insert(plan.params);
+  Params best = plan.params;
+  double best_seconds = *start;
+  descend(tuner, best, best_seconds);
+  std::filesystem::remove(tuner.trial_cache);
+
+  const double gflops = product.flops() / best_seconds / 1e9;
+  fmt::print("\n{} trials; from {} ({:.2f} GFLOPS) to {:.2f} GFLOPS:\n  {}\n", tuner.trials,
+             plan_text, product.flops() / *start / 1e9, gflops, params_text(best));
+  TunedEntry entry{plan.kernel_file, best, tuner.sizes(), gflops, utc_now()};
+  cache_tuned(device, step.name, entry);
+  return 0;
+}
+
+} // namespace mqlcl::replay
