@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 using namespace mqlcl;
@@ -35,6 +36,11 @@ const DeviceFacts kH200{0x10DE, "sm_90", "NVIDIA H200", "580.159.04"};
 std::vector<TunedEntry> database() {
   return {entry("NVIDIA H100 80GB HBM3", 4096, 1), entry("NVIDIA H100 80GB HBM3", 2000, 2),
           entry("NVIDIA H100 80GB HBM3", 4097, 3), entry("NVIDIA H100 80GB HBM3", 8192, 4)};
+}
+
+void write_file(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
 }
 
 int64_t chosen_bm(const std::optional<Tuned> &tuned) {
@@ -139,6 +145,64 @@ BOOST_AUTO_TEST_CASE(the_tuning_cache_is_read_as_the_tuner_writes_it) {
   }
   BOOST_TEST(read_overlay(path).empty());
   BOOST_TEST(read_overlay("no/such/file.json").empty());
+  std::remove(path.c_str());
+}
+
+// The caches of record: PoCL's written by the tuner (numbers as numbers), the H100's by the
+// tuner of Boost.PropertyTree's days (every number a string). Both hold the tuner's "_device".
+BOOST_AUTO_TEST_CASE(the_caches_of_record_load_with_numbers_or_strings_of_them) {
+  static_assert(noexcept(read_overlay(std::string())), "read_overlay is called inside the C ABI");
+  std::vector<TunedEntry> pocl = read_overlay(MQLCL_TEST_RESULTS "/tuning-pocl.json");
+  BOOST_TEST_REQUIRE(pocl.size() == 1u);
+  BOOST_TEST(pocl[0].device == "pthread-haswell-AMD EPYC");
+  BOOST_TEST(pocl[0].driver == "3.1+debian");
+  BOOST_TEST(pocl[0].form == kExactForm);
+  BOOST_TEST((pocl[0].m == 2000u && pocl[0].n == 2000u && pocl[0].k == 2000u));
+  BOOST_TEST(pocl[0].kernel_file == "matr_mul_tuned.cl");
+  BOOST_TEST((pocl[0].params == Params{{"LX", 16}, {"LY", 8}, {"RM", 4}, {"RN", 2}, {"VK", 8}}));
+
+  std::vector<TunedEntry> h100 = read_overlay(MQLCL_TEST_RESULTS "/tuning-h100.json");
+  std::map<std::string, int> per_form;
+  for (const TunedEntry &entry : h100) {
+    ++per_form[entry.form];
+    BOOST_TEST(entry.driver == "580.159.04");
+    BOOST_TEST(!entry.params.empty(), entry.form << " " << entry.m);
+  }
+  // Only the forms CLGemm takes: matr_mul_tuned's 6 sizes, 3xTF32's 3 and TF32's 1.
+  BOOST_TEST((per_form ==
+              std::map<std::string, int>{{kExactForm, 6}, {kAccurateForm, 3}, {kTf32Form, 1}}));
+  BOOST_TEST_REQUIRE(!h100.empty()); // in the file's order: 4096 first, its BM "128"
+  BOOST_TEST((h100[0].m == 4096u && h100[0].params.at("BM") == 128));
+  BOOST_TEST(h100[0].params.at("CARRY") == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_entry_is_skipped_and_a_malformed_cache_yields_none) {
+  const std::string path = "test_gemm_database_malformed.json";
+  write_file(path, R"({"_comment": "no device", "no bar": {"matr_mul_tuned": {"64x64x64": )"
+                   R"({"kernel_file": "a.cl"}}}, "GPU | 1": {"_device": {"vendor_id": "0x10DE"},)"
+                   R"( "matr_mul_tuned": {)"
+                   R"( "64x64x64": {"kernel_file": "a.cl", "params": {"BM": 64.0, "BN": -2}},)"
+                   R"( "128x128x128": {"kernel_file": "a.cl", "params": {"BM": "12x"}},)"
+                   R"( "256x256x256": {"kernel_file": "a.cl", "params": {"BM": 1.5}},)"
+                   R"( "512x512x512": {"kernel_file": "a.cl", "params": {"BM": 1e30}},)"
+                   R"( "640x640x640": {"kernel_file": "a.cl", "params": {"BM": true}},)"
+                   R"( "768x768x768": {"kernel_file": "a.cl", "params": ["BM", 1]},)"
+                   R"( "1024x1024x1024": {"kernel_file": 5}, "2048x2048x2048": {"params": {}},)"
+                   R"( "4096x4096": {"kernel_file": "a.cl"}, "8192x8192x8192": "a.cl"},)"
+                   R"( "matr_mul_wgmma_tma_tf32": [1, 2],)"
+                   R"( "matr_mul_wgmma_tma_3xtf32": {"32x32x32": {"kernel_file": "c.cl"}}}})");
+  std::vector<TunedEntry> overlay = read_overlay(path);
+  BOOST_TEST_REQUIRE(overlay.size() == 2u);
+  BOOST_TEST((overlay[0].form == kExactForm && overlay[0].m == 64u));
+  BOOST_TEST((overlay[0].params == Params{{"BM", 64}, {"BN", -2}}));
+  BOOST_TEST((overlay[1].form == kAccurateForm && overlay[1].m == 32u));
+  BOOST_TEST(overlay[1].params.empty()); // no "params": the kernel's defaults
+  for (const char *text :
+       {"", "[]", R"("GPU | 1")", R"({"GPU | 1": {}} trailing)",
+        R"([{"GPU | 1": {"matr_mul_tuned": {"64x64x64": {"kernel_file": "a"}}}}])"}) {
+    write_file(path, text);
+    BOOST_TEST(read_overlay(path).empty(), text);
+  }
   std::remove(path.c_str());
 }
 

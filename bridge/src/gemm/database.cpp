@@ -3,12 +3,11 @@
 #include "devices.hpp"
 #include "os_library.hpp"
 
-// Boost 1.74's property_tree includes boost/bind.hpp, which asks for this to stay quiet.
-#define BOOST_BIND_GLOBAL_PLACEHOLDERS
-#include <boost/property_tree/json_parser.hpp>
-#include <boost/property_tree/ptree.hpp>
+#include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -166,7 +165,9 @@ std::string tuning_cache_path() {
 
 namespace {
 
-namespace pt = boost::property_tree;
+// The cache's objects in the order written, so that entries equally near a call are taken in
+// the file's order.
+using Json = nlohmann::ordered_json;
 
 // "4096x4096x4096" (ROWS1 x COLSROWS x COLS2, the tuner's key) as m, k, n.
 bool parse_sizes(const std::string &key, TunedEntry &entry) {
@@ -181,48 +182,99 @@ bool parse_sizes(const std::string &key, TunedEntry &entry) {
   return true;
 }
 
+// A parameter's value: a JSON number that is a whole int64 (the tuner writes numbers), or a
+// string of one ("128": older caches, written by Boost.PropertyTree, hold every number as text).
+std::optional<int64_t> param_value(const Json &value) {
+  if (value.is_number_unsigned())
+    return value.get<uint64_t>() <= uint64_t(std::numeric_limits<int64_t>::max())
+               ? std::optional<int64_t>(value.get<int64_t>())
+               : std::nullopt;
+  if (value.is_number_integer())
+    return value.get<int64_t>();
+  if (value.is_number_float()) {
+    double number = value.get<double>();
+    bool whole = std::isfinite(number) && number == std::trunc(number) && number >= -0x1p63 &&
+                 number < 0x1p63;
+    return whole ? std::optional<int64_t>(static_cast<int64_t>(number)) : std::nullopt;
+  }
+  if (!value.is_string())
+    return std::nullopt;
+  const std::string &text = value.get_ref<const std::string &>();
+  int64_t number = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size())
+    return std::nullopt;
+  return number;
+}
+
+// The entry's "params" object into `params` (none: an empty set); false when it is not an object
+// or a value is not an integer, since a set read in part was never measured.
+bool read_params(const Json &tuned, Params &params) {
+  auto found = tuned.find("params");
+  if (found == tuned.end())
+    return true;
+  if (!found->is_object())
+    return false;
+  for (const auto &[name, value] : found->items()) {
+    std::optional<int64_t> number = param_value(value);
+    if (!number)
+      return false;
+    params[name] = *number;
+  }
+  return true;
+}
+
+// One form's entries: {"MxKxN": {"kernel_file": ..., "params": {NAME: value}}}; an entry with no
+// kernel file, another key or malformed parameters is skipped.
 void add_form_entries(const std::string &device_key, size_t bar, const char *form,
-                      const pt::ptree &sizes, std::vector<TunedEntry> &out) {
-  for (const auto &[size_key, tuned] : sizes) {
+                      const Json &sizes, std::vector<TunedEntry> &out) {
+  if (!sizes.is_object())
+    return;
+  for (const auto &[size_key, tuned] : sizes.items()) {
+    if (!tuned.is_object())
+      continue;
     TunedEntry entry;
     entry.form = form;
     entry.device = device_key.substr(0, bar);
     entry.driver = device_key.substr(bar + 3);
-    entry.kernel_file = tuned.get<std::string>("kernel_file", "");
-    if (!parse_sizes(size_key, entry) || entry.kernel_file.empty())
+    auto kernel_file = tuned.find("kernel_file");
+    if (kernel_file != tuned.end() && kernel_file->is_string())
+      entry.kernel_file = kernel_file->get<std::string>();
+    if (!parse_sizes(size_key, entry) || entry.kernel_file.empty() ||
+        !read_params(tuned, entry.params))
       continue;
-    if (auto params = tuned.get_child_optional("params"))
-      for (const auto &[name, value] : *params)
-        entry.params[name] = std::stoll(value.data());
     out.push_back(std::move(entry));
   }
 }
 
-void add_device_entries(const std::string &device_key, const pt::ptree &steps,
+// A device's kTunedForms steps, under its key "DEVICE NAME | DRIVER"; every other key (the
+// tuner's "_device" facts, steps of other kernels) is not the bridge's.
+void add_device_entries(const std::string &device_key, const Json &steps,
                         std::vector<TunedEntry> &out) {
   size_t bar = device_key.find(" | ");
-  if (bar == std::string::npos)
+  if (bar == std::string::npos || !steps.is_object())
     return;
-  for (const char *form : kTunedForms) {
-    auto sizes = steps.get_child_optional(pt::ptree::path_type(form, '\x1f'));
-    if (sizes)
+  for (const char *form : kTunedForms)
+    if (auto sizes = steps.find(form); sizes != steps.end())
       add_form_entries(device_key, bar, form, *sizes, out);
-  }
 }
 
 } // namespace
 
-std::vector<TunedEntry> read_overlay(const std::string &path) {
-  std::vector<TunedEntry> entries;
+std::vector<TunedEntry> read_overlay(const std::string &path) noexcept {
   try {
-    pt::ptree root;
-    pt::read_json(path, root);
-    for (const auto &[device_key, steps] : root)
-      add_device_entries(device_key, steps, entries);
-  } catch (const std::exception &) {
-    entries.clear(); // missing, unreadable or malformed: no overlay
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+      return {}; // missing or unreadable: no overlay
+    const Json root = Json::parse(in, nullptr, /*allow_exceptions=*/false);
+    std::vector<TunedEntry> entries;
+    if (root.is_object()) // not JSON (discarded) or not the cache's object: no overlay
+      for (const auto &[device_key, steps] : root.items())
+        add_device_entries(device_key, steps, entries);
+    return entries;
+  } catch (...) {
+    return {}; // out of memory: no overlay, and nothing thrown into the C ABI
   }
-  return entries;
 }
 
 } // namespace mqlcl::gemm

@@ -80,8 +80,10 @@ Params parse_params(const std::string &text);
 // ~/.cache/mqlcl/tuning.json.
 std::string tuning_cache_path();
 
-// The cache's entries for the GEMM's kernels (its kTunedForms steps). A file that is missing,
-// unreadable or not the cache's JSON yields none: the overlay is never trusted over a build.
-std::vector<TunedEntry> read_overlay(const std::string &path);
+// The cache's entries for the GEMM's kernels (its kTunedForms steps), parameters written as JSON
+// numbers or, in older caches, as strings of them. A file that is missing, unreadable or not the
+// cache's JSON yields none, and a malformed entry is skipped: the overlay is never trusted over a
+// build. Never throws (it is read inside the C ABI's calls).
+std::vector<TunedEntry> read_overlay(const std::string &path) noexcept;
 
 } // namespace mqlcl::gemm
