@@ -86,8 +86,7 @@ template <class T> std::vector<T> narrowed(const std::vector<double> &values) {
 
 template <class T>
 LibraryRun run_typed(const Bridge &bridge, int32_t device, const GeneralGemm &g, int32_t precision,
-                     const std::vector<T> &host_a, const std::vector<T> &host_b,
-                     uint32_t repeat) {
+                     const std::vector<T> &host_a, const std::vector<T> &host_b, uint32_t repeat) {
   const BridgeApi &cl = bridge.api();
   LibraryRun run;
   std::vector<T> host_c(size_t{g.m} * g.n * g.batch);

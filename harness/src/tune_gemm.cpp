@@ -122,10 +122,11 @@ struct GemmTuner {
     ++trials;
     if (plan != nullptr)
       *plan = run.plan;
-    std::string outcome = !run.ok              ? "failed: " + run.why_not.substr(0, 60)
-                          : !checked.verified ? "WRONG RESULTS"
-                                              : fmt::format("{:9.2f} GFLOPS",
-                                                            product.flops() / run.seconds.min() / 1e9);
+    std::string outcome =
+        !run.ok ? "failed: " + run.why_not.substr(0, 60)
+        : !checked.verified
+            ? "WRONG RESULTS"
+            : fmt::format("{:9.2f} GFLOPS", product.flops() / run.seconds.min() / 1e9);
     fmt::print(stderr, "[{:>3}] {:<70} {}\n", trials, run.plan.substr(0, run.plan.find(" (")),
                outcome);
     if (!run.ok || !checked.verified || run.seconds.empty())
@@ -195,9 +196,9 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
   DeviceInfo device = runner.probe_device(command.options.device);
   const Sizes &sizes = command.options.sizes;
   const std::string &layout = *command.gemm_layout;
-  const GemmProduct product(GeneralGemm{sizes.rows1, sizes.cols2, sizes.colsrows, 1,
-                                        layout[0] == 'T', layout[1] == 'T'},
-                            precision_of(step.name));
+  const GemmProduct product(
+      GeneralGemm{sizes.rows1, sizes.cols2, sizes.colsrows, 1, layout[0] == 'T', layout[1] == 'T'},
+      precision_of(step.name));
   fmt::print("tuning CLGemm's {} on device {}: {} ({}), {}, one parameter at a time\n", step.name,
              device.ordinal, device.name, device.driver, product.label());
   std::fflush(stdout); // before the trials' lines on stderr
