@@ -3,10 +3,11 @@
 // CLGemm runs there today (CL_GEMM_PLAN: the user's tuning cache's, the database's or the
 // defaults), then tries each tunable of the step's kernel at its other values, one parameter at
 // a time, keeping a change only where the product verifies and is faster, and goes round again
-// until a round keeps nothing. Each trial is a fresh context whose tuning cache holds that one
-// set (MQLCL_TUNE_CACHE, for the trial only), so the product is built and run exactly as an MQL5
-// program's would be. The winner goes into the user's tuning cache, which CLGemm searches first
-// and `gemm-database` turns into the compiled database.
+// until a round keeps nothing; on step 13's kernel, where an operand has K down its rows, once
+// copying it first and once reading it as it is (COPY). Each trial is a fresh context whose tuning
+// cache holds that one set (MQLCL_TUNE_CACHE, for the trial only), so the product is built and run
+// exactly as an MQL5 program's would be. The winner goes into the user's tuning cache, which CLGemm
+// searches first and `gemm-database` turns into the compiled database.
 #include "commands.hpp"
 
 #include "error.hpp"
@@ -140,26 +141,50 @@ struct GemmTuner {
   }
 };
 
-// Every tunable of the family, and on step 13's kernel whether an operand with K down its rows
-// is copied first (only where the layout has one).
-std::vector<Tunable> tunables_of(const Step &family, const GeneralGemm &shape) {
+// Every tunable of the family.
+std::vector<Tunable> tunables_of(const Step &family) {
   std::vector<Tunable> all = family.tunables;
   all.insert(all.end(), family.form_tunables.begin(), family.form_tunables.end());
   all.insert(all.end(), family.layout_tunables.begin(), family.layout_tunables.end());
-  const bool k_down = shape.transpose_a || !shape.transpose_b;
-  if (family.kernel_file == "matr_mul_double_buffered.cl" && k_down)
-    all.push_back({"COPY", {0, 1}});
   return all;
 }
 
-// One parameter at a time from `best`, keeping what is faster; until a round keeps nothing.
-void descend(GemmTuner &tuner, Params &best, double &best_seconds) {
-  const std::vector<Tunable> tunables = tunables_of(tuner.family, tuner.product.shape());
+// Where the descents start: the set CLGemm runs; on step 13's kernel, where an operand has K down
+// its rows, that set both copying it first and reading it as it is (COPY 1 and 0), since each
+// way has its own best tiles (on an H100, 4096 x 4096 x 512 TN: 8-deep slices read directly).
+std::vector<Params> starting_sets(const Step &family, const GeneralGemm &shape,
+                                  const Params &running) {
+  const bool k_down = shape.transpose_a || !shape.transpose_b;
+  if (family.kernel_file != "matr_mul_double_buffered.cl" || !k_down)
+    return {running};
+  std::vector<Params> starts;
+  for (int64_t copy : {1, 0}) {
+    starts.push_back(running);
+    starts.back()["COPY"] = copy;
+  }
+  return starts;
+}
+
+struct Found {
+  Params params;
+  double seconds = 0;
+};
+
+// One parameter at a time from `start`, keeping what is faster, until a round keeps nothing;
+// `start` was measured already where `measured` says so.
+std::optional<Found> descend(GemmTuner &tuner, const Params &start,
+                             std::optional<double> measured) {
+  std::optional<double> seconds =
+      tuner.tried.count(start) != 0 ? measured : tuner.run(std::optional<Params>(start));
+  if (!seconds)
+    return std::nullopt;
+  Found best{start, *seconds};
+  const std::vector<Tunable> tunables = tunables_of(tuner.family);
   for (int round = 0; round < kMaxRounds; ++round) {
     bool kept = false;
     for (const Tunable &tunable : tunables)
       for (int64_t value : tunable.values) {
-        Params candidate = best;
+        Params candidate = best.params;
         candidate[tunable.name] = value;
         Params kernel_params = candidate;
         kernel_params.erase("COPY");
@@ -167,16 +192,16 @@ void descend(GemmTuner &tuner, Params &best, double &best_seconds) {
             (tuner.family.params_valid != nullptr &&
              !tuner.family.params_valid(kernel_params, tuner.device.caps)))
           continue;
-        std::optional<double> seconds = tuner.run(candidate);
-        if (seconds && *seconds < best_seconds * kKeepBelow) {
-          best = candidate;
-          best_seconds = *seconds;
+        std::optional<double> time = tuner.run(candidate);
+        if (time && *time < best.seconds * kKeepBelow) {
+          best = Found{candidate, *time};
           kept = true;
         }
       }
     if (!kept)
-      return;
+      break;
   }
+  return best;
 }
 
 const Step &family_of(const std::vector<Step> &families, const std::string &kernel_file) {
@@ -218,15 +243,17 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
                       fmt::format("mqlcl-tune-gemm-{}.json", std::random_device{}()));
   tuner.trials = probe.trials;
   tuner.tried.insert(plan.params);
-  Params best = plan.params;
-  double best_seconds = *start;
-  descend(tuner, best, best_seconds);
+  Found best{plan.params, *start};
+  for (const Params &from : starting_sets(tuner.family, product.shape(), plan.params))
+    if (std::optional<Found> found = descend(tuner, from, start))
+      if (found->seconds < best.seconds)
+        best = *found;
   std::filesystem::remove(tuner.trial_cache);
 
-  const double gflops = product.flops() / best_seconds / 1e9;
+  const double gflops = product.flops() / best.seconds / 1e9;
   fmt::print("\n{} trials; from {} ({:.2f} GFLOPS) to {:.2f} GFLOPS:\n  {}\n", tuner.trials,
-             plan_text, product.flops() / *start / 1e9, gflops, params_text(best));
-  TunedEntry entry{plan.kernel_file, best, tuner.sizes(), gflops, utc_now()};
+             plan_text, product.flops() / *start / 1e9, gflops, params_text(best.params));
+  TunedEntry entry{plan.kernel_file, best.params, tuner.sizes(), gflops, utc_now()};
   cache_tuned(device, step.name, entry);
   return 0;
 }

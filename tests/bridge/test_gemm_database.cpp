@@ -72,6 +72,22 @@ BOOST_AUTO_TEST_CASE(the_exact_device_comes_first_at_the_nearest_size_class) {
   BOOST_TEST(tuned->origin.find("this device") != std::string::npos, tuned->origin);
 }
 
+// Products of one volume and other shapes (a network's 4096 x 4096 x 512 and 512 x 4096 x 4096)
+// find the entry of their own shape.
+BOOST_AUTO_TEST_CASE(shapes_of_one_volume_find_their_own_entries) {
+  std::vector<TunedEntry> entries = database();
+  TunedEntry thin_k = entry("NVIDIA H100 80GB HBM3", 4096, 5), thin_m = thin_k;
+  thin_k.k = 512;
+  thin_m.m = 512;
+  thin_m.params["BM"] = 6;
+  entries.push_back(thin_k);
+  entries.push_back(thin_m);
+  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 4096, 4096, 512)) == 5);
+  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 512, 4096, 4096)) == 6);
+  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 4096, 4096, 1024)) == 5);
+  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 4096, 4096, 4096)) == 1);
+}
+
 BOOST_AUTO_TEST_CASE(another_part_of_the_architecture_gets_its_entries) {
   auto tuned = find_tuned({}, database(), kH200, 4096, 4096, 4096);
   BOOST_TEST(chosen_bm(tuned) == 1);

@@ -34,15 +34,21 @@ bool whole_tiles(uint32_t m, uint32_t n, uint32_t k) {
   return m % 128 == 0 && n % 128 == 0 && k % 16 == 0;
 }
 
-// The entry of `entries` nearest in size class to m x n x k, or nullptr.
+// How far apart two sizes are: |log2 a - log2 b|, so that 2000 and 4096 are as far apart as 4096
+// and 8192.
+double octaves(uint32_t a, uint32_t b) {
+  return std::fabs(std::log2(double(a)) - std::log2(double(b)));
+}
+
+// The entry of `entries` nearest in shape to m x n x k (octaves apart in M, N and K together, so
+// that 4096 x 4096 x 512 and 512 x 4096 x 4096 find their own entries), or nullptr.
 const TunedEntry *nearest(const std::vector<const TunedEntry *> &entries, uint32_t m, uint32_t n,
                           uint32_t k) {
-  const double volume = std::log2(double(m) * n * k);
   const bool whole = whole_tiles(m, n, k);
   const TunedEntry *best = nullptr;
   double best_score = std::numeric_limits<double>::infinity();
   for (const TunedEntry *entry : entries) {
-    double score = std::fabs(std::log2(double(entry->m) * entry->n * entry->k) - volume);
+    double score = octaves(entry->m, m) + octaves(entry->n, n) + octaves(entry->k, k);
     if (whole_tiles(entry->m, entry->n, entry->k) != whole)
       score += 1000; // another edge shape: only when no entry shares the call's
     if (score < best_score) {

@@ -3,8 +3,9 @@
 // overlay of the user's own tuning cache, which is searched first. An entry is looked up by
 // vendor, then architecture (NVIDIA's compute capability; for CPUs their SIMD width, "cpu-simd8"),
 // then device name, and
-// among the entries found by size class: the nearest in M * N * K among those that share the
-// call's whole-tile shape (M, N multiples of 128 and K of 16), as the kernels' edge checks do.
+// among the entries found by shape: the nearest in octaves of M, N and K together among those
+// that share the call's whole-tile shape (M, N multiples of 128 and K of 16), as the kernels'
+// edge checks do.
 // Entries are kept per form, the tuner's step whose parameters they are: the FP32 product's
 // (matr_mul_tuned) and the tensor-core products' (kTensorForms).
 #pragma once
