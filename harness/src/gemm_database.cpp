@@ -17,9 +17,19 @@ namespace mqlcl::replay {
 
 namespace {
 
-// The tuner's steps whose parameters CLGemm takes (bridge/src/gemm/database.hpp, kTunedForms).
+// The tuner's steps whose parameters CLGemm takes (bridge/src/gemm/database.hpp, kTunedForms),
+// alone or with the layout `tune --gemm` tuned them for ("matr_mul_tuned NN").
 constexpr const char *kGemmForms[] = {"matr_mul_tuned", "matr_mul_wgmma_tma_tf32",
                                       "matr_mul_wgmma_tma_3xtf32"};
+
+bool is_gemm_form(const std::string &key) {
+  for (std::string form : kGemmForms)
+    if (key == form || (key.size() == form.size() + 3 && key.rfind(form + " ", 0) == 0 &&
+                        (key[key.size() - 2] == 'N' || key[key.size() - 2] == 'T') &&
+                        (key.back() == 'N' || key.back() == 'T')))
+      return true;
+  return false;
+}
 
 Json read_tuning(const std::filesystem::path &file) {
   std::string why;
@@ -43,11 +53,10 @@ std::string device_lines(const std::string &device_key, const Json &steps,
     bad_input(fmt::format("{}: {} has no _device record; say --vendor and --architecture",
                           file.string(), device_key));
   std::string lines;
-  for (const char *form : kGemmForms) {
-    auto tuned = steps.find(form);
-    if (tuned == steps.end() || !tuned->is_object())
+  for (const auto &[form, tuned] : steps.items()) {
+    if (!is_gemm_form(form) || !tuned.is_object())
       continue;
-    for (const auto &[sizes, entry] : tuned->items()) {
+    for (const auto &[sizes, entry] : tuned.items()) {
       std::string params;
       if (const Json *values = json_at(entry, "params"); values != nullptr && values->is_object())
         for (const auto &[name, value] : values->items()) // the file's (sorted) order

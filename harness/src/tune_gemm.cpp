@@ -92,15 +92,15 @@ private:
 
 struct GemmTuner {
   GemmTuner(const Bridge &bridge_, const DeviceInfo &device_, const Step &family_,
-            const std::string &step_, const GemmProduct &product_, uint32_t repeat_,
+            std::string form_, const GemmProduct &product_, uint32_t repeat_,
             std::filesystem::path trial_cache_)
-      : bridge(bridge_), device(device_), family(family_), step(step_), product(product_),
-        repeat(repeat_), trial_cache(std::move(trial_cache_)) {}
+      : bridge(bridge_), device(device_), family(family_), form(std::move(form_)),
+        product(product_), repeat(repeat_), trial_cache(std::move(trial_cache_)) {}
 
   const Bridge &bridge;
   const DeviceInfo &device;
   const Step &family;
-  const std::string &step;
+  std::string form; // the tuning cache's key of the trials' sets: the step and the layout
   const GemmProduct &product;
   uint32_t repeat;
   std::filesystem::path trial_cache;
@@ -113,7 +113,7 @@ struct GemmTuner {
     if (params) {
       std::filesystem::remove(trial_cache);
       TunedEntry entry{family.kernel_file, *params, sizes(), 0, ""};
-      store_tuned(trial_cache, device.caps.tuning_key, step, entry);
+      store_tuned(trial_cache, device.caps.tuning_key, form, entry);
       cache.emplace("MQLCL_TUNE_CACHE", trial_cache.string());
       tried.insert(*params);
     }
@@ -228,8 +228,8 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
              device.ordinal, device.name, device.driver, product.label());
   std::fflush(stdout); // before the trials' lines on stderr
   std::string plan_text;
-  GemmTuner probe(bridge, device, step, step.name, product, std::max(command.options.repeat, 5u),
-                  {});
+  const std::string form = step.name + " " + layout;
+  GemmTuner probe(bridge, device, step, form, product, std::max(command.options.repeat, 5u), {});
   std::optional<double> start = probe.run(std::nullopt, &plan_text);
   if (!start)
     throw Error(ExitCode::bridge_failure, "CLGemm did not run and verify with its own plan");
@@ -237,7 +237,7 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
   DeviceCaps either_memory = device.caps; // MQLCL_GEMM_KERNEL=tiles runs step 13's on any device
   either_memory.dedicated_local_memory = true;
   const std::vector<Step> families = tuning_families(step, either_memory);
-  GemmTuner tuner(bridge, device, family_of(families, plan.kernel_file), step.name, product,
+  GemmTuner tuner(bridge, device, family_of(families, plan.kernel_file), form, product,
                   probe.repeat,
                   std::filesystem::temp_directory_path() /
                       fmt::format("mqlcl-tune-gemm-{}.json", std::random_device{}()));
@@ -254,7 +254,7 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
   fmt::print("\n{} trials; from {} ({:.2f} GFLOPS) to {:.2f} GFLOPS:\n  {}\n", tuner.trials,
              plan_text, product.flops() / *start / 1e9, gflops, params_text(best.params));
   TunedEntry entry{plan.kernel_file, best.params, tuner.sizes(), gflops, utc_now()};
-  cache_tuned(device, step.name, entry);
+  cache_tuned(device, form, entry); // CLGemm's entry for this layout
   return 0;
 }
 

@@ -310,23 +310,30 @@ BOOST_AUTO_TEST_CASE(the_last_call_reports_its_plan) {
 
 // A tuned set of step 13's kernel in the user's tuning cache says whether an operand with K down
 // its rows is copied first (COPY=1) or read as it is (COPY=0); either way the product verifies.
+// A set tuned for the call's layout ("matr_mul_tuned TN") comes before one of any layout.
+std::string tiles_entry(int bk, int copy) {
+  return "{\"64x64x64\": {\"kernel_file\": \"matr_mul_double_buffered.cl\", \"params\": {"
+         "\"BM\": 64, \"BN\": 64, \"BK\": " +
+         std::to_string(bk) +
+         ", \"TM\": 8, \"TN\": 8, \"PAD\": 4, \"GROUP_M\": 8, \"WARP_ROWS\": 4, "
+         "\"COPY\": " +
+         std::to_string(copy) + "}}}";
+}
+
 BOOST_AUTO_TEST_CASE(a_tuned_set_says_whether_operands_are_copied) {
   const auto cache = std::filesystem::temp_directory_path() /
                      ("mqlcl-test-copy-" + std::to_string(std::random_device{}()) + ".json");
+  std::string key;
+  {
+    Context probe = make_context();
+    key = info_string(probe, MQLCL_CL_DEVICE_NAME);
+    while (!key.empty() && key.back() == ' ')
+      key.pop_back();
+    key += " | " + info_string(probe, MQLCL_CL_DRIVER_VERSION);
+  }
   for (int copy : {0, 1}) {
-    std::string key;
-    {
-      Context probe = make_context();
-      key = info_string(probe, MQLCL_CL_DEVICE_NAME);
-      while (!key.empty() && key.back() == ' ')
-        key.pop_back();
-      key += " | " + info_string(probe, MQLCL_CL_DRIVER_VERSION);
-    }
-    std::ofstream(cache) << "{\"" << key << "\": {\"matr_mul_tuned\": {\"64x64x64\": {"
-                         << "\"kernel_file\": \"matr_mul_double_buffered.cl\", \"params\": {"
-                         << "\"BM\": 64, \"BN\": 64, \"BK\": 8, \"TM\": 8, \"TN\": 8, "
-                         << "\"PAD\": 4, \"GROUP_M\": 8, \"WARP_ROWS\": 4, \"COPY\": " << copy
-                         << "}}}}}";
+    std::ofstream(cache) << "{\"" << key << "\": {\"matr_mul_tuned\": " << tiles_entry(8, copy)
+                         << ", \"matr_mul_tuned TN\": " << tiles_entry(16, copy) << "}}";
     ScopedEnvironment overlay("MQLCL_TUNE_CACHE", cache.string());
     Context context = make_context(); // reads the cache at its first CLGemm
     for (bool transpose_a : {false, true}) {
@@ -335,6 +342,7 @@ BOOST_AUTO_TEST_CASE(a_tuned_set_says_whether_operands_are_copied) {
       const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
       BOOST_TEST(plan.rfind("matr_mul_double_buffered.cl ", 0) == 0, c << ": " << plan);
       BOOST_TEST(plan.find(" COPY=" + std::to_string(copy) + " ") != std::string::npos, plan);
+      BOOST_TEST(plan.find(transpose_a ? " BK=16 " : " BK=8 ") != std::string::npos, plan);
       BOOST_TEST(plan.find("(tuning cache") != std::string::npos, plan);
     }
   }

@@ -88,6 +88,25 @@ BOOST_AUTO_TEST_CASE(shapes_of_one_volume_find_their_own_entries) {
   BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 4096, 4096, 4096)) == 1);
 }
 
+// An entry tuned for the call's layout ("matr_mul_tuned NN", from tune --gemm NN) wins at its
+// shape; at shapes far from it, the form's general entries do.
+BOOST_AUTO_TEST_CASE(an_entry_of_the_calls_layout_wins_near_its_shape) {
+  std::vector<TunedEntry> entries = database();
+  TunedEntry nn = entry("NVIDIA H100 80GB HBM3", 4096, 7);
+  nn.form = "matr_mul_tuned NN";
+  entries.push_back(nn);
+  auto at = [&](uint32_t size, const std::string &layout) {
+    return chosen_bm(find_tuned({}, entries, kH100, size, size, size, kExactForm, layout));
+  };
+  BOOST_TEST(at(4096, "NN") == 7);
+  BOOST_TEST(at(4096, "NT") == 1);
+  BOOST_TEST(at(4096, "") == 1);
+  BOOST_TEST(at(8192, "NN") == 4); // the general 8192 entry: nearer than the NN entry's 4096
+  BOOST_TEST(at(2000, "NN") == 2);
+  auto tuned = find_tuned({}, entries, kH100, 4096, 4096, 4096, kExactForm, "NN");
+  BOOST_TEST(tuned->origin.find("at 4096x4096x4096 NN") != std::string::npos, tuned->origin);
+}
+
 BOOST_AUTO_TEST_CASE(another_part_of_the_architecture_gets_its_entries) {
   auto tuned = find_tuned({}, database(), kH200, 4096, 4096, 4096);
   BOOST_TEST(chosen_bm(tuned) == 1);
@@ -184,9 +203,13 @@ BOOST_AUTO_TEST_CASE(the_caches_of_record_load_with_numbers_or_strings_of_them) 
     BOOST_TEST(entry.driver == "580.159.04");
     BOOST_TEST(!entry.params.empty(), entry.form << " " << entry.m);
   }
-  // Only the forms CLGemm takes: matr_mul_tuned's 6 sizes, 3xTF32's 3 and TF32's 1.
-  BOOST_TEST((per_form ==
-              std::map<std::string, int>{{kExactForm, 6}, {kAccurateForm, 3}, {kTf32Form, 1}}));
+  // Only the forms CLGemm takes: matr_mul_tuned's 6 sizes, and those tuned by tune --gemm for
+  // NN (1) and TN (2), 3xTF32's 3 and TF32's 1.
+  BOOST_TEST((per_form == std::map<std::string, int>{{kExactForm, 6},
+                                                     {"matr_mul_tuned NN", 1},
+                                                     {"matr_mul_tuned TN", 2},
+                                                     {kAccurateForm, 3},
+                                                     {kTf32Form, 1}}));
   BOOST_TEST_REQUIRE(!h100.empty()); // in the file's order: 4096 first, its BM "128"
   BOOST_TEST((h100[0].m == 4096u && h100[0].params.at("BM") == 128));
   BOOST_TEST(h100[0].params.at("CARRY") == 1);

@@ -629,7 +629,7 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_caches_a_set_that_clgemm_then_runs) {
                                            catalogue);
   BOOST_TEST_REQUIRE(run_tune_command(command, catalogue) == 0);
   Json root = Json::parse(std::ifstream(cache.path));
-  const Json &entry = root.at(device().caps.tuning_key).at("matr_mul_tuned").at("24x24x24");
+  const Json &entry = root.at(device().caps.tuning_key).at("matr_mul_tuned NT").at("24x24x24");
   const std::string kernel_file = entry.at("kernel_file").get<std::string>();
   BOOST_TEST((kernel_file == "matr_mul_tuned.cl" || kernel_file == "matr_mul_double_buffered.cl"));
   BOOST_TEST(entry.at("params").size() >= 5u);

@@ -401,6 +401,7 @@ BOOST_AUTO_TEST_CASE(the_gemm_database_is_generated_from_the_tuning_results) {
   const fs::path source = fs::path(MQLCL_TEST_KERNELS).parent_path();
   const fs::path generated = work_file("database.inc"); // a file: stdout is text mode on Windows
   Outcome run = run_replay({"gemm-database", (source / "docs/results/tuning-h100.json").string(),
+                            (source / "docs/results/tuning-h200.json").string(),
                             (source / "docs/results/tuning-pocl.json").string(), "--vendor",
                             "0x10DE", "--architecture", "sm_90", "--output", generated.string()});
   BOOST_TEST_REQUIRE(run.status == 0, run.err);
@@ -410,7 +411,8 @@ BOOST_AUTO_TEST_CASE(the_gemm_database_is_generated_from_the_tuning_results) {
   };
   BOOST_TEST(text_of(generated) == text_of(source / "bridge/src/gemm/database.inc"),
              "regenerate it: mqlcl-replay gemm-database docs/results/tuning-h100.json "
-             "docs/results/tuning-pocl.json --vendor 0x10DE --architecture sm_90 --output "
+             "docs/results/tuning-h200.json docs/results/tuning-pocl.json --vendor 0x10DE "
+             "--architecture sm_90 --output "
              "bridge/src/gemm/database.inc");
   const fs::path no_device = work_file("no-device.json"); // a tuning file of an older tuner
   std::ofstream(no_device) << R"({"NVIDIA H100 80GB HBM3 | 580.159.04": {"matr_mul_tuned": {}}})";

@@ -40,15 +40,22 @@ double octaves(uint32_t a, uint32_t b) {
   return std::fabs(std::log2(double(a)) - std::log2(double(b)));
 }
 
+// An entry tuned for any layout counts as this many octaves further than one tuned for the
+// call's: the call's layout's own entry wins at its shape, the general one at shapes far from it.
+constexpr double kAnyLayoutOctaves = 1.0;
+
 // The entry of `entries` nearest in shape to m x n x k (octaves apart in M, N and K together, so
-// that 4096 x 4096 x 512 and 512 x 4096 x 4096 find their own entries), or nullptr.
+// that 4096 x 4096 x 512 and 512 x 4096 x 4096 find their own entries, and kAnyLayoutOctaves
+// further where its form is not `of_layout`), or nullptr.
 const TunedEntry *nearest(const std::vector<const TunedEntry *> &entries, uint32_t m, uint32_t n,
-                          uint32_t k) {
+                          uint32_t k, const std::string &of_layout) {
   const bool whole = whole_tiles(m, n, k);
   const TunedEntry *best = nullptr;
   double best_score = std::numeric_limits<double>::infinity();
   for (const TunedEntry *entry : entries) {
     double score = octaves(entry->m, m) + octaves(entry->n, n) + octaves(entry->k, k);
+    if (entry->form != of_layout)
+      score += kAnyLayoutOctaves;
     if (whole_tiles(entry->m, entry->n, entry->k) != whole)
       score += 1000; // another edge shape: only when no entry shares the call's
     if (score < best_score) {
@@ -74,6 +81,17 @@ std::string size_text(const TunedEntry &entry) {
 
 } // namespace
 
+bool is_tuned_form(const std::string &key) {
+  for (const char *form : kTunedForms) {
+    if (key == form)
+      return true;
+    for (const char *layout : kLayouts)
+      if (key == std::string(form) + " " + layout)
+        return true;
+  }
+  return false;
+}
+
 std::string cpu_architecture(uint32_t preferred_vector_width_float) {
   return preferred_vector_width_float != 0
              ? "cpu-simd" + std::to_string(preferred_vector_width_float)
@@ -96,7 +114,10 @@ DeviceFacts facts_of(const Device &device) {
 
 std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
                                 const std::vector<TunedEntry> &database, const DeviceFacts &device,
-                                uint32_t m, uint32_t n, uint32_t k, const std::string &form) {
+                                uint32_t m, uint32_t n, uint32_t k, const std::string &form,
+                                const std::string &layout) {
+  const std::string of_layout = layout.empty() ? form : form + " " + layout;
+  auto is_form = [&](const TunedEntry &e) { return e.form == form || e.form == of_layout; };
   struct Level {
     std::vector<const TunedEntry *> entries;
     const char *origin;
@@ -104,26 +125,25 @@ std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
   const Level levels[] = {
       {matching(overlay,
                 [&](const TunedEntry &e) {
-                  return e.form == form && e.device == device.name && e.driver == device.driver;
+                  return is_form(e) && e.device == device.name && e.driver == device.driver;
                 }),
        "tuning cache"},
       {matching(database,
                 [&](const TunedEntry &e) {
-                  return e.form == form && e.vendor_id == device.vendor_id &&
-                         e.device == device.name;
+                  return is_form(e) && e.vendor_id == device.vendor_id && e.device == device.name;
                 }),
        "database, this device"},
       {matching(database,
                 [&](const TunedEntry &e) {
-                  return e.form == form && e.vendor_id == device.vendor_id &&
+                  return is_form(e) && e.vendor_id == device.vendor_id &&
                          !device.architecture.empty() && e.architecture == device.architecture;
                 }),
        "database, this architecture"},
   };
   for (const Level &level : levels)
-    if (const TunedEntry *entry = nearest(level.entries, m, n, k))
-      return Tuned{*entry,
-                   std::string(level.origin) + ": " + entry->device + " at " + size_text(*entry)};
+    if (const TunedEntry *entry = nearest(level.entries, m, n, k, of_layout))
+      return Tuned{*entry, std::string(level.origin) + ": " + entry->device + " at " +
+                               size_text(*entry) + (entry->form == form ? "" : " " + layout)};
   return std::nullopt;
 }
 
@@ -260,9 +280,9 @@ void add_device_entries(const std::string &device_key, const Json &steps,
   size_t bar = device_key.find(" | ");
   if (bar == std::string::npos || !steps.is_object())
     return;
-  for (const char *form : kTunedForms)
-    if (auto sizes = steps.find(form); sizes != steps.end())
-      add_form_entries(device_key, bar, form, *sizes, out);
+  for (const auto &[form, sizes] : steps.items())
+    if (is_tuned_form(form))
+      add_form_entries(device_key, bar, form.c_str(), sizes, out);
 }
 
 } // namespace

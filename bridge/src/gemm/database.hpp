@@ -29,6 +29,12 @@ inline constexpr const char *kExactForm = "matr_mul_tuned";
 inline constexpr const char *kTf32Form = "matr_mul_wgmma_tma_tf32";
 inline constexpr const char *kAccurateForm = "matr_mul_wgmma_tma_3xtf32";
 inline constexpr const char *kTunedForms[] = {kExactForm, kTf32Form, kAccurateForm};
+// An entry tuned for one layout of A and B (`tune --gemm LAYOUT`) is kept under its form and the
+// layout, "matr_mul_tuned NN" (NN, NT, TN, TT: A, then B; T stored transposed): calls of that
+// layout take it before the form's entries of any layout (find_tuned).
+inline constexpr const char *kLayouts[] = {"NN", "NT", "TN", "TT"};
+// Whether `key` is a tuned form, with or without a layout.
+bool is_tuned_form(const std::string &key);
 
 // One tuned product: the device it was measured on, its sizes, the kernel file and parameters.
 struct TunedEntry {
@@ -62,13 +68,15 @@ struct Tuned {
   std::string origin;
 };
 
-// The lookup over explicit entries of `form`: overlay entries of exactly this device and driver
-// first, then `database` entries of the same vendor and device name, then of the same
-// architecture.
+// The lookup over explicit entries of `form`, and of `form` tuned for `layout` ("NN" ... "TT";
+// empty: none): overlay entries of exactly this device and driver first, then `database` entries
+// of the same vendor and device name, then of the same architecture; at the first level that has
+// any, the nearest in shape, an entry of the layout before one of any layout.
 std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
                                 const std::vector<TunedEntry> &database, const DeviceFacts &device,
                                 uint32_t m, uint32_t n, uint32_t k,
-                                const std::string &form = kExactForm);
+                                const std::string &form = kExactForm,
+                                const std::string &layout = "");
 
 // The compiled database (database.inc).
 const std::vector<TunedEntry> &compiled_database();

@@ -187,8 +187,9 @@ std::optional<Tuned> tuned_for(const Context &context, ContextState &state, cons
     state.overlay = read_overlay(tuning_cache_path());
     state.overlay_read = true;
   }
+  const std::string layout{call.a.transposed ? 'T' : 'N', call.b.transposed ? 'T' : 'N'};
   return find_tuned(state.overlay, compiled_database(), facts_of(*context.device), call.m, call.n,
-                    call.k, form);
+                    call.k, form, layout);
 }
 
 ContextState::~ContextState() {

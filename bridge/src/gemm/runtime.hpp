@@ -30,7 +30,8 @@ void launch(const Context &context, ContextState &state, cl_kernel kernel, cl_ui
             const size_t *global, const size_t *local, bool &first);
 
 // The tuned entry of `form` for the call's sizes on the context's device: the user's tuning cache
-// (read once per context) over the compiled database (database.hpp).
+// (read once per context) over the compiled database (database.hpp), entries tuned for the
+// call's layout of A and B before those of any layout.
 std::optional<Tuned> tuned_for(const Context &context, ContextState &state, const Call &call,
                                const char *form);
 
