@@ -45,10 +45,11 @@ bool double_buffered_valid(const Params &p, const DeviceCaps &device) {
   int64_t gather = param_or(p, "GATHER", 0), carry = param_or(p, "CARRY", 0);
   int64_t rotate_a = param_or(p, "ROTATE_A", 0), rotate_b = param_or(p, "ROTATE_B", 0);
   int64_t paired = param_or(p, "PAIRED_LANES", 0), rows = param_or(p, "WARP_ROWS", 0);
-  return order >= 0 && order <= 3 && (pointers == 0 || pointers == 1) &&
-         (gather == 0 || gather == 1) && (carry == 0 || carry == 1) && rotate_a >= 0 &&
-         rotate_a <= 3 && rotate_b >= 0 && rotate_b <= 3 &&
-         (paired == 0 || (paired == 1 && rows >= 2 && rows <= 16)) &&
+  // The kernel's code forms (its #error lines): FMA_ORDER 0, 2 or 3, POINTERS only with GATHER.
+  return (order == 0 || order == 2 || order == 3) &&
+         (pointers == 0 || (pointers == 1 && gather == 1)) && (gather == 0 || gather == 1) &&
+         (carry == 0 || carry == 1) && rotate_a >= 0 && rotate_a <= 3 && rotate_b >= 0 &&
+         rotate_b <= 3 && (paired == 0 || (paired == 1 && rows >= 2 && rows <= 16)) &&
          register_tiles_valid(p, device, 2);
 }
 
