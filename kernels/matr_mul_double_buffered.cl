@@ -22,6 +22,10 @@
 // register number on NVIDIA GPUs, as far as their machine code shows), and which lanes of a warp
 // read the same float4, which sets how fast local memory returns it.
 //
+// Tried, not kept (no tuning on the H100 chose them, at any size of docs/results/tuning-h100.json):
+// - FMA_ORDER=1: the multiply-adds column by column, every column in the same direction.
+// - POINTERS=1 without GATHER: float4s along K read through addresses computed once per work-item.
+//
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 //
 // Built with -DGEMM, the file's kernel is the library's GEMM (bridge/src/gemm): `gemm` takes A's
@@ -66,11 +70,11 @@
 #ifndef WARP_ROWS // a warp's 32 work-items cover WARP_ROWS x (32 / WARP_ROWS) of the thread grid
 #define WARP_ROWS 2
 #endif
-#ifndef FMA_ORDER // the TM x TN multiply-adds of one k: 0 row by row, 1 column by column, 2 and 3
-#define FMA_ORDER 0 // the same with every other row (column) run backwards
+#ifndef FMA_ORDER // the TM x TN multiply-adds of one k: 0 row by row, 2 the same with every other
+#define FMA_ORDER 0 // row run backwards, 3 column by column with every other column run backwards
 #endif
-#ifndef POINTERS // 1: load addresses computed once per work-item and advanced by each slice
-#define POINTERS 0
+#ifndef POINTERS // 1 (with GATHER 1): load addresses computed once per work-item, advanced by each
+#define POINTERS 0 // slice
 #endif
 #ifndef GATHER // 1: each piece of a slice is 4 lines at one k, read 4 bytes at a time and stored
 #define GATHER 0 // as one float4, in place of a float4 along K stored as 4 floats
@@ -148,6 +152,12 @@
 #endif
 #if CARRY != 0 && CARRY != 1
 #error "CARRY is 0 or 1"
+#endif
+#if FMA_ORDER != 0 && FMA_ORDER != 2 && FMA_ORDER != 3
+#error "FMA_ORDER is 0, 2 or 3 (1 was tried and not kept: see the top of the file)"
+#endif
+#if POINTERS && !GATHER
+#error "POINTERS needs GATHER (POINTERS without it was tried and not kept: see the top of the file)"
 #endif
 #if PAIRED_LANES && (WARP_ROWS < 2 || WARP_ROWS > 16)
 #error "PAIRED_LANES needs warps of at least 2 rows and 2 columns of work-items"
@@ -302,30 +312,6 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
     *(__local REALTYPE4 *)&Bs[buf][G_K(u)][G_LINE(u)] = ROTATE4(b_next[l], ROTATE_B);              \
   }
 #else
-#if POINTERS && VECTOR_K
-  // Each piece's address at the first slice, computed once. Rows past the edge of A (B) read its
-  // last row instead of zeros: they only reach rows (columns) of C that are not stored.
-  const __global REALTYPE *a_src[A_LOADS], *b_src[B_LOADS];
-  int a_k[A_LOADS], b_k[B_LOADS];
-  for (int l = 0; l < A_LOADS; ++l) {
-    int u = tid + l * THREADS;
-    a_k[l] = (u % (BK / 4)) * 4;
-    a_src[l] = in1 + (size_t)min(block_m + u / (BK / 4), M_ - 1) * LDA + a_k[l];
-  }
-  for (int l = 0; l < B_LOADS; ++l) {
-    int u = tid + l * THREADS;
-    b_k[l] = (u % (BK / 4)) * 4;
-    b_src[l] = in2 + (size_t)min(block_n + u / (BK / 4), N_ - 1) * LDB + b_k[l];
-  }
-#define LOAD_PIECE(src, k, l, k0)                                                                  \
-  (INSIDE_K((k0) + k[l]) ? *(const __global REALTYPE4 *)(src[l] + (k0)) : (REALTYPE4)(0))
-#define LOAD_A_SLICE(k0)                                                                           \
-  for (int l = 0; l < A_LOADS; ++l)                                                                \
-    a_next[l] = LOAD_PIECE(a_src, a_k, l, k0);
-#define LOAD_B_SLICE(k0)                                                                           \
-  for (int l = 0; l < B_LOADS; ++l)                                                                \
-    b_next[l] = LOAD_PIECE(b_src, b_k, l, k0);
-#else
 #define LOAD_A_SLICE(k0)                                                                           \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS;                                                                     \
@@ -336,7 +322,6 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
     int u = tid + l * THREADS;                                                                     \
     b_next[l] = load_k4(in2, LDB, block_n + u / (BK / 4), N_, (k0) + (u % (BK / 4)) * 4, WHOLE_N); \
   }
-#endif
 #define STORE_A_SLICE(buf)                                                                         \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS, k = (u % (BK / 4)) * 4;                                             \
@@ -441,7 +426,7 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
 #else
       LOAD_FRAGMENTS(a, b, buf, k)
 #endif
-#if FMA_ORDER == 1 || FMA_ORDER == 3
+#if FMA_ORDER == 3
       for (int j = 0; j < TN; ++j)
         for (int ii = 0; ii < TM; ++ii) {
           const int i = FMA_ORDER == 3 && (j & 1) ? TM - 1 - ii : ii;
