@@ -22,13 +22,22 @@
 // register number on NVIDIA GPUs, as far as their machine code shows), and which lanes of a warp
 // read the same float4, which sets how fast local memory returns it.
 //
+// Tried, not kept (no tuning on the H100 chose them, at any size of docs/results/tuning-h100.json):
+// - FMA_ORDER=1: the multiply-adds column by column, every column in the same direction.
+// - POINTERS=1 without GATHER: float4s along K read through addresses computed once per work-item.
+//
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 //
 // Built with -DGEMM, the file's kernel is the library's GEMM (bridge/src/gemm): `gemm` takes A's
 // rows and B's columns LDA and LDB elements apart (K-contiguous as above, or with A_LINES and
-// B_LINES stored the other way, K running down the stored rows), C's rows LDC apart, element offsets, a strided batch (the launch's second dimension: one product per
-// group row) and C = alpha * A * B + beta * C, with C left unread when beta is 0. ALIGNED = 1
-// promises that every offset and stride is a multiple of 4, so rows may be read as float4s.
+// B_LINES stored the other way, K running down the stored rows), C's rows LDC apart, element
+// offsets, a strided batch (the launch's second dimension: one product per group row) and
+// C = alpha * A * B + beta * C, with C left unread when beta is 0. ALIGNED = 1 promises that every
+// offset and stride is a multiple of 4, so rows may be read as float4s.
+//
+// The copies of each slice from global to local memory are a part, tiles/slice_copies.cl, that
+// the host inlines as it reads this file (harness/src/kernel_source.cpp; cmake/KernelIncludes.cmake
+// for the library, which embeds its kernels).
 
 #ifndef ROWS1
 #define ROWS1 2000
@@ -66,11 +75,11 @@
 #ifndef WARP_ROWS // a warp's 32 work-items cover WARP_ROWS x (32 / WARP_ROWS) of the thread grid
 #define WARP_ROWS 2
 #endif
-#ifndef FMA_ORDER // the TM x TN multiply-adds of one k: 0 row by row, 1 column by column, 2 and 3
-#define FMA_ORDER 0 // the same with every other row (column) run backwards
+#ifndef FMA_ORDER // the TM x TN multiply-adds of one k: 0 row by row, 2 the same with every other
+#define FMA_ORDER 0 // row run backwards, 3 column by column with every other column run backwards
 #endif
-#ifndef POINTERS // 1: load addresses computed once per work-item and advanced by each slice
-#define POINTERS 0
+#ifndef POINTERS // 1 (with GATHER 1): load addresses computed once per work-item, advanced by each
+#define POINTERS 0 // slice
 #endif
 #ifndef GATHER // 1: each piece of a slice is 4 lines at one k, read 4 bytes at a time and stored
 #define GATHER 0 // as one float4, in place of a float4 along K stored as 4 floats
@@ -149,6 +158,12 @@
 #if CARRY != 0 && CARRY != 1
 #error "CARRY is 0 or 1"
 #endif
+#if FMA_ORDER != 0 && FMA_ORDER != 2 && FMA_ORDER != 3
+#error "FMA_ORDER is 0, 2 or 3 (1 was tried and not kept: see the top of the file)"
+#endif
+#if POINTERS && !GATHER
+#error "POINTERS needs GATHER (POINTERS without it was tried and not kept: see the top of the file)"
+#endif
 #if PAIRED_LANES && (WARP_ROWS < 2 || WARP_ROWS > 16)
 #error "PAIRED_LANES needs warps of at least 2 rows and 2 columns of work-items"
 #endif
@@ -159,54 +174,8 @@
 #error "the A and B tiles must split evenly into float4 loads over the work-group"
 #endif
 
-// Four consecutive elements of a K-contiguous row, zero past the matrix; 16-byte loads when
-// every row starts 16-byte aligned (K a multiple of 4). whole_lines: no line is past the edge.
-inline REALTYPE4 load_k4(const __global REALTYPE *matrix, int ld, int line, int lines, int k,
-                         bool whole_lines) {
-#if VECTOR_K
-  if ((whole_lines || line < lines) && INSIDE_K(k))
-    return *(const __global REALTYPE4 *)(matrix + (size_t)line * ld + k);
-  return (REALTYPE4)(0);
-#else
-  const __global REALTYPE *p = matrix + (size_t)line * ld + k;
-  bool in = line < lines;
-  return (REALTYPE4)(in && k < K_ ? p[0] : 0, in && k + 1 < K_ ? p[1] : 0,
-                     in && k + 2 < K_ ? p[2] : 0, in && k + 3 < K_ ? p[3] : 0);
-#endif
-}
-
-// Lines line..line+3 at k of an operand stored K x lines (rows ld apart), zero past the matrix;
-// one 16-byte load where rows start 16-byte aligned.
-inline REALTYPE4 load_lines4(const __global REALTYPE *matrix, int ld, int line, int lines, int k,
-                             bool whole_lines) {
-  if (!INSIDE_K(k))
-    return (REALTYPE4)(0);
-  const __global REALTYPE *p = matrix + (size_t)k * ld + line;
-#if ALIGNED && LDA % 4 == 0 && LDB % 4 == 0
-  if (whole_lines || line + 3 < lines)
-    return *(const __global REALTYPE4 *)p;
-#endif
-  return (REALTYPE4)(line < lines ? p[0] : 0, line + 1 < lines ? p[1] : 0,
-                     line + 2 < lines ? p[2] : 0, line + 3 < lines ? p[3] : 0);
-}
-// Piece u of a tile of `block` lines stored K x lines: lines L_LINE..+3 at k L_K; a warp's
-// lanes run along the lines, so its loads read whole rows of the operand.
-#define L_LINE(u, block) ((u) % ((block) / 4) * 4)
-#define L_K(u, block) ((u) / ((block) / 4))
-
-// Element k of lines line..line+3, zero past K; `first` points at element k of `line` (of the last
-// line, if `line` is past the edge). Lines past the edge read the last line instead of zeros: they
-// only reach rows (columns) of C that are never stored, and the loads need no guard.
-inline REALTYPE4 gather_lines4(const __global REALTYPE *first, int ld, int line, int lines, int k,
-                               bool whole_lines) {
-  if (!INSIDE_K(k))
-    return (REALTYPE4)(0);
-  const int last = lines - 1, from = min(line, last);
-  const int d1 = whole_lines ? ld : (min(line + 1, last) - from) * ld;
-  const int d2 = whole_lines ? 2 * ld : (min(line + 2, last) - from) * ld;
-  const int d3 = whole_lines ? 3 * ld : (min(line + 3, last) - from) * ld;
-  return (REALTYPE4)(first[0], first[d1], first[d2], first[d3]);
-}
+// How each slice travels from global memory through registers into the local tiles.
+#include "tiles/slice_copies.cl" // load_k4, load_lines4, gather_lines4; LOAD_SLICE, STORE_SLICE
 
 // C's element at c for the product's value v: v itself, or for the GEMM alpha * v + beta * c.
 #ifdef GEMM
@@ -257,135 +226,11 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
     for (int j = 0; j < TN; ++j)
       acc[i][j] = 0;
 
-  // This work-item's share of each slice: float4 pieces along K of rows of A and columns of B, or
-  // with GATHER, pieces of 4 rows (columns) at one k.
+  // This work-item's share of the next slice, in flight in registers, and with POINTERS its
+  // pieces' addresses (tiles/slice_copies.cl: LOAD_SLICE fills a_next and b_next, STORE_SLICE
+  // stores them into local memory).
   REALTYPE4 a_next[A_LOADS], b_next[B_LOADS];
-#if GATHER
-  // Piece u: lines G_LINE(u)..+3 of the tile at k G_K(u); a warp's lanes run along k, so each
-  // 4-byte load reads whole sectors of a few lines. Any K works: no load is wider than 4 bytes.
-#define G_LINE(u) ((u) / BK * 4)
-#define G_K(u) ((u) % BK)
-#if POINTERS
-  const __global REALTYPE *a_src[A_LOADS], *b_src[B_LOADS];
-  for (int l = 0; l < A_LOADS; ++l) {
-    int u = tid + l * THREADS;
-    a_src[l] = in1 + (size_t)min(block_m + G_LINE(u), M_ - 1) * LDA + G_K(u);
-  }
-  for (int l = 0; l < B_LOADS; ++l) {
-    int u = tid + l * THREADS;
-    b_src[l] = in2 + (size_t)min(block_n + G_LINE(u), N_ - 1) * LDB + G_K(u);
-  }
-#define A_PIECE(l, u) a_src[l]
-#define B_PIECE(l, u) b_src[l]
-#else
-#define A_PIECE(l, u) (in1 + (size_t)min(block_m + G_LINE(u), M_ - 1) * LDA + G_K(u))
-#define B_PIECE(l, u) (in2 + (size_t)min(block_n + G_LINE(u), N_ - 1) * LDB + G_K(u))
-#endif
-#define LOAD_A_SLICE(k0)                                                                           \
-  for (int l = 0; l < A_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS, line = block_m + G_LINE(u);                                         \
-    a_next[l] = gather_lines4(A_PIECE(l, u) + (k0), LDA, line, M_, (k0) + G_K(u), WHOLE_M);        \
-  }
-#define LOAD_B_SLICE(k0)                                                                           \
-  for (int l = 0; l < B_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS, line = block_n + G_LINE(u);                                         \
-    b_next[l] = gather_lines4(B_PIECE(l, u) + (k0), LDB, line, N_, (k0) + G_K(u), WHOLE_N);        \
-  }
-#define STORE_A_SLICE(buf)                                                                         \
-  for (int l = 0; l < A_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS;                                                                     \
-    *(__local REALTYPE4 *)&As[buf][G_K(u)][G_LINE(u)] = ROTATE4(a_next[l], ROTATE_A);              \
-  }
-#define STORE_B_SLICE(buf)                                                                         \
-  for (int l = 0; l < B_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS;                                                                     \
-    *(__local REALTYPE4 *)&Bs[buf][G_K(u)][G_LINE(u)] = ROTATE4(b_next[l], ROTATE_B);              \
-  }
-#else
-#if POINTERS && VECTOR_K
-  // Each piece's address at the first slice, computed once. Rows past the edge of A (B) read its
-  // last row instead of zeros: they only reach rows (columns) of C that are not stored.
-  const __global REALTYPE *a_src[A_LOADS], *b_src[B_LOADS];
-  int a_k[A_LOADS], b_k[B_LOADS];
-  for (int l = 0; l < A_LOADS; ++l) {
-    int u = tid + l * THREADS;
-    a_k[l] = (u % (BK / 4)) * 4;
-    a_src[l] = in1 + (size_t)min(block_m + u / (BK / 4), M_ - 1) * LDA + a_k[l];
-  }
-  for (int l = 0; l < B_LOADS; ++l) {
-    int u = tid + l * THREADS;
-    b_k[l] = (u % (BK / 4)) * 4;
-    b_src[l] = in2 + (size_t)min(block_n + u / (BK / 4), N_ - 1) * LDB + b_k[l];
-  }
-#define LOAD_PIECE(src, k, l, k0)                                                                  \
-  (INSIDE_K((k0) + k[l]) ? *(const __global REALTYPE4 *)(src[l] + (k0)) : (REALTYPE4)(0))
-#define LOAD_A_SLICE(k0)                                                                           \
-  for (int l = 0; l < A_LOADS; ++l)                                                                \
-    a_next[l] = LOAD_PIECE(a_src, a_k, l, k0);
-#define LOAD_B_SLICE(k0)                                                                           \
-  for (int l = 0; l < B_LOADS; ++l)                                                                \
-    b_next[l] = LOAD_PIECE(b_src, b_k, l, k0);
-#else
-#define LOAD_A_SLICE(k0)                                                                           \
-  for (int l = 0; l < A_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS;                                                                     \
-    a_next[l] = load_k4(in1, LDA, block_m + u / (BK / 4), M_, (k0) + (u % (BK / 4)) * 4, WHOLE_M); \
-  }
-#define LOAD_B_SLICE(k0)                                                                           \
-  for (int l = 0; l < B_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS;                                                                     \
-    b_next[l] = load_k4(in2, LDB, block_n + u / (BK / 4), N_, (k0) + (u % (BK / 4)) * 4, WHOLE_N); \
-  }
-#endif
-#define STORE_A_SLICE(buf)                                                                         \
-  for (int l = 0; l < A_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS, k = (u % (BK / 4)) * 4;                                             \
-    int row = ROTATED_POSITION(u / (BK / 4), ROTATE_A);                                            \
-    As[buf][k][row] = a_next[l].x;                                                                 \
-    As[buf][k + 1][row] = a_next[l].y;                                                             \
-    As[buf][k + 2][row] = a_next[l].z;                                                             \
-    As[buf][k + 3][row] = a_next[l].w;                                                             \
-  }
-#define STORE_B_SLICE(buf)                                                                         \
-  for (int l = 0; l < B_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS, k = (u % (BK / 4)) * 4;                                             \
-    int col = ROTATED_POSITION(u / (BK / 4), ROTATE_B);                                            \
-    Bs[buf][k][col] = b_next[l].x;                                                                 \
-    Bs[buf][k + 1][col] = b_next[l].y;                                                             \
-    Bs[buf][k + 2][col] = b_next[l].z;                                                             \
-    Bs[buf][k + 3][col] = b_next[l].w;                                                             \
-  }
-#endif // GATHER
-#if A_LINES // A stored K x M (transposed): piece u is 4 rows of the tile at one k, one float4
-#undef LOAD_A_SLICE
-#undef STORE_A_SLICE
-#define LOAD_A_SLICE(k0)                                                                           \
-  for (int l = 0; l < A_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS;                                                                     \
-    a_next[l] = load_lines4(in1, LDA, block_m + L_LINE(u, BM), M_, (k0) + L_K(u, BM), WHOLE_M);   \
-  }
-#define STORE_A_SLICE(buf)                                                                         \
-  for (int l = 0; l < A_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS;                                                                     \
-    *(__local REALTYPE4 *)&As[buf][L_K(u, BM)][L_LINE(u, BM)] = ROTATE4(a_next[l], ROTATE_A);      \
-  }
-#endif
-#if B_LINES // B stored K x N (row-major, not transposed): likewise 4 columns at one k
-#undef LOAD_B_SLICE
-#undef STORE_B_SLICE
-#define LOAD_B_SLICE(k0)                                                                           \
-  for (int l = 0; l < B_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS;                                                                     \
-    b_next[l] = load_lines4(in2, LDB, block_n + L_LINE(u, BN), N_, (k0) + L_K(u, BN), WHOLE_N);   \
-  }
-#define STORE_B_SLICE(buf)                                                                         \
-  for (int l = 0; l < B_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS;                                                                     \
-    *(__local REALTYPE4 *)&Bs[buf][L_K(u, BN)][L_LINE(u, BN)] = ROTATE4(b_next[l], ROTATE_B);      \
-  }
-#endif
-#define LOAD_SLICE(k0) LOAD_A_SLICE(k0) LOAD_B_SLICE(k0)
-#define STORE_SLICE(buf) STORE_A_SLICE(buf) STORE_B_SLICE(buf)
+  PIECE_POINTERS
 
   // One k's fragments from local buffer `buf` into a[] and b[]: work-item rows tm*4.. in TM/4
   // groups spaced THREADS_M*4 apart (likewise columns), so a warp's float4 reads cover
@@ -441,7 +286,7 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
 #else
       LOAD_FRAGMENTS(a, b, buf, k)
 #endif
-#if FMA_ORDER == 1 || FMA_ORDER == 3
+#if FMA_ORDER == 3
       for (int j = 0; j < TN; ++j)
         for (int ii = 0; ii < TM; ++ii) {
           const int i = FMA_ORDER == 3 && (j & 1) ? TM - 1 - ii : ii;

@@ -129,7 +129,7 @@ std::string Runner::read_kernel(const std::string &file) const {
                           path.string()));
   std::stringstream text;
   text << in.rdbuf();
-  return inline_kernel_includes(text.str(), path); // the parts it includes (kernels/nv/)
+  return inline_kernel_includes(text.str(), path); // its parts (kernels/nv/, kernels/tiles/)
 }
 
 DeviceInfo Runner::read_device(int32_t context) const {

@@ -281,6 +281,16 @@ BOOST_AUTO_TEST_CASE(the_planner_takes_tuned_sets_that_fit_and_defaults_otherwis
   BOOST_TEST(plan_product(device, shape, tuned).origin == "defaults");
   tuned.entry.params["TM"] = 1;
   BOOST_TEST(plan_product(device, shape, tuned).origin == "defaults");
+  // So does a code form the kernel no longer builds: FMA_ORDER=1, POINTERS without GATHER.
+  tuned.entry.params["TM"] = 8;
+  tuned.entry.params["FMA_ORDER"] = 1;
+  BOOST_TEST(plan_product(device, shape, tuned).origin == "defaults");
+  tuned.entry.params["FMA_ORDER"] = 3;
+  BOOST_TEST(plan_product(device, shape, tuned).origin == "test");
+  tuned.entry.params["POINTERS"] = 1;
+  BOOST_TEST(plan_product(device, shape, tuned).origin == "defaults");
+  tuned.entry.params["GATHER"] = 1;
+  BOOST_TEST(plan_product(device, shape, tuned).origin == "test");
   // Double takes the defaults, in 8-deep slices.
   plan = plan_product(device, Shape{4096, 4096, 4096, 1, 8}, std::nullopt);
   BOOST_TEST(plan.params.at("BK") == 8);

@@ -1052,8 +1052,9 @@ BOOST_AUTO_TEST_CASE(results_files_that_are_not_results_are_refused) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-// Kernel files include their parts (kernels/nv/) with `#include "relative/path"` lines, which the
-// host inlines (kernel_source.hpp; cmake/KernelIncludes.cmake for the library's GEMM).
+// Kernel files include their parts (kernels/nv/, kernels/tiles/) with `#include "relative/path"`
+// lines, which the host inlines (kernel_source.hpp; cmake/KernelIncludes.cmake for the library's
+// GEMM).
 BOOST_AUTO_TEST_SUITE(kernel_sources)
 
 namespace {
@@ -1129,21 +1130,26 @@ BOOST_AUTO_TEST_CASE(the_embedded_gemm_kernels_are_the_harness_s_inlined_files) 
   }
 }
 
-// Every part in kernels/nv/ is included by a kernel file, none ships unused: each starts with a
-// comment line of its own, which some kernel file holds once inlined.
+// Every part in kernels/nv/ and kernels/tiles/ is included by a kernel file, none ships unused:
+// each starts with a comment line of its own, which some kernel file holds once inlined.
 BOOST_AUTO_TEST_CASE(every_kernel_part_is_included_by_a_kernel_file) {
   const std::filesystem::path kernels = MQLCL_TEST_KERNELS;
   std::string all_entries;
   for (const auto &entry : std::filesystem::directory_iterator(kernels))
     if (entry.path().extension() == ".cl")
       all_entries += read_kernel_source(entry.path());
-  for (const auto &entry : std::filesystem::recursive_directory_iterator(kernels / "nv")) {
-    if (entry.path().extension() != ".cl")
-      continue;
-    std::string first_line;
-    std::getline(std::ifstream(entry.path()), first_line);
-    BOOST_TEST(contains(all_entries, first_line), entry.path() << " is included by no kernel file");
-  }
+  size_t parts = 0;
+  for (const char *folder : {"nv", "tiles"})
+    for (const auto &entry : std::filesystem::recursive_directory_iterator(kernels / folder)) {
+      if (entry.path().extension() != ".cl")
+        continue;
+      std::string first_line;
+      std::getline(std::ifstream(entry.path()), first_line);
+      BOOST_TEST(contains(all_entries, first_line), entry.path()
+                                                        << " is included by no kernel file");
+      ++parts;
+    }
+  BOOST_TEST(parts >= 6u); // nv/'s five and tiles/slice_copies.cl
 }
 
 BOOST_AUTO_TEST_SUITE_END()

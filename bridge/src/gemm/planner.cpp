@@ -35,9 +35,19 @@ bool all_positive(const Params &p, std::initializer_list<const char *> names) {
                      [&](const char *name) { return param(p, name) > 0; });
 }
 
+// The code forms the kernel builds (its #error lines): FMA_ORDER 0, 2 or 3, POINTERS only with
+// GATHER. A tuning cache from before FMA_ORDER=1 and POINTERS without GATHER were taken out may
+// still name them.
+bool tiles_form_builds(const Params &p) {
+  const int64_t order = param(p, "FMA_ORDER");
+  return (order == 0 || order == 2 || order == 3) &&
+         (param(p, "POINTERS") == 0 || param(p, "GATHER") != 0);
+}
+
 bool tiles_fit(const Device &device, const Params &p, size_t element_size) {
   if (!all_positive(p, {"BM", "BN", "BK", "TM", "TN"}) || p.count("PAD") == 0 ||
-      param(p, "BM") % param(p, "TM") != 0 || param(p, "BN") % param(p, "TN") != 0)
+      param(p, "BM") % param(p, "TM") != 0 || param(p, "BN") % param(p, "TN") != 0 ||
+      !tiles_form_builds(p))
     return false;
   return tiles_threads(p) <= device.max_work_group_size &&
          tiles_local_bytes(p, element_size) <= device.local_mem_size;
