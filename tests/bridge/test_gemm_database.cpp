@@ -101,10 +101,27 @@ BOOST_AUTO_TEST_CASE(an_entry_of_the_calls_layout_wins_near_its_shape) {
   BOOST_TEST(at(4096, "NN") == 7);
   BOOST_TEST(at(4096, "NT") == 1);
   BOOST_TEST(at(4096, "") == 1);
-  BOOST_TEST(at(8192, "NN") == 4); // the general 8192 entry: nearer than the NN entry's 4096
+  BOOST_TEST(at(8192, "NN") == 7); // 3 octaves from the NN entry, 4 + 0 from the general 8192
   BOOST_TEST(at(2000, "NN") == 2);
   auto tuned = find_tuned({}, entries, kH100, 4096, 4096, 4096, kExactForm, "NN");
   BOOST_TEST(tuned->origin.find("at 4096x4096x4096 NN") != std::string::npos, tuned->origin);
+}
+
+// A part's own entry of one layout does not hide the architecture's entries at other shapes: an
+// H200 with only an NN set for 4096 takes the H100's at 1000, a shape of other edges.
+BOOST_AUTO_TEST_CASE(a_parts_own_entries_win_only_near_their_shapes) {
+  std::vector<TunedEntry> entries = database();
+  TunedEntry nn = entry("NVIDIA H200", 4096, 9);
+  nn.form = "matr_mul_tuned NN";
+  entries.push_back(nn);
+  auto at = [&](uint32_t size, const std::string &layout) {
+    return chosen_bm(find_tuned({}, entries, kH200, size, size, size, kExactForm, layout));
+  };
+  BOOST_TEST(at(4096, "NN") == 9);
+  BOOST_TEST(at(4096, "NT") == 1);
+  BOOST_TEST(at(1000, "NN") == 2);
+  auto tuned = find_tuned({}, entries, kH200, 1000, 1000, 1000, kExactForm, "NN");
+  BOOST_TEST(tuned->origin.find("this architecture") != std::string::npos, tuned->origin);
 }
 
 BOOST_AUTO_TEST_CASE(another_part_of_the_architecture_gets_its_entries) {

@@ -69,9 +69,9 @@ struct Tuned {
 };
 
 // The lookup over explicit entries of `form`, and of `form` tuned for `layout` ("NN" ... "TT";
-// empty: none): overlay entries of exactly this device and driver first, then `database` entries
-// of the same vendor and device name, then of the same architecture; at the first level that has
-// any, the nearest in shape, an entry of the layout before one of any layout.
+// empty: none): overlay entries of exactly this device and driver first; else `database` entries
+// of the same vendor and device name or architecture. Among them the nearest in shape, an entry
+// of the layout before one of any layout and one of this device before another's at one shape.
 std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
                                 const std::vector<TunedEntry> &database, const DeviceFacts &device,
                                 uint32_t m, uint32_t n, uint32_t k,
