@@ -15,6 +15,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -75,9 +76,12 @@ struct Outcome {
 // Runs `program` with `args` (each quoted) and returns its exit status, stdout and stderr.
 inline Outcome run_program(const std::string &program, const std::vector<std::string> &args) {
   static int counter = 0;
+  // Test programs share the work folder and ctest runs them side by side: each names its files
+  // apart, or one reads another's output.
+  static const std::string process = std::to_string(std::random_device{}());
   std::filesystem::path dir = MQLCL_TEST_WORK_DIR;
   std::filesystem::create_directories(dir);
-  std::string stem = "run" + std::to_string(++counter);
+  std::string stem = "run-" + process + "-" + std::to_string(++counter);
   std::filesystem::path out = dir / (stem + ".out"), err = dir / (stem + ".err");
   std::string command = "\"" + program + "\"";
   for (const std::string &arg : args)
