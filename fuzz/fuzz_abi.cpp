@@ -1325,8 +1325,9 @@ private:
 
   void info_string() {
     int32_t handle = in_.u8() % 4 == 0 ? static_cast<int32_t>(in_.u32()) : any_handle();
-    static const int32_t kProperties[] = {0,  1,  2,  3,   4,   5,   6,   7,   8,  9,  10,
-                                          11, 12, 13, 100, 101, 102, 103, 104, 14, 99, 105};
+    // 105 CL_GEMM_PLAN answers for a context after its first CLGemm; 14, 99 and 106 are unknown.
+    static const int32_t kProperties[] = {0,  1,  2,   3,   4,   5,   6,   7,   8,  9,  10, 11,
+                                          12, 13, 100, 101, 102, 103, 104, 105, 14, 99, 106};
     int32_t property = in_.u8() % 8 == 7 ? static_cast<int32_t>(in_.u32()) : in_.pick(kProperties);
     uint32_t capacity = choose_u32({0, 1, 2, 4, 16, 64, 256, 2048}) % 4096;
     auto value = std::make_unique<char16_t[]>(capacity); // exactly `capacity` units
