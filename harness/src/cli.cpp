@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <map>
 
@@ -227,7 +228,8 @@ void convert(const RawOptions &raw, CommandLine &command, const std::vector<Step
   command.overlays.assign(raw.overlays.begin(), raw.overlays.end());
   if (raw.given("--gemm")) {
     const std::string &layout = raw.value("--gemm");
-    if (layout != "NN" && layout != "NT" && layout != "TN" && layout != "TT")
+    if (std::find(std::begin(kGemmLayouts), std::end(kGemmLayouts), layout) ==
+        std::end(kGemmLayouts))
       bad_input(fmt::format("--gemm {}: the layout is NN, NT, TN or TT (A, then B; T: stored "
                             "transposed)",
                             layout));
@@ -253,8 +255,8 @@ void check_combinations(const CommandLine &command, const std::vector<Step> &cat
       bad_input(fmt::format("{} is not tuned per device; the tunable steps are matr_mul_tuned "
                             "and the tensor-core steps (mqlcl-replay --list marks them)",
                             step->name));
-    if (command.gemm_layout && step->name != "matr_mul_tuned" &&
-        step->name != "matr_mul_wgmma_tma_tf32" && step->name != "matr_mul_wgmma_tma_3xtf32")
+    if (command.gemm_layout &&
+        std::find(std::begin(kGemmForms), std::end(kGemmForms), step->name) == std::end(kGemmForms))
       bad_input(fmt::format("tune {} --gemm: CLGemm runs the parameters of matr_mul_tuned (FP32), "
                             "matr_mul_wgmma_tma_tf32 (TF32) and matr_mul_wgmma_tma_3xtf32 "
                             "(FP32-accurate)",

@@ -15,6 +15,14 @@ enum class Format { text, json, csv };
 // What mqlcl-replay does: replay scripts (the default), tune a step, or benchmark.
 enum class Mode { replay, tune, bench, gemm, gemm_database };
 
+// The tuner's steps whose parameters CLGemm takes (bridge/src/gemm/database.hpp, kTunedForms):
+// FP32, TF32 and FP32-accurate; `tune --gemm` tunes these only.
+inline constexpr const char *kGemmForms[] = {"matr_mul_tuned", "matr_mul_wgmma_tma_tf32",
+                                             "matr_mul_wgmma_tma_3xtf32"};
+// CLGemm's layouts of A and B (T: stored transposed), as `tune --gemm` takes them and as the
+// tuning cache keys the sets tuned for one ("matr_mul_tuned NN").
+inline constexpr const char *kGemmLayouts[] = {"NN", "NT", "TN", "TT"};
+
 struct CommandLine {
   Mode mode = Mode::replay;
   std::vector<uint32_t> bench_sizes;           // bench --sizes
@@ -30,7 +38,7 @@ struct CommandLine {
   std::vector<std::filesystem::path> overlays;
   std::optional<std::filesystem::path> kernels;
   std::optional<std::filesystem::path> library;
-  std::optional<std::string> gemm_layout; // tune --gemm: NN, NT, TN or TT
+  std::optional<std::string> gemm_layout; // tune --gemm: one of kGemmLayouts
   // gemm-database: the tuner's files, and the vendor and architecture of devices they do not name
   std::vector<std::filesystem::path> tuning_files;
   std::string gemm_vendor, gemm_architecture;

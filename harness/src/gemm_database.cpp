@@ -17,17 +17,15 @@ namespace mqlcl::replay {
 
 namespace {
 
-// The tuner's steps whose parameters CLGemm takes (bridge/src/gemm/database.hpp, kTunedForms),
-// alone or with the layout `tune --gemm` tuned them for ("matr_mul_tuned NN").
-constexpr const char *kGemmForms[] = {"matr_mul_tuned", "matr_mul_wgmma_tma_tf32",
-                                      "matr_mul_wgmma_tma_3xtf32"};
-
+// One of kGemmForms, alone or with the layout `tune --gemm` tuned it for ("matr_mul_tuned NN").
 bool is_gemm_form(const std::string &key) {
-  for (std::string form : kGemmForms)
-    if (key == form || (key.size() == form.size() + 3 && key.rfind(form + " ", 0) == 0 &&
-                        (key[key.size() - 2] == 'N' || key[key.size() - 2] == 'T') &&
-                        (key.back() == 'N' || key.back() == 'T')))
+  for (const std::string form : kGemmForms) {
+    if (key == form)
       return true;
+    for (const char *layout : kGemmLayouts)
+      if (key == form + " " + layout)
+        return true;
+  }
   return false;
 }
 

@@ -651,23 +651,6 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_caches_a_set_that_clgemm_then_runs) {
                name << " in " << run.plan);
 }
 
-BOOST_AUTO_TEST_CASE(tune_gemm_takes_the_steps_clgemm_runs_and_a_layout) {
-  const std::vector<Step> &catalogue = replay_steps();
-  auto refused = [&](std::vector<std::string> args, const std::string &says) {
-    try {
-      parse_command_line(args, catalogue);
-    } catch (const Error &error) {
-      BOOST_TEST((error.code() == ExitCode::bad_input));
-      BOOST_TEST(std::string(error.what()).find(says) != std::string::npos, error.what());
-      return;
-    }
-    BOOST_ERROR("accepted: " << args.back());
-  };
-  refused({"tune", "matr_mul_tuned", "--gemm", "NX"}, "NN, NT, TN or TT");
-  refused({"tune", "matr_mul_tf32", "--gemm", "NN"}, "CLGemm runs the parameters of");
-  refused({"matr_mul_tuned", "--gemm", "NN"}, "belongs to mqlcl-replay tune");
-}
-
 BOOST_AUTO_TEST_CASE(the_cache_answers_with_the_nearest_tuned_sizes) {
   ScratchCache cache("nearest-cache.json");
   for (uint32_t n : {64u, 512u, 4096u}) {

@@ -811,6 +811,24 @@ BOOST_AUTO_TEST_CASE(subcommands_share_the_options) {
                       "unknown option --fast"));
 }
 
+BOOST_AUTO_TEST_CASE(tune_gemm_takes_the_steps_clgemm_runs_and_a_layout) {
+  CommandLine tune = parse({"tune", "matr_mul_tuned", "--gemm", "TN", "--size", "64"});
+  BOOST_TEST((tune.mode == Mode::tune));
+  BOOST_TEST(tune.gemm_layout.value_or("") == "TN");
+  BOOST_TEST(contains(error_of([] {
+                        parse({"tune", "matr_mul_tuned", "--gemm", "NX"});
+                      }),
+                      "NN, NT, TN or TT"));
+  BOOST_TEST(contains(error_of([] {
+                        parse({"tune", "matr_mul_tf32", "--gemm", "NN"});
+                      }),
+                      "CLGemm runs the parameters of"));
+  BOOST_TEST(contains(error_of([] {
+                        parse({"matr_mul_tuned", "--gemm", "NN"});
+                      }),
+                      "belongs to mqlcl-replay tune"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(output)
