@@ -11,6 +11,11 @@
 #   sizes     steps 11-18 at 1000, 1023 and 4097 (sizes that fit no tile)
 #   tune      `mqlcl-replay tune` for the tuned and tensor-core steps at 4096 (OUT/tuning.json;
 #             TUNE_STEPS="STEP ..." to tune only those, TUNE_SIZE=N at another size)
+#   tunegemm  `mqlcl-replay tune STEP --gemm LAYOUT ...`, CLGemm tuned in place, once per line
+#             of tools/gemm-tunes.txt (or of the file $GEMM_TUNES) whose card column names this
+#             GPU: OUT/tuning.json, for `mqlcl-replay gemm-database`
+#   gemm      `mqlcl-replay gemm` as an MQL5 program meets CLGemm, with no tuning cache, at
+#             1000, 2000, 4096, 4097 and 8192 (GEMM_SIZES=N,M for others): gemm-gpu.json
 #   bench     `mqlcl-replay bench` at 2000, 4096 and 8192: bench-gpu.json (BENCH_STEPS=A,B
 #             and BENCH_SIZES=N,M to bench only those)
 #   unstaged  the bench's bridge-cost part at 2000 with the bridge's pinned staging off
@@ -120,6 +125,22 @@ for phase in "$@"; do
       step "tune $name"
       "$replay" tune "$name" --device 0 --size "${TUNE_SIZE:-4096}" 2>"$out/tune-$name.log"
     done
+    ;;
+  tunegemm)
+    card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+    while read -r model args; do
+      [[ -z $model || $model == \#* ]] && continue
+      [[ $model == any || $card == *"$model"* ]] || continue
+      step "tune $args"
+      # shellcheck disable=SC2086 # the line's arguments, as written in the file
+      "$replay" tune $args --device 0 2>>"$out/tune-gemm.log" | tail -3
+    done <"${GEMM_TUNES:-$root/tools/gemm-tunes.txt}"
+    ;;
+  gemm)
+    step gemm
+    # A path that is never written: every product runs the compiled database's sets.
+    MQLCL_TUNE_CACHE=$out/no-tuning-cache.json "$replay" gemm --device 0 \
+      --sizes "${GEMM_SIZES:-1000,2000,4096,4097,8192}" --output "$out/gemm-gpu.json"
     ;;
   unstaged)
     step "bench at 2000, staging off"
