@@ -1306,7 +1306,7 @@ private:
     static const int32_t kProperties[] = {0,   1,   2,   3,   4,   5,   6,   7,   8,   9,
                                           10,  11,  12,  100, 101, 102, 103, 104, 105, 106,
                                           107, 108, 109, 110, 111, 112, 113, 114, 115, 116,
-                                          117, 118, 13,  99,  119, 120, 121, -1};
+                                          117, 118, 13,  99,  119, 120, 121, 122, -1};
     int32_t property = in_.u8() % 8 == 7 ? static_cast<int32_t>(in_.u32()) : in_.pick(kProperties);
     int64_t value = checked("CLGetInfoInteger", int64_t{-1},
                             [&] { return CLGetInfoInteger(handle, property); });

@@ -110,6 +110,8 @@ int64_t device_property(int32_t handle, int32_t property) {
     return device_integer<cl_ulong>(*device, CL_DEVICE_GLOBAL_MEM_SIZE);
   case MQLCL_CL_DEVICE_LOCAL_MEM_SIZE:
     return static_cast<int64_t>(device->local_mem_size);
+  case MQLCL_CL_DEVICE_KERNEL_LOCAL_MEM_SIZE:
+    return static_cast<int64_t>(device->kernel_local_mem_size);
   case MQLCL_CL_DEVICE_MAX_WORK_GROUP_SIZE:
     return static_cast<int64_t>(device->max_work_group_size);
   case MQLCL_CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT:

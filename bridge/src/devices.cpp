@@ -26,6 +26,25 @@ int kind_rank(cl_device_type type) {
   return 3;
 }
 
+cl_ulong kernel_local_memory(cl_ulong reported, cl_uint vendor_id, uint32_t compute_capability) {
+  // CUDA's shared memory per block with opt-in (cudaDevAttrMaxSharedMemoryPerBlockOptin), by
+  // compute capability, less what NVIDIA's OpenCL keeps for itself (measured on sm_90).
+  struct Limit {
+    uint32_t compute_capability;
+    cl_ulong bytes;
+  };
+  static constexpr Limit kLimits[] = {
+      {70, 96 << 10},  {72, 96 << 10}, {75, 64 << 10},  {80, 163 << 10},  {86, 99 << 10},
+      {87, 163 << 10}, {89, 99 << 10}, {90, 227 << 10}, {100, 227 << 10}, {120, 99 << 10}};
+  constexpr cl_ulong kOpenClReserve = 1 << 10;
+  if (vendor_id != 0x10DE)
+    return reported;
+  for (const Limit &limit : kLimits)
+    if (limit.compute_capability == compute_capability)
+      return std::max(reported, limit.bytes - kOpenClReserve);
+  return reported;
+}
+
 namespace {
 
 std::string trimmed(std::string text) {
@@ -78,6 +97,8 @@ Device describe(cl_platform_id platform, int32_t platform_index, cl_device_id id
     device.compute_capability =
         device_info<cl_uint>(id, 0x4000) * 10 + device_info<cl_uint>(id, 0x4001);
   }
+  device.kernel_local_mem_size =
+      kernel_local_memory(device.local_mem_size, device.vendor_id, device.compute_capability);
   return device;
 }
 

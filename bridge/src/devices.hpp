@@ -34,7 +34,9 @@ struct Device {
   // Limits the bridge checks before OpenCL sees a call.
   size_t max_work_group_size = 0;
   std::array<size_t, 3> max_work_item_sizes{};
-  cl_ulong local_mem_size = 0;
+  cl_ulong local_mem_size = 0; // CL_DEVICE_LOCAL_MEM_SIZE: what __local arguments may take
+  // What a kernel's own __local arrays may take (kernel_local_memory below).
+  cl_ulong kernel_local_mem_size = 0;
   cl_ulong max_mem_alloc_size = 0;
   cl_uint address_bits = 64; // CL_DEVICE_ADDRESS_BITS: the size of size_t and pointers
   // The most work-groups one launch may have, where the driver has a limit no query reports;
@@ -60,6 +62,13 @@ struct DeviceList {
   std::vector<cl_platform_id> platforms;
   std::vector<Device> devices;
 };
+
+// The local memory a work-group's kernel may declare in its own __local arrays. NVIDIA's OpenCL
+// driver reports 48 KiB (CL_DEVICE_LOCAL_MEM_SIZE) and refuses __local arguments beyond it, but
+// from Volta on it builds and launches kernels whose arrays take up to the compute unit's limit
+// per work-group (CUDA's opt-in maximum). Elsewhere, and on NVIDIA parts not in the table, the
+// reported size.
+cl_ulong kernel_local_memory(cl_ulong reported, cl_uint vendor_id, uint32_t compute_capability);
 
 // Throws Failure(ERR_OPENCL_NOT_SUPPORTED) when OpenCL is missing or has no platform.
 std::shared_ptr<const DeviceList> device_list();

@@ -144,7 +144,7 @@ std::vector<Step> register_blocked_steps(const Step &base) {
                     {"TN", 8},        {"PAD", 4},      {"GROUP_M", 8},     {"WARP_ROWS", 2},
                     {"FMA_ORDER", 0}, {"POINTERS", 0}, {"GATHER", 0},      {"CARRY", 0},
                     {"ROTATE_A", 0},  {"ROTATE_B", 0}, {"PAIRED_LANES", 0}};
-  doubled.tunables = {{"BM", {64, 128, 256}}, {"BN", {64, 128, 256}}, {"BK", {8, 16}},
+  doubled.tunables = {{"BM", {64, 128, 256}}, {"BN", {64, 128, 256}}, {"BK", {8, 16, 32}},
                       {"TM", {4, 8, 16}},     {"TN", {4, 8, 16}},     {"WARP_ROWS", {2, 4}}};
   // The code's form only: see the kernel's header comment (FMA_ORDER=1 and POINTERS=1 without
   // GATHER=1 were tried there and not kept; double_buffered_valid refuses them).
@@ -333,8 +333,9 @@ std::vector<Step> tensor_map_steps(const Step &wgmma) {
   mapped.variant_of = "matr_mul_wgmma_tf32";
   mapped.params = {{"TMA", 2}, {"MODE", 1},   {"BM", 64},      {"BN", 256},
                    {"BK", 32}, {"STAGES", 1}, {"INFLIGHT", 0}, {"GROUP_M", 64}};
-  mapped.tunables = {{"BM", {64, 128}},     {"BN", {64, 128, 256}}, {"BK", {16, 32}},
-                     {"STAGES", {1, 2, 3}}, {"INFLIGHT", {0, 1}},   {"GROUP_M", {8, 16, 32, 64}}};
+  mapped.tunables = {{"BM", {64, 128}},    {"BN", {64, 128, 256}},
+                     {"BK", {16, 32}},     {"STAGES", {1, 2, 3, 4}},
+                     {"INFLIGHT", {0, 1}}, {"GROUP_M", {8, 16, 32, 64}}};
   mapped.params_valid = tensor_map_tiles_valid;
   mapped.args = {{KernelArg::Kind::matrix_a},
                  {KernelArg::Kind::matrix_b},
@@ -354,7 +355,7 @@ std::vector<Step> tensor_map_steps(const Step &wgmma) {
                     {"BN", 128},  {"BK", 16},    {"STAGES", 2},  {"INFLIGHT", 0},
                     {"FLUSH", 8}, {"A_REGS", 0}, {"GROUP_M", 64}};
   mapped3.tunables = {{"BM", {64, 128}},        {"BN", {64, 128}},
-                      {"BK", {16, 32}},         {"STAGES", {1, 2, 3}},
+                      {"BK", {16, 32}},         {"STAGES", {1, 2, 3, 4}},
                       {"FLUSH", {2, 4, 8, 16}}, {"GROUP_M", {8, 16, 32, 64}}};
   mapped3.operand_pass = tiling_pass(8); // B's 8 heads and their 8 tails per tile row
   mapped3.operand_pass->operand_a = false;

@@ -56,7 +56,8 @@ enum class CpuLoop {
 
 // Device properties a step's checks and geometry may depend on (read through the bridge).
 struct DeviceCaps {
-  uint64_t local_mem_bytes = 0;
+  uint64_t local_mem_bytes = 0;        // CL_DEVICE_LOCAL_MEM_SIZE: what __local arguments may take
+  uint64_t kernel_local_mem_bytes = 0; // what a kernel's own __local arrays may take
   uint64_t max_work_group_size = 0;
   std::array<uint64_t, 3> max_work_item_sizes{};
   uint64_t max_alloc_bytes = 0;

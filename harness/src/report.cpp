@@ -210,6 +210,7 @@ Json device_json(const std::optional<DeviceInfo> &device) {
           {"max_clock_mhz", d.max_clock_mhz},
           {"global_mem_bytes", d.global_mem_bytes},
           {"local_mem_bytes", d.caps.local_mem_bytes},
+          {"kernel_local_mem_bytes", d.caps.kernel_local_mem_bytes},
           {"max_work_group_size", d.caps.max_work_group_size},
           {"preferred_vector_width_float", d.caps.preferred_vector_width_float},
           {"fp64", d.caps.fp64}};

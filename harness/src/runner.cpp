@@ -150,6 +150,8 @@ DeviceInfo Runner::read_device(int32_t context) const {
   DeviceCaps &caps = info.caps;
   caps.local_mem_bytes = static_cast<uint64_t>(
       b.info_integer(context, MQLCL_CL_DEVICE_LOCAL_MEM_SIZE, "CL_DEVICE_LOCAL_MEM_SIZE"));
+  caps.kernel_local_mem_bytes = static_cast<uint64_t>(b.info_integer(
+      context, MQLCL_CL_DEVICE_KERNEL_LOCAL_MEM_SIZE, "MQLCL_CL_DEVICE_KERNEL_LOCAL_MEM_SIZE"));
   caps.max_work_group_size = static_cast<uint64_t>(b.info_integer(
       context, MQLCL_CL_DEVICE_MAX_WORK_GROUP_SIZE, "CL_DEVICE_MAX_WORK_GROUP_SIZE"));
   for (int32_t d = 0; d < 3; ++d)

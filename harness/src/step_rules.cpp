@@ -10,10 +10,11 @@ namespace mqlcl::replay {
 
 namespace {
 
-// Whether a tile configuration of the register-blocked kernels can build and run on `device`.
+// Whether a tile configuration can build and run on `device`: the kernels of steps 12-18 declare
+// their tiles as __local arrays, which may take more than __local arguments (DeviceCaps).
 bool fits(const Params &p, const DeviceCaps &device, uint64_t local_bytes, uint64_t threads) {
   return threads >= 32 && threads % 32 == 0 && threads <= device.max_work_group_size &&
-         threads <= device.max_work_item_sizes[0] && local_bytes <= device.local_mem_bytes &&
+         threads <= device.max_work_item_sizes[0] && local_bytes <= device.kernel_local_mem_bytes &&
          param_or(p, "BM", 0) > 0;
 }
 

@@ -141,6 +141,7 @@
 #define MQLCL_CL_LAST_ERROR_DESCRIPTION_LENGTH 119 /* UTF-16 units, terminator excluded */
 #define MQLCL_CL_GEMM_EXECUTION_TIME 120 /* context; ns of its last CLGemm (waits for it) */
 #define MQLCL_CL_PROGRAM_FROM_CACHE 121  /* program; 1 when loaded from the program cache */
+#define MQLCL_CL_DEVICE_KERNEL_LOCAL_MEM_SIZE 122 /* bytes a kernel's __local arrays may take */
 
 /* ---- CLGetInfoString properties -----------------------------------------------------------------
  * 0-13 are MQL5's ENUM_OPENCL_PROPERTY_STRING (with CL_PLATFORM_NAME); 100 and up are mqlcl's. */

@@ -3,6 +3,7 @@
 // objects, not the shared library.
 #define BOOST_TEST_MODULE bridge_core_units
 #include "arg_types.hpp"
+#include "devices.hpp"
 #include "errors.hpp"
 #include "handle_table.hpp"
 #include "ptx_rewrite.hpp"
@@ -85,6 +86,19 @@ BOOST_AUTO_TEST_CASE(utf16_round_trips_and_repairs) {
   // Malformed UTF-8 from a driver is repaired, not trusted.
   BOOST_TEST(write_utf16("\xC0\xAF\xFF", out, 32));
   BOOST_CHECK(std::u16string(out) == u"\uFFFD\uFFFD\uFFFD");
+}
+
+// NVIDIA's GPUs from Volta on let a kernel's own arrays take more than the 48 KiB the driver
+// reports; others, and NVIDIA parts the table does not know, keep what they report.
+BOOST_AUTO_TEST_CASE(kernel_local_memory_is_the_reported_size_except_where_known_larger) {
+  const cl_ulong reported = 48 << 10;
+  BOOST_TEST(mqlcl::kernel_local_memory(reported, 0x10DE, 90) == (227u << 10) - 1024);
+  BOOST_TEST(mqlcl::kernel_local_memory(reported, 0x10DE, 80) == (163u << 10) - 1024);
+  BOOST_TEST(mqlcl::kernel_local_memory(reported, 0x10DE, 75) == (64u << 10) - 1024);
+  BOOST_TEST(mqlcl::kernel_local_memory(reported, 0x10DE, 61) == reported); // Pascal
+  BOOST_TEST(mqlcl::kernel_local_memory(reported, 0x10DE, 0) == reported);  // no cl_nv query
+  BOOST_TEST(mqlcl::kernel_local_memory(reported, 0x1002, 90) == reported); // not NVIDIA
+  BOOST_TEST(mqlcl::kernel_local_memory(4u << 20, 0x10DE, 90) == 4u << 20); // never below
 }
 
 BOOST_AUTO_TEST_CASE(error_names) {

@@ -52,7 +52,7 @@ Device gpu() {
   Device device;
   device.type = CL_DEVICE_TYPE_GPU;
   device.max_work_group_size = 1024;
-  device.local_mem_size = 48 << 10;
+  device.local_mem_size = device.kernel_local_mem_size = 48 << 10;
   device.dedicated_local_memory = true;
   device.compute_units = 132;
   return device;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace mqlcl_test;
@@ -85,6 +86,44 @@ BOOST_AUTO_TEST_CASE(local_memory_argument_works) {
     for (uint32_t l = 0; l < group; ++l)
       BOOST_TEST(out[g * group + l] == in[g * group + group - 1 - l]);
   BOOST_TEST(CLGetInfoInteger(kernel, MQLCL_CL_KERNEL_LOCAL_MEM_SIZE) >= int64_t{group * 4});
+}
+
+// A kernel may declare as much local memory in its own arrays as the bridge says it may: every
+// word of it written and read back distinct. On NVIDIA GPUs this is more than __local arguments
+// may take (MQLCL_CL_DEVICE_KERNEL_LOCAL_MEM_SIZE), and this builds and runs the array the
+// bridge's table gives the device.
+BOOST_AUTO_TEST_CASE(a_kernel_may_declare_the_local_memory_the_bridge_reports) {
+  Context context = make_context();
+  const int64_t arguments = CLGetInfoInteger(context, MQLCL_CL_DEVICE_LOCAL_MEM_SIZE);
+  const int64_t arrays = CLGetInfoInteger(context, MQLCL_CL_DEVICE_KERNEL_LOCAL_MEM_SIZE);
+  BOOST_TEST_REQUIRE(arrays >= arguments);
+  const int64_t words = arrays / 4;
+  const std::string options = "-DWORDS=" + std::to_string(words) + "u";
+  const std::u16string wide_options(options.begin(), options.end());
+  const char16_t *source = uR"(
+__kernel void fill_local(__global uint *mismatches) {
+  __local uint scratch[WORDS];
+  const uint id = get_local_id(0), n = get_local_size(0);
+  for (uint i = id; i < WORDS; i += n)
+    scratch[i] = i * 2654435761u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint wrong = 0;
+  for (uint i = id; i < WORDS; i += n)
+    wrong += scratch[WORDS - 1 - i] != (WORDS - 1 - i) * 2654435761u;
+  mismatches[get_global_id(0)] = wrong;
+})";
+  Program program(CLProgramCreateEx(context, source, wide_options.c_str(), nullptr, 0));
+  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, "a " << arrays << "-byte array");
+  Kernel kernel = make_kernel(program, u"fill_local");
+  const uint32_t group = 64, groups = 2;
+  Buffer mismatches = make_buffer(context, group * groups * 4);
+  BOOST_TEST(CLSetKernelArgMem(kernel, 0, mismatches) == 1);
+  const uint32_t global[1] = {group * groups}, local[1] = {group};
+  BOOST_TEST_REQUIRE(CLExecute(kernel, 1, nullptr, global, local) == 1);
+  std::vector<uint32_t> wrong(group * groups, 1);
+  BOOST_TEST(CLBufferRead(mismatches, wrong.data(), 0, 0, group * groups, 4) == group * groups);
+  BOOST_TEST(std::count(wrong.begin(), wrong.end(), 0u) == group * groups);
+  BOOST_TEST(CLGetInfoInteger(kernel, MQLCL_CL_KERNEL_LOCAL_MEM_SIZE) >= arrays);
 }
 
 BOOST_AUTO_TEST_CASE(buffer_and_array_offsets_are_honoured) {

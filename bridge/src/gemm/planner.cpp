@@ -50,7 +50,7 @@ bool tiles_fit(const Device &device, const Params &p, size_t element_size) {
       !tiles_form_builds(p))
     return false;
   return tiles_threads(p) <= device.max_work_group_size &&
-         tiles_local_bytes(p, element_size) <= device.local_mem_size;
+         tiles_local_bytes(p, element_size) <= device.kernel_local_mem_size;
 }
 
 // Step 13's catalogue defaults; 64 x 64 tiles where 128 x 128 ones would leave compute units
@@ -101,7 +101,7 @@ bool tensor_fits(const Device &device, const Params &p, Family family) {
     return false;
   const uint64_t tile_b = three ? uint64_t(bn) * 16 * (bk / 8) : uint64_t(bn) * bk;
   const uint64_t local = uint64_t(stages) * (uint64_t(bm) * bk + tile_b) * 4 + 8 * stages;
-  return local <= device.local_mem_size && uint64_t(bm) * 2 <= device.max_work_group_size;
+  return local <= device.kernel_local_mem_size && uint64_t(bm) * 2 <= device.max_work_group_size;
 }
 
 bool is_tensor(Family family) {

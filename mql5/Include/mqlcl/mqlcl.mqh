@@ -114,6 +114,7 @@
 #define MQLCL_CL_LAST_ERROR_DESCRIPTION_LENGTH               119
 #define MQLCL_CL_GEMM_EXECUTION_TIME                         120
 #define MQLCL_CL_PROGRAM_FROM_CACHE                          121
+#define MQLCL_CL_DEVICE_KERNEL_LOCAL_MEM_SIZE                122
 
 //--- mqlcl::CLGetInfoString properties: 0-13 as MQL5's, 100 and up are the bridge's
 #define MQLCL_CL_PLATFORM_PROFILE                            0
