@@ -107,6 +107,24 @@ BOOST_AUTO_TEST_CASE(an_entry_of_the_calls_layout_wins_near_its_shape) {
   BOOST_TEST(tuned->origin.find("at 4096x4096x4096 NN") != std::string::npos, tuned->origin);
 }
 
+// A form's own entries were tuned by the replay in its layout, CLGemm's NT: for an NT call they
+// count as entries of its layout, so an NT entry of another size does not hide them (an H200's
+// 2000 NT set took 1000³ NT at 0.61x cuBLAS from the H100's 1000 set); for NN they do not.
+BOOST_AUTO_TEST_CASE(a_forms_own_entries_are_of_the_replays_layout_nt) {
+  std::vector<TunedEntry> entries = database();
+  TunedEntry nt = entry("NVIDIA H200", 4096, 8), nn = entry("NVIDIA H200", 4096, 9);
+  nt.form = "matr_mul_tuned NT";
+  nn.form = "matr_mul_tuned NN";
+  entries.push_back(nt);
+  entries.push_back(nn);
+  auto at = [&](uint32_t size, const std::string &layout) {
+    return chosen_bm(find_tuned({}, entries, kH200, size, size, size, kExactForm, layout));
+  };
+  BOOST_TEST(at(4096, "NT") == 8); // this device's, at the same shape
+  BOOST_TEST(at(8192, "NT") == 4); // 3 octaves from this device's NT set, 1 from the H100's own
+  BOOST_TEST(at(8192, "NN") == 9); // 3 octaves from the NN set, 4 + 1 from the H100's 8192
+}
+
 // A part's own entry of one layout does not hide the architecture's entries at other shapes: an
 // H200 with only an NN set for 4096 takes the H100's at 1000, a shape of other edges.
 BOOST_AUTO_TEST_CASE(a_parts_own_entries_win_only_near_their_shapes) {

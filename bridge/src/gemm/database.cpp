@@ -48,18 +48,27 @@ double octaves(uint32_t a, uint32_t b) {
 // only where no other is found, as its edge checks differ (1000 NN: 0.72x with the 4096 NN set).
 constexpr double kAnyLayoutOctaves = 4.0;
 constexpr double kOtherDeviceOctaves = 1.0;
+// The layout a form's own entries (`tune STEP`, through the replay) were tuned in: the article's,
+// A by rows and B by columns, which is CLGemm's NT. Counted as any layout, they lost NT calls to
+// nearby NT entries of another size (1000³ NT: 0.61x cuBLAS with the 2000 NT set on an H200).
+constexpr const char *kReplayLayout = "NT";
 
 // The entry of `entries` nearest in shape to m x n x k (octaves apart in M, N and K together, so
 // that 4096 x 4096 x 512 and 512 x 4096 x 4096 find their own entries; further for an entry not
-// of `of_layout` or not of `device`), or nullptr.
+// of another layout than `of_layout`'s, `form`'s own entries being of the replay's, or not of
+// `device`), or nullptr.
 const TunedEntry *nearest(const std::vector<const TunedEntry *> &entries, uint32_t m, uint32_t n,
-                          uint32_t k, const std::string &of_layout, const std::string &device) {
+                          uint32_t k, const std::string &form, const std::string &of_layout,
+                          const std::string &device) {
+  const std::string replay_layout = form + " " + kReplayLayout;
   const bool whole = whole_tiles(m, n, k);
   const TunedEntry *best = nullptr;
   double best_score = std::numeric_limits<double>::infinity();
   for (const TunedEntry *entry : entries) {
     double score = octaves(entry->m, m) + octaves(entry->n, n) + octaves(entry->k, k);
-    score += (entry->form != of_layout ? kAnyLayoutOctaves : 0) +
+    const bool of_the_layout =
+        entry->form == of_layout || (entry->form == form && of_layout == replay_layout);
+    score += (of_the_layout ? 0 : kAnyLayoutOctaves) +
              (entry->device != device ? kOtherDeviceOctaves : 0);
     if (whole_tiles(entry->m, entry->n, entry->k) != whole)
       score += 1000; // another edge shape: only when no entry shares the call's
@@ -130,14 +139,14 @@ std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
   const std::vector<const TunedEntry *> cached = matching(overlay, [&](const TunedEntry &e) {
     return is_form(e) && e.device == device.name && e.driver == device.driver;
   });
-  if (const TunedEntry *entry = nearest(cached, m, n, k, of_layout, device.name))
+  if (const TunedEntry *entry = nearest(cached, m, n, k, form, of_layout, device.name))
     return described("tuning cache", *entry);
   const std::vector<const TunedEntry *> compiled = matching(database, [&](const TunedEntry &e) {
     return is_form(e) && e.vendor_id == device.vendor_id &&
            (e.device == device.name ||
             (!device.architecture.empty() && e.architecture == device.architecture));
   });
-  if (const TunedEntry *entry = nearest(compiled, m, n, k, of_layout, device.name))
+  if (const TunedEntry *entry = nearest(compiled, m, n, k, form, of_layout, device.name))
     return described(entry->device == device.name ? "database, this device"
                                                   : "database, this architecture",
                      *entry);
