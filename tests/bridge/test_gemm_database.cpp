@@ -109,18 +109,22 @@ BOOST_AUTO_TEST_CASE(an_entry_of_the_calls_layout_wins_near_its_shape) {
 
 // A form's own entries were tuned by the replay in its layout, CLGemm's NT: for an NT call they
 // count as entries of its layout, so an NT entry of another size does not hide them (an H200's
-// 2000 NT set took 1000³ NT at 0.61x cuBLAS from the H100's 1000 set); for NN they do not.
+// 2000 NT set took 1000³ NT at 0.61x cuBLAS from the H100's 1000 set); for NN they do not. An NT
+// entry of the same shape, which CLGemm itself ran, still comes first.
 BOOST_AUTO_TEST_CASE(a_forms_own_entries_are_of_the_replays_layout_nt) {
   std::vector<TunedEntry> entries = database();
+  TunedEntry own = entry("NVIDIA H200", 4096, 10);
   TunedEntry nt = entry("NVIDIA H200", 4096, 8), nn = entry("NVIDIA H200", 4096, 9);
   nt.form = "matr_mul_tuned NT";
   nn.form = "matr_mul_tuned NN";
+  entries.push_back(own); // before the NT entry: it must lose on its merits, not by order
   entries.push_back(nt);
   entries.push_back(nn);
   auto at = [&](uint32_t size, const std::string &layout) {
     return chosen_bm(find_tuned({}, entries, kH200, size, size, size, kExactForm, layout));
   };
-  BOOST_TEST(at(4096, "NT") == 8); // this device's, at the same shape
+  BOOST_TEST(at(4096, "NT") == 8); // CLGemm's own NT set before the replay's of the same shape
+  BOOST_TEST(at(4096, "NN") == 9);
   BOOST_TEST(at(8192, "NT") == 4); // 3 octaves from this device's NT set, 1 from the H100's own
   BOOST_TEST(at(8192, "NN") == 9); // 3 octaves from the NN set, 4 + 1 from the H100's 8192
 }

@@ -51,12 +51,15 @@ constexpr double kOtherDeviceOctaves = 1.0;
 // The layout a form's own entries (`tune STEP`, through the replay) were tuned in: the article's,
 // A by rows and B by columns, which is CLGemm's NT. Counted as any layout, they lost NT calls to
 // nearby NT entries of another size (1000³ NT: 0.61x cuBLAS with the 2000 NT set on an H200).
+// They count a quarter octave further than an NT entry, which CLGemm itself ran, so that an NT
+// entry of the same shape wins (4096³ TF32 NT: 0.73x with the replay's set, 0.96x with CLGemm's).
 constexpr const char *kReplayLayout = "NT";
+constexpr double kReplayEntryOctaves = 0.25;
 
 // The entry of `entries` nearest in shape to m x n x k (octaves apart in M, N and K together, so
-// that 4096 x 4096 x 512 and 512 x 4096 x 4096 find their own entries; further for an entry not
-// of another layout than `of_layout`'s, `form`'s own entries being of the replay's, or not of
-// `device`), or nullptr.
+// that 4096 x 4096 x 512 and 512 x 4096 x 4096 find their own entries; further for an entry of
+// another layout than `of_layout`'s, `form`'s own entries being of the replay's, or of another
+// device than `device`), or nullptr.
 const TunedEntry *nearest(const std::vector<const TunedEntry *> &entries, uint32_t m, uint32_t n,
                           uint32_t k, const std::string &form, const std::string &of_layout,
                           const std::string &device) {
@@ -66,9 +69,10 @@ const TunedEntry *nearest(const std::vector<const TunedEntry *> &entries, uint32
   double best_score = std::numeric_limits<double>::infinity();
   for (const TunedEntry *entry : entries) {
     double score = octaves(entry->m, m) + octaves(entry->n, n) + octaves(entry->k, k);
-    const bool of_the_layout =
-        entry->form == of_layout || (entry->form == form && of_layout == replay_layout);
-    score += (of_the_layout ? 0 : kAnyLayoutOctaves) +
+    const bool of_the_replay = entry->form == form && of_layout == replay_layout;
+    score += (entry->form == of_layout ? 0
+              : of_the_replay          ? kReplayEntryOctaves
+                                       : kAnyLayoutOctaves) +
              (entry->device != device ? kOtherDeviceOctaves : 0);
     if (whole_tiles(entry->m, entry->n, entry->k) != whole)
       score += 1000; // another edge shape: only when no entry shares the call's
