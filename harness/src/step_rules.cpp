@@ -281,11 +281,11 @@ Problem tile_params_problem(const Step &step, const DeviceCaps &device) {
 Problem local_column_problem(const Step &step, const Sizes &padded, const DeviceCaps &device,
                              size_t element_size) {
   const uint64_t bytes = uint64_t{padded.colsrows} * element_size;
-  if (!step.local_column || bytes <= device.local_mem_bytes)
+  if (!step.local_column || bytes <= device.kernel_local_mem_bytes)
     return std::nullopt;
   return fmt::format("its __local colbuf[COLSROWS] needs {} bytes; the device has {} bytes of "
                      "local memory",
-                     bytes, device.local_mem_bytes);
+                     bytes, device.kernel_local_mem_bytes);
 }
 
 // The operand pass's buffers are uint32 bytes in MQL5's API, as the matrices' are.
