@@ -24,10 +24,11 @@
 // cores truncate the inputs as in step 16; TMA 2 types them TF32, and the copy rounds each value to
 // nearest on its way (cuBLAS's TF32 errors, at no cost). On an H100, 64-byte rows (BK 16) ran at
 // 229-232 TFLOP/s at 4096 in two stages, where step 17's contiguous copies of the same tiles ran at
-// 279: the copy engine is slower at gathering short rows. 128-byte rows (BK 32) fill 48 KiB in two
-// stages, so they run in one (STAGES 1: the slice is multiplied, then refilled), the work-groups on
-// a compute unit taking turns: 240-244 TFLOP/s with 128 x 128 tiles, 257-270 with 64 x 256 and
-// GROUP_M 64.
+// 279: the copy engine is slower at gathering short rows. 128-byte rows (BK 32) of 64 x 256 tiles
+// take 40 KiB a stage. NVIDIA's OpenCL reports 48 KiB of local memory but runs kernels whose own
+// __local arrays take up to 227 KiB on Hopper (MQLCL_CL_DEVICE_KERNEL_LOCAL_MEM_SIZE): on an
+// H200, through CLGemm at 4096, two stages ran at 351 TFLOP/s where one (STAGES 1: the slice is
+// multiplied, then refilled, the work-groups on a compute unit taking turns) ran at 283.
 //
 // SPLIT_B (TMA 1 with MODE 3, step 18's 3xTF32) reads A through its map as it is, each slice BK
 // deep, and splits it in registers after ldmatrix: its head is the raw value (the tensor cores
@@ -35,8 +36,8 @@
 // tails, BK / 8 of its 8-deep slices per stage, one bulk copy. So only B has a pass, and A's tile
 // is read from local memory once per slice, by ldmatrix, and written by the copy at half the size
 // of step 17's heads and tails. On an H100 at 4096: 110-116 TFLOP/s with the pass, where step 17
-// ran at 97-99 in the same runs; 64 x 128 tiles, 16-deep stages, two of them (48 KiB allow no
-// third), GROUP_M 64.
+// ran at 97-99 in the same runs, with 64 x 128 tiles in two 16-deep stages (48 KiB); on an H200
+// through CLGemm, two 32-deep stages (80 KiB) ran at 133 against 120.
 #if TILED || SPLIT_B
 #define KPS (16 / PARTS) // values of K per slice of a tiled operand (the pass's)
 #elif TMA
