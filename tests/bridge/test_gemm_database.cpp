@@ -125,7 +125,7 @@ BOOST_AUTO_TEST_CASE(a_forms_own_entries_are_of_the_replays_layout_nt) {
   };
   BOOST_TEST(at(4096, "NT") == 8); // CLGemm's own NT set before the replay's of the same shape
   BOOST_TEST(at(4096, "NN") == 9);
-  BOOST_TEST(at(8192, "NT") == 4); // 3 octaves from this device's NT set, 1 from the H100's own
+  BOOST_TEST(at(8192, "NT") == 4); // 3 octaves from this device's NT set, 1¼ from the H100's own
   BOOST_TEST(at(8192, "NN") == 9); // 3 octaves from the NN set, 4 + 1 from the H100's 8192
 }
 
