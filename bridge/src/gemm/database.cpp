@@ -63,13 +63,13 @@ constexpr double kReplayEntryOctaves = 0.25;
 const TunedEntry *nearest(const std::vector<const TunedEntry *> &entries, uint32_t m, uint32_t n,
                           uint32_t k, const std::string &form, const std::string &of_layout,
                           const std::string &device) {
-  const std::string replay_layout = form + " " + kReplayLayout;
+  const bool call_of_the_replays_layout = of_layout == form + " " + kReplayLayout;
   const bool whole = whole_tiles(m, n, k);
   const TunedEntry *best = nullptr;
   double best_score = std::numeric_limits<double>::infinity();
   for (const TunedEntry *entry : entries) {
     double score = octaves(entry->m, m) + octaves(entry->n, n) + octaves(entry->k, k);
-    const bool of_the_replay = entry->form == form && of_layout == replay_layout;
+    const bool of_the_replay = entry->form == form && call_of_the_replays_layout;
     score += (entry->form == of_layout ? 0
               : of_the_replay          ? kReplayEntryOctaves
                                        : kAnyLayoutOctaves) +
