@@ -48,6 +48,19 @@ int64_t chosen_bm(const std::optional<Tuned> &tuned) {
   return tuned->entry.params.at("BM");
 }
 
+// A size³ entry of the FP32 form tuned for one layout by tune --gemm ("matr_mul_tuned NN").
+TunedEntry layout_entry(const char *device, uint32_t size, int64_t bm, const std::string &layout) {
+  TunedEntry tuned = entry(device, size, bm);
+  tuned.form = std::string(kExactForm) + " " + layout;
+  return tuned;
+}
+
+// The BM of the set the lookup chooses among `entries` for `device`'s size³ product in `layout`.
+int64_t chosen_at(const std::vector<TunedEntry> &entries, const DeviceFacts &device, uint32_t size,
+                  const std::string &layout) {
+  return chosen_bm(find_tuned({}, entries, device, size, size, size, kExactForm, layout));
+}
+
 Device gpu() {
   Device device;
   device.type = CL_DEVICE_TYPE_GPU;
@@ -92,11 +105,9 @@ BOOST_AUTO_TEST_CASE(shapes_of_one_volume_find_their_own_entries) {
 // shape; at shapes far from it, the form's general entries do.
 BOOST_AUTO_TEST_CASE(an_entry_of_the_calls_layout_wins_near_its_shape) {
   std::vector<TunedEntry> entries = database();
-  TunedEntry nn = entry("NVIDIA H100 80GB HBM3", 4096, 7);
-  nn.form = "matr_mul_tuned NN";
-  entries.push_back(nn);
+  entries.push_back(layout_entry("NVIDIA H100 80GB HBM3", 4096, 7, "NN"));
   auto at = [&](uint32_t size, const std::string &layout) {
-    return chosen_bm(find_tuned({}, entries, kH100, size, size, size, kExactForm, layout));
+    return chosen_at(entries, kH100, size, layout);
   };
   BOOST_TEST(at(4096, "NN") == 7);
   BOOST_TEST(at(4096, "NT") == 1);
@@ -113,15 +124,12 @@ BOOST_AUTO_TEST_CASE(an_entry_of_the_calls_layout_wins_near_its_shape) {
 // entry of the same shape, which CLGemm itself ran, still comes first.
 BOOST_AUTO_TEST_CASE(a_forms_own_entries_are_of_the_replays_layout_nt) {
   std::vector<TunedEntry> entries = database();
-  TunedEntry own = entry("NVIDIA H200", 4096, 10);
-  TunedEntry nt = entry("NVIDIA H200", 4096, 8), nn = entry("NVIDIA H200", 4096, 9);
-  nt.form = "matr_mul_tuned NT";
-  nn.form = "matr_mul_tuned NN";
-  entries.push_back(own); // before the NT entry: it must lose on its merits, not by order
-  entries.push_back(nt);
-  entries.push_back(nn);
+  // The form's own entry before the NT one: it must lose on its merits, not by order.
+  entries.push_back(entry("NVIDIA H200", 4096, 10));
+  entries.push_back(layout_entry("NVIDIA H200", 4096, 8, "NT"));
+  entries.push_back(layout_entry("NVIDIA H200", 4096, 9, "NN"));
   auto at = [&](uint32_t size, const std::string &layout) {
-    return chosen_bm(find_tuned({}, entries, kH200, size, size, size, kExactForm, layout));
+    return chosen_at(entries, kH200, size, layout);
   };
   BOOST_TEST(at(4096, "NT") == 8); // CLGemm's own NT set before the replay's of the same shape
   BOOST_TEST(at(4096, "NN") == 9);
@@ -133,11 +141,9 @@ BOOST_AUTO_TEST_CASE(a_forms_own_entries_are_of_the_replays_layout_nt) {
 // H200 with only an NN set for 4096 takes the H100's at 1000, a shape of other edges.
 BOOST_AUTO_TEST_CASE(a_parts_own_entries_win_only_near_their_shapes) {
   std::vector<TunedEntry> entries = database();
-  TunedEntry nn = entry("NVIDIA H200", 4096, 9);
-  nn.form = "matr_mul_tuned NN";
-  entries.push_back(nn);
+  entries.push_back(layout_entry("NVIDIA H200", 4096, 9, "NN"));
   auto at = [&](uint32_t size, const std::string &layout) {
-    return chosen_bm(find_tuned({}, entries, kH200, size, size, size, kExactForm, layout));
+    return chosen_at(entries, kH200, size, layout);
   };
   BOOST_TEST(at(4096, "NN") == 9);
   BOOST_TEST(at(4096, "NT") == 1);

@@ -61,10 +61,11 @@ template <class T> std::vector<long double> naive_product(const Inputs<T> &in) {
   return c;
 }
 
-DeviceCaps cpu_like_caps() {
+// `local_bytes`: what __local arguments and a kernel's own arrays may take alike.
+DeviceCaps cpu_like_caps(uint64_t local_bytes = 32768) {
   DeviceCaps caps;
-  caps.local_mem_bytes = 32768;
-  caps.kernel_local_mem_bytes = 32768;
+  caps.local_mem_bytes = local_bytes;
+  caps.kernel_local_mem_bytes = local_bytes;
   caps.max_work_group_size = 256;
   caps.max_work_item_sizes = {256, 256, 256};
   caps.max_alloc_bytes = uint64_t{1} << 30;
@@ -321,9 +322,7 @@ BOOST_AUTO_TEST_CASE(padding_rounds_sizes_up) {
 }
 
 BOOST_AUTO_TEST_CASE(flush_0_is_taken_only_by_the_kernel_that_sums_on_the_tensor_cores) {
-  DeviceCaps caps = cpu_like_caps();
-  caps.local_mem_bytes = 49152;
-  caps.kernel_local_mem_bytes = 49152;
+  DeviceCaps caps = cpu_like_caps(49152);
   const Step &mma_sync = *find_step(replay_steps(), "matr_mul_3xtf32");
   const Step &wgmma = *find_step(replay_steps(), "matr_mul_wgmma_3xtf32");
   for (const Step *step : {&mma_sync, &wgmma}) {
@@ -335,9 +334,7 @@ BOOST_AUTO_TEST_CASE(flush_0_is_taken_only_by_the_kernel_that_sums_on_the_tensor
 }
 
 BOOST_AUTO_TEST_CASE(the_tiled_kernel_takes_only_its_own_steps_parameters) {
-  DeviceCaps caps = cpu_like_caps();
-  caps.local_mem_bytes = 49152;
-  caps.kernel_local_mem_bytes = 49152;
+  DeviceCaps caps = cpu_like_caps(49152);
   const Step &tf32 = *find_step(replay_steps(), "matr_mul_wgmma_tiled_tf32");
   const Step &split = *find_step(replay_steps(), "matr_mul_wgmma_tiled_3xtf32");
   BOOST_TEST(tf32.params_valid(tf32.params, caps));
@@ -363,9 +360,7 @@ BOOST_AUTO_TEST_CASE(the_tiled_kernel_takes_only_its_own_steps_parameters) {
 }
 
 BOOST_AUTO_TEST_CASE(the_tensor_map_step_reads_its_operands_through_maps_with_no_pass) {
-  DeviceCaps caps = cpu_like_caps();
-  caps.local_mem_bytes = 49152;
-  caps.kernel_local_mem_bytes = 49152;
+  DeviceCaps caps = cpu_like_caps(49152);
   const Step &mapped = *find_step(replay_steps(), "matr_mul_wgmma_tma_tf32");
   BOOST_TEST(mapped.params_valid(mapped.params, caps));
   BOOST_TEST(mapped.params.at("TMA") == 2); // TF32-typed maps: the copy rounds
@@ -390,9 +385,7 @@ BOOST_AUTO_TEST_CASE(the_tensor_map_step_reads_its_operands_through_maps_with_no
 }
 
 BOOST_AUTO_TEST_CASE(the_tensor_map_3xtf32_step_maps_a_and_passes_only_b) {
-  DeviceCaps caps = cpu_like_caps();
-  caps.local_mem_bytes = 49152;
-  caps.kernel_local_mem_bytes = 49152;
+  DeviceCaps caps = cpu_like_caps(49152);
   const Step &split = *find_step(replay_steps(), "matr_mul_wgmma_tma_3xtf32");
   BOOST_TEST(split.params_valid(split.params, caps));
   BOOST_TEST((arithmetic_of(split).inputs == InputRounding::none));    // FP32's tolerance
@@ -458,11 +451,9 @@ BOOST_AUTO_TEST_CASE(an_operand_pass_sizes_its_copies_and_only_when_its_parts_as
       !pass_scratch(*find_step(replay_steps(), "matr_mul_wgmma_tf32"), {64, 64, 64}).active());
   BOOST_TEST(!pass_scratch(*find_step(replay_steps(), "matr_mul_tuned"), {64, 64, 64}).active());
   // Its copies count against the device's largest allocation like the matrices.
-  DeviceCaps caps = cpu_like_caps();
+  DeviceCaps caps = cpu_like_caps(49152);
   caps.vendor_id = 0x10DE;
   caps.compute_capability = 90;
-  caps.local_mem_bytes = 49152;
-  caps.kernel_local_mem_bytes = 49152;
   caps.max_alloc_bytes = uint64_t{1000} * 1004 * 4;
   std::vector<std::string> problems = device_problems(rounded, {1000, 997, 1000}, caps, 4, false);
   BOOST_TEST(problems.empty()); // 997 pads to 1000: copies of 1000 x 1000
