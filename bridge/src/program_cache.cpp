@@ -217,11 +217,11 @@ void write_atomically(const fs::path &folder, const std::string &name, const std
         out && out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) && out.flush();
   }
   if (written) {
+    // Windows refuses to replace a file that another thread or process has open or is renaming
+    // into place: that writer's entry is as whole as ours, so ours goes. Removing the target to
+    // retry could remove that entry and leave none (six threads writing one entry under Wine:
+    // none left in 1 run of 10).
     fs::rename(temporary, target, error);
-    if (error) { // Windows refuses to replace a file another process has open: retry once
-      fs::remove(target, error);
-      fs::rename(temporary, target, error);
-    }
     written = !error;
   }
   if (!written)
