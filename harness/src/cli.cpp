@@ -261,6 +261,9 @@ void check_combinations(const CommandLine &command, const std::vector<Step> &cat
                             "matr_mul_wgmma_tma_tf32 (TF32) and matr_mul_wgmma_tma_3xtf32 "
                             "(FP32-accurate)",
                             step->name));
+    if (command.options.double_precision && (!command.gemm_layout || step->name != kGemmForms[0]))
+      bad_input("tune --double: the double product is tuned as CLGemm runs it, apart from the "
+                "FP32 one: mqlcl-replay tune matr_mul_tuned --gemm LAYOUT --double");
   } else if (command.gemm_layout) {
     bad_input("--gemm LAYOUT belongs to mqlcl-replay tune");
   }
@@ -412,7 +415,7 @@ tune        measures every valid parameter set of a step on the device and cache
             matr_mul_wgmma_tma_tf32, matr_mul_wgmma_tma_3xtf32) for that layout of A and B
             (T: stored transposed): from the set it runs now, one parameter at a time, each
             trial a fresh CLGemm verified element by element; its cache entry is what CLGemm
-            reads first
+            reads first; with --double, the double product (matr_mul_tuned only)
 bench       times the steps beyond the article against CLBlast, cuBLAS, OpenBLAS and the
             device's FP32 limit in one run; --output saves the figures as JSON, --chart
             draws them (GFLOPS per step, anchor and size, the limits as lines)

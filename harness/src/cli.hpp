@@ -19,6 +19,9 @@ enum class Mode { replay, tune, bench, gemm, gemm_database };
 // FP32, TF32 and FP32-accurate; `tune --gemm` tunes these only.
 inline constexpr const char *kGemmForms[] = {"matr_mul_tuned", "matr_mul_wgmma_tma_tf32",
                                              "matr_mul_wgmma_tma_3xtf32"};
+// The key of the double product's sets (kExactDoubleForm there): `tune matr_mul_tuned --gemm
+// LAYOUT --double` keeps them apart from the FP32 product's.
+inline constexpr const char *kGemmDoubleForm = "matr_mul_tuned double";
 // CLGemm's layouts of A and B (T: stored transposed), as `tune --gemm` takes them and as the
 // tuning cache keys the sets tuned for one ("matr_mul_tuned NN").
 inline constexpr const char *kGemmLayouts[] = {"NN", "NT", "TN", "TT"};

@@ -17,9 +17,12 @@ namespace mqlcl::replay {
 
 namespace {
 
-// One of kGemmForms, alone or with the layout `tune --gemm` tuned it for ("matr_mul_tuned NN").
+// One of kGemmForms or kGemmDoubleForm, alone or with the layout `tune --gemm` tuned it for
+// ("matr_mul_tuned NN").
 bool is_gemm_form(const std::string &key) {
-  for (const std::string form : kGemmForms) {
+  std::vector<std::string> forms(std::begin(kGemmForms), std::end(kGemmForms));
+  forms.push_back(kGemmDoubleForm);
+  for (const std::string &form : forms) {
     if (key == form)
       return true;
     for (const char *layout : kGemmLayouts)

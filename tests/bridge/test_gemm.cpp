@@ -349,6 +349,35 @@ BOOST_AUTO_TEST_CASE(a_tuned_set_says_whether_operands_are_copied) {
   std::filesystem::remove(cache);
 }
 
+// The double product takes the sets tuned for it (`tune --gemm LAYOUT --double`, "matr_mul_tuned
+// double NN"), and the FP32 product does not: the same shape in float runs its own plan.
+BOOST_AUTO_TEST_CASE(the_double_product_takes_its_own_tuned_sets) {
+  const auto cache = std::filesystem::temp_directory_path() /
+                     ("mqlcl-test-double-" + std::to_string(std::random_device{}()) + ".json");
+  std::string key;
+  {
+    Context probe = make_context();
+    key = info_string(probe, MQLCL_CL_DEVICE_NAME);
+    while (!key.empty() && key.back() == ' ')
+      key.pop_back();
+    key += " | " + info_string(probe, MQLCL_CL_DRIVER_VERSION);
+  }
+  std::ofstream(cache) << "{\"" << key
+                       << "\": {\"matr_mul_tuned double NN\": " << tiles_entry(16, 1) << "}}";
+  ScopedEnvironment overlay("MQLCL_TUNE_CACHE", cache.string());
+  Context context = make_context();
+  for (bool double_precision : {true, false}) {
+    Case c{64, 64, 64};
+    c.double_precision = double_precision;
+    run_case(context, c);
+    const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
+    const bool tuned = plan.find("(tuning cache") != std::string::npos &&
+                       plan.find(" BK=16 ") != std::string::npos;
+    BOOST_TEST(tuned == double_precision, c << ": " << plan);
+  }
+  std::filesystem::remove(cache);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // The refusals: each returns 0 with its code, and C keeps its values.

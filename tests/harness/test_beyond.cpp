@@ -651,6 +651,30 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_caches_a_set_that_clgemm_then_runs) {
                name << " in " << run.plan);
 }
 
+// tune --gemm --double: the double product's winner is cached under its own key, which the double
+// product then runs and the FP32 product of the same shape does not.
+BOOST_AUTO_TEST_CASE(the_gemm_tuner_keeps_the_double_products_set_apart) {
+  ScratchCache cache("gemm-tune-double-cache.json");
+  const std::vector<Step> &catalogue = replay_steps();
+  CommandLine command =
+      parse_command_line({"tune", "matr_mul_tuned", "--gemm", "NN", "--double", "--size", "24",
+                          "--device", std::to_string(device().ordinal)},
+                         catalogue);
+  BOOST_TEST_REQUIRE(run_tune_command(command, catalogue) == 0);
+  Json root = Json::parse(std::ifstream(cache.path));
+  const Json &tuned = root.at(device().caps.tuning_key);
+  BOOST_TEST(tuned.contains("matr_mul_tuned double NN"));
+  BOOST_TEST(!tuned.contains("matr_mul_tuned NN"));
+  for (bool double_precision : {true, false}) {
+    const GemmProduct product(GeneralGemm{24, 24, 24, 1, false, false, double_precision},
+                              MQLCL_GEMM_EXACT);
+    LibraryRun run = product.run_library(bridge(), device().ordinal, 1);
+    BOOST_TEST_REQUIRE(run.ok, run.why_not);
+    BOOST_TEST(product.check(run.product).verified);
+    BOOST_TEST((run.plan.find("(tuning cache") != std::string::npos) == double_precision, run.plan);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(the_cache_answers_with_the_nearest_tuned_sizes) {
   ScratchCache cache("nearest-cache.json");
   for (uint32_t n : {64u, 512u, 4096u}) {

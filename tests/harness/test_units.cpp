@@ -824,6 +824,14 @@ BOOST_AUTO_TEST_CASE(tune_gemm_takes_the_steps_clgemm_runs_and_a_layout) {
                         parse({"matr_mul_tuned", "--gemm", "NN"});
                       }),
                       "belongs to mqlcl-replay tune"));
+  // The double product is tuned through CLGemm only, under its own key.
+  BOOST_TEST(
+      parse({"tune", "matr_mul_tuned", "--gemm", "NN", "--double"}).options.double_precision);
+  for (std::vector<std::string> wrong :
+       {std::vector<std::string>{"tune", "matr_mul_tuned", "--double"},
+        {"tune", "matr_mul_wgmma_tma_tf32", "--gemm", "NN", "--double"}})
+    BOOST_TEST(
+        contains(error_of([&] { parse(wrong); }), "tune matr_mul_tuned --gemm LAYOUT --double"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -7,7 +7,7 @@
 // that share the call's whole-tile shape (M, N multiples of 128 and K of 16), as the kernels'
 // edge checks do.
 // Entries are kept per form, the tuner's step whose parameters they are: the FP32 product's
-// (matr_mul_tuned) and the tensor-core products' (kTensorForms).
+// (matr_mul_tuned), the double product's (kExactDoubleForm) and the tensor-core products'.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,11 @@ using Params = std::map<std::string, int64_t>;
 inline constexpr const char *kExactForm = "matr_mul_tuned";
 inline constexpr const char *kTf32Form = "matr_mul_wgmma_tma_tf32";
 inline constexpr const char *kAccurateForm = "matr_mul_wgmma_tma_3xtf32";
-inline constexpr const char *kTunedForms[] = {kExactForm, kTf32Form, kAccurateForm};
+// The double product's sets (step 13's kernel in double: `tune matr_mul_tuned --gemm LAYOUT
+// --double`), kept apart from the FP32 product's, whose tiles and code forms differ in speed.
+inline constexpr const char *kExactDoubleForm = "matr_mul_tuned double";
+inline constexpr const char *kTunedForms[] = {kExactForm, kExactDoubleForm, kTf32Form,
+                                              kAccurateForm};
 // An entry tuned for one layout of A and B (`tune --gemm LAYOUT`) is kept under its form and the
 // layout, "matr_mul_tuned NN" (NN, NT, TN, TT: A, then B; T stored transposed): calls of that
 // layout take it before the form's entries of any layout (find_tuned).

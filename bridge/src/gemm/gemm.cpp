@@ -84,8 +84,9 @@ cl_kernel product_kernel(const Context &context, ContextState &state, const Call
 // The element type's own arithmetic: step 13's tiles on GPUs, step 14's CPU form elsewhere.
 void run_exact_product(const Context &context, ContextState &state, const Call &call, bool &first) {
   const Shape shape{call.m, call.n, call.k, call.batch, call.double_precision ? 8u : 4u};
-  Plan plan = plan_product(*context.device, shape, tuned_for(context, state, call, kExactForm),
-                           forced_family());
+  const char *form = call.double_precision ? kExactDoubleForm : kExactForm;
+  Plan plan =
+      plan_product(*context.device, shape, tuned_for(context, state, call, form), forced_family());
   Operands operands;
   cl_kernel kernel = product_kernel(context, state, call, plan, shape, operands);
   state.last_plan = plan_text(plan);

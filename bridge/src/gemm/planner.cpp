@@ -54,7 +54,8 @@ bool tiles_fit(const Device &device, const Params &p, size_t element_size) {
 }
 
 // Step 13's catalogue defaults; 64 x 64 tiles where 128 x 128 ones would leave compute units
-// idle, and 8-deep slices for double, whose 16-deep tiles need 66 KiB of local memory.
+// idle, and 8-deep slices for double, whose 16-deep tiles need 66 KiB of local memory (more than
+// most devices offer; a device that has it finds its double sets in the database).
 Params tiles_defaults(const Device &device, const Shape &shape) {
   Params p{{"BM", 128},   {"BN", 128},    {"BK", 16},       {"TM", 8},        {"TN", 8},
            {"PAD", 4},    {"GROUP_M", 8}, {"WARP_ROWS", 2}, {"FMA_ORDER", 0}, {"POINTERS", 0},
@@ -202,8 +203,7 @@ Plan default_plan(const Device &device, const Shape &shape, std::optional<Family
 
 Plan plan_product(const Device &device, const Shape &shape, const std::optional<Tuned> &tuned,
                   std::optional<Family> forced) {
-  if (!tuned || shape.element_size != 4 ||
-      (forced && tuned->entry.kernel_file != kernel_file_of(*forced)))
+  if (!tuned || (forced && tuned->entry.kernel_file != kernel_file_of(*forced)))
     return default_plan(device, shape, forced);
   Plan plan;
   plan.origin = tuned->origin;

@@ -47,7 +47,8 @@ struct Plan {
 };
 
 // The plan for `shape` on `device`; `tuned` is the lookup's result (database.hpp), if any.
-// Tuned entries of double-sized elements are not taken: the database holds float products.
+// A double product's `tuned` is of its own form (kExactDoubleForm); a set whose tiles do not fit
+// the device's local memory at the element's size runs the defaults.
 // `forced` (MQLCL_GEMM_KERNEL) runs that family whatever the device's memory, where it fits.
 Plan plan_product(const Device &device, const Shape &shape, const std::optional<Tuned> &tuned,
                   std::optional<Family> forced = std::nullopt);
