@@ -248,13 +248,18 @@ BOOST_AUTO_TEST_CASE(the_caches_of_record_load_with_numbers_or_strings_of_them) 
     BOOST_TEST(entry.driver == "580.159.04");
     BOOST_TEST(!entry.params.empty(), entry.form << " " << entry.m);
   }
-  // Only the forms CLGemm takes: matr_mul_tuned's 6 sizes, and those tuned by tune --gemm for
-  // NN (1) and TN (2), 3xTF32's 3 and TF32's 1.
+  // Only the forms CLGemm takes: each form's own (matr_mul_tuned's 6 sizes, 3xTF32's 3, TF32's
+  // 1) and those tuned by tune --gemm for one layout, the double product's among them.
   BOOST_TEST((per_form == std::map<std::string, int>{{kExactForm, 6},
-                                                     {"matr_mul_tuned NN", 1},
-                                                     {"matr_mul_tuned TN", 2},
+                                                     {"matr_mul_tuned NN", 2},
+                                                     {"matr_mul_tuned NT", 2},
+                                                     {"matr_mul_tuned TN", 3},
+                                                     {"matr_mul_tuned double NN", 2},
                                                      {kAccurateForm, 3},
-                                                     {kTf32Form, 1}}));
+                                                     {"matr_mul_wgmma_tma_3xtf32 NT", 3},
+                                                     {kTf32Form, 1},
+                                                     {"matr_mul_wgmma_tma_tf32 NN", 1},
+                                                     {"matr_mul_wgmma_tma_tf32 NT", 1}}));
   BOOST_TEST_REQUIRE(!h100.empty()); // in the file's order: 4096 first, its BM "128"
   BOOST_TEST((h100[0].m == 4096u && h100[0].params.at("BM") == 128));
   BOOST_TEST(h100[0].params.at("CARRY") == 1);
@@ -336,9 +341,17 @@ BOOST_AUTO_TEST_CASE(the_planner_takes_tuned_sets_that_fit_and_defaults_otherwis
   BOOST_TEST(plan_product(device, shape, tuned).origin == "defaults");
   tuned.entry.params["GATHER"] = 1;
   BOOST_TEST(plan_product(device, shape, tuned).origin == "test");
-  // Double takes the defaults, in 8-deep slices.
-  plan = plan_product(device, Shape{4096, 4096, 4096, 1, 8}, std::nullopt);
+  // Double takes the defaults, in 8-deep slices, where it has no set of its own; a set of its
+  // own where its tiles fit at 8 bytes an element: 128 x 64 x 16 needs 50 KiB, not in 48 KiB.
+  const Shape doubles{4096, 4096, 4096, 1, 8};
+  plan = plan_product(device, doubles, std::nullopt);
   BOOST_TEST(plan.params.at("BK") == 8);
+  BOOST_TEST(plan_product(device, doubles, tuned).origin == "defaults");
+  Device hopper = device;
+  hopper.kernel_local_mem_size = 226 << 10;
+  plan = plan_product(hopper, doubles, tuned);
+  BOOST_TEST(plan.origin == "test");
+  BOOST_TEST(plan.params.at("BK") == 16);
   // Few tiles: 64 x 64.
   plan = default_plan(device, Shape{256, 256, 4096, 1, 4});
   BOOST_TEST(plan.params.at("BM") == 64);
@@ -365,6 +378,16 @@ BOOST_AUTO_TEST_CASE(each_form_looks_up_its_own_entries) {
   BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 1000, 1000, 1000)) == 2);
   BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 4096, 4096, 4096, kAccurateForm)) == 64);
   BOOST_TEST(!find_tuned({}, entries, kH100, 4096, 4096, 4096, kTf32Form).has_value());
+  // The double product's sets are its own: neither product takes the other's.
+  BOOST_TEST(!find_tuned({}, entries, kH100, 4096, 4096, 4096, kExactDoubleForm, "NN"));
+  TunedEntry doubles = layout_entry("NVIDIA H100 80GB HBM3", 4096, 96, "NN");
+  doubles.form = std::string(kExactDoubleForm) + " NN";
+  entries.push_back(doubles);
+  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 4096, 4096, 4096, kExactDoubleForm, "NN")) ==
+             96);
+  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH200, 1000, 1000, 1000, kExactDoubleForm, "NN")) ==
+             96);
+  BOOST_TEST(chosen_at(entries, kH100, 4096, "NN") != 96);
 }
 
 BOOST_AUTO_TEST_CASE(the_tensor_core_plans_take_tuned_sets_of_their_own_family_only) {
