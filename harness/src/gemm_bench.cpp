@@ -27,8 +27,8 @@ struct GemmCase {
 // The squares at `sizes` both ways (B as stored by rows, and transposed), FP32-accurate at each
 // with B transposed, then on GPUs TF32 and FP32-accurate at 4096 both ways and the network
 // shapes with each operand transposed; double at the first size (and on GPUs at 4096) and a
-// batch. On CPUs FP32-accurate runs at the
-// largest size only (it is the exact product there) and TF32 not at all.
+// batch. On CPUs FP32-accurate runs at the largest size only (it is the exact product there) and
+// TF32 not at all.
 std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu) {
   std::vector<GemmCase> cases;
   for (uint32_t n : sizes)

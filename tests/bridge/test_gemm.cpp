@@ -320,17 +320,19 @@ std::string tiles_entry(int bk, int copy) {
          std::to_string(copy) + "}}}";
 }
 
+// The tuning cache's key of the test device: "NAME | DRIVER", as the tuner writes it.
+std::string tuning_key() {
+  Context probe = make_context();
+  std::string key = info_string(probe, MQLCL_CL_DEVICE_NAME);
+  while (!key.empty() && key.back() == ' ')
+    key.pop_back();
+  return key + " | " + info_string(probe, MQLCL_CL_DRIVER_VERSION);
+}
+
 BOOST_AUTO_TEST_CASE(a_tuned_set_says_whether_operands_are_copied) {
   const auto cache = std::filesystem::temp_directory_path() /
                      ("mqlcl-test-copy-" + std::to_string(std::random_device{}()) + ".json");
-  std::string key;
-  {
-    Context probe = make_context();
-    key = info_string(probe, MQLCL_CL_DEVICE_NAME);
-    while (!key.empty() && key.back() == ' ')
-      key.pop_back();
-    key += " | " + info_string(probe, MQLCL_CL_DRIVER_VERSION);
-  }
+  const std::string key = tuning_key();
   for (int copy : {0, 1}) {
     std::ofstream(cache) << "{\"" << key << "\": {\"matr_mul_tuned\": " << tiles_entry(8, copy)
                          << ", \"matr_mul_tuned TN\": " << tiles_entry(16, copy) << "}}";
@@ -354,14 +356,7 @@ BOOST_AUTO_TEST_CASE(a_tuned_set_says_whether_operands_are_copied) {
 BOOST_AUTO_TEST_CASE(the_double_product_takes_its_own_tuned_sets) {
   const auto cache = std::filesystem::temp_directory_path() /
                      ("mqlcl-test-double-" + std::to_string(std::random_device{}()) + ".json");
-  std::string key;
-  {
-    Context probe = make_context();
-    key = info_string(probe, MQLCL_CL_DEVICE_NAME);
-    while (!key.empty() && key.back() == ' ')
-      key.pop_back();
-    key += " | " + info_string(probe, MQLCL_CL_DRIVER_VERSION);
-  }
+  const std::string key = tuning_key();
   std::ofstream(cache) << "{\"" << key
                        << "\": {\"matr_mul_tuned double NN\": " << tiles_entry(16, 1) << "}}";
   ScopedEnvironment overlay("MQLCL_TUNE_CACHE", cache.string());
