@@ -255,6 +255,8 @@ BOOST_AUTO_TEST_CASE(the_caches_of_record_load_with_numbers_or_strings_of_them) 
                                                      {"matr_mul_tuned NT", 2},
                                                      {"matr_mul_tuned TN", 3},
                                                      {"matr_mul_tuned double NN", 2},
+                                                     {"matr_mul_tuned double NT", 1},
+                                                     {"matr_mul_tuned double TN", 1},
                                                      {kAccurateForm, 3},
                                                      {"matr_mul_wgmma_tma_3xtf32 NT", 3},
                                                      {kTf32Form, 1},
