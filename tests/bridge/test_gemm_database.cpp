@@ -258,6 +258,7 @@ BOOST_AUTO_TEST_CASE(the_caches_of_record_load_with_numbers_or_strings_of_them) 
                                                      {"matr_mul_tuned double NT", 1},
                                                      {"matr_mul_tuned double TN", 1},
                                                      {kAccurateForm, 3},
+                                                     {"matr_mul_wgmma_tma_3xtf32 NN", 1},
                                                      {"matr_mul_wgmma_tma_3xtf32 NT", 3},
                                                      {kTf32Form, 1},
                                                      {"matr_mul_wgmma_tma_tf32 NN", 1},
