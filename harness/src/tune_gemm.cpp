@@ -121,9 +121,9 @@ struct GemmTuner {
     ScopedVariable no_program_cache("MQLCL_PROGRAM_CACHE", "off");
     LibraryRun run = product.run_library(bridge, device.ordinal, repeat);
     // A set CLGemm did not take (its tiles do not fit at this element size) ran another's.
-    if (params && run.ok && run.plan.find("(tuning cache") == std::string::npos) {
+    if (params && run.ok && parse_plan(run.plan).params != *params) {
       run.ok = false;
-      run.why_not = "not taken: " + run.plan.substr(run.plan.find(" ("));
+      run.why_not = "not taken: CLGemm ran " + run.plan;
     }
     Checked checked = product.check(run.product);
     ++trials;

@@ -48,17 +48,19 @@ int64_t chosen_bm(const std::optional<Tuned> &tuned) {
   return tuned->entry.params.at("BM");
 }
 
-// A size³ entry of the FP32 form tuned for one layout by tune --gemm ("matr_mul_tuned NN").
-TunedEntry layout_entry(const char *device, uint32_t size, int64_t bm, const std::string &layout) {
+// A size³ entry of `form` tuned for one layout by tune --gemm ("matr_mul_tuned NN").
+TunedEntry layout_entry(const char *device, uint32_t size, int64_t bm, const std::string &layout,
+                        const char *form = kExactForm) {
   TunedEntry tuned = entry(device, size, bm);
-  tuned.form = std::string(kExactForm) + " " + layout;
+  tuned.form = std::string(form) + " " + layout;
   return tuned;
 }
 
-// The BM of the set the lookup chooses among `entries` for `device`'s size³ product in `layout`.
+// The BM of the set the lookup chooses among `entries` of `form` for `device`'s size³ product in
+// `layout`.
 int64_t chosen_at(const std::vector<TunedEntry> &entries, const DeviceFacts &device, uint32_t size,
-                  const std::string &layout) {
-  return chosen_bm(find_tuned({}, entries, device, size, size, size, kExactForm, layout));
+                  const std::string &layout, const char *form = kExactForm) {
+  return chosen_bm(find_tuned({}, entries, device, size, size, size, form, layout));
 }
 
 Device gpu() {
@@ -383,13 +385,9 @@ BOOST_AUTO_TEST_CASE(each_form_looks_up_its_own_entries) {
   BOOST_TEST(!find_tuned({}, entries, kH100, 4096, 4096, 4096, kTf32Form).has_value());
   // The double product's sets are its own: neither product takes the other's.
   BOOST_TEST(!find_tuned({}, entries, kH100, 4096, 4096, 4096, kExactDoubleForm, "NN"));
-  TunedEntry doubles = layout_entry("NVIDIA H100 80GB HBM3", 4096, 96, "NN");
-  doubles.form = std::string(kExactDoubleForm) + " NN";
-  entries.push_back(doubles);
-  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 4096, 4096, 4096, kExactDoubleForm, "NN")) ==
-             96);
-  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH200, 1000, 1000, 1000, kExactDoubleForm, "NN")) ==
-             96);
+  entries.push_back(layout_entry("NVIDIA H100 80GB HBM3", 4096, 96, "NN", kExactDoubleForm));
+  BOOST_TEST(chosen_at(entries, kH100, 4096, "NN", kExactDoubleForm) == 96);
+  BOOST_TEST(chosen_at(entries, kH200, 1000, "NN", kExactDoubleForm) == 96);
   BOOST_TEST(chosen_at(entries, kH100, 4096, "NN") != 96);
 }
 
