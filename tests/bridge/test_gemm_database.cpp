@@ -253,7 +253,7 @@ BOOST_AUTO_TEST_CASE(the_caches_of_record_load_with_numbers_or_strings_of_them) 
   // Only the forms CLGemm takes: each form's own (matr_mul_tuned's 6 sizes, 3xTF32's 3, TF32's
   // 1) and those tuned by tune --gemm for one layout, the double product's among them.
   BOOST_TEST((per_form == std::map<std::string, int>{{kExactForm, 6},
-                                                     {"matr_mul_tuned NN", 2},
+                                                     {"matr_mul_tuned NN", 3},
                                                      {"matr_mul_tuned NT", 2},
                                                      {"matr_mul_tuned TN", 3},
                                                      {"matr_mul_tuned double NN", 2},
