@@ -16,10 +16,19 @@
 
 namespace mqlcl::replay {
 
+class GemmProduct; // gemm_product.hpp
+
 // Both return the process exit code; they throw Error like the replay command does.
 int run_tune_command(const CommandLine &command, const std::vector<Step> &catalogue);
 // tune STEP --gemm LAYOUT (tune_gemm.cpp): the library's CLGemm tuned in place.
 int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &catalogue);
+// Where tune --gemm starts its descents for `product`, whose set CLGemm runs now is `running`:
+// that set, then the sets CLGemm runs for the product's other layouts and, for a double product,
+// for the FP32 product of its layout, where they are of `family`'s kernel; on step 13's kernel,
+// for a layout with an operand that has K down its rows, each both copying it and not (COPY).
+std::vector<Params> gemm_tune_starts(const Bridge &bridge, const DeviceInfo &device,
+                                     const Step &family, const GemmProduct &product,
+                                     const Params &running);
 int run_bench_command(const CommandLine &command, const std::vector<Step> &catalogue);
 int run_gemm_command(const CommandLine &command); // gemm_bench.cpp
 // gemm_database.cpp: the database source from command.tuning_files, and the command that writes it.

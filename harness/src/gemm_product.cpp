@@ -204,6 +204,20 @@ LibraryRun GemmProduct::run_library(const Bridge &bridge, int32_t device, uint32
                    repeat);
 }
 
+std::optional<std::string> library_plan(const Bridge &bridge, int32_t device,
+                                        const GeneralGemm &shape, int32_t precision) {
+  const size_t a_size = size_t{shape.m} * shape.k * shape.batch;
+  const size_t b_size = size_t{shape.k} * shape.n * shape.batch;
+  LibraryRun run = shape.double_precision
+                       ? run_typed(bridge, device, shape, precision, std::vector<double>(a_size),
+                                   std::vector<double>(b_size), 0)
+                       : run_typed(bridge, device, shape, precision, std::vector<float>(a_size),
+                                   std::vector<float>(b_size), 0);
+  if (!run.ok)
+    return std::nullopt;
+  return run.plan;
+}
+
 AnchorResult library_gemm(const Bridge &bridge, int32_t device, const GemmProblem &problem,
                           int32_t precision, uint32_t repeat) {
   const GeneralGemm shape{problem.m, problem.n, problem.k, 1, false, true};

@@ -9,6 +9,7 @@
 #include "runner.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,11 @@ private:
   std::vector<double> tf32_reference_; // TF32 only: the product of the rounded inputs
   double tf32_tolerance_ = 0;
 };
+
+// The plan CLGemm runs for `shape` in `precision` (CL_GEMM_PLAN: "FILE NAME=value ... (origin)"),
+// from one call on zeros, with no reference computed; std::nullopt where the call fails.
+std::optional<std::string> library_plan(const Bridge &bridge, int32_t device,
+                                        const GeneralGemm &shape, int32_t precision);
 
 // One product through CLGemm as `bench` times it beside the steps: the problem's A by rows times
 // B by columns, `precision` one of MQLCL_GEMM_*, `repeat` timed calls after a first that builds;

@@ -3,12 +3,14 @@
 // CLGemm runs there today (CL_GEMM_PLAN: the user's tuning cache's, the database's or the
 // defaults), then tries each tunable of the step's kernel at its other values, one parameter at
 // a time, keeping a change only where the product verifies and is faster, and goes round again
-// until a round keeps nothing; on step 13's kernel, where an operand has K down its rows, once
-// copying it first and once reading it as it is (COPY). Each trial is a fresh context whose tuning
-// cache holds that one set (MQLCL_TUNE_CACHE, for the trial only), so the product is built and run
-// exactly as an MQL5 program's would be. The winner goes into the user's tuning cache, which CLGemm
-// searches first and `gemm-database` turns into the compiled database. With --double, the double
-// product is tuned (kept as "matr_mul_tuned double LAYOUT"), from its own set and the FP32 one's.
+// until a round keeps nothing; then likewise from the sets CLGemm runs for the shape's other
+// layouts (gemm_tune_starts); on step 13's kernel, where an operand has K down its rows, each
+// once copying it first and once reading it as it is (COPY). Each trial is a fresh context whose
+// tuning cache holds that one set (MQLCL_TUNE_CACHE, for the trial only), so the product is built
+// and run exactly as an MQL5 program's would be. The winner goes into the user's tuning cache,
+// which CLGemm searches first and `gemm-database` turns into the compiled database. With --double,
+// the double product is tuned (kept as "matr_mul_tuned double LAYOUT"), from its own set and the
+// FP32 one's.
 #include "commands.hpp"
 
 #include "error.hpp"
@@ -18,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -155,17 +158,18 @@ std::vector<Tunable> tunables_of(const Step &family) {
   return all;
 }
 
-// Where the descents start: the set CLGemm runs; on step 13's kernel, where an operand has K down
-// its rows, that set both copying it first and reading it as it is (COPY 1 and 0), since each
-// way has its own best tiles (on an H100, 4096 x 4096 x 512 TN: 8-deep slices read directly).
-std::vector<Params> starting_sets(const Step &family, const GeneralGemm &shape,
-                                  const Params &running) {
+// A set as a start for `shape`: on step 13's kernel, where an operand has K down its rows, the
+// set both copying it first and reading it as it is (COPY 1 and 0), since each way has its own best
+// tiles (on an H100, 4096 x 4096 x 512 TN: 8-deep slices read directly); elsewhere without COPY.
+std::vector<Params> starting_sets(const Step &family, const GeneralGemm &shape, Params set) {
   const bool k_down = shape.transpose_a || !shape.transpose_b;
-  if (family.kernel_file != "matr_mul_double_buffered.cl" || !k_down)
-    return {running};
+  if (family.kernel_file != "matr_mul_double_buffered.cl" || !k_down) {
+    set.erase("COPY");
+    return {set};
+  }
   std::vector<Params> starts;
   for (int64_t copy : {1, 0}) {
-    starts.push_back(running);
+    starts.push_back(set);
     starts.back()["COPY"] = copy;
   }
   return starts;
@@ -210,19 +214,46 @@ std::optional<Found> descend(GemmTuner &tuner, const Params &start,
   return best;
 }
 
-// The set the FP32 product of the same shape and layout runs: the double product's descent also
-// starts there, since the code forms tuned for FP32 carry over and one parameter at a time does
-// not reach them from the defaults (an H100 at 4096: 21.5 TFLOP/s with the 4096 FP32 set's forms
-// in 16-deep slices, 18.6 with the defaults in 8-deep ones, 17.1 with the defaults in 16-deep).
-std::optional<RanPlan> float_plan(const Bridge &bridge, const DeviceInfo &device,
-                                  const GemmProduct &product) {
-  GeneralGemm shape = product.shape();
-  shape.double_precision = false;
-  const GemmProduct float_product(shape, MQLCL_GEMM_EXACT);
-  LibraryRun run = float_product.run_library(bridge, device.ordinal, 1);
-  if (!run.ok)
+// The set CLGemm runs for `shape` in `precision`, if it runs.
+std::optional<RanPlan> plan_for(const Bridge &bridge, const DeviceInfo &device,
+                                const GeneralGemm &shape, int32_t precision) {
+  std::optional<std::string> text = library_plan(bridge, device.ordinal, shape, precision);
+  if (!text)
     return std::nullopt;
-  return parse_plan(run.plan);
+  return parse_plan(*text);
+}
+
+// Where the descents start, after the set CLGemm runs for the product itself: the sets it runs for
+// the product's other layouts, whose tiles may suit this one too (an H100 at 4096: NN read as
+// stored in NT's 128 x 128 x 16 tiles ran at 36.5 TFLOP/s, and its descent ended at 51.5 against
+// 49.6 from NN's own 64 x 128 x 8 set); for a double product also the set the FP32 product of its
+// layout runs, whose code forms carry over where one parameter at a time from the defaults stops
+// short (4096: 21.5 TFLOP/s with the FP32 set's forms, 18.6 with the defaults).
+std::vector<Params> other_starts(const Bridge &bridge, const DeviceInfo &device, const Step &family,
+                                 const GemmProduct &product) {
+  const GeneralGemm &shape = product.shape();
+  std::vector<GeneralGemm> others;
+  if (shape.double_precision) {
+    others.push_back(shape);
+    others.back().double_precision = false;
+  }
+  for (bool transpose_a : {false, true})
+    for (bool transpose_b : {false, true})
+      if (transpose_a != shape.transpose_a || transpose_b != shape.transpose_b) {
+        others.push_back(shape);
+        others.back().transpose_a = transpose_a;
+        others.back().transpose_b = transpose_b;
+      }
+  std::vector<Params> starts;
+  for (const GeneralGemm &other : others) {
+    std::optional<RanPlan> plan = plan_for(bridge, device, other, product.precision());
+    if (!plan || plan->kernel_file != family.kernel_file)
+      continue;
+    for (const Params &start : starting_sets(family, shape, plan->params))
+      if (std::find(starts.begin(), starts.end(), start) == starts.end())
+        starts.push_back(start);
+  }
+  return starts;
 }
 
 const Step &family_of(const std::vector<Step> &families, const std::string &kernel_file) {
@@ -234,6 +265,16 @@ const Step &family_of(const std::vector<Step> &families, const std::string &kern
 }
 
 } // namespace
+
+std::vector<Params> gemm_tune_starts(const Bridge &bridge, const DeviceInfo &device,
+                                     const Step &family, const GemmProduct &product,
+                                     const Params &running) {
+  std::vector<Params> starts = starting_sets(family, product.shape(), running);
+  for (const Params &from : other_starts(bridge, device, family, product))
+    if (std::find(starts.begin(), starts.end(), from) == starts.end())
+      starts.push_back(from);
+  return starts;
+}
 
 int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &catalogue) {
   const Step &step = *find_step(catalogue, command.steps.front());
@@ -266,13 +307,7 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
   tuner.trials = probe.trials;
   tuner.tried.insert(plan.params);
   Found best{plan.params, *start};
-  std::vector<Params> starts = starting_sets(tuner.family, product.shape(), plan.params);
-  if (double_precision)
-    if (std::optional<RanPlan> fp32 = float_plan(bridge, device, product);
-        fp32 && fp32->kernel_file == plan.kernel_file)
-      for (const Params &from : starting_sets(tuner.family, product.shape(), fp32->params))
-        starts.push_back(from);
-  for (const Params &from : starts)
+  for (const Params &from : gemm_tune_starts(bridge, device, tuner.family, product, plan.params))
     if (std::optional<Found> found =
             descend(tuner, from, from == plan.params ? start : std::nullopt))
       if (found->seconds < best.seconds)

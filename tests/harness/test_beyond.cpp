@@ -675,6 +675,28 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_keeps_the_double_products_set_apart) {
   }
 }
 
+// tune --gemm also descends from the sets CLGemm runs for the shape's other layouts, after the
+// product's own: a set the tuning cache holds for NT is a start of the NN tune, once.
+BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_other_layouts_sets) {
+  ScratchCache cache("gemm-tune-starts-cache.json");
+  const Params for_nt{{"LX", 8}, {"LY", 1}, {"RM", 2}, {"RN", 8}, {"VK", 16}};
+  store_tuned(cache.path, device().caps.tuning_key, "matr_mul_tuned NT",
+              TunedEntry{"matr_mul_tuned.cl", for_nt, {24, 24, 24}, 0, ""});
+  const GemmProduct nn(GeneralGemm{24, 24, 24, 1, false, false}, MQLCL_GEMM_EXACT);
+  const std::vector<Step> families =
+      tuning_families(*find_step(replay_steps(), "matr_mul_tuned"), device().caps);
+  const Step &registers = families.back();
+  BOOST_TEST_REQUIRE(registers.kernel_file == "matr_mul_tuned.cl");
+  const Params running{{"LX", 16}, {"LY", 4}, {"RM", 4}, {"RN", 4}, {"VK", 16}};
+
+  const std::vector<Params> starts = gemm_tune_starts(bridge(), device(), registers, nn, running);
+  BOOST_TEST_REQUIRE(!starts.empty());
+  BOOST_TEST((starts.front() == running));
+  BOOST_TEST(std::count(starts.begin(), starts.end(), for_nt) == 1);
+  for (const Params &start : starts)
+    BOOST_TEST(std::count(starts.begin(), starts.end(), start) == 1);
+}
+
 BOOST_AUTO_TEST_CASE(the_cache_answers_with_the_nearest_tuned_sizes) {
   ScratchCache cache("nearest-cache.json");
   for (uint32_t n : {64u, 512u, 4096u}) {
