@@ -16,6 +16,7 @@
 #include "error.hpp"
 #include "gemm_product.hpp"
 #include "paths.hpp"
+#include "scoped_environment.hpp"
 #include "tuning.hpp"
 
 #include <fmt/format.h>
@@ -67,33 +68,6 @@ RanPlan parse_plan(const std::string &text) {
   return plan;
 }
 
-// An environment variable set for the scope, then restored.
-class ScopedVariable {
-public:
-  ScopedVariable(const char *name, const std::string &value) : name_(name) {
-    if (const char *old = std::getenv(name))
-      old_ = old;
-    set(value.c_str());
-  }
-  ~ScopedVariable() { set(old_ ? old_->c_str() : nullptr); }
-  ScopedVariable(const ScopedVariable &) = delete;
-  ScopedVariable &operator=(const ScopedVariable &) = delete;
-
-private:
-  void set(const char *value) {
-#ifdef _WIN32
-    _putenv_s(name_.c_str(), value != nullptr ? value : "");
-#else
-    if (value != nullptr)
-      setenv(name_.c_str(), value, 1);
-    else
-      unsetenv(name_.c_str());
-#endif
-  }
-  std::string name_;
-  std::optional<std::string> old_;
-};
-
 struct GemmTuner {
   GemmTuner(const Bridge &bridge_, const DeviceInfo &device_, const Step &family_,
             std::string form_, const GemmProduct &product_, uint32_t repeat_,
@@ -113,7 +87,7 @@ struct GemmTuner {
 
   // The product with `params` (none: as CLGemm runs it now); its best time, or none.
   std::optional<double> run(const std::optional<Params> &params, std::string *plan = nullptr) {
-    std::optional<ScopedVariable> cache;
+    std::optional<ScopedEnvironment> cache;
     if (params) {
       std::filesystem::remove(trial_cache);
       TunedEntry entry{family.kernel_file, *params, sizes(), 0, ""};
@@ -121,7 +95,7 @@ struct GemmTuner {
       cache.emplace("MQLCL_TUNE_CACHE", trial_cache.string());
       tried.insert(*params);
     }
-    ScopedVariable no_program_cache("MQLCL_PROGRAM_CACHE", "off");
+    ScopedEnvironment no_program_cache("MQLCL_PROGRAM_CACHE", "off");
     LibraryRun run = product.run_library(bridge, device.ordinal, repeat);
     // A set CLGemm did not take (its tiles do not fit at this element size) ran another's.
     if (params && run.ok && parse_plan(run.plan).params != *params) {
