@@ -197,14 +197,14 @@ std::optional<RanPlan> plan_for(const Bridge &bridge, const DeviceInfo &device,
   return parse_plan(*text);
 }
 
-// Where the descents start, after the set CLGemm runs for the product itself: the sets it runs for
-// the product's other layouts, whose tiles may suit this one too (an H100 at 4096: NN read as
-// stored in NT's 128 x 128 x 16 tiles ran at 36.5 TFLOP/s, and its descent ended at 51.5 against
-// 49.6 from NN's own 64 x 128 x 8 set); for a double product also the set the FP32 product of its
-// layout runs, whose code forms carry over where one parameter at a time from the defaults stops
-// short (4096: 21.5 TFLOP/s with the FP32 set's forms, 18.6 with the defaults).
-std::vector<Params> other_starts(const Bridge &bridge, const DeviceInfo &device, const Step &family,
-                                 const GemmProduct &product) {
+// The sets CLGemm runs for the product's other layouts, of `family`'s kernel: their tiles may suit
+// this one too (an H100 at 4096: NN read as stored in NT's 128 x 128 x 16 tiles ran at 36.5
+// TFLOP/s, and its descent ended at 51.5 against 49.6 from NN's own 64 x 128 x 8 set); for a double
+// product first the set the FP32 product of its layout runs, whose code forms carry over where one
+// parameter at a time from the defaults stops short (4096: 21.5 TFLOP/s with the FP32 set's forms,
+// 18.6 with the defaults).
+std::vector<Params> other_sets(const Bridge &bridge, const DeviceInfo &device, const Step &family,
+                               const GemmProduct &product) {
   const GeneralGemm &shape = product.shape();
   std::vector<GeneralGemm> others;
   if (shape.double_precision) {
@@ -218,16 +218,12 @@ std::vector<Params> other_starts(const Bridge &bridge, const DeviceInfo &device,
         others.back().transpose_a = transpose_a;
         others.back().transpose_b = transpose_b;
       }
-  std::vector<Params> starts;
-  for (const GeneralGemm &other : others) {
-    std::optional<RanPlan> plan = plan_for(bridge, device, other, product.precision());
-    if (!plan || plan->kernel_file != family.kernel_file)
-      continue;
-    for (const Params &start : starting_sets(family, shape, plan->params))
-      if (std::find(starts.begin(), starts.end(), start) == starts.end())
-        starts.push_back(start);
-  }
-  return starts;
+  std::vector<Params> sets;
+  for (const GeneralGemm &other : others)
+    if (std::optional<RanPlan> plan = plan_for(bridge, device, other, product.precision());
+        plan && plan->kernel_file == family.kernel_file)
+      sets.push_back(plan->params);
+  return sets;
 }
 
 const Step &family_of(const std::vector<Step> &families, const std::string &kernel_file) {
@@ -243,10 +239,14 @@ const Step &family_of(const std::vector<Step> &families, const std::string &kern
 std::vector<Params> gemm_tune_starts(const Bridge &bridge, const DeviceInfo &device,
                                      const Step &family, const GemmProduct &product,
                                      const Params &running) {
-  std::vector<Params> starts = starting_sets(family, product.shape(), running);
-  for (const Params &from : other_starts(bridge, device, family, product))
-    if (std::find(starts.begin(), starts.end(), from) == starts.end())
-      starts.push_back(from);
+  std::vector<Params> sets{running};
+  for (Params &set : other_sets(bridge, device, family, product))
+    sets.push_back(std::move(set));
+  std::vector<Params> starts;
+  for (const Params &set : sets)
+    for (const Params &start : starting_sets(family, product.shape(), set))
+      if (std::find(starts.begin(), starts.end(), start) == starts.end())
+        starts.push_back(start);
   return starts;
 }
 
