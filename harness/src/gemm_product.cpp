@@ -1,5 +1,6 @@
 #include "gemm_product.hpp"
 
+#include "error.hpp"
 #include "verify.hpp"
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <sstream>
 #include <thread>
 
 namespace mqlcl::replay {
@@ -216,6 +218,32 @@ std::optional<std::string> library_plan(const Bridge &bridge, int32_t device,
   if (!run.ok)
     return std::nullopt;
   return run.plan;
+}
+
+LibraryPlan parse_library_plan(const std::string &text) {
+  LibraryPlan plan;
+  std::istringstream words(text);
+  std::string word;
+  words >> plan.kernel_file;
+  while (words >> word && word.front() != '(') {
+    size_t equals = word.find('=');
+    if (equals == std::string::npos)
+      throw Error(ExitCode::bridge_failure, fmt::format("CL_GEMM_PLAN: unreadable: {}", text));
+    plan.params[word.substr(0, equals)] = std::stoll(word.substr(equals + 1));
+  }
+  if (size_t open = text.find(" ("); open != std::string::npos && text.back() == ')')
+    plan.origin = text.substr(open + 2, text.size() - open - 3);
+  return plan;
+}
+
+std::optional<LibraryPlan> replay_plan(const Bridge &bridge, int32_t device, const Sizes &sizes,
+                                       bool double_precision) {
+  const GeneralGemm shape{sizes.rows1, sizes.cols2, sizes.colsrows,  1,
+                          false,       true,        double_precision};
+  std::optional<std::string> text = library_plan(bridge, device, shape, MQLCL_GEMM_EXACT);
+  if (!text)
+    return std::nullopt;
+  return parse_library_plan(*text);
 }
 
 AnchorResult library_gemm(const Bridge &bridge, int32_t device, const GemmProblem &problem,

@@ -7,6 +7,7 @@
 #include "anchors.hpp"
 #include "bridge.hpp"
 #include "runner.hpp"
+#include "tuning.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -69,6 +70,14 @@ private:
 // from one call on zeros, with no reference computed; std::nullopt where the call fails.
 std::optional<std::string> library_plan(const Bridge &bridge, int32_t device,
                                         const GeneralGemm &shape, int32_t precision);
+
+// CL_GEMM_PLAN's text read; an Error where it is not "FILE NAME=value ... (origin)".
+LibraryPlan parse_library_plan(const std::string &text);
+
+// The plan CLGemm runs for the product the replay's steps make at `sizes` (A by rows, B by
+// columns: CLGemm's NT), exact, in float or double; std::nullopt where the call fails.
+std::optional<LibraryPlan> replay_plan(const Bridge &bridge, int32_t device, const Sizes &sizes,
+                                       bool double_precision);
 
 // One product through CLGemm as `bench` times it beside the steps: the problem's A by rows times
 // B by columns, `precision` one of MQLCL_GEMM_*, `repeat` timed calls after a first that builds;

@@ -1,5 +1,6 @@
 #include "runner.hpp"
 
+#include "gemm_product.hpp"
 #include "kernel_source.hpp"
 #include "matrices.hpp"
 #include "platform.hpp"
@@ -305,11 +306,15 @@ Handle open_context(const Bridge &bridge, int32_t device) {
 }
 
 // The step as it runs on this device: the tuned step picks its kernel and parameters once the
-// device is known, and --param goes over them.
-Step on_device(const Step &chosen, const Options &options, const DeviceCaps &caps, StepRun &run) {
+// device is known (from the tuning cache, else as the library's CLGemm would run the product),
+// and --param goes over them.
+Step on_device(const Bridge &bridge, const Step &chosen, const Options &options,
+               const DeviceCaps &caps, StepRun &run) {
   Step step = chosen;
   if (chosen.tuning != DeviceTuning::none) {
-    step = for_device(chosen, caps, options.sizes);
+    step = for_device(chosen, caps, options.sizes, [&] {
+      return replay_plan(bridge, options.device, options.sizes, options.double_precision);
+    });
     run.source = step.source;
   }
   for (const auto &[name, value] : options.params)
@@ -641,7 +646,7 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
   Handle context = open_context(bridge_, options.device);
   run.device = read_device(context.get());
   const DeviceCaps &caps = run.device->caps;
-  const Step step = on_device(chosen, options, caps, run);
+  const Step step = on_device(bridge_, chosen, options, caps, run);
   reject_if(
       device_problems(step, padded, caps, sizeof(T), options.double_precision, options.local));
   GeometryInput geometry_input{padded, options.local, caps, step.params, sizeof(T)};

@@ -28,7 +28,6 @@
 #include <optional>
 #include <random>
 #include <set>
-#include <sstream>
 
 namespace mqlcl::replay {
 
@@ -46,26 +45,6 @@ int32_t precision_of(const std::string &step) {
   if (step == "matr_mul_wgmma_tma_3xtf32")
     return MQLCL_GEMM_ACCURATE;
   return MQLCL_GEMM_EXACT;
-}
-
-// CL_GEMM_PLAN's "FILE NAME=value ... (origin)".
-struct RanPlan {
-  std::string kernel_file;
-  Params params;
-};
-
-RanPlan parse_plan(const std::string &text) {
-  RanPlan plan;
-  std::istringstream words(text);
-  std::string word;
-  words >> plan.kernel_file;
-  while (words >> word && word.front() != '(') {
-    size_t equals = word.find('=');
-    if (equals == std::string::npos)
-      throw Error(ExitCode::bridge_failure, fmt::format("CL_GEMM_PLAN: unreadable: {}", text));
-    plan.params[word.substr(0, equals)] = std::stoll(word.substr(equals + 1));
-  }
-  return plan;
 }
 
 struct GemmTuner {
@@ -98,7 +77,7 @@ struct GemmTuner {
     ScopedEnvironment no_program_cache("MQLCL_PROGRAM_CACHE", "off");
     LibraryRun run = product.run_library(bridge, device.ordinal, repeat);
     // A set CLGemm did not take (its tiles do not fit at this element size) ran another's.
-    if (params && run.ok && parse_plan(run.plan).params != *params) {
+    if (params && run.ok && parse_library_plan(run.plan).params != *params) {
       run.ok = false;
       run.why_not = "not taken: CLGemm ran " + run.plan;
     }
@@ -189,12 +168,12 @@ std::optional<Found> descend(GemmTuner &tuner, const Params &start,
 }
 
 // The set CLGemm runs for `shape` in `precision`, if it runs.
-std::optional<RanPlan> plan_for(const Bridge &bridge, const DeviceInfo &device,
-                                const GeneralGemm &shape, int32_t precision) {
+std::optional<LibraryPlan> plan_for(const Bridge &bridge, const DeviceInfo &device,
+                                    const GeneralGemm &shape, int32_t precision) {
   std::optional<std::string> text = library_plan(bridge, device.ordinal, shape, precision);
   if (!text)
     return std::nullopt;
-  return parse_plan(*text);
+  return parse_library_plan(*text);
 }
 
 // The sets CLGemm runs for the product's other layouts, of `family`'s kernel: their tiles may suit
@@ -220,7 +199,7 @@ std::vector<Params> other_sets(const Bridge &bridge, const DeviceInfo &device, c
       }
   std::vector<Params> sets;
   for (const GeneralGemm &other : others)
-    if (std::optional<RanPlan> plan = plan_for(bridge, device, other, product.precision());
+    if (std::optional<LibraryPlan> plan = plan_for(bridge, device, other, product.precision());
         plan && plan->kernel_file == family.kernel_file)
       sets.push_back(plan->params);
   return sets;
@@ -270,7 +249,7 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
   std::optional<double> start = probe.run(std::nullopt, &plan_text);
   if (!start)
     throw Error(ExitCode::bridge_failure, "CLGemm did not run and verify with its own plan");
-  RanPlan plan = parse_plan(plan_text);
+  LibraryPlan plan = parse_library_plan(plan_text);
   DeviceCaps either_memory = device.caps; // MQLCL_GEMM_KERNEL=tiles runs step 13's on any device
   either_memory.dedicated_local_memory = true;
   const std::vector<Step> families = tuning_families(step, either_memory);

@@ -157,21 +157,40 @@ std::vector<Step> tuned_families(const Step &tuned, const DeviceCaps &device) {
 
 namespace {
 
-Step tuned_for_device(const Step &tuned, const DeviceCaps &device, const Sizes &sizes) {
+// The family of `families` whose kernel is `kernel_file`, with `params` over its own; nullptr
+// where none is.
+Step *family_with(std::vector<Step> &families, const std::string &kernel_file,
+                  const Params &params) {
+  for (Step &family : families)
+    if (family.kernel_file == kernel_file) {
+      for (const auto &[name, value] : params)
+        family.params[name] = value;
+      return &family;
+    }
+  return nullptr;
+}
+
+Step tuned_for_device(const Step &tuned, const DeviceCaps &device, const Sizes &sizes,
+                      const LibraryPlanSource &library) {
   std::vector<Step> families = tuned_families(tuned, device);
   std::filesystem::path cache = tuning_cache_path();
   if (auto entry = lookup_tuned(cache, device.tuning_key, tuned.name, sizes))
-    for (Step &family : families)
-      if (family.kernel_file == entry->kernel_file) {
-        for (const auto &[name, value] : entry->params)
-          family.params[name] = value;
-        family.source =
-            fmt::format("{}: kernels/{} as tuned for this device at {}x{}x{} ({:.1f} "
-                        "GFLOPS, {}; cache {})",
-                        tuned.source, family.kernel_file, entry->sizes.rows1, entry->sizes.colsrows,
-                        entry->sizes.cols2, entry->gflops, entry->measured, cache.string());
-        return family;
-      }
+    if (Step *family = family_with(families, entry->kernel_file, entry->params)) {
+      family->source =
+          fmt::format("{}: kernels/{} as tuned for this device at {}x{}x{} ({:.1f} "
+                      "GFLOPS, {}; cache {})",
+                      tuned.source, family->kernel_file, entry->sizes.rows1, entry->sizes.colsrows,
+                      entry->sizes.cols2, entry->gflops, entry->measured, cache.string());
+      return *family;
+    }
+  // Not tuned here: the set the library's CLGemm runs for this product, which its compiled
+  // database holds for the device (or its architecture), so the step is fast out of the box.
+  if (std::optional<LibraryPlan> plan = library ? library() : std::nullopt)
+    if (Step *family = family_with(families, plan->kernel_file, plan->params)) {
+      family->source = fmt::format("{}: kernels/{} as the library's CLGemm runs it ({})",
+                                   tuned.source, family->kernel_file, plan->origin);
+      return *family;
+    }
   // Untuned: tiles where local memory is dedicated (smaller ones when a 128 x 128 grid would
   // leave compute units idle), the register-blocked CPU form elsewhere.
   Step chosen = families.front();
@@ -203,10 +222,11 @@ Step cached_for_device(const Step &step, const DeviceCaps &device, const Sizes &
 
 } // namespace
 
-Step for_device(const Step &step, const DeviceCaps &device, const Sizes &sizes) {
+Step for_device(const Step &step, const DeviceCaps &device, const Sizes &sizes,
+                const LibraryPlanSource &library) {
   switch (step.tuning) {
   case DeviceTuning::families:
-    return tuned_for_device(step, device, sizes);
+    return tuned_for_device(step, device, sizes, library);
   case DeviceTuning::cached:
     return cached_for_device(step, device, sizes);
   case DeviceTuning::none:

@@ -1,12 +1,13 @@
 // Per-device tuning: `mqlcl-replay tune STEP` measures a step's tunable parameters on the device
 // at hand and caches the fastest set, keyed by device and driver and by sizes; the tuned step
-// (matr_mul_tuned) reads the cache when it runs, and falls back to defaults chosen from the
-// device's kind when nothing was tuned.
+// (matr_mul_tuned) reads the cache when it runs, and falls back to the set the library's CLGemm
+// runs for the device (its compiled database's) when nothing was tuned here.
 #pragma once
 
 #include "catalogue.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,14 +47,28 @@ inline std::string cpu_architecture(uint32_t preferred_vector_width_float) {
              : std::string("cpu");
 }
 
+// A kernel file and its parameters as CLGemm names the set it runs (CL_GEMM_PLAN), and where it
+// found it ("database, this device: ...", "defaults", ...).
+struct LibraryPlan {
+  std::string kernel_file;
+  Params params;
+  std::string origin;
+};
+
+// CLGemm's plan for the product the tuned step is about to replay, asked only where the tuning
+// cache has no set for it; std::nullopt where CLGemm does not run.
+using LibraryPlanSource = std::function<std::optional<LibraryPlan>()>;
+
 // The kernel families the tuned step chooses among on `device`: step 13's tiles where local
 // memory is dedicated, and always this step's own CPU form (matr_mul_tuned.cl).
 std::vector<Step> tuned_families(const Step &tuned, const DeviceCaps &device);
 
 // The step as it runs on `device` at `sizes` (Step::tuning): matr_mul_tuned as the cached winner
-// for this device or with defaults by device kind; a tensor-core step with its cached parameters,
-// if tuned; any other step as it is. The result's tuning is none.
-Step for_device(const Step &step, const DeviceCaps &device, const Sizes &sizes);
+// for this device, else with the set CLGemm runs for the product (`library`: its database's for
+// the device, or its defaults), else with defaults by device kind; a tensor-core step with its
+// cached parameters, if tuned; any other step as it is. The result's tuning is none.
+Step for_device(const Step &step, const DeviceCaps &device, const Sizes &sizes,
+                const LibraryPlanSource &library);
 
 // The variants `tune STEP` measures: the tuned step's families, or the step itself.
 std::vector<Step> tuning_families(const Step &step, const DeviceCaps &device);

@@ -598,16 +598,27 @@ BOOST_AUTO_TEST_CASE(local_is_refused_where_tiles_set_the_work_groups) {
   }
 }
 
+// Not tuned here, the tuned step runs the set the library's CLGemm runs for its product (NT, as
+// the replay stores B by columns): the database's for the device, with no tune run.
 BOOST_AUTO_TEST_CASE(the_tuned_step_uses_its_cache_and_says_so) {
   ScratchCache cache("tuned-cache.json");
   Options options = options_for(96, 64, 80);
   StepRun untuned = replay("matr_mul_tuned", options);
   BOOST_TEST_REQUIRE((untuned.status == Status::verified), untuned.message);
-  BOOST_TEST(untuned.source.find("untuned defaults") != std::string::npos, untuned.source);
+  BOOST_TEST(untuned.source.find("as the library's CLGemm runs it") != std::string::npos,
+             untuned.source);
   // Where local memory is part of global memory (CPUs), the CPU form; else step 13's tiles.
   BOOST_TEST(
       untuned.kernel_file ==
       (device().caps.dedicated_local_memory ? "matr_mul_double_buffered.cl" : "matr_mul_tuned.cl"));
+  std::optional<LibraryPlan> plan = replay_plan(bridge(), options.device, options.sizes, false);
+  BOOST_TEST_REQUIRE(plan.has_value());
+  BOOST_TEST(plan->kernel_file == untuned.kernel_file);
+  BOOST_TEST(untuned.source.find(plan->origin) != std::string::npos, untuned.source);
+  for (const auto &[name, value] : plan->params)
+    BOOST_TEST((untuned.build_options + " ").find(fmt::format("-D{}={} ", name, value)) !=
+                   std::string::npos,
+               name << " in " << untuned.build_options);
 
   TunedEntry entry;
   entry.kernel_file = "matr_mul_tuned.cl"; // the CPU form exists on every device
@@ -622,6 +633,39 @@ BOOST_AUTO_TEST_CASE(the_tuned_step_uses_its_cache_and_says_so) {
   BOOST_TEST(tuned.build_options.find("-DRM=2 -DRN=2 -DVK=8") != std::string::npos,
              tuned.build_options);
   BOOST_TEST(tuned.geometry.local[0] == 4u);
+}
+
+// The library is asked only where the cache has nothing; a plan of no family of the step's (or
+// none) leaves the step's own defaults.
+BOOST_AUTO_TEST_CASE(the_tuned_step_keeps_its_defaults_where_the_library_names_no_set_of_its) {
+  ScratchCache cache("tuned-fallback-cache.json");
+  const Step &tuned = *find_step(replay_steps(), "matr_mul_tuned");
+  const DeviceCaps &caps = device().caps;
+  const Sizes sizes{96, 64, 80};
+  int asked = 0;
+  auto none = [&] {
+    ++asked;
+    return std::optional<LibraryPlan>();
+  };
+  auto foreign = [&] {
+    ++asked;
+    return std::optional<LibraryPlan>(LibraryPlan{"matr_mul_wgmma_tf32.cl", {{"BM", 64}}, "test"});
+  };
+  BOOST_TEST(for_device(tuned, caps, sizes, none).source.find("untuned defaults") !=
+             std::string::npos);
+  BOOST_TEST(for_device(tuned, caps, sizes, foreign).source.find("untuned defaults") !=
+             std::string::npos);
+  BOOST_TEST(asked == 2);
+
+  TunedEntry entry{"matr_mul_tuned.cl",
+                   {{"RM", 2}, {"RN", 2}, {"VK", 8}, {"LX", 4}, {"LY", 4}},
+                   sizes,
+                   1,
+                   "2026-01-01T00:00:00Z"};
+  store_tuned(cache.path, caps.tuning_key, "matr_mul_tuned", entry);
+  Step cached = for_device(tuned, caps, sizes, foreign);
+  BOOST_TEST(asked == 2);
+  BOOST_TEST(cached.params.at("VK") == 8);
 }
 
 // tune --gemm: CLGemm tuned in place from the set it runs, its winner cached where CLGemm then
