@@ -206,20 +206,6 @@ LibraryRun GemmProduct::run_library(const Bridge &bridge, int32_t device, uint32
                    repeat);
 }
 
-std::optional<std::string> library_plan(const Bridge &bridge, int32_t device,
-                                        const GeneralGemm &shape, int32_t precision) {
-  const size_t a_size = size_t{shape.m} * shape.k * shape.batch;
-  const size_t b_size = size_t{shape.k} * shape.n * shape.batch;
-  LibraryRun run = shape.double_precision
-                       ? run_typed(bridge, device, shape, precision, std::vector<double>(a_size),
-                                   std::vector<double>(b_size), 0)
-                       : run_typed(bridge, device, shape, precision, std::vector<float>(a_size),
-                                   std::vector<float>(b_size), 0);
-  if (!run.ok)
-    return std::nullopt;
-  return run.plan;
-}
-
 LibraryPlan parse_library_plan(const std::string &text) {
   LibraryPlan plan;
   std::istringstream words(text);
@@ -236,14 +222,25 @@ LibraryPlan parse_library_plan(const std::string &text) {
   return plan;
 }
 
+std::optional<LibraryPlan> library_plan(const Bridge &bridge, int32_t device,
+                                        const GeneralGemm &shape, int32_t precision) {
+  const size_t a_size = size_t{shape.m} * shape.k * shape.batch;
+  const size_t b_size = size_t{shape.k} * shape.n * shape.batch;
+  LibraryRun run = shape.double_precision
+                       ? run_typed(bridge, device, shape, precision, std::vector<double>(a_size),
+                                   std::vector<double>(b_size), 0)
+                       : run_typed(bridge, device, shape, precision, std::vector<float>(a_size),
+                                   std::vector<float>(b_size), 0);
+  if (!run.ok)
+    return std::nullopt;
+  return parse_library_plan(run.plan);
+}
+
 std::optional<LibraryPlan> replay_plan(const Bridge &bridge, int32_t device, const Sizes &sizes,
                                        bool double_precision) {
   const GeneralGemm shape{sizes.rows1, sizes.cols2, sizes.colsrows,  1,
                           false,       true,        double_precision};
-  std::optional<std::string> text = library_plan(bridge, device, shape, MQLCL_GEMM_EXACT);
-  if (!text)
-    return std::nullopt;
-  return parse_library_plan(*text);
+  return library_plan(bridge, device, shape, MQLCL_GEMM_EXACT);
 }
 
 AnchorResult library_gemm(const Bridge &bridge, int32_t device, const GemmProblem &problem,

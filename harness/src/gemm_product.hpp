@@ -66,13 +66,13 @@ private:
   double tf32_tolerance_ = 0;
 };
 
-// The plan CLGemm runs for `shape` in `precision` (CL_GEMM_PLAN: "FILE NAME=value ... (origin)"),
-// from one call on zeros, with no reference computed; std::nullopt where the call fails.
-std::optional<std::string> library_plan(const Bridge &bridge, int32_t device,
-                                        const GeneralGemm &shape, int32_t precision);
-
 // CL_GEMM_PLAN's text read; an Error where it is not "FILE NAME=value ... (origin)".
 LibraryPlan parse_library_plan(const std::string &text);
+
+// The plan CLGemm runs for `shape` in `precision` (CL_GEMM_PLAN), from one call on zeros, with no
+// reference computed; std::nullopt where the call fails.
+std::optional<LibraryPlan> library_plan(const Bridge &bridge, int32_t device,
+                                        const GeneralGemm &shape, int32_t precision);
 
 // The plan CLGemm runs for the product the replay's steps make at `sizes` (A by rows, B by
 // columns: CLGemm's NT), exact, in float or double; std::nullopt where the call fails.

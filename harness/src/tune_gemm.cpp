@@ -167,15 +167,6 @@ std::optional<Found> descend(GemmTuner &tuner, const Params &start,
   return best;
 }
 
-// The set CLGemm runs for `shape` in `precision`, if it runs.
-std::optional<LibraryPlan> plan_for(const Bridge &bridge, const DeviceInfo &device,
-                                    const GeneralGemm &shape, int32_t precision) {
-  std::optional<std::string> text = library_plan(bridge, device.ordinal, shape, precision);
-  if (!text)
-    return std::nullopt;
-  return parse_library_plan(*text);
-}
-
 // The sets CLGemm runs for the product's other layouts, of `family`'s kernel: their tiles may suit
 // this one too (an H100 at 4096: NN read as stored in NT's 128 x 128 x 16 tiles ran at 36.5
 // TFLOP/s, and its descent ended at 51.5 against 49.6 from NN's own 64 x 128 x 8 set); for a double
@@ -199,7 +190,8 @@ std::vector<Params> other_sets(const Bridge &bridge, const DeviceInfo &device, c
       }
   std::vector<Params> sets;
   for (const GeneralGemm &other : others)
-    if (std::optional<LibraryPlan> plan = plan_for(bridge, device, other, product.precision());
+    if (std::optional<LibraryPlan> plan =
+            library_plan(bridge, device.ordinal, other, product.precision());
         plan && plan->kernel_file == family.kernel_file)
       sets.push_back(plan->params);
   return sets;
