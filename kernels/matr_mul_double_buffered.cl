@@ -102,6 +102,9 @@
 #ifndef PAIRED_LANES // 1: lanes n and n^1 of a warp read the same A float4, lanes n and n^2 the
 #define PAIRED_LANES 0 // same B float4, so that local memory returns both at twice the rate
 #endif
+#ifndef INDEX64 // 1: lines, k and leading dimensions in 64 bits, for sizes whose indices pass 2^31
+#define INDEX64 0 // (the library's GEMM sets it per call); 0 keeps the faster 32-bit arithmetic
+#endif
 
 #define M_ ROWS1
 #define N_ COLS2
@@ -142,6 +145,11 @@
 #define CONCAT_(a, b) a##b
 #define CONCAT(a, b) CONCAT_(a, b)
 #define REALTYPE4 CONCAT(REALTYPE, 4)
+#if INDEX64
+typedef long index_t;
+#else
+typedef int index_t;
+#endif
 // A float4 of lines 4q..4q+3 as it is stored rotated by r, and a line's rotated position.
 #define ROTATE4(v, r) ((r) == 0 ? (v) : (r) == 1 ? (v).yzwx : (r) == 2 ? (v).zwxy : (v).wxyz)
 #define ROTATED_POSITION(line, r) (((line) & ~3) | (((line) - (r)) & 3))
@@ -203,8 +211,8 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
   const int group = block / (GROUP_M * blocks_n);
   const int first_m = group * GROUP_M;
   const int group_rows = min(blocks_m - first_m, GROUP_M);
-  const int block_m = (first_m + block % group_rows) * BM;
-  const int block_n = (block % (GROUP_M * blocks_n)) / group_rows * BN;
+  const index_t block_m = (index_t)(first_m + block % group_rows) * BM;
+  const index_t block_n = (index_t)((block % (GROUP_M * blocks_n)) / group_rows) * BN;
 
   // Warps tile the THREADS_M x THREADS_N grid of work-items in WARP_ROWS x (32/WARP_ROWS)
   // blocks: that shape decides how many distinct float4s one warp reads per local load.
@@ -259,7 +267,7 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
   for (int s = 0; s < slices; ++s) {
     const int buf = s & 1;
     if (s + 1 < slices) {
-      LOAD_SLICE((s + 1) * BK) // in flight while this slice is computed
+      LOAD_SLICE((index_t)(s + 1) * BK) // in flight while this slice is computed
     }
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
@@ -309,11 +317,11 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
   }
 
   for (int i = 0; i < TM; ++i) {
-    const int row = block_m + (i / 4) * THREADS_M * 4 + tm * 4 + i % 4;
+    const index_t row = block_m + (i / 4) * THREADS_M * 4 + tm * 4 + i % 4;
     if (row >= M_)
       continue;
     for (int g = 0; g < TN / 4; ++g) {
-      const int col = block_n + g * THREADS_N * 4 + tn * 4;
+      const index_t col = block_n + g * THREADS_N * 4 + tn * 4;
       __global REALTYPE *c = out + (size_t)row * LDC + col;
       REALTYPE4 v =
           (REALTYPE4)(acc[i][g * 4], acc[i][g * 4 + 1], acc[i][g * 4 + 2], acc[i][g * 4 + 3]);

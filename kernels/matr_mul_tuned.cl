@@ -39,6 +39,9 @@
 #ifndef REALTYPE
 #define REALTYPE float
 #endif
+#ifndef INDEX64 // 1: rows, columns and k in 64 bits, for sizes whose indices pass 2^31 (the
+#define INDEX64 0 // library's GEMM sets it per call); 0 keeps the faster 32-bit arithmetic
+#endif
 #ifdef GEMM
 #define KERNEL_NAME gemm
 #define GEMM_ARGS                                                                                  \
@@ -64,6 +67,11 @@
 #define real4 CONCAT(REALTYPE, 4)
 #define real2 CONCAT(REALTYPE, 2)
 #define vloadVK CONCAT(vload, VK)
+#if INDEX64
+typedef long index_t;
+#else
+typedef int index_t;
+#endif
 
 inline REALTYPE horizontal_sum(realVK v) {
 #if VK == 16
@@ -89,17 +97,17 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
   in2 += offset_b + product * stride_b;
   out += offset_c + product * stride_c;
 #endif
-  const int n0 = get_global_id(0) * RN, m0 = get_global_id(1) * RM;
+  const index_t n0 = (index_t)get_global_id(0) * RN, m0 = (index_t)get_global_id(1) * RM;
   if (n0 >= COLS2 || m0 >= ROWS1)
     return;
   // Rows and columns past the edge repeat the last one: loads stay in bounds, stores skip them.
   const __global REALTYPE *a[RM], *b[RN];
 #pragma unroll
   for (int i = 0; i < RM; ++i)
-    a[i] = in1 + (size_t)min(m0 + i, ROWS1 - 1) * LDA;
+    a[i] = in1 + (size_t)min(m0 + i, (index_t)(ROWS1 - 1)) * LDA;
 #pragma unroll
   for (int j = 0; j < RN; ++j)
-    b[j] = in2 + (size_t)min(n0 + j, COLS2 - 1) * LDB;
+    b[j] = in2 + (size_t)min(n0 + j, (index_t)(COLS2 - 1)) * LDB;
 
   realVK acc[RM][RN];
 #pragma unroll
@@ -108,7 +116,7 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
     for (int j = 0; j < RN; ++j)
       acc[i][j] = (realVK)(0);
 
-  int k = 0;
+  index_t k = 0;
   for (; k + VK <= COLSROWS; k += VK) {
     realVK av[RM], bv[RN];
 #pragma unroll
@@ -129,7 +137,7 @@ KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
 #pragma unroll
     for (int j = 0; j < RN; ++j) {
       REALTYPE sum = horizontal_sum(acc[i][j]);
-      for (int kk = k; kk < COLSROWS; ++kk) // the K tail, shorter than one vector
+      for (index_t kk = k; kk < COLSROWS; ++kk) // the K tail, shorter than one vector
         sum = fma(a[i][kk], b[j][kk], sum);
       if (m0 + i < ROWS1 && n0 + j < COLS2) {
         __global REALTYPE *c = out + (size_t)(m0 + i) * LDC + n0 + j;

@@ -3,6 +3,7 @@
 #include "boundary.hpp"
 #include "cl_api.hpp"
 #include "gemm/gemm.hpp"
+#include "gemm/operands.hpp"
 #include "gemm/tensor_cores.hpp"
 #include "objects.hpp"
 
@@ -80,7 +81,7 @@ void check_buffers(const gemm::Call &call) {
            "CLGemm: A's or B's buffer was created MQLCL_MEM_WRITE_ONLY");
 }
 
-// C's span may not meet A's or B's in one buffer, nor its batch's matrices each other.
+// C's span may not meet A's or B's in one buffer, nor its batch's matrices share an element.
 void check_overlaps(const gemm::Call &call, uint64_t end_a, uint64_t end_b, uint64_t end_c) {
   auto meets = [&](const gemm::Operand &operand, uint64_t end) {
     return operand.buffer->memory == call.c.buffer->memory && operand.offset < end_c &&
@@ -88,12 +89,11 @@ void check_overlaps(const gemm::Call &call, uint64_t end_a, uint64_t end_b, uint
   };
   if (meets(call.a, end_a) || meets(call.b, end_b))
     fail(MQLCL_ERR_INVALID_PARAMETER, "CLGemm: C overlaps A or B in the same buffer");
-  uint64_t matrix_c = uint64_t(call.m - 1) * call.c.ld + call.n;
-  if (call.batch > 1 && call.c.stride < matrix_c)
+  if (gemm::batch_shares_elements(call.m, call.n, call.c.ld, call.c.stride, call.batch))
     fail(MQLCL_ERR_INVALID_PARAMETER,
-         fmt::format("CLGemm: stride_c is {}; C's matrices of the batch span {} elements each "
-                     "and would overlap",
-                     call.c.stride, matrix_c));
+         fmt::format("CLGemm: stride_c is {}: C's matrices of the batch ({} x {}, ldc {}) would "
+                     "share elements",
+                     call.c.stride, call.m, call.n, call.c.ld));
 }
 
 static_assert(static_cast<int>(gemm::Precision::exact) == MQLCL_GEMM_EXACT &&
@@ -115,10 +115,15 @@ void check_device(const gemm::Call &call, int32_t precision) {
                      "of an NVIDIA GPU of compute capability 9.0 (H100, H200); "
                      "MQLCL_GEMM_FASTEST runs the fastest precision the device has",
                      device.name));
-  if (precision == MQLCL_GEMM_TF32 && !gemm::fits_tensor_cores(call))
+}
+
+// After check_extent: the layouts are whole (ld 0 filled in).
+void check_tensor_core_layout(const gemm::Call &call) {
+  if (call.precision == gemm::Precision::tf32 && !gemm::fits_tensor_cores(call))
     fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED,
-         fmt::format("CLGemm: MQLCL_GEMM_TF32 takes m, n and k below 2^31 and n * k below 2^33 "
-                     "(m {}, n {}, k {})",
+         fmt::format("CLGemm: MQLCL_GEMM_TF32 takes m, n and k below 2^31, n * k below 2^33, "
+                     "and no batch of A or B whose matrices share elements where it copies them "
+                     "(m {}, n {}, k {}); MQLCL_GEMM_EXACT reads such operands in place",
                      call.m, call.n, call.k));
 }
 
@@ -169,6 +174,8 @@ MQLCL_API int32_t CLGemm(int32_t buffer_a, int32_t buffer_b, int32_t buffer_c, i
         check_extent({"b", transpose_b ? n : k, transpose_b ? k : n}, call.b, batch, element_size);
     uint64_t end_c = check_extent({"c", m, n}, call.c, batch, element_size);
     check_overlaps(call, end_a, end_b, end_c);
+    check_tensor_core_layout(call);
+    call.index64 = gemm::needs_index64(call); // after check_extent has filled in ld 0
     gemm::enqueue(*call.c.buffer->context, call);
     return 1;
   });

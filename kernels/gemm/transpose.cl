@@ -22,8 +22,16 @@
 #ifndef TILE_ROWS // work-items per column of the block, each moving TILE / TILE_ROWS elements
 #define TILE_ROWS 8
 #endif
+#ifndef INDEX64 // 1: ld, rows, cols and dst_ld are longs, for sizes whose indices pass 2^31 (the
+#define INDEX64 0 // library sets it per call); 0: ints, and 32-bit index arithmetic
+#endif
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#if INDEX64
+typedef long index_t;
+#else
+typedef int index_t;
 #endif
 
 // Each work-group moves a TILE x TILE block with TILE x TILE_ROWS work-items, TILE / TILE_ROWS
@@ -31,14 +39,14 @@
 // padding keeps the column reads off one bank. (16 x 16 blocks of one element per work-item ran
 // at about 1.3 TB/s on an H100.)
 __kernel __attribute__((reqd_work_group_size(TILE, TILE_ROWS, 1))) void
-transpose(__global const REALTYPE *src, __global REALTYPE *dst, ulong offset, ulong stride, int ld,
-          int rows, int cols, int dst_ld) {
+transpose(__global const REALTYPE *src, __global REALTYPE *dst, ulong offset, ulong stride,
+          index_t ld, index_t rows, index_t cols, index_t dst_ld) {
   __local REALTYPE tile[TILE][TILE + 1];
   const size_t product = get_global_id(2);
   src += offset + product * stride;
   dst += product * (size_t)cols * dst_ld;
   const int x = get_local_id(0), y = get_local_id(1);
-  const int col0 = get_group_id(0) * TILE, row0 = get_group_id(1) * TILE;
+  const index_t col0 = (index_t)get_group_id(0) * TILE, row0 = (index_t)get_group_id(1) * TILE;
 
   for (int r = y; r < TILE; r += TILE_ROWS)
     if (row0 + r < rows && col0 + x < cols)
@@ -51,9 +59,9 @@ transpose(__global const REALTYPE *src, __global REALTYPE *dst, ulong offset, ul
 }
 
 __kernel void pack(__global const REALTYPE *src, __global REALTYPE *dst, ulong offset,
-                   ulong stride, int ld, int rows, int cols, int dst_ld) {
+                   ulong stride, index_t ld, index_t rows, index_t cols, index_t dst_ld) {
   const size_t product = get_global_id(2);
-  const int col = get_global_id(0), row = get_global_id(1);
+  const index_t col = get_global_id(0), row = get_global_id(1);
   if (row < rows && col < cols)
     dst[product * rows * (size_t)dst_ld + (size_t)row * dst_ld + col] =
         src[offset + product * stride + (size_t)row * ld + col];

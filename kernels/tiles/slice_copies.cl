@@ -5,11 +5,12 @@
 // POINTERS choose and the layouts A_LINES, B_LINES, ROTATE_A and ROTATE_B ask for. The macros
 // name the kernel's variables (in1, in2, tid, block_m, block_n, a_next, b_next, As, Bs): they
 // expand inside it. PIECE_POINTERS declares what the POINTERS form keeps from slice to slice.
+// Lines, k and leading dimensions are index_t, the kernel's int or, with INDEX64, long.
 
 // Four consecutive elements of a K-contiguous row, zero past the matrix; 16-byte loads when
 // every row starts 16-byte aligned (K a multiple of 4). whole_lines: no line is past the edge.
-inline REALTYPE4 load_k4(const __global REALTYPE *matrix, int ld, int line, int lines, int k,
-                         bool whole_lines) {
+inline REALTYPE4 load_k4(const __global REALTYPE *matrix, index_t ld, index_t line, index_t lines,
+                         index_t k, bool whole_lines) {
 #if VECTOR_K
   if ((whole_lines || line < lines) && INSIDE_K(k))
     return *(const __global REALTYPE4 *)(matrix + (size_t)line * ld + k);
@@ -24,8 +25,8 @@ inline REALTYPE4 load_k4(const __global REALTYPE *matrix, int ld, int line, int 
 
 // Lines line..line+3 at k of an operand stored K x lines (rows ld apart), zero past the matrix;
 // one 16-byte load where rows start 16-byte aligned.
-inline REALTYPE4 load_lines4(const __global REALTYPE *matrix, int ld, int line, int lines, int k,
-                             bool whole_lines) {
+inline REALTYPE4 load_lines4(const __global REALTYPE *matrix, index_t ld, index_t line,
+                             index_t lines, index_t k, bool whole_lines) {
   if (!INSIDE_K(k))
     return (REALTYPE4)(0);
   const __global REALTYPE *p = matrix + (size_t)k * ld + line;
@@ -44,14 +45,14 @@ inline REALTYPE4 load_lines4(const __global REALTYPE *matrix, int ld, int line, 
 // Element k of lines line..line+3, zero past K; `first` points at element k of `line` (of the last
 // line, if `line` is past the edge). Lines past the edge read the last line instead of zeros: they
 // only reach rows (columns) of C that are never stored, and the loads need no guard.
-inline REALTYPE4 gather_lines4(const __global REALTYPE *first, int ld, int line, int lines, int k,
-                               bool whole_lines) {
+inline REALTYPE4 gather_lines4(const __global REALTYPE *first, index_t ld, index_t line,
+                               index_t lines, index_t k, bool whole_lines) {
   if (!INSIDE_K(k))
     return (REALTYPE4)(0);
-  const int last = lines - 1, from = min(line, last);
-  const int d1 = whole_lines ? ld : (min(line + 1, last) - from) * ld;
-  const int d2 = whole_lines ? 2 * ld : (min(line + 2, last) - from) * ld;
-  const int d3 = whole_lines ? 3 * ld : (min(line + 3, last) - from) * ld;
+  const index_t last = lines - 1, from = min(line, last);
+  const index_t d1 = whole_lines ? ld : (min(line + 1, last) - from) * ld;
+  const index_t d2 = whole_lines ? 2 * ld : (min(line + 2, last) - from) * ld;
+  const index_t d3 = whole_lines ? 3 * ld : (min(line + 3, last) - from) * ld;
   return (REALTYPE4)(first[0], first[d1], first[d2], first[d3]);
 }
 
@@ -67,27 +68,29 @@ inline REALTYPE4 gather_lines4(const __global REALTYPE *first, int ld, int line,
   const __global REALTYPE *a_src[A_LOADS], *b_src[B_LOADS];                                        \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS;                                                                     \
-    a_src[l] = in1 + (size_t)min(block_m + G_LINE(u), M_ - 1) * LDA + G_K(u);                      \
+    a_src[l] = in1 + (size_t)min(block_m + G_LINE(u), (index_t)(M_ - 1)) * LDA + G_K(u);                      \
   }                                                                                                \
   for (int l = 0; l < B_LOADS; ++l) {                                                              \
     int u = tid + l * THREADS;                                                                     \
-    b_src[l] = in2 + (size_t)min(block_n + G_LINE(u), N_ - 1) * LDB + G_K(u);                      \
+    b_src[l] = in2 + (size_t)min(block_n + G_LINE(u), (index_t)(N_ - 1)) * LDB + G_K(u);                      \
   }
 #define A_PIECE(l, u) a_src[l]
 #define B_PIECE(l, u) b_src[l]
 #else
 #define PIECE_POINTERS
-#define A_PIECE(l, u) (in1 + (size_t)min(block_m + G_LINE(u), M_ - 1) * LDA + G_K(u))
-#define B_PIECE(l, u) (in2 + (size_t)min(block_n + G_LINE(u), N_ - 1) * LDB + G_K(u))
+#define A_PIECE(l, u) (in1 + (size_t)min(block_m + G_LINE(u), (index_t)(M_ - 1)) * LDA + G_K(u))
+#define B_PIECE(l, u) (in2 + (size_t)min(block_n + G_LINE(u), (index_t)(N_ - 1)) * LDB + G_K(u))
 #endif
 #define LOAD_A_SLICE(k0)                                                                           \
   for (int l = 0; l < A_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS, line = block_m + G_LINE(u);                                         \
+    int u = tid + l * THREADS;                                                                     \
+    index_t line = block_m + G_LINE(u);                                                            \
     a_next[l] = gather_lines4(A_PIECE(l, u) + (k0), LDA, line, M_, (k0) + G_K(u), WHOLE_M);        \
   }
 #define LOAD_B_SLICE(k0)                                                                           \
   for (int l = 0; l < B_LOADS; ++l) {                                                              \
-    int u = tid + l * THREADS, line = block_n + G_LINE(u);                                         \
+    int u = tid + l * THREADS;                                                                     \
+    index_t line = block_n + G_LINE(u);                                                            \
     b_next[l] = gather_lines4(B_PIECE(l, u) + (k0), LDB, line, N_, (k0) + G_K(u), WHOLE_N);        \
   }
 #define STORE_A_SLICE(buf)                                                                         \

@@ -1,10 +1,12 @@
 // Units of the bridge core that need no OpenCL device: the handle table, UTF-16 conversion, error
-// names, by-value argument sizes and the PTX rewrite of -mqlcl-nv-sm90a. Linked against the core's
+// names, by-value argument sizes, the PTX rewrite of -mqlcl-nv-sm90a and the GEMM's test of batches
+// whose matrices share elements. Linked against the core's
 // objects, not the shared library.
 #define BOOST_TEST_MODULE bridge_core_units
 #include "arg_types.hpp"
 #include "devices.hpp"
 #include "errors.hpp"
+#include "gemm/operands.hpp"
 #include "handle_table.hpp"
 #include "ptx_rewrite.hpp"
 #include "utf16.hpp"
@@ -268,4 +270,37 @@ BOOST_AUTO_TEST_CASE(by_value_sizes_of_the_types_opencl_defines) {
   for (const char *unknown : {"pair_t", "struct pair", "my_float", "float5", "float32", "float1",
                               "float04", "size_t4", "4", "", "unsigned long long", "bool"})
     BOOST_TEST(by_value_size(unknown, 64) == 0u, unknown);
+}
+
+// The exact test against every element of small batches: interleaved matrices (heads side by side,
+// rows that pass between another matrix's rows) share nothing, a window that slides shares.
+BOOST_AUTO_TEST_CASE(batch_matrices_share_elements_exactly_when_they_do) {
+  auto brute_force = [](uint64_t rows, uint64_t cols, uint64_t ld, uint64_t stride,
+                        uint32_t batch) {
+    std::set<uint64_t> seen;
+    for (uint64_t p = 0; p < batch; ++p)
+      for (uint64_t r = 0; r < rows; ++r)
+        for (uint64_t c = 0; c < cols; ++c)
+          if (!seen.insert(p * stride + r * ld + c).second)
+            return true;
+    return false;
+  };
+  size_t shared = 0, cases = 0;
+  for (uint64_t rows = 1; rows <= 5; ++rows)
+    for (uint64_t cols = 1; cols <= 6; ++cols)
+      for (uint64_t ld = cols; ld <= cols + 7; ++ld)
+        for (uint64_t stride = 0; stride <= rows * ld + 3; ++stride)
+          for (uint32_t batch : {1u, 2u, 3u, 7u}) {
+            bool want = brute_force(rows, cols, ld, stride, batch);
+            BOOST_TEST(gemm::batch_shares_elements(rows, cols, ld, stride, batch) == want,
+                       rows << "x" << cols << " ld " << ld << " stride " << stride << " batch "
+                            << batch);
+            shared += want ? 1 : 0;
+            ++cases;
+          }
+  BOOST_TEST(shared > cases / 10); // both answers are well represented
+  BOOST_TEST(shared < cases - cases / 10);
+  // The attention layout of docs/errors.md: 8 heads of 8 columns side by side in rows of 64.
+  BOOST_TEST(!gemm::batch_shares_elements(5, 8, 64, 8, 8));
+  BOOST_TEST(gemm::batch_shares_elements(256, 256, 256 + 65534, 1, 65535));
 }

@@ -8,6 +8,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -42,13 +43,14 @@ std::ostream &operator<<(std::ostream &out, const Case &c) {
              << c.precision;
 }
 
-// A matrix as CLGemm sees it in a buffer: `rows` x `cols` stored with rows `ld` apart.
+// A matrix as CLGemm sees it in a buffer: `rows` x `cols` stored with rows `ld` apart, from
+// element `offset`, the batch's matrices `stride` apart; `elements` in the buffer.
 struct Stored {
-  uint64_t rows, cols, ld, stride, elements;
+  uint64_t rows, cols, ld, stride, elements, offset = 0;
 };
 
 Stored stored(uint64_t rows, uint64_t cols, const Case &c, bool shared) {
-  Stored s{rows, cols, cols + c.pad, 0, 0};
+  Stored s{rows, cols, cols + c.pad, 0, 0, c.offset};
   s.stride = shared ? 0 : rows * s.ld;
   s.elements = c.offset + (c.batch - 1) * s.stride + rows * s.ld;
   return s;
@@ -98,13 +100,13 @@ void check_product(const Case &c, const Stored &sa, const Stored &sb, const Stor
         double sum = 0, magnitude = 0;
         for (uint32_t l = 0; l < c.k; ++l) {
           double x =
-              run.a[c.offset + p * sa.stride + (c.transpose_a ? l * sa.ld + i : i * sa.ld + l)];
+              run.a[sa.offset + p * sa.stride + (c.transpose_a ? l * sa.ld + i : i * sa.ld + l)];
           double y =
-              run.b[c.offset + p * sb.stride + (c.transpose_b ? j * sb.ld + l : l * sb.ld + j)];
+              run.b[sb.offset + p * sb.stride + (c.transpose_b ? j * sb.ld + l : l * sb.ld + j)];
           sum += x * y;
           magnitude += std::fabs(x * y);
         }
-        size_t at = c.offset + p * sc.stride + i * sc.ld + j;
+        size_t at = sc.offset + p * sc.stride + i * sc.ld + j;
         inside[at] = true;
         double scaled_c = c.beta != 0 ? c.beta * run.c_before[at] : 0; // C is NaN when beta is 0
         double want = c.alpha * sum + scaled_c;
@@ -125,11 +127,11 @@ void check_product(const Case &c, const Stored &sa, const Stored &sb, const Stor
   BOOST_TEST(touched == 0u, c << ": " << touched << " elements outside C's matrices changed");
 }
 
-template <class T> void run_case(int32_t context, const Case &c) {
+// The product of `c` on operands stored as `sa`, `sb` and `sc` (c's offset and padding unused).
+template <class T>
+void run_stored(int32_t context, const Case &c, const Stored &sa, const Stored &sb,
+                const Stored &sc) {
   const uint32_t type = c.double_precision ? MQLCL_GEMM_DOUBLE : MQLCL_GEMM_FLOAT;
-  Stored sa = c.transpose_a ? stored(c.k, c.m, c, c.shared_a) : stored(c.m, c.k, c, c.shared_a);
-  Stored sb = c.transpose_b ? stored(c.n, c.k, c, false) : stored(c.k, c.n, c, false);
-  Stored sc = stored(c.m, c.n, c, false);
   Run<T> run{converted<T>(random_values(sa.elements, 1)),
              converted<T>(random_values(sb.elements, 2)),
              converted<T>(random_values(sc.elements, 3)),
@@ -140,8 +142,8 @@ template <class T> void run_case(int32_t context, const Case &c) {
   Buffer a(make_filled(context, run.a)), b(make_filled(context, run.b)),
       cb(make_filled(context, run.c_before));
   int32_t done = CLGemm(a, b, cb, type, c.precision, c.transpose_a, c.transpose_b, c.m, c.n, c.k,
-                        c.alpha, c.beta, c.offset, uint32_t(sa.ld), c.offset, uint32_t(sb.ld),
-                        c.offset, uint32_t(sc.ld), c.batch, sa.stride, sb.stride, sc.stride);
+                        c.alpha, c.beta, sa.offset, uint32_t(sa.ld), sb.offset, uint32_t(sb.ld),
+                        sc.offset, uint32_t(sc.ld), c.batch, sa.stride, sb.stride, sc.stride);
   BOOST_TEST_REQUIRE(done == 1, c << ": " << last_error_text());
   run.c_after.resize(sc.elements);
   BOOST_TEST_REQUIRE(CLBufferRead(cb, run.c_after.data(), 0, 0, uint32_t(sc.elements), sizeof(T)) ==
@@ -149,11 +151,18 @@ template <class T> void run_case(int32_t context, const Case &c) {
   check_product(c, sa, sb, sc, run);
 }
 
-void run_case(int32_t context, const Case &c) {
+void run_stored(int32_t context, const Case &c, const Stored &sa, const Stored &sb,
+                const Stored &sc) {
   if (c.double_precision)
-    run_case<double>(context, c);
+    run_stored<double>(context, c, sa, sb, sc);
   else
-    run_case<float>(context, c);
+    run_stored<float>(context, c, sa, sb, sc);
+}
+
+void run_case(int32_t context, const Case &c) {
+  Stored sa = c.transpose_a ? stored(c.k, c.m, c, c.shared_a) : stored(c.m, c.k, c, c.shared_a);
+  Stored sb = c.transpose_b ? stored(c.n, c.k, c, false) : stored(c.k, c.n, c, false);
+  run_stored(context, c, sa, sb, stored(c.m, c.n, c, false));
 }
 
 std::vector<Case> layouts_and_sizes() {
@@ -306,6 +315,236 @@ BOOST_AUTO_TEST_CASE(the_last_call_reports_its_plan) {
   BOOST_TEST((plan.rfind("matr_mul_", 0) == 0 && plan.find(".cl ") != std::string::npos &&
               plan.back() == ')'),
              plan);
+}
+
+// C's matrices of a batch side by side in one row (the heads of multi-head attention: ldc a
+// multiple of the stride) share no element: the batch is accepted and each matrix written.
+BOOST_AUTO_TEST_CASE(batches_whose_c_matrices_interleave_verify) {
+  Context context = make_context();
+  for (bool dp : {false, true}) {
+    Case c{5, 8, 7, false, true, dp};
+    c.batch = 3;
+    c.beta = 0.5;
+    const Stored sa{5, 7, 7, 35, 3 * 35}, sb{8, 7, 7, 56, 3 * 56};
+    const Stored sc{5, 8, 24, 8, 2 * 8 + 4 * 24 + 8}; // rows 24 apart, the heads 8 apart
+    run_stored(context, c, sa, sb, sc);
+  }
+}
+
+// The kernels' 64-bit form (INDEX64, taken from 2^29 elements of a size or leading dimension),
+// forced at small sizes so that every layout and both element types are checked on any device.
+BOOST_AUTO_TEST_CASE(the_64_bit_kernels_verify_in_every_layout) {
+  ScopedEnvironment index64("MQLCL_GEMM_INDEX64", "1");
+  Context context = make_context();
+  for (int t = 0; t < 4; ++t)
+    for (bool dp : {false, true}) {
+      Case c{37, 29, 41, (t & 1) != 0, (t & 2) != 0, dp};
+      c.batch = 2;
+      c.pad = 3;
+      c.offset = 5;
+      c.beta = -1;
+      run_case(context, c);
+      const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
+      BOOST_TEST(plan.find(" INDEX64=1") != std::string::npos, c << ": " << plan);
+    }
+}
+
+// A batch whose B matrices overlap, a window sliding one column per product (NN: K runs down B's
+// rows), is read in place by step 13's tiles: copied K-contiguous once per product, 65535 windows
+// of 256 x 256 floats took 17 GB of scratch. On a CPU device, whose own form copies such operands,
+// the plan shows the form that reads them as they are.
+BOOST_AUTO_TEST_CASE(a_batch_of_overlapping_b_matrices_is_read_in_place) {
+  Context context = make_context();
+  const uint32_t m = 4, n = 64, k = 64, batch = 1000, ldb = n + batch - 1;
+  const std::vector<float> a = converted<float>(random_values(size_t{m} * k, 11));
+  const std::vector<float> b = converted<float>(random_values(size_t{k} * ldb, 12));
+  Buffer da(make_filled(context, a)), db(make_filled(context, b));
+  Buffer dc = make_buffer(context, uint32_t(size_t{batch} * m * n * 4));
+  BOOST_TEST_REQUIRE(CLGemm(da, db, dc, MQLCL_GEMM_FLOAT, MQLCL_GEMM_EXACT, 0, 0, m, n, k, 1, 0, 0,
+                            k, 0, ldb, 0, n, batch, 0, 1, size_t{m} * n) == 1,
+                     last_error_text());
+  const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
+  BOOST_TEST(plan.rfind("matr_mul_double_buffered.cl", 0) == 0, plan); // the form that reads B
+  std::vector<float> c(size_t{batch} * m * n);
+  BOOST_TEST_REQUIRE(CLBufferRead(dc, c.data(), 0, 0, uint32_t(c.size()), 4) == c.size());
+  std::vector<uint32_t> products{batch - 1}; // every 97th and the last, against the host's sums
+  for (uint32_t p = 0; p < batch; p += 97)
+    products.push_back(p);
+  size_t wrong = 0;
+  for (uint32_t p : products)
+    for (uint32_t i = 0; i < m; ++i)
+      for (uint32_t j = 0; j < n; ++j) {
+        double want = 0; // exact: the values have few bits
+        for (uint32_t l = 0; l < k; ++l)
+          want += double(a[i * k + l]) * b[size_t{l} * ldb + p + j];
+        wrong += c[(size_t{p} * m + i) * n + j] != want ? 1 : 0;
+      }
+  BOOST_TEST(wrong == 0u);
+}
+
+// An operand of huge extent in a buffer of its own: only its matrices' rows are written (and C's
+// read back), each row with the elements before and after it, which must stay as they were.
+template <class T> struct SparseOperand {
+  Stored stored;
+  uint32_t batch;
+  Buffer buffer;
+  std::vector<T> values; // [product][row][col]
+
+  T &at(uint32_t p, uint64_t row, uint64_t col) {
+    return values[(p * stored.rows + row) * stored.cols + col];
+  }
+  uint64_t address(uint32_t p, uint64_t row) const {
+    return stored.offset + p * stored.stride + row * stored.ld;
+  }
+  bool inside(uint64_t element) const {
+    for (uint32_t p = 0; p < batch; ++p)
+      for (uint64_t r = 0; r < stored.rows; ++r)
+        if (element >= address(p, r) && element < address(p, r) + stored.cols)
+          return true;
+    return false;
+  }
+  // The elements just before and after each row that belong to no matrix: the guards.
+  std::vector<uint64_t> guards() const {
+    std::vector<uint64_t> found;
+    for (uint32_t p = 0; p < batch; ++p)
+      for (uint64_t r = 0; r < stored.rows; ++r)
+        for (uint64_t element : {address(p, r) - 1, address(p, r) + stored.cols})
+          if (element < stored.elements && !inside(element)) // (0 - 1 wraps past the end)
+            found.push_back(element);
+    return found;
+  }
+  void write_rows() {
+    const T guard(7);
+    for (uint64_t element : guards())
+      BOOST_TEST_REQUIRE(CLBufferWrite64(buffer, &guard, element * sizeof(T), 0, 1, sizeof(T)) ==
+                         1u);
+    for (uint32_t p = 0; p < batch; ++p)
+      for (uint64_t r = 0; r < stored.rows; ++r)
+        BOOST_TEST_REQUIRE(CLBufferWrite64(buffer, &at(p, r, 0), address(p, r) * sizeof(T), 0,
+                                           stored.cols, sizeof(T)) == stored.cols,
+                           last_error_text());
+  }
+  // Reads the rows back; returns how many guards changed.
+  size_t read_rows() {
+    for (uint32_t p = 0; p < batch; ++p)
+      for (uint64_t r = 0; r < stored.rows; ++r)
+        BOOST_TEST_REQUIRE(CLBufferRead64(buffer, &at(p, r, 0), address(p, r) * sizeof(T), 0,
+                                          stored.cols, sizeof(T)) == stored.cols,
+                           last_error_text());
+    size_t changed = 0;
+    for (uint64_t element : guards()) {
+      T value{};
+      BOOST_TEST_REQUIRE(CLBufferRead64(buffer, &value, element * sizeof(T), 0, 1, sizeof(T)) ==
+                         1u);
+      changed += value != T(7) ? 1 : 0;
+    }
+    return changed;
+  }
+};
+
+template <class T>
+SparseOperand<T> sparse_operand(int32_t context, const Stored &stored, uint32_t batch,
+                                uint32_t seed) {
+  Buffer buffer(CLBufferCreate64(context, stored.elements * sizeof(T), MQLCL_MEM_READ_WRITE));
+  BOOST_TEST_REQUIRE(buffer.get() != MQLCL_INVALID_HANDLE, last_error_text());
+  SparseOperand<T> operand{stored, batch, std::move(buffer),
+                           converted<T>(random_values(batch * stored.rows * stored.cols, seed))};
+  operand.write_rows();
+  return operand;
+}
+
+// `c` on operands stored as `sa`, `sb` and `sc` of any extent, against the host's sums.
+template <class T>
+void run_sparse(int32_t context, const Case &c, const Stored &sa, const Stored &sb,
+                const Stored &sc) {
+  SparseOperand<T> a = sparse_operand<T>(context, sa, c.batch, 1);
+  SparseOperand<T> b = sparse_operand<T>(context, sb, c.batch, 2);
+  SparseOperand<T> cc = sparse_operand<T>(context, sc, c.batch, 3);
+  const std::vector<T> before = cc.values;
+  const uint32_t type = c.double_precision ? MQLCL_GEMM_DOUBLE : MQLCL_GEMM_FLOAT;
+  BOOST_TEST_REQUIRE(CLGemm(a.buffer, b.buffer, cc.buffer, type, c.precision, c.transpose_a,
+                            c.transpose_b, c.m, c.n, c.k, c.alpha, c.beta, sa.offset,
+                            uint32_t(sa.ld), sb.offset, uint32_t(sb.ld), sc.offset, uint32_t(sc.ld),
+                            c.batch, sa.stride, sb.stride, sc.stride) == 1,
+                     c << ": " << last_error_text());
+  BOOST_TEST(cc.read_rows() == 0u, c << ": an element next to C's rows changed");
+  size_t wrong = 0;
+  for (uint32_t p = 0; p < c.batch; ++p)
+    for (uint32_t i = 0; i < c.m; ++i)
+      for (uint32_t j = 0; j < c.n; ++j) {
+        double sum = 0, magnitude = 0;
+        for (uint32_t l = 0; l < c.k; ++l) {
+          double x = c.transpose_a ? a.at(p, l, i) : a.at(p, i, l);
+          double y = c.transpose_b ? b.at(p, j, l) : b.at(p, l, j);
+          sum += x * y;
+          magnitude += std::fabs(x * y);
+        }
+        const size_t at = (size_t{p} * c.m + i) * c.n + j;
+        const double want = c.alpha * sum + c.beta * before[at];
+        const double bound = 2.0 * (c.k + 2) * double(std::numeric_limits<T>::epsilon()) *
+                             (std::fabs(c.alpha) * magnitude + std::fabs(c.beta * before[at]));
+        wrong += !(std::fabs(cc.values[at] - want) <= bound) ? 1 : 0;
+      }
+  BOOST_TEST(wrong == 0u, c << ": " << wrong << " elements off");
+}
+
+// Leading dimensions, offsets and batch strides past 2^31 elements (the kernels' 32-bit form
+// would wrap them and fault the device): each case in buffers of 8 to 16 GiB, so on devices whose
+// largest allocation is smaller (PoCL on a small machine) it is left out, and says so.
+BOOST_AUTO_TEST_CASE(leading_dimensions_offsets_and_strides_past_2_31_elements_verify) {
+  Context context = make_context();
+  const uint64_t huge = (uint64_t{1} << 31) + 8,
+                 largest = uint64_t(CLGetInfoInteger(context, MQLCL_CL_DEVICE_MAX_MEM_ALLOC_SIZE));
+  struct Huge {
+    const char *what;
+    Case c;
+    Stored a, b, c_stored;
+  };
+  auto packed = [](uint64_t rows, uint64_t cols) {
+    return Stored{rows, cols, cols, 0, rows * cols};
+  };
+  auto wide = [&](uint64_t rows, uint64_t cols) {
+    return Stored{rows, cols, huge, 0, (rows - 1) * huge + cols};
+  };
+  Case batched{3, 2, 5};
+  batched.batch = 3;
+  batched.beta = 1;
+  Stored strided_a{3, 5, 5, huge + 56, 2 * (huge + 56) + 15}, strided_c{3, 2, 2, huge + 24, 0};
+  strided_c.elements = 2 * strided_c.stride + 6;
+  Stored packed_b = packed(5, 2);
+  packed_b.stride = 10;
+  packed_b.elements = 30;
+  Stored offset_a{2, 6, 6, 0, (uint64_t{1} << 32) + 3 + 12, (uint64_t{1} << 32) + 3};
+  std::vector<Huge> cases{
+      {"lda", Case{2, 3, 6}, wide(2, 6), packed(6, 3), packed(2, 3)},
+      {"ldb, K down B's rows", Case{3, 5, 2}, packed(3, 2), wide(2, 5), packed(3, 5)},
+      {"ldb, B transposed", Case{3, 2, 5, false, true}, packed(3, 5), wide(2, 5), packed(3, 2)},
+      {"lda, A transposed", Case{5, 3, 2, true, false}, wide(2, 5), packed(2, 3), packed(5, 3)},
+      {"ldc", Case{2, 3, 4}, packed(2, 4), packed(4, 3), wide(2, 3)},
+      {"offset_a past 2^32", Case{2, 3, 6}, offset_a, packed(6, 3), packed(2, 3)},
+      {"stride_a and stride_c", batched, strided_a, packed_b, strided_c},
+      {"lda, double", Case{2, 3, 6, false, false, true}, wide(2, 6), packed(6, 3), packed(2, 3)}};
+  for (const Huge &h : cases) {
+    const size_t element = h.c.double_precision ? 8 : 4;
+    const uint64_t biggest = std::max({h.a.elements, h.b.elements, h.c_stored.elements}) * element;
+    if (biggest > largest) {
+      BOOST_TEST_MESSAGE(h.what << ": left out, it needs a buffer of " << biggest
+                                << " bytes and the device's largest is " << largest);
+      continue;
+    }
+    for (int32_t precision : {MQLCL_GEMM_EXACT, MQLCL_GEMM_ACCURATE}) {
+      if (h.c.double_precision && precision != MQLCL_GEMM_EXACT)
+        continue;
+      Case c = h.c;
+      c.precision = precision;
+      BOOST_TEST_CONTEXT(h.what) {
+        if (c.double_precision)
+          run_sparse<double>(context, c, h.a, h.b, h.c_stored);
+        else
+          run_sparse<float>(context, c, h.a, h.b, h.c_stored);
+      }
+    }
+  }
 }
 
 // A tuned set of step 13's kernel in the user's tuning cache says whether an operand with K down

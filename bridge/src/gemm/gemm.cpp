@@ -8,7 +8,11 @@
 #include "gemm/runtime.hpp"
 #include "gemm/tensor_cores.hpp"
 
+#include "os_library.hpp"
+
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace mqlcl::gemm {
 
@@ -30,8 +34,9 @@ std::string product_options(const Call &call, const Plan &plan, const Lines &a, 
                        a.stride % 4 == 0 && b.stride % 4 == 0 && call.c.stride % 4 == 0;
   std::string options = fmt::format(
       "-DGEMM -DREALTYPE={} -DROWS1={} -DCOLS2={} -DCOLSROWS={} -DLDA={} -DLDB={} -DLDC={} "
-      "-DALIGNED={}",
-      realtype(call), call.m, call.n, call.k, a.ld, b.ld, call.c.ld, aligned ? 1 : 0);
+      "-DALIGNED={} -DINDEX64={}",
+      realtype(call), call.m, call.n, call.k, a.ld, b.ld, call.c.ld, aligned ? 1 : 0,
+      call.index64 ? 1 : 0);
   if (plan.family == Family::tiles)
     options +=
         fmt::format(" -DA_LINES={} -DB_LINES={}", a.k_runs_down ? 1 : 0, b.k_runs_down ? 1 : 0);
@@ -51,7 +56,8 @@ struct Operands {
 Operands plan_operands(const Call &call, const Plan &plan) {
   Operands operands{lines_of_a(call), lines_of_b(call)};
   auto as_read = [&](Lines &lines, bool &copy) {
-    copy = lines.k_runs_down && plan.copy_k_down_operands;
+    copy = lines.k_runs_down && plan.copy_k_down_operands &&
+           !(plan.family == Family::tiles && lines_share_elements(call, lines));
     if (copy) { // the copy's layout, for the build options
       lines.k_runs_down = false;
       lines.offset = 0;
@@ -64,17 +70,31 @@ Operands plan_operands(const Call &call, const Plan &plan) {
   return operands;
 }
 
+// Step 13's tiles read an operand with K down its rows in place; the CPU form needs it copied.
+// Where the batch's matrices of such an operand share elements, its copy would repeat them
+// once per product (a 65535-product sliding window of 256 x 256 floats: 17 GB), so the call
+// takes the tiles, reading it in place.
+std::optional<Family> family_for(const Call &call) {
+  const Lines a = lines_of_a(call), b = lines_of_b(call);
+  if ((a.k_runs_down && lines_share_elements(call, a)) ||
+      (b.k_runs_down && lines_share_elements(call, b)))
+    return Family::tiles;
+  return forced_family();
+}
+
 // The planned kernel, or the defaults' where a tuned set does not build on this device.
 cl_kernel product_kernel(const Context &context, ContextState &state, const Call &call, Plan &plan,
                          const Shape &shape, Operands &operands) {
   operands = plan_operands(call, plan);
+  plan.index64 = call.index64;
   try {
     return kernel_for(context, state, kernel_file_of(plan.family),
                       product_options(call, plan, operands.a, operands.b), "gemm");
   } catch (const Failure &) {
     if (plan.origin == "defaults")
       throw;
-    plan = default_plan(*context.device, shape, forced_family());
+    plan = default_plan(*context.device, shape, family_for(call));
+    plan.index64 = call.index64;
     operands = plan_operands(call, plan);
     return kernel_for(context, state, kernel_file_of(plan.family),
                       product_options(call, plan, operands.a, operands.b), "gemm");
@@ -86,7 +106,7 @@ void run_exact_product(const Context &context, ContextState &state, const Call &
   const Shape shape{call.m, call.n, call.k, call.batch, call.double_precision ? 8u : 4u};
   const char *form = call.double_precision ? kExactDoubleForm : kExactForm;
   Plan plan =
-      plan_product(*context.device, shape, tuned_for(context, state, call, form), forced_family());
+      plan_product(*context.device, shape, tuned_for(context, state, call, form), family_for(call));
   Operands operands;
   cl_kernel kernel = product_kernel(context, state, call, plan, shape, operands);
   state.last_plan = plan_text(plan);
@@ -142,6 +162,15 @@ ContextState &state_of(Context &context) {
 }
 
 } // namespace
+
+bool needs_index64(const Call &call) {
+  if (os::environment("MQLCL_GEMM_INDEX64") == "1")
+    return true;
+  // A copy's lines are K rounded up to 4 apart (operands.hpp).
+  const uint64_t largest = std::max(
+      {uint64_t{call.m}, uint64_t{call.n}, uint64_t{call.k} + 3, call.a.ld, call.b.ld, call.c.ld});
+  return largest >= kIndex64From;
+}
 
 std::string_view kernel_text(std::string_view name) {
   for (size_t i = 0; i < kKernelFileCount; ++i)

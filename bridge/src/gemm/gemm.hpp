@@ -36,7 +36,15 @@ struct Call {
   Precision precision = Precision::exact;
   uint32_t m = 0, n = 0, k = 0, batch = 1;
   double alpha = 1, beta = 0;
+  bool index64 = false; // the kernels index in 64 bits (needs_index64)
 };
+
+// The kernels' 32-bit form computes lines, k, leading dimensions and small multiples of them
+// (3 * ld, a line plus a tile) in ints: exact while every size and leading dimension is below
+// kIndex64From. From there, or under MQLCL_GEMM_INDEX64=1 (tests, measurements), a call builds
+// the kernels' 64-bit form (INDEX64), which costs the small products their speed.
+constexpr uint64_t kIndex64From = uint64_t{1} << 29;
+bool needs_index64(const Call &call);
 
 // Whether `device` runs the tensor-core products (TF32 and 3xTF32 on Hopper's wgmma, through
 // tensor maps): an NVIDIA GPU of compute capability 9.0. Whether its driver builds them is known

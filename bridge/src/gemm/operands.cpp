@@ -17,6 +17,29 @@ Lines lines_as_stored(const Operand &operand, uint32_t lines, bool k_runs_down) 
 
 } // namespace
 
+bool batch_shares_elements(uint64_t rows, uint64_t cols, uint64_t ld, uint64_t stride,
+                           uint32_t batch) {
+  if (batch < 2 || ld < cols || stride >= (rows - 1) * ld + cols) // (ld < cols: not a layout)
+    return false;
+  // Element (r1, c1) of matrix i + d is element (r2, c2) of matrix i when
+  // d * stride = (r2 - r1) * ld + (c2 - c1); as |c2 - c1| < cols <= ld, r2 - r1 is the quotient
+  // of d * stride by ld, or one more.
+  for (uint64_t d = 1; d < batch; ++d) {
+    const uint64_t distance = d * stride, row = distance / ld, col = distance % ld;
+    if ((row < rows && col < cols) || (row + 1 < rows && ld - col < cols))
+      return true;
+  }
+  return false;
+}
+
+bool lines_share_elements(const Call &call, const Lines &lines) {
+  if (lines.stride == 0)
+    return false;
+  const uint64_t stored_rows = lines.k_runs_down ? call.k : lines.lines;
+  const uint64_t stored_cols = lines.k_runs_down ? lines.lines : call.k;
+  return batch_shares_elements(stored_rows, stored_cols, lines.ld, lines.stride, call.batch);
+}
+
 Lines lines_of_a(const Call &call) {
   return lines_as_stored(call.a, call.m, call.a.transposed);
 }
@@ -33,11 +56,11 @@ void copy_as_k_lines(const Context &context, ContextState &state, const Call &ca
   const size_t tile = context.device->max_work_group_size >= 256 ? 32 : 8;
   const size_t tile_rows = 8;
   const char *name = lines.k_runs_down ? "transpose" : "pack";
-  cl_kernel kernel =
-      kernel_for(context, state, kCopyFile,
-                 fmt::format("-DREALTYPE={} -DTILE={} -DTILE_ROWS={}",
-                             call.double_precision ? "double" : "float", tile, tile_rows),
-                 name);
+  cl_kernel kernel = kernel_for(context, state, kCopyFile,
+                                fmt::format("-DREALTYPE={} -DTILE={} -DTILE_ROWS={} -DINDEX64={}",
+                                            call.double_precision ? "double" : "float", tile,
+                                            tile_rows, call.index64 ? 1 : 0),
+                                name);
   const uint32_t copies = operand.stride == 0 ? 1 : call.batch;
   const uint64_t matrix = uint64_t(lines.lines) * line_pitch;
   cl_mem copy = scratch(context, state, slot, matrix * copies * element);
@@ -48,10 +71,12 @@ void copy_as_k_lines(const Context &context, ContextState &state, const Call &ca
   set_arg(kernel, 1, copy);
   set_arg(kernel, 2, cl_ulong(operand.offset));
   set_arg(kernel, 3, cl_ulong(operand.stride));
-  set_arg(kernel, 4, cl_int(operand.ld));
-  set_arg(kernel, 5, cl_int(rows));
-  set_arg(kernel, 6, cl_int(cols));
-  set_arg(kernel, 7, cl_int(line_pitch));
+  const uint64_t extents[] = {operand.ld, rows, cols, line_pitch}; // index_t in the kernel
+  for (cl_uint i = 0; i < 4; ++i)
+    if (call.index64)
+      set_arg(kernel, 4 + i, cl_long(extents[i]));
+    else
+      set_arg(kernel, 4 + i, cl_int(extents[i]));
   // transpose: a work-item per TILE / TILE_ROWS elements of a column; pack: one per element.
   const size_t rows_covered = lines.k_runs_down ? (rows + tile - 1) / tile * tile_rows : rows;
   const size_t global[3] = {(cols + tile - 1) / tile * tile,

@@ -18,6 +18,17 @@ struct Lines {
   uint64_t offset = 0, ld = 0, stride = 0;
 };
 
+// Whether two matrices of a strided batch share an element: `batch` matrices of rows x cols,
+// rows ld (>= cols) apart, each `stride` elements after the last. Exact: matrices that interleave
+// without sharing an element (heads side by side, ld a multiple of the stride) do not overlap.
+bool batch_shares_elements(uint64_t rows, uint64_t cols, uint64_t ld, uint64_t stride,
+                           uint32_t batch);
+
+// Whether the batch's distinct matrices of `lines`, as stored, share elements (a sliding window):
+// such an operand is read in place, never copied, since its copy would repeat the shared elements
+// once per product. A batch that shares one matrix (stride 0) is not one: it is copied once.
+bool lines_share_elements(const Call &call, const Lines &lines);
+
 // A's lines are its rows, stored K x M when transposed; B's are its columns, stored K x N
 // unless transposed.
 Lines lines_of_a(const Call &call);

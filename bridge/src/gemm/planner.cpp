@@ -173,6 +173,8 @@ std::string plan_text(const Plan &plan) {
   std::string text = kernel_file_of(plan.family);
   for (const auto &[name, value] : plan.params)
     text += " " + name + "=" + std::to_string(value);
+  if (plan.index64)
+    text += " INDEX64=1";
   return text + " (" + plan.origin + ")";
 }
 

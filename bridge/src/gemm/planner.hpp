@@ -40,7 +40,8 @@ struct Plan {
   Family family = Family::tiles;
   bool copy_k_down_operands = true; // an operand stored K x lines is copied transposed first
   Params params;
-  std::string origin; // "defaults", or where the tuned entry came from (database.hpp's Tuned)
+  bool index64 = false; // the kernels' 64-bit form (gemm.hpp, needs_index64)
+  std::string origin;   // "defaults", or where the tuned entry came from (database.hpp's Tuned)
   uint32_t dimensions = 2;
   std::array<size_t, 3> global{1, 1, 1};
   std::array<size_t, 3> local{1, 1, 1};
@@ -63,7 +64,8 @@ Plan default_plan(const Device &device, const Shape &shape,
 Plan tensor_plan(const Device &device, const Shape &shape, Family family,
                  const std::optional<Tuned> &tuned = std::nullopt);
 
-// "FILE NAME=value ... (origin)": what CL_GEMM_PLAN reports of the plan a call ran.
+// "FILE NAME=value ... (origin)": what CL_GEMM_PLAN reports of the plan a call ran; INDEX64=1
+// among the values where the call takes the kernels' 64-bit form.
 std::string plan_text(const Plan &plan);
 
 // MQLCL_GEMM_KERNEL: "tiles" or "registers" forces that family; unset or anything else, none.

@@ -35,6 +35,22 @@ bool mappable(const Lines &lines, uint32_t batch) {
          (batch == 1 || lines.stride % 4 == 0);
 }
 
+// Which operands the product copies before it reads them: those a map cannot read as they are;
+// for 3xTF32, B always, by its pass (split and tiled per product), after a transposing copy where K
+// runs down B's rows.
+struct Copies {
+  bool a = false, b_transposed = false, b = false;
+};
+
+Copies copies_of(const Call &call, const Lines &a, const Lines &b) {
+  const bool three = call.precision != Precision::tf32;
+  Copies copies;
+  copies.a = !mappable(a, call.batch);
+  copies.b_transposed = three ? b.k_runs_down : !mappable(b, call.batch);
+  copies.b = three || copies.b_transposed;
+  return copies;
+}
+
 // B's pass, 3xTF32: B's lines in tiles of BN lines, zero-padded to whole fills of BK.
 struct PassShape {
   uint64_t line_chunks = 0;    // work-items per line: 4 values of K each
@@ -184,8 +200,13 @@ bool offers_tensor_cores(const Device &device) {
 bool fits_tensor_cores(const Call &call) {
   constexpr uint64_t kIndexLimit = uint64_t{1} << 31;
   const uint64_t pass_items = round_up(call.n, 128) * round_up(call.k, 32) / 4;
-  return call.m < kIndexLimit && call.n < kIndexLimit && call.k < kIndexLimit &&
-         pass_items < kIndexLimit;
+  if (call.m >= kIndexLimit || call.n >= kIndexLimit || call.k >= kIndexLimit ||
+      pass_items >= kIndexLimit)
+    return false;
+  const Lines a = lines_of_a(call), b = lines_of_b(call);
+  const Copies copies = copies_of(call, a, b);
+  return !(copies.a && lines_share_elements(call, a)) &&
+         !(copies.b && lines_share_elements(call, b));
 }
 
 void run_tensor_core_product(Context &context, ContextState &state, const Call &call, bool &first) {
@@ -196,11 +217,9 @@ void run_tensor_core_product(Context &context, ContextState &state, const Call &
                           tuned_for(context, state, call, three ? kAccurateForm : kTf32Form));
   Lines a = lines_of_a(call), b = lines_of_b(call);
   const uint64_t pitch = round_up(call.k, 4);
-  const bool copy_a = !mappable(a, call.batch);
-  // 3xTF32's pass reads B's lines at any offset and pitch, but not K down B's rows.
-  const bool copy_b = three ? b.k_runs_down : !mappable(b, call.batch);
+  const Copies copies = copies_of(call, a, b);
   Lines b_as_read = b;
-  if (copy_b) // the copy's layout, for the build options
+  if (copies.b_transposed) // the copy's layout, for the build options
     b_as_read = Lines{b.operand, b.lines, false, true,
                       nullptr,   0,       pitch, b.stride == 0 ? 0 : b.lines * pitch};
   TensorKernels kernels;
@@ -214,9 +233,9 @@ void run_tensor_core_product(Context &context, ContextState &state, const Call &
   }
   state.last_plan = plan_text(plan);
 
-  if (copy_a)
+  if (copies.a)
     copy_as_k_lines(context, state, call, a, ScratchSlot::a, pitch, first);
-  if (copy_b)
+  if (copies.b_transposed)
     copy_as_k_lines(context, state, call, b, ScratchSlot::b, pitch, first);
   cl_mem maps = maps_for(context, state, call, plan, a, b, !three);
   cl_mem operand_b =

@@ -10,7 +10,9 @@
 
 namespace mqlcl::gemm {
 
-// Whether `call` fits the tensor-core kernels' index arithmetic (32-bit tile and pass indices).
+// Whether `call` fits the tensor-core kernels: their index arithmetic (32-bit tile and pass
+// indices), and no copy of an operand whose batch's matrices share elements (operands.hpp: such a
+// copy repeats them once per product; the exact product reads them in place).
 bool fits_tensor_cores(const Call &call);
 
 // Enqueues the product: TF32 for Precision::tf32, 3xTF32 otherwise. Its kernels are built before
