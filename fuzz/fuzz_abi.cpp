@@ -88,7 +88,8 @@ bool known_error(int32_t code) {
          code == MQLCL_ERR_NOT_ENOUGH_MEMORY || code == MQLCL_ERR_SMALL_ARRAY ||
          code == MQLCL_ERR_ZEROSIZE_ARRAY ||
          (code >= MQLCL_ERR_OPENCL_NOT_SUPPORTED && code <= MQLCL_ERR_OPENCL_SELECTDEVICE) ||
-         code == MQLCL_ERR_OPENCL_NOT_OWNER || code == MQLCL_ERR_OPENCL_READ_NOT_STARTED;
+         code == MQLCL_ERR_OPENCL_NOT_OWNER || code == MQLCL_ERR_OPENCL_READ_NOT_STARTED ||
+         code == MQLCL_ERR_OPENCL_DEVICE_LOST;
 }
 
 // MQLCL_FUZZ_TRACE=1 prints every checked call (to see what an input does); MQLCL_FUZZ_STATS=FILE

@@ -341,18 +341,20 @@ int32_t create_buffer(const char *function, int32_t context_handle, uint64_t siz
          CL_INVALID_BUFFER_SIZE);
   buffer->size = size;
   buffer->flags = access == 0 ? (flags | MQLCL_MEM_READ_WRITE) : flags;
-  const ClApi &cl = cl_api();
-  cl_int status = CL_SUCCESS;
-  buffer->memory = cl.clCreateBuffer(buffer->context->context, to_cl_flags(buffer->flags),
-                                     static_cast<size_t>(size), nullptr, &status);
-  check_cl(status, fmt::format("{}: clCreateBuffer", function).c_str(),
-           MQLCL_ERR_OPENCL_BUFFER_CREATE);
-  // OpenCL leaves new buffers undefined; a trading program should never read stale memory.
-  const cl_uchar zero = 0;
-  check_cl(cl.clEnqueueFillBuffer(buffer->context->queue, buffer->memory, &zero, sizeof(zero), 0,
-                                  static_cast<size_t>(size), 0, nullptr, nullptr),
-           fmt::format("{}: clEnqueueFillBuffer", function).c_str(),
-           MQLCL_ERR_OPENCL_BUFFER_CREATE);
+  watching_device(*buffer->context, function, [&] {
+    const ClApi &cl = cl_api();
+    cl_int status = CL_SUCCESS;
+    buffer->memory = cl.clCreateBuffer(buffer->context->context, to_cl_flags(buffer->flags),
+                                       static_cast<size_t>(size), nullptr, &status);
+    check_cl(status, fmt::format("{}: clCreateBuffer", function).c_str(),
+             MQLCL_ERR_OPENCL_BUFFER_CREATE);
+    // OpenCL leaves new buffers undefined; a trading program should never read stale memory.
+    const cl_uchar zero = 0;
+    check_cl(cl.clEnqueueFillBuffer(buffer->context->queue, buffer->memory, &zero, sizeof(zero), 0,
+                                    static_cast<size_t>(size), 0, nullptr, nullptr),
+             fmt::format("{}: clEnqueueFillBuffer", function).c_str(),
+             MQLCL_ERR_OPENCL_BUFFER_CREATE);
+  });
   return registry().buffers.insert(std::move(buffer));
 }
 
@@ -365,12 +367,14 @@ uint64_t write_buffer(const char *function, int32_t buffer, const void *data,
   Context &context = *transfer.buffer->context;
   cl_mem memory = transfer.buffer->memory;
   const char *source = static_cast<const char *>(data) + transfer.host_offset;
-  if (staged(context, memory, transfer.buffer_offset, transfer.bytes,
-             [&](StagedTransfer &staged) { staged_write(staged, source); }))
-    return data_count;
-  check_cl(cl_api().clEnqueueWriteBuffer(context.queue, memory, CL_TRUE, transfer.buffer_offset,
-                                         transfer.bytes, source, 0, nullptr, nullptr),
-           fmt::format("{}: clEnqueueWriteBuffer", function).c_str(), MQLCL_ERR_OPENCL_INTERNAL);
+  watching_device(context, function, [&] {
+    if (staged(context, memory, transfer.buffer_offset, transfer.bytes,
+               [&](StagedTransfer &staged) { staged_write(staged, source); }))
+      return;
+    check_cl(cl_api().clEnqueueWriteBuffer(context.queue, memory, CL_TRUE, transfer.buffer_offset,
+                                           transfer.bytes, source, 0, nullptr, nullptr),
+             fmt::format("{}: clEnqueueWriteBuffer", function).c_str(), MQLCL_ERR_OPENCL_INTERNAL);
+  });
   return data_count;
 }
 
@@ -382,14 +386,16 @@ uint64_t read_buffer(const char *function, int32_t buffer, void *data, uint64_t 
   Context &context = *transfer.buffer->context;
   cl_mem memory = transfer.buffer->memory;
   char *target = static_cast<char *>(data) + transfer.host_offset;
-  if (staged(context, memory, transfer.buffer_offset, transfer.bytes,
-             [&](StagedTransfer &staged) { staged_read(staged, target); }))
-    return data_count;
-  // Blocking on the in-order queue: waits for every kernel enqueued before it, as MQL5 does.
-  check_cl(cl_api().clEnqueueReadBuffer(context.queue, memory, CL_TRUE, transfer.buffer_offset,
-                                        transfer.bytes, target, 0, nullptr, nullptr),
-           fmt::format("{}: clEnqueueReadBuffer", function).c_str(),
-           MQLCL_ERR_OPENCL_EXECUTE); // a failed kernel before it surfaces here
+  watching_device(context, function, [&] {
+    if (staged(context, memory, transfer.buffer_offset, transfer.bytes,
+               [&](StagedTransfer &staged) { staged_read(staged, target); }))
+      return;
+    // Blocking on the in-order queue: waits for every kernel enqueued before it, as MQL5 does.
+    check_cl(cl_api().clEnqueueReadBuffer(context.queue, memory, CL_TRUE, transfer.buffer_offset,
+                                          transfer.bytes, target, 0, nullptr, nullptr),
+             fmt::format("{}: clEnqueueReadBuffer", function).c_str(),
+             MQLCL_ERR_OPENCL_EXECUTE); // a failed kernel before it surfaces here
+  });
   return data_count;
 }
 

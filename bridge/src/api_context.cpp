@@ -8,28 +8,45 @@
 
 using namespace mqlcl;
 
+namespace {
+
+// A context and its in-order, profiling queue on `device`.
+std::shared_ptr<Context> create_context(std::shared_ptr<const Device> device) {
+  auto context = std::make_shared<Context>();
+  context->device = std::move(device);
+  ++context->device->health->contexts; // until ~Context
+  const Device &chosen = *context->device;
+  const ClApi &cl = cl_api();
+  cl_context_properties properties[] = {
+      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(chosen.platform), 0};
+  cl_int status = CL_SUCCESS;
+  context->context = cl.clCreateContext(properties, 1, &chosen.id, nullptr, nullptr, &status);
+  check_cl(status, "CLContextCreate: clCreateContext", MQLCL_ERR_OPENCL_CONTEXT_CREATE);
+  if (context->context == nullptr)
+    fail(MQLCL_ERR_OPENCL_CONTEXT_CREATE, "CLContextCreate: clCreateContext returned no context");
+  context->queue =
+      cl.clCreateCommandQueue(context->context, chosen.id, CL_QUEUE_PROFILING_ENABLE, &status);
+  check_cl(status, "CLContextCreate: clCreateCommandQueue", MQLCL_ERR_OPENCL_QUEUE_CREATE);
+  if (context->queue == nullptr)
+    fail(MQLCL_ERR_OPENCL_QUEUE_CREATE, "CLContextCreate: clCreateCommandQueue returned no queue");
+  return context;
+}
+
+} // namespace
+
 extern "C" {
 
 MQLCL_API int32_t CLContextCreate(int32_t device) {
   return guarded(MQLCL_INVALID_HANDLE, [&] {
-    auto context = std::make_shared<Context>();
-    context->device = select_device(device);
-    const Device &chosen = *context->device;
-    const ClApi &cl = cl_api();
-    cl_context_properties properties[] = {
-        CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(chosen.platform), 0};
-    cl_int status = CL_SUCCESS;
-    context->context = cl.clCreateContext(properties, 1, &chosen.id, nullptr, nullptr, &status);
-    check_cl(status, "CLContextCreate: clCreateContext", MQLCL_ERR_OPENCL_CONTEXT_CREATE);
-    if (context->context == nullptr)
-      fail(MQLCL_ERR_OPENCL_CONTEXT_CREATE, "CLContextCreate: clCreateContext returned no context");
-    context->queue =
-        cl.clCreateCommandQueue(context->context, chosen.id, CL_QUEUE_PROFILING_ENABLE, &status);
-    check_cl(status, "CLContextCreate: clCreateCommandQueue", MQLCL_ERR_OPENCL_QUEUE_CREATE);
-    if (context->queue == nullptr)
-      fail(MQLCL_ERR_OPENCL_QUEUE_CREATE,
-           "CLContextCreate: clCreateCommandQueue returned no queue");
-    return registry().contexts.insert(std::move(context));
+    std::shared_ptr<const Device> chosen = select_device(device);
+    const bool recovering = check_device_recoverable(*chosen);
+    try {
+      return registry().contexts.insert(create_context(chosen));
+    } catch (const Failure &failure) {
+      if (recovering)
+        note_recovery_failed(*chosen, failure);
+      throw;
+    }
   });
 }
 

@@ -141,6 +141,25 @@ struct LaunchEvent {
   LaunchEvent &operator=(const LaunchEvent &) = delete;
 };
 
+// The launch's status for CLExecutionStatus: 0-3, or a Failure. NVIDIA's driver (580) reports a
+// launch that faulted as CL_COMPLETE, and only a wait on its event fails (with -9999), so a
+// complete launch's event is waited on too, which returns at once.
+int32_t launch_status(const Kernel &kernel, cl_event event) {
+  const ClApi &cl = cl_api();
+  cl_int status = CL_COMPLETE;
+  check_cl(
+      cl.clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr),
+      "CLExecutionStatus: clGetEventInfo", MQLCL_ERR_OPENCL_EXECUTE);
+  if (status == CL_COMPLETE)
+    status = cl.clWaitForEvents(1, &event);
+  if (status < 0)
+    fail(MQLCL_ERR_OPENCL_EXECUTE,
+         fmt::format("CLExecutionStatus: the last launch of {} failed: {} ({})", kernel.name,
+                     cl_error_name(status), status),
+         status);
+  return static_cast<int32_t>(status);
+}
+
 } // namespace
 
 namespace mqlcl {
@@ -149,7 +168,9 @@ namespace mqlcl {
 int64_t last_launch_nanoseconds(Kernel &kernel) {
   LaunchEvent launch(kernel, "CL_KERNEL_EXECUTION_TIME");
   const ClApi &cl = cl_api();
-  check_cl(cl.clWaitForEvents(1, &launch.event), "clWaitForEvents", MQLCL_ERR_OPENCL_EXECUTE);
+  watching_device(*kernel.program->context, "CL_KERNEL_EXECUTION_TIME", [&] {
+    check_cl(cl.clWaitForEvents(1, &launch.event), "clWaitForEvents", MQLCL_ERR_OPENCL_EXECUTE);
+  });
   cl_ulong start = 0, end = 0;
   check_cl(cl.clGetEventProfilingInfo(launch.event, CL_PROFILING_COMMAND_START, sizeof(start),
                                       &start, nullptr),
@@ -179,17 +200,19 @@ MQLCL_API int32_t CLExecute(int32_t kernel_handle, uint32_t work_dim,
         fail(MQLCL_ERR_OPENCL_EXECUTE,
              fmt::format("CLExecute: argument {} of kernel {} is not set", i, kernel->name),
              CL_INVALID_KERNEL_ARGS);
-    cl_event launch = nullptr;
-    cl_int status = cl.clEnqueueNDRangeKernel(
-        context.queue, kernel->kernel, g.dimensions, g.offset.data(), g.global.data(),
-        g.runtime_chooses_local ? nullptr : g.local.data(), 0, nullptr, &launch);
-    check_cl(status, fmt::format("CLExecute: clEnqueueNDRangeKernel({})", kernel->name).c_str(),
-             MQLCL_ERR_OPENCL_EXECUTE);
-    if (kernel->last_launch != nullptr)
-      cl.clReleaseEvent(kernel->last_launch);
-    kernel->last_launch = launch;
-    // Submit now, so CLExecutionStatus sees progress without anyone waiting on the queue.
-    check_cl(cl.clFlush(context.queue), "CLExecute: clFlush", MQLCL_ERR_OPENCL_EXECUTE);
+    watching_device(context, "CLExecute", [&] {
+      cl_event launch = nullptr;
+      cl_int status = cl.clEnqueueNDRangeKernel(
+          context.queue, kernel->kernel, g.dimensions, g.offset.data(), g.global.data(),
+          g.runtime_chooses_local ? nullptr : g.local.data(), 0, nullptr, &launch);
+      check_cl(status, fmt::format("CLExecute: clEnqueueNDRangeKernel({})", kernel->name).c_str(),
+               MQLCL_ERR_OPENCL_EXECUTE);
+      if (kernel->last_launch != nullptr)
+        cl.clReleaseEvent(kernel->last_launch);
+      kernel->last_launch = launch;
+      // Submit now, so CLExecutionStatus sees progress without anyone waiting on the queue.
+      check_cl(cl.clFlush(context.queue), "CLExecute: clFlush", MQLCL_ERR_OPENCL_EXECUTE);
+    });
     return 1;
   });
 }
@@ -198,16 +221,8 @@ MQLCL_API int32_t CLExecutionStatus(int32_t kernel_handle) {
   return guarded(-1, [&] {
     auto kernel = kernel_of(kernel_handle, "CLExecutionStatus");
     LaunchEvent launch(*kernel, "CLExecutionStatus");
-    cl_int status = CL_COMPLETE;
-    check_cl(cl_api().clGetEventInfo(launch.event, CL_EVENT_COMMAND_EXECUTION_STATUS,
-                                     sizeof(status), &status, nullptr),
-             "CLExecutionStatus: clGetEventInfo", MQLCL_ERR_OPENCL_EXECUTE);
-    if (status < 0)
-      fail(MQLCL_ERR_OPENCL_EXECUTE,
-           fmt::format("CLExecutionStatus: the last launch of {} failed: {} ({})", kernel->name,
-                       cl_error_name(status), status),
-           status);
-    return static_cast<int32_t>(status);
+    return watching_device(*kernel->program->context, "CLExecutionStatus",
+                           [&] { return launch_status(*kernel, launch.event); });
   });
 }
 

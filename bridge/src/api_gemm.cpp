@@ -176,7 +176,8 @@ MQLCL_API int32_t CLGemm(int32_t buffer_a, int32_t buffer_b, int32_t buffer_c, i
     check_overlaps(call, end_a, end_b, end_c);
     check_tensor_core_layout(call);
     call.index64 = gemm::needs_index64(call); // after check_extent has filled in ld 0
-    gemm::enqueue(*call.c.buffer->context, call);
+    Context &context = *call.c.buffer->context;
+    watching_device(context, "CLGemm", [&] { gemm::enqueue(context, call); });
     return 1;
   });
 }

@@ -85,8 +85,11 @@ std::optional<int64_t> process_or_object_property(int32_t handle, int32_t proper
     return static_cast<int64_t>(kernel_of(handle, kIntegerFn)->arg_kinds.size());
   case MQLCL_CL_KERNEL_EXECUTION_TIME:
     return last_launch_nanoseconds(*kernel_of(handle, kIntegerFn));
-  case MQLCL_CL_GEMM_EXECUTION_TIME:
-    return gemm::last_gemm_nanoseconds(*context_of(handle, kIntegerFn));
+  case MQLCL_CL_GEMM_EXECUTION_TIME: {
+    auto context = context_of(handle, kIntegerFn);
+    return watching_device(*context, "CL_GEMM_EXECUTION_TIME",
+                           [&] { return gemm::last_gemm_nanoseconds(*context); });
+  }
   case MQLCL_CL_PROGRAM_FROM_CACHE:
     return program_of(handle, kIntegerFn)->from_cache ? 1 : 0;
   default:

@@ -64,11 +64,37 @@ void rebuild_for_sm90a(const char *function, Program &program, const std::string
   program.build_log = std::move(rebuilt.log);
 }
 
+// The build options less the bridge's own -cl-kernel-arg-info (at their start).
+std::string without_arg_info(const std::string &options) {
+  std::string rest = options.substr(std::strlen(kBridgeBuildOptions));
+  return rest.empty() ? rest : rest.substr(1);
+}
+
+// Builds `program` with `options`; a compile failure is retried once without the bridge's
+// -cl-kernel-arg-info, which NVIDIA's compiler (driver 580) cannot honour for a kernel without
+// arguments (ptxas: "Parsing error near '}'"). Built so, the driver describes no argument: the
+// setters treat each as Unknown, as after a build from PTX. The first log stays where both fail.
+cl_int build_program(Program &program, std::string &options) {
+  const ClApi &cl = cl_api();
+  cl_device_id device = program.context->device->id;
+  cl_int status = cl.clBuildProgram(program.program, 1, &device, options.c_str(), nullptr, nullptr);
+  program.build_log = build_log_of(program);
+  if (status != CL_BUILD_PROGRAM_FAILURE || options.rfind(kBridgeBuildOptions, 0) != 0)
+    return status;
+  std::string retry = without_arg_info(options);
+  if (cl.clBuildProgram(program.program, 1, &device, retry.c_str(), nullptr, nullptr) != CL_SUCCESS)
+    return status;
+  program.build_log = build_log_of(program);
+  program.build_options = without_arg_info(program.build_options);
+  options = std::move(retry);
+  return CL_SUCCESS;
+}
+
 // Builds `text` from source into `program` (then retargets it under -mqlcl-nv-sm90a); throws
 // Failure(ERR_OPENCL_PROGRAM_CREATE) with the log when the driver refuses it.
 void build_from_source(const char *function, Program &program, const std::string &text,
-                       const std::string &source_options, bool sm90a,
-                       const std::string &driver_options, const BuildLogOut &log) {
+                       std::string source_options, bool sm90a, const std::string &driver_options,
+                       const BuildLogOut &log) {
   const ClApi &cl = cl_api();
   const char *text_pointer = text.c_str();
   size_t text_length = text.size();
@@ -77,9 +103,7 @@ void build_from_source(const char *function, Program &program, const std::string
                                                  &text_length, &status);
   check_cl(status, fmt::format("{}: clCreateProgramWithSource", function).c_str(),
            MQLCL_ERR_OPENCL_PROGRAM_CREATE);
-  cl_device_id device = program.context->device->id;
-  status = cl.clBuildProgram(program.program, 1, &device, source_options.c_str(), nullptr, nullptr);
-  program.build_log = build_log_of(program);
+  status = build_program(program, source_options);
   if (status != CL_SUCCESS) {
     log.write(program.build_log);
     fail(MQLCL_ERR_OPENCL_PROGRAM_CREATE,
@@ -130,7 +154,9 @@ int32_t create_program(const char *function, int32_t context_handle, const char1
     program->cached_args = std::move(loaded->kernel_args);
     program->from_cache = true;
   } else {
-    build_from_source(function, *program, text, source_options, sm90a, driver_options, log);
+    watching_device(*program->context, function, [&] {
+      build_from_source(function, *program, text, source_options, sm90a, driver_options, log);
+    });
     program_cache::store(*program->context, key, program->program, program->build_log);
   }
   log.write(program->build_log);

@@ -66,13 +66,15 @@ MQLCL_API int32_t CLBufferReadStart(int32_t buffer_handle, uint32_t buffer_offse
     auto read = std::make_unique<PendingRead>();
     read->host.resize(size);
     read->buffer_offset = buffer_offset;
-    const ClApi &cl = cl_api();
-    cl_command_queue queue = buffer->context->queue;
-    // In order on the context's queue: the read sees every kernel enqueued before it.
-    check_cl(cl.clEnqueueReadBuffer(queue, buffer->memory, CL_FALSE, buffer_offset, size,
-                                    read->host.data(), 0, nullptr, &read->done),
-             "CLBufferReadStart: clEnqueueReadBuffer", MQLCL_ERR_OPENCL_EXECUTE);
-    check_cl(cl.clFlush(queue), "CLBufferReadStart: clFlush", MQLCL_ERR_OPENCL_EXECUTE);
+    watching_device(*buffer->context, "CLBufferReadStart", [&] {
+      const ClApi &cl = cl_api();
+      cl_command_queue queue = buffer->context->queue;
+      // In order on the context's queue: the read sees every kernel enqueued before it.
+      check_cl(cl.clEnqueueReadBuffer(queue, buffer->memory, CL_FALSE, buffer_offset, size,
+                                      read->host.data(), 0, nullptr, &read->done),
+               "CLBufferReadStart: clEnqueueReadBuffer", MQLCL_ERR_OPENCL_EXECUTE);
+      check_cl(cl.clFlush(queue), "CLBufferReadStart: clFlush", MQLCL_ERR_OPENCL_EXECUTE);
+    });
     buffer->pending_read = std::move(read);
     return 1;
   });
@@ -84,7 +86,9 @@ MQLCL_API int32_t CLBufferReadStatus(int32_t buffer_handle) {
     std::lock_guard<std::mutex> lock(buffer->read_mutex);
     if (!buffer->pending_read)
       fail_not_started("CLBufferReadStatus", buffer_handle);
-    return read_status(*buffer->pending_read, "CLBufferReadStatus");
+    return watching_device(*buffer->context, "CLBufferReadStatus", [&] {
+      return read_status(*buffer->pending_read, "CLBufferReadStatus");
+    });
   });
 }
 
@@ -117,9 +121,11 @@ MQLCL_API uint32_t CLBufferReadTake(int32_t buffer_handle, void *data, uint32_t 
              CL_INVALID_VALUE);
       read = std::move(buffer->pending_read); // the read ends here, whatever follows
     }
-    check_cl(cl_api().clWaitForEvents(1, &read->done), "CLBufferReadTake: clWaitForEvents",
-             MQLCL_ERR_OPENCL_EXECUTE);
-    read_status(*read, "CLBufferReadTake");
+    watching_device(*buffer->context, "CLBufferReadTake", [&] {
+      check_cl(cl_api().clWaitForEvents(1, &read->done), "CLBufferReadTake: clWaitForEvents",
+               MQLCL_ERR_OPENCL_EXECUTE);
+      read_status(*read, "CLBufferReadTake");
+    });
     std::memcpy(static_cast<char *>(data) + host_offset, read->host.data(),
                 static_cast<size_t>(bytes));
     return data_count;

@@ -158,7 +158,9 @@ MQLCL_API int32_t CLBufferTensorMap(int32_t map_buffer, uint32_t map_offset, int
     require_tensor_memory_access(*matrix->context->device, kFunction);
 
     TensorMapRequest request;
-    request.address = device_address(*matrix->context, matrix->memory) + buffer_offset;
+    request.address = watching_device(*matrix->context, kFunction, [&] {
+      return device_address(*matrix->context, matrix->memory) + buffer_offset;
+    });
     request.rows = rows;
     request.cols = cols;
     request.row_pitch = row_pitch;
@@ -168,9 +170,11 @@ MQLCL_API int32_t CLBufferTensorMap(int32_t map_buffer, uint32_t map_offset, int
     request.tf32 = element_type == MQLCL_TENSOR_TF32;
     request.pci_bus = pci_bus(*matrix->context->device);
     const std::array<uint64_t, 16> encoded = encode_tensor_map(request, kFunction);
-    check_cl(cl_api().clEnqueueWriteBuffer(map->context->queue, map->memory, CL_TRUE, map_offset,
-                                           kMapBytes, encoded.data(), 0, nullptr, nullptr),
-             "CLBufferTensorMap: clEnqueueWriteBuffer", MQLCL_ERR_OPENCL_INTERNAL);
+    watching_device(*map->context, kFunction, [&] {
+      check_cl(cl_api().clEnqueueWriteBuffer(map->context->queue, map->memory, CL_TRUE, map_offset,
+                                             kMapBytes, encoded.data(), 0, nullptr, nullptr),
+               "CLBufferTensorMap: clEnqueueWriteBuffer", MQLCL_ERR_OPENCL_INTERNAL);
+    });
     return 1;
   });
 }

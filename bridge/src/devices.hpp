@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cl_api.hpp"
+#include "device_health.hpp"
 #include "errors.hpp"
 #include "opencl.hpp"
 
@@ -56,6 +57,9 @@ struct Device {
   // CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT: on a CPU its SIMD width (PoCL: 8 with AVX2, 16 with
   // AVX-512), which tells CPUs apart for the GEMM's database.
   cl_uint preferred_vector_width_float = 0;
+  // Whether the driver has ended this process's work on the device (device_health.hpp); shared
+  // by the copies of this description.
+  std::shared_ptr<DeviceHealth> health = std::make_shared<DeviceHealth>();
 };
 
 struct DeviceList {

@@ -76,6 +76,8 @@ Context::~Context() {
   release(address_probe.result, &ClApi::clReleaseMemObject);
   release(queue, &ClApi::clReleaseCommandQueue);
   release(context, &ClApi::clReleaseContext);
+  if (device)
+    --device->health->contexts; // counted since CLContextCreate chose the device
 }
 
 Program::~Program() {
@@ -152,19 +154,41 @@ std::shared_ptr<T> lookup(const HandleTable<T> &table, int32_t handle, const cha
     fail_not_live(table, handle, function, kind);
   return object;
 }
+
+const Context &context_behind(const Context &context) {
+  return context;
+}
+const Context &context_behind(const Program &program) {
+  return *program.context;
+}
+const Context &context_behind(const Kernel &kernel) {
+  return *kernel.program->context;
+}
+const Context &context_behind(const Buffer &buffer) {
+  return *buffer.context;
+}
+
+// A live handle of a lost device (device_health.hpp) is refused as such: only its free works.
+template <class T>
+std::shared_ptr<T> usable(const HandleTable<T> &table, int32_t handle, const char *function,
+                          const char *kind) {
+  std::shared_ptr<T> object = lookup(table, handle, function, kind);
+  check_device_usable(*context_behind(*object).device, function);
+  return object;
+}
 } // namespace
 
 std::shared_ptr<Context> context_of(int32_t handle, const char *function) {
-  return lookup(registry().contexts, handle, function, "context");
+  return usable(registry().contexts, handle, function, "context");
 }
 std::shared_ptr<Program> program_of(int32_t handle, const char *function) {
-  return lookup(registry().programs, handle, function, "program");
+  return usable(registry().programs, handle, function, "program");
 }
 std::shared_ptr<Kernel> kernel_of(int32_t handle, const char *function) {
-  return lookup(registry().kernels, handle, function, "kernel");
+  return usable(registry().kernels, handle, function, "kernel");
 }
 std::shared_ptr<Buffer> buffer_of(int32_t handle, const char *function) {
-  return lookup(registry().buffers, handle, function, "buffer");
+  return usable(registry().buffers, handle, function, "buffer");
 }
 
 std::shared_ptr<const Device> device_of(int32_t handle, const char *function) {

@@ -69,6 +69,8 @@
 /* mqlcl's own, in MQL5's user range (ERR_USER_ERROR_FIRST 65536 + n: SetUserError(n) in MQL5) */
 #define MQLCL_ERR_OPENCL_NOT_OWNER 65537 /* another owner's handle; an owner that is not live */
 #define MQLCL_ERR_OPENCL_READ_NOT_STARTED 65538 /* no CLBufferReadStart pending on the buffer */
+#define MQLCL_ERR_OPENCL_DEVICE_LOST                                                               \
+  65539 /* the device faulted: docs/api.md, "A device that faults" */
 
 /* ---- CLHandleType results (ENUM_OPENCL_HANDLE_TYPE) --------------------------------------------
  */

@@ -124,7 +124,8 @@ const Scenario kScenarios[] = {
      CL_OUT_OF_HOST_MEMORY, Setup::none,
      [](World &w) -> int64_t { return CLProgramCreate(w.context, kTestKernels); },
      MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_PROGRAM_CREATE},
-    {"CLProgramCreate: clBuildProgram", Call::clBuildProgram, 1, CL_BUILD_PROGRAM_FAILURE,
+    // (CL_BUILD_PROGRAM_FAILURE is retried: a_build_that_fails_with_argument_information_...)
+    {"CLProgramCreate: clBuildProgram", Call::clBuildProgram, 1, CL_COMPILER_NOT_AVAILABLE,
      Setup::none, [](World &w) -> int64_t { return CLProgramCreate(w.context, kTestKernels); },
      MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_PROGRAM_CREATE},
     {"CLProgramCreateEx: clBuildProgram", Call::clBuildProgram, 1, CL_OUT_OF_RESOURCES, Setup::none,
@@ -455,6 +456,111 @@ BOOST_AUTO_TEST_CASE(a_refused_release_retires_the_handle_without_an_error) {
   growth[static_cast<size_t>(Kind::memory)] = 1; // the one the driver was not given back
   leaks.verify(growth);
   BOOST_TEST(mqlcl_fault::release_refused() == 1);
+  leaks.verify();
+}
+
+// A device whose driver has ended the process's work on it, as NVIDIA's does after a kernel
+// faulted (played by the layer): the next transfer fails with CL_OUT_OF_RESOURCES and a new context
+// with -9999. That call and every later one on the device's objects, in any context, fail with
+// 65539; their frees work; once no context is left, CLContextCreate tries the device again.
+void lose_the_device(World &world) {
+  mqlcl_fault::fail_call(Call::clEnqueueReadBuffer, 1, CL_OUT_OF_RESOURCES);
+  mqlcl_fault::fail_call(Call::clCreateContext, 1, -9999); // the bridge's probe
+  MQLCL_CHECK_FAILS(CLBufferRead(world.y, world.host.data(), 0, 0, 256, 4), 0u,
+                    MQLCL_ERR_OPENCL_DEVICE_LOST);
+  mqlcl_fault::clear_faults();
+  BOOST_TEST(last_error_text().find("is lost (CLBufferRead: clEnqueueReadBuffer") !=
+                 std::string::npos,
+             last_error_text());
+}
+
+BOOST_AUTO_TEST_CASE(a_device_that_faults_is_lost_until_its_contexts_are_freed) {
+  LeakCheck leaks;
+  {
+    World world, other; // two programs' contexts on the device
+    world.launch();
+    lose_the_device(world);
+    const float value = 1;
+    MQLCL_CHECK_FAILS(CLBufferWrite(other.x, &value, 0, 0, 1, 4), 0u, MQLCL_ERR_OPENCL_DEVICE_LOST);
+    const uint32_t global[1] = {256};
+    MQLCL_CHECK_FAILS(CLExecute(other.axpy, 1, nullptr, global, nullptr), 0,
+                      MQLCL_ERR_OPENCL_DEVICE_LOST);
+    MQLCL_CHECK_FAILS(CLBufferCreate(world.context, 64, 0), MQLCL_INVALID_HANDLE,
+                      MQLCL_ERR_OPENCL_DEVICE_LOST);
+    MQLCL_CHECK_FAILS(CLProgramCreate(other.context, kTestKernels), MQLCL_INVALID_HANDLE,
+                      MQLCL_ERR_OPENCL_DEVICE_LOST);
+    MQLCL_CHECK_FAILS(CLContextCreate(device_under_test()), MQLCL_INVALID_HANDLE,
+                      MQLCL_ERR_OPENCL_DEVICE_LOST);
+    BOOST_TEST(last_error_text().find("still holds 2 context(s)") != std::string::npos,
+               last_error_text());
+  }
+  {
+    World again; // every context freed: a new one, and work on it
+    BOOST_TEST_REQUIRE(CLBufferWrite(again.x, again.host.data(), 0, 0, 256, 4) == 256u);
+    again.launch();
+    BOOST_TEST(again.host[0] == 2.0f); // y = 2 x + y
+  }
+  leaks.verify();
+}
+
+BOOST_AUTO_TEST_CASE(a_lost_device_whose_driver_still_refuses_a_context_stays_lost) {
+  LeakCheck leaks;
+  {
+    World world;
+    lose_the_device(world);
+  }
+  mqlcl_fault::fail_call(Call::clCreateContext, 1, -9999);
+  MQLCL_CHECK_FAILS(CLContextCreate(device_under_test()), MQLCL_INVALID_HANDLE,
+                    MQLCL_ERR_OPENCL_DEVICE_LOST);
+  BOOST_TEST(last_error_text().find("only a restart of the process") != std::string::npos,
+             last_error_text());
+  mqlcl_fault::clear_faults();
+  {
+    World again; // the next CLContextCreate tries once more
+    again.launch();
+  }
+  leaks.verify();
+}
+
+// CL_OUT_OF_RESOURCES from a device that still gives a new context is an ordinary failure.
+BOOST_AUTO_TEST_CASE(a_failure_like_a_fault_on_a_healthy_device_keeps_its_code) {
+  LeakCheck leaks;
+  {
+    World world;
+    mqlcl_fault::fail_call(Call::clEnqueueReadBuffer, 1, CL_OUT_OF_RESOURCES);
+    MQLCL_CHECK_FAILS(CLBufferRead(world.y, world.host.data(), 0, 0, 256, 4), 0u,
+                      MQLCL_ERR_OPENCL_EXECUTE);
+    mqlcl_fault::clear_faults();
+    world.launch();
+  }
+  leaks.verify();
+}
+
+// A compile failure is retried once without the bridge's -cl-kernel-arg-info, which NVIDIA's
+// compiler cannot honour for a kernel without arguments; the program then reports the options it
+// was built with, and its kernels work.
+BOOST_AUTO_TEST_CASE(a_build_that_fails_with_argument_information_is_retried_without_it) {
+  LeakCheck leaks;
+  {
+    World world;
+    const uint64_t builds = mqlcl_fault::calls(Call::clBuildProgram);
+    mqlcl_fault::fail_call(Call::clBuildProgram, 1, CL_BUILD_PROGRAM_FAILURE);
+    Program program(CLProgramCreate(world.context, kTestKernels));
+    mqlcl_fault::clear_faults();
+    BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text());
+    BOOST_TEST(mqlcl_fault::calls(Call::clBuildProgram) == builds + 2);
+    char16_t options[256] = {};
+    BOOST_TEST_REQUIRE(CLGetInfoString(program, MQLCL_CL_PROGRAM_BUILD_OPTIONS, options, 256) == 1);
+    BOOST_TEST(to_utf8(options).find("-cl-kernel-arg-info") == std::string::npos, to_utf8(options));
+    world.axpy = make_kernel(program, u"axpy");
+    BOOST_TEST_REQUIRE(CLBufferWrite(world.x, world.host.data(), 0, 0, 256, 4) == 256u);
+    world.launch();
+    BOOST_TEST(world.host[0] == 2.0f); // y = 2 x + y
+    mqlcl_fault::fail_every(Call::clBuildProgram, CL_BUILD_PROGRAM_FAILURE);
+    MQLCL_CHECK_FAILS(CLProgramCreate(world.context, kTestKernels), MQLCL_INVALID_HANDLE,
+                      MQLCL_ERR_OPENCL_PROGRAM_CREATE);
+    mqlcl_fault::clear_faults();
+  }
   leaks.verify();
 }
 

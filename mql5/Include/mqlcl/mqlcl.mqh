@@ -48,9 +48,10 @@
 #define MQLCL_ERR_OPENCL_BUFFER_CREATE                       5112
 #define MQLCL_ERR_OPENCL_TOO_MANY_OBJECTS                    5113
 #define MQLCL_ERR_OPENCL_SELECTDEVICE                        5114
-//--- mqlcl's own, in MQL5's user range (SetUserError(1), SetUserError(2))
+//--- mqlcl's own, in MQL5's user range (SetUserError(1), (2), (3))
 #define MQLCL_ERR_OPENCL_NOT_OWNER                           65537
 #define MQLCL_ERR_OPENCL_READ_NOT_STARTED                    65538
+#define MQLCL_ERR_OPENCL_DEVICE_LOST                         65539
 
 //--- mqlcl::CLHandleType results
 #define MQLCL_OPENCL_INVALID                                 0
