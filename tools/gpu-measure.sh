@@ -5,6 +5,10 @@
 # BIN holds mqlcl-replay and libmqlcl.so (and optionally libclblast1_*.deb and bridge test
 # binaries); OUT receives the results. Phases, run in the order given:
 #   env       the GPU, the OpenCL platforms, the libraries the anchors will find
+#   suite     the whole ctest suite on the GPU (device 0, NVIDIA's), with ctest's own environment,
+#             from a build tree packed here by tools/gpu-suite-pack.sh into BIN (build.tar.xz,
+#             lib/, source-dir): OUT/suite.log and OUT/suite.xml (JUnit); SUITE_ARGS adds ctest
+#             arguments (-R REGEX, -j N)
 #   tests     the bridge's test binaries in BIN on the GPU (MQLCL_TEST_DEVICE=0)
 #   replay    the article's steps at 2000 (docs/replay.md's GPU columns): replay-gpu.json
 #   beyond    each step beyond the article once at 4096, untuned
@@ -89,6 +93,32 @@ for phase in "$@"; do
       MQLCL_STAGING=on MQLCL_TEST_DEVICE=0 MQLCL_REQUIRE_DEVICE=1 "$bin/test_bridge_$name" \
         --report_level=short --log_level=message
     done
+    ;;
+  suite)
+    step suite
+    # ctest's files name the source folder the tree was configured in: it becomes this copy.
+    source_dir=$(cat "$bin/source-dir")
+    if [[ $source_dir != "$root" ]]; then
+      mkdir -p "$(dirname "$source_dir")"
+      ln -sfn "$root" "$source_dir"
+    fi
+    rm -rf "$root/build" && tar -C "$root" -xJf "$bin/build.tar.xz"
+    # The tools ctest's tests run, at the paths this tree was configured with: the machine's own
+    # where it has one by that name, else the pack's (ninja).
+    while read -r path; do
+      [[ -e $path ]] && continue
+      name=$(basename "$path")
+      found=$(command -v "$name" || echo "$bin/tools/$name")
+      mkdir -p "$(dirname "$path")" && ln -sf "$found" "$path" && echo "$path -> $found"
+    done <"$bin/tools/paths"
+    # The tests find the tree's own library and kernels, not BIN's (gpu-env.sh's variables).
+    # shellcheck disable=SC2086 # SUITE_ARGS is a list of ctest arguments
+    env -u MQLCL_LIBRARY -u MQLCL_KERNELS_DIR LD_LIBRARY_PATH="$bin/lib:$LD_LIBRARY_PATH" \
+      MQLCL_REQUIRE_DEVICE=1 MQLCL_TEST_DEVICE=0 ctest --test-dir "$source_dir/build" \
+      --output-on-failure --timeout 600 --output-junit "$out/suite.xml" ${SUITE_ARGS:--j 4} \
+      >"$out/suite.log" 2>&1
+    echo "ctest exit $?"
+    sed -n '/tests passed/,$p' "$out/suite.log"
     ;;
   replay)
     step replay

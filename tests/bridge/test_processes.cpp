@@ -115,10 +115,13 @@ std::vector<int> run_four(const fs::path &folder, int apart_ms) {
     std::this_thread::sleep_for(std::chrono::milliseconds(apart_ms));
   }
   std::vector<int> ordinals;
+  std::string landed;
   for (const Agent &agent : agents) {
     auto fields = finish(agent);
     ordinals.push_back(fields.count("ordinal") ? std::stoi(fields["ordinal"]) : -1);
+    landed += " " + std::to_string(ordinals.back()) + " (" + fields["device"] + ")";
   }
+  BOOST_TEST_MESSAGE("started " << apart_ms << " ms apart, the agents took" << landed);
   return ordinals;
 }
 
