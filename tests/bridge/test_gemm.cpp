@@ -332,12 +332,15 @@ BOOST_AUTO_TEST_CASE(batches_whose_c_matrices_interleave_verify) {
 }
 
 // The kernels' 64-bit form (INDEX64, taken from 2^29 elements of a size or leading dimension),
-// forced at small sizes so that every layout and both element types are checked on any device.
+// forced at small sizes so that every layout is checked on any device, in float, and in double
+// with A as stored and transposed (the copies' two kernels).
 BOOST_AUTO_TEST_CASE(the_64_bit_kernels_verify_in_every_layout) {
   ScopedEnvironment index64("MQLCL_GEMM_INDEX64", "1");
   Context context = make_context();
   for (int t = 0; t < 4; ++t)
     for (bool dp : {false, true}) {
+      if (dp && t >= 2)
+        continue;
       Case c{37, 29, 41, (t & 1) != 0, (t & 2) != 0, dp};
       c.batch = 2;
       c.pad = 3;
