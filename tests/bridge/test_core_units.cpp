@@ -1,7 +1,7 @@
 // Units of the bridge core that need no OpenCL device: the handle table, UTF-16 conversion, error
-// names, by-value argument sizes, the PTX rewrite of -mqlcl-nv-sm90a and the GEMM's test of batches
-// whose matrices share elements. Linked against the core's
-// objects, not the shared library.
+// names, by-value argument sizes, the PTX rewrite of -mqlcl-nv-sm90a, the GEMM's test of batches
+// whose matrices share elements and SHA-256. Linked against the core's objects, not the shared
+// library.
 #define BOOST_TEST_MODULE bridge_core_units
 #include "arg_types.hpp"
 #include "devices.hpp"
@@ -9,6 +9,7 @@
 #include "gemm/operands.hpp"
 #include "handle_table.hpp"
 #include "ptx_rewrite.hpp"
+#include "sha256.hpp"
 #include "utf16.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -16,6 +17,8 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace mqlcl;
 
@@ -303,4 +306,43 @@ BOOST_AUTO_TEST_CASE(batch_matrices_share_elements_exactly_when_they_do) {
   // The attention layout of docs/errors.md: 8 heads of 8 columns side by side in rows of 64.
   BOOST_TEST(!gemm::batch_shares_elements(5, 8, 64, 8, 8));
   BOOST_TEST(gemm::batch_shares_elements(256, 256, 256 + 65534, 1, 65535));
+}
+
+// FIPS 180-4's examples (the empty message, "abc", the 448- and 896-bit messages, a million
+// "a"), and messages of lengths about a block's end (55, 56, 63, 64, 65, 119, 120 bytes: the
+// padding's cases), with digests from Python's hashlib; fed whole and in uneven pieces.
+BOOST_AUTO_TEST_CASE(sha256_matches_the_standards_vectors) {
+  auto digits = [](size_t length) {
+    std::string text;
+    for (size_t i = 0; i < length; ++i)
+      text += static_cast<char>('0' + i % 10);
+    return text;
+  };
+  const std::vector<std::pair<std::string, std::string>> vectors = {
+      {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+      {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+      {"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmn"
+       "opqrsmnopqrstnopqrstu",
+       "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"},
+      {std::string(1000000, 'a'),
+       "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
+      {digits(55), "f34d5a0f80c0cbf84c8c0b90218c22637abd199965249da736a20143c8c9c9d9"},
+      {digits(56), "83aa034bda83e458a0dc9cbce0d4e354716aa0ff770ed37ac0ed2b292052e4af"},
+      {digits(63), "074f6e9ac301d5d1b6df6f1dfb8c6f89c187ea945d352ce6a29279a9c630680b"},
+      {digits(64), "9674d9e078535b7cec43284387a6ee39956188e735a85452b0050b55341cda56"},
+      {digits(65), "52774b57c10e45040a61c14d35c1c8ebefe880082313aa0a21ebb077734cd067"},
+      {digits(119), "d0cb70d05ff14123f114c0cca360c62077379cf1ac90e1bfafa9e9e4d827596a"},
+      {digits(120), "08642f0525963875af954100280fe3009293fa7e19c273444f31464c9b089243"},
+  };
+  for (const auto &[message, digest] : vectors) {
+    BOOST_TEST_CONTEXT("a message of " << message.size() << " bytes") {
+      BOOST_TEST(to_hex(sha256(message)) == digest);
+      Sha256 pieces;
+      for (size_t at = 0, piece = 1; at < message.size(); at += piece, piece = piece * 3 % 97 + 1)
+        pieces.update(std::string_view(message).substr(at, piece));
+      BOOST_TEST(to_hex(pieces.digest()) == digest);
+    }
+  }
 }
