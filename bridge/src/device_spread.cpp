@@ -3,6 +3,7 @@
 #include "devices.hpp"
 
 #include "os_library.hpp"
+#include "private_folder.hpp"
 
 #include <mqlcl/mqlcl.h>
 
@@ -10,15 +11,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <mutex>
-#include <system_error>
 
 namespace mqlcl {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -28,22 +26,26 @@ std::string runtime_folder() {
   return chosen.empty() ? os::default_runtime_folder() : chosen;
 }
 
+// How long a chooser waits for the others' turns before it takes the fallback. Each turn lasts
+// a few file operations, so only a lock that someone holds on for good (a stuck process, or a
+// file another user planted) waits this long.
+constexpr std::chrono::seconds kChooseWait{10};
+
 // A device's slot files are named by its ordinal and a hash of its names, so processes that see
 // other devices (another OpenCL library) never count each other's slots as their own.
-fs::path slot_path(const fs::path &folder, const Device &device, size_t slot) {
+std::string slot_name(const Device &device, size_t slot) {
   uint32_t hash = 2166136261u;
   for (unsigned char c : device.match_text() + "|" + device.driver_version)
     hash = (hash ^ c) * 16777619u;
-  return folder / fmt::format("device{}-{:08x}.slot{}", device.ordinal, hash, slot);
+  return fmt::format("device{}-{:08x}.slot{}", device.ordinal, hash, slot);
 }
 
 // The slots other open files hold on `device`; `first_free` gets the lowest free slot.
-int held_slots(const fs::path &folder, const Device &device, size_t &first_free) {
+int held_slots(const os::PrivateFolder &folder, const Device &device, size_t &first_free) {
   int held = 0;
   first_free = SIZE_MAX;
-  std::error_code error;
-  for (size_t slot = 0; fs::exists(slot_path(folder, device, slot), error); ++slot) {
-    void *lock = os::lock_file(slot_path(folder, device, slot).u8string(), false);
+  for (size_t slot = 0; folder.exists(slot_name(device, slot)); ++slot) {
+    void *lock = folder.lock(slot_name(device, slot), std::chrono::milliseconds(0));
     if (lock == nullptr) {
       ++held;
     } else {
@@ -53,7 +55,7 @@ int held_slots(const fs::path &folder, const Device &device, size_t &first_free)
   }
   if (first_free == SIZE_MAX) {
     first_free = 0;
-    while (fs::exists(slot_path(folder, device, first_free), error))
+    while (folder.exists(slot_name(device, first_free)))
       ++first_free;
   }
   return held;
@@ -68,12 +70,11 @@ std::mutex placements_mutex;
 std::map<std::string, Placement> placements; // by the candidates' ordinals
 
 // Takes the least used candidate's slot, under the folder's lock; false when the folder cannot
-// be used.
+// be used (it cannot be made, another user owns it or may write it: private_folder.hpp), or the
+// choosers' lock is not had within kChooseWait.
 bool place_by_slots(const std::vector<const Device *> &candidates, Placement &placement) {
-  const fs::path folder = fs::u8path(runtime_folder());
-  std::error_code error;
-  fs::create_directories(folder, error);
-  void *turn = os::lock_file((folder / "choose.lock").u8string(), true);
+  const os::PrivateFolder folder(runtime_folder());
+  void *turn = folder.lock("choose.lock", kChooseWait);
   if (turn == nullptr)
     return false;
   const Device *least = nullptr;
@@ -88,7 +89,7 @@ bool place_by_slots(const std::vector<const Device *> &candidates, Placement &pl
       least_slot = free_slot;
     }
   }
-  placement.slot = os::lock_file(slot_path(folder, *least, least_slot).u8string(), false);
+  placement.slot = folder.lock(slot_name(*least, least_slot), std::chrono::milliseconds(0));
   os::unlock_file(turn);
   if (placement.slot == nullptr)
     return false;

@@ -40,10 +40,8 @@ std::string environment(const char *name);
 std::string default_cache_folder();
 std::string default_runtime_folder();
 
-// An exclusive lock on a file (created if missing) that the operating system drops when the
-// process ends, however it ends. `wait` false: nullptr at once when another open file holds it.
-// nullptr too when the file cannot be opened. unlock_file releases and closes it.
-void *lock_file(const std::string &utf8_path, bool wait) noexcept;
+// Releases a lock that PrivateFolder::lock took (private_folder.hpp) and closes its file; nullptr
+// is ignored.
 void unlock_file(void *lock) noexcept;
 
 // This process's id.

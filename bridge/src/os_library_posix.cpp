@@ -1,10 +1,7 @@
 #include "os_library.hpp"
 
-#include <cerrno>
 #include <cstdlib>
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 namespace mqlcl::os {
@@ -74,23 +71,6 @@ std::string default_runtime_folder() {
   if (!base.empty() && base.front() == '/')
     return base + "/mqlcl";
   return "/tmp/mqlcl-" + std::to_string(static_cast<unsigned long>(getuid()));
-}
-
-void *lock_file(const std::string &utf8_path, bool wait) noexcept {
-  int fd = open(utf8_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return nullptr;
-  // flock: held by this open file, so two opens in one process exclude each other too, and
-  // dropped by the kernel when the process ends.
-  int result = 0;
-  do
-    result = flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB));
-  while (result != 0 && errno == EINTR);
-  if (result != 0) {
-    close(fd);
-    return nullptr;
-  }
-  return reinterpret_cast<void *>(static_cast<intptr_t>(fd) + 1); // never nullptr
 }
 
 void unlock_file(void *lock) noexcept {

@@ -130,27 +130,6 @@ std::string default_runtime_folder() {
   return temp.empty() ? std::string() : temp + "\\mqlcl-run";
 }
 
-void *lock_file(const std::string &utf8_path, bool wait) noexcept {
-  try {
-    HANDLE file = CreateFileW(widen(utf8_path).c_str(), GENERIC_READ | GENERIC_WRITE,
-                              FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
-                              OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
-    if (file == INVALID_HANDLE_VALUE)
-      return nullptr;
-    // Locks belong to the handle, and Windows drops them when the process ends.
-    OVERLAPPED whole{};
-    const DWORD flags = static_cast<DWORD>(LOCKFILE_EXCLUSIVE_LOCK) |
-                        (wait ? DWORD{0} : static_cast<DWORD>(LOCKFILE_FAIL_IMMEDIATELY));
-    if (!LockFileEx(file, flags, 0, 1, 0, &whole)) {
-      CloseHandle(file);
-      return nullptr;
-    }
-    return reinterpret_cast<void *>(file);
-  } catch (...) {
-    return nullptr;
-  }
-}
-
 void unlock_file(void *lock) noexcept {
   if (lock != nullptr)
     CloseHandle(reinterpret_cast<HANDLE>(lock)); // closing the handle drops its lock

@@ -2,16 +2,20 @@
 // (agent_child.cpp) started four at a time. They spread over the devices (MQLCL_USE_SPREAD) two
 // per device on two, whatever order they start in; a killed agent's slot is free at once; and
 // four agents filling one program cache at the same moment leave whole entries that the next
-// four load. Each agent verifies its products. ctest runs this with POCL_DEVICES="pthread pthread",
-// so that PoCL shows two CPU devices; with one device the spread checks say so and stop.
+// four load. A runtime folder others could change, a link in it or a choosing lock held for good
+// only make an agent take the fallback device. Each agent verifies its products. ctest runs this
+// with POCL_DEVICES="pthread pthread", so that PoCL shows two CPU devices; with one device the
+// spread checks say so and stop.
 #define BOOST_TEST_MODULE bridge_processes
 #include "opencl_device.hpp"
 #include "scoped_environment.hpp"
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -22,6 +26,8 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -125,6 +131,35 @@ std::vector<int> run_four(const fs::path &folder, int apart_ms) {
   return ordinals;
 }
 
+// The permission bits of `path` (not following a link) in octal, such as "0700"; "none" when
+// there is no such file.
+std::string mode_of(const fs::path &path) {
+  struct stat status {};
+  if (lstat(path.c_str(), &status) != 0)
+    return "none";
+  char octal[8];
+  std::snprintf(octal, sizeof(octal), "%04o", static_cast<unsigned>(status.st_mode & 07777));
+  return octal;
+}
+
+// The names of the files in `folder` (none when it cannot be listed).
+std::vector<std::string> names_in(const fs::path &folder) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const auto &entry : fs::directory_iterator(folder, error))
+    names.push_back(entry.path().filename().string());
+  return names;
+}
+
+// One agent that spreads with MQLCL_RUNTIME_DIR=`runtime`: verified, on a candidate.
+void run_one_spreading_agent(const fs::path &runtime, const fs::path &outputs,
+                             const std::vector<int> &candidates) {
+  ScopedEnvironment folder("MQLCL_RUNTIME_DIR", runtime.string());
+  auto fields = finish(start_agent(outputs, {}));
+  const int ordinal = fields.count("ordinal") ? std::stoi(fields["ordinal"]) : -1;
+  BOOST_TEST((std::find(candidates.begin(), candidates.end(), ordinal) != candidates.end()));
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(processes, *boost::unit_test::precondition(needs_device()))
@@ -205,6 +240,66 @@ BOOST_AUTO_TEST_CASE(four_agents_fill_one_program_cache_at_once) {
         start_agent(outputs.path, {"--rendezvous", meeting.path.string(), "--processes", "4"}));
   for (const Agent &agent : agents)
     BOOST_TEST(finish(agent)["from_cache"] == "1");
+}
+
+// A runtime folder another user owns or others may write is not used (the agent takes the
+// fallback device and makes no file there); a link at the choosing lock is not followed.
+BOOST_AUTO_TEST_CASE(runtime_folders_others_could_change_are_not_used) {
+  std::vector<int> candidates = spread_candidates();
+  if (candidates.size() < 2) {
+    BOOST_TEST_MESSAGE("one device: nothing to spread (set POCL_DEVICES=\"pthread pthread\")");
+    return;
+  }
+  TemporaryFolder base("runtime"), outputs("outputs");
+  const fs::path open_to_all = base.path / "open-to-all";
+  fs::create_directory(open_to_all);
+  fs::permissions(open_to_all, fs::perms::all);
+  std::vector<fs::path> refused = {open_to_all};
+  if (geteuid() == 0) {
+    const fs::path foreign = base.path / "foreign";
+    fs::create_directory(foreign);
+    fs::permissions(foreign, fs::perms::owner_all);
+    BOOST_TEST_REQUIRE(chown(foreign.c_str(), 65534, 65534) == 0);
+    refused.push_back(foreign);
+  }
+  for (const fs::path &folder : refused) {
+    BOOST_TEST_CONTEXT(folder) {
+      run_one_spreading_agent(folder, outputs.path, candidates);
+      BOOST_TEST(names_in(folder).empty());
+    }
+  }
+
+  const fs::path linked = base.path / "linked", victim = base.path / "victim";
+  fs::create_directory(linked);
+  fs::permissions(linked, fs::perms::owner_all);
+  std::ofstream(victim) << "the user's own file\n";
+  const std::string victim_mode = mode_of(victim);
+  fs::create_symlink(victim, linked / "choose.lock");
+  run_one_spreading_agent(linked, outputs.path, candidates);
+  BOOST_TEST(fs::is_symlink(linked / "choose.lock"));
+  BOOST_TEST(names_in(linked).size() == 1u); // no slot taken
+  std::ifstream in(victim);
+  BOOST_TEST(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) ==
+             "the user's own file\n");
+  BOOST_TEST(mode_of(victim) == victim_mode);
+}
+
+// A choosing lock that someone holds for good (a stuck process; a file another user planted)
+// delays a spreading agent by a bounded wait (10 s), then it takes the fallback device.
+BOOST_AUTO_TEST_CASE(a_choosing_lock_held_for_good_is_waited_for_a_bounded_time) {
+  std::vector<int> candidates = spread_candidates();
+  if (candidates.size() < 2) {
+    BOOST_TEST_MESSAGE("one device: nothing to spread (set POCL_DEVICES=\"pthread pthread\")");
+    return;
+  }
+  TemporaryFolder runtime("runtime"), outputs("outputs");
+  fs::permissions(runtime.path, fs::perms::owner_all);
+  int held = open((runtime.path / "choose.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  BOOST_TEST_REQUIRE(held >= 0);
+  BOOST_TEST_REQUIRE(flock(held, LOCK_EX) == 0);
+  run_one_spreading_agent(runtime.path, outputs.path, candidates);
+  BOOST_TEST(names_in(runtime.path) == std::vector<std::string>{"choose.lock"}); // no slot
+  close(held);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
