@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <optional>
 
 using namespace mqlcl;
 
@@ -147,8 +148,9 @@ int32_t create_program(const char *function, int32_t context_handle, const char1
   // The final binary is built with the options its own build had (sm_90a: the user's alone).
   const std::string key =
       program_cache::key_of(*program->context->device, program->build_options, text);
-  if (auto loaded =
-          program_cache::load(*program->context, key, sm90a ? driver_options : source_options)) {
+  std::optional<program_cache::BuildTurn> turn;
+  if (auto loaded = program_cache::load_or_take_turn(
+          *program->context, key, sm90a ? driver_options : source_options, turn)) {
     program->program = loaded->program;
     program->build_log = std::move(loaded->build_log);
     program->cached_args = std::move(loaded->kernel_args);
@@ -159,6 +161,8 @@ int32_t create_program(const char *function, int32_t context_handle, const char1
     });
     program_cache::store(*program->context, key, program->program, program->build_log);
   }
+  turn.reset();
+  program->build_log = program_cache::take_note(*program->context->device) + program->build_log;
   log.write(program->build_log);
   return registry().programs.insert(std::move(program));
 }

@@ -1,21 +1,21 @@
 #include "program_cache.hpp"
 
+#include "build_inputs.hpp"
 #include "cl_api.hpp"
 #include "os_library.hpp"
+#include "private_folder.hpp"
+#include "sha256.hpp"
 
 #include <mqlcl/mqlcl.h>
 
 #include <fmt/format.h>
 
-#include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <functional>
-#include <random>
+#include <mutex>
+#include <set>
 #include <sstream>
-#include <system_error>
-#include <thread>
 
 namespace mqlcl::program_cache {
 
@@ -23,17 +23,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kMagic = "MQLCLPC1";
+constexpr std::string_view kMagic = "MQLCLPC2";
 // An entry larger than this is not read (a cache folder is not a place for gigabytes).
 constexpr uint64_t kMaxEntryBytes = uint64_t{512} << 20;
-
-uint64_t fnv1a(std::string_view bytes, uint64_t hash = 0xcbf29ce484222325ull) {
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
+// The entries of one folder take at most this much: past it, the least recently used go.
+constexpr uint64_t kLimitBytes = uint64_t{256} << 20;
+// A temporary file this old is a dead writer's (a write takes milliseconds).
+constexpr std::chrono::hours kStaleTemporary{1};
+// Builds of one key take turns under one of this many lock files, and a build waits at most
+// kTurnWait for its turn: past it, it builds as if there were no cache.
+constexpr unsigned kTurnLocks = 64;
+constexpr std::chrono::seconds kTurnWait{120};
 
 void put_u64(std::string &out, uint64_t value) {
   for (int i = 0; i < 8; ++i)
@@ -179,54 +179,54 @@ std::string binary_of(cl_program program) {
   return binary;
 }
 
-std::optional<std::string> read_file(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  if (size <= 0 || static_cast<uint64_t>(size) > kMaxEntryBytes)
-    return std::nullopt;
-  std::string bytes(static_cast<size_t>(size), '\0');
-  in.seekg(0);
-  if (!in.read(bytes.data(), size))
-    return std::nullopt;
-  return bytes;
+// An entry's name: 32 hex digits (128 bits of the key's SHA-256) and ".bin".
+bool is_entry_name(const std::string &name) {
+  return name.size() == 36 && name.compare(32, 4, ".bin") == 0 &&
+         name.find_first_not_of("0123456789abcdef") == 32;
 }
 
-// A name no other writer, in this process or another, picks at the same time.
-std::string unique_suffix() {
-  static std::atomic<uint64_t> counter{0};
-  uint64_t mix = std::random_device{}();
-  mix = mix * 0x9E3779B97F4A7C15ull ^
-        static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  mix ^= std::hash<std::thread::id>{}(std::this_thread::get_id()) + counter.fetch_add(1);
-  return fmt::format(".tmp-{:016x}", mix);
+bool is_temporary_name(const std::string &name) {
+  return name.find(".tmp-") != std::string::npos;
 }
 
-// Writes `bytes` as `folder`/`name` through a file of its own renamed into place.
-void write_atomically(const fs::path &folder, const std::string &name, const std::string &bytes) {
-  std::error_code error;
-  fs::create_directories(folder, error);
-  const fs::path target = folder / name;
-  const fs::path temporary = folder / (name + unique_suffix());
-  bool written = false;
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    written =
-        out && out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) && out.flush();
-  }
-  if (written) {
-    // Windows refuses to replace a file that another thread or process has open or is renaming
-    // into place: that writer's entry is as whole as ours, so ours goes. Removing the target to
-    // retry could remove that entry and leave none (six threads writing one entry under Wine:
-    // none left in 1 run of 10).
-    fs::rename(temporary, target, error);
-    written = !error;
-  }
-  if (!written)
-    fs::remove(temporary, error);
+int64_t now_nanoseconds() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
+
+// Keeps the folder's entries within kLimitBytes, the least recently used (loads touch theirs)
+// going first, and removes dead writers' temporary files. Other files are left alone.
+void evict(const os::PrivateFolder &folder) {
+  std::vector<os::FolderFile> entries;
+  uint64_t total = 0;
+  const int64_t stale_before =
+      now_nanoseconds() -
+      std::chrono::duration_cast<std::chrono::nanoseconds>(kStaleTemporary).count();
+  for (os::FolderFile &file : folder.files()) {
+    if (is_entry_name(file.name)) {
+      total += file.bytes;
+      entries.push_back(std::move(file));
+    } else if (is_temporary_name(file.name) && file.modified < stale_before) {
+      folder.remove(file.name);
+    }
+  }
+  if (total <= kLimitBytes)
+    return;
+  std::sort(entries.begin(), entries.end(), [](const os::FolderFile &a, const os::FolderFile &b) {
+    return a.modified != b.modified ? a.modified < b.modified : a.name < b.name;
+  });
+  for (const os::FolderFile &entry : entries) {
+    if (total <= kLimitBytes)
+      break;
+    folder.remove(entry.name);
+    total -= entry.bytes;
+  }
+}
+
+// Folders already noted in a build log (take_note), by path: each is noted once per process.
+std::mutex noted_mutex;
+std::set<std::string> noted_folders;
 
 } // namespace
 
@@ -245,6 +245,8 @@ std::string folder(const Device &device) {
 }
 
 std::string key_of(const Device &device, std::string_view options, std::string_view source) {
+  if (options_read_files(options) || source_reads_files(source))
+    return {};
   std::string platform_version;
   try {
     platform_version = platform_info_string(device.platform, CL_PLATFORM_VERSION);
@@ -259,7 +261,7 @@ std::string key_of(const Device &device, std::string_view options, std::string_v
 }
 
 std::string file_name(const std::string &key) {
-  return fmt::format("{:016x}.bin", fnv1a(key));
+  return to_hex(sha256(key)).substr(0, 32) + ".bin";
 }
 
 std::string encode(const std::string &key, const Entry &entry) {
@@ -268,16 +270,19 @@ std::string encode(const std::string &key, const Entry &entry) {
   put_field(out, entry.binary);
   put_field(out, entry.build_log);
   put_field(out, encode_args(entry.kernel_args));
-  put_u64(out, fnv1a(out));
+  const Sha256Digest digest = sha256(out);
+  out.append(digest.begin(), digest.end());
   return out;
 }
 
 std::optional<Entry> decode(std::string_view file, const std::string &key) {
-  if (file.size() < kMagic.size() + 8 || file.substr(0, kMagic.size()) != kMagic)
+  constexpr size_t kDigestBytes = sizeof(Sha256Digest);
+  if (file.size() < kMagic.size() + kDigestBytes || file.substr(0, kMagic.size()) != kMagic)
     return std::nullopt;
-  std::string_view body = file.substr(0, file.size() - 8);
-  FieldReader checksum(file.substr(body.size()));
-  if (checksum.u64() != fnv1a(body))
+  std::string_view body = file.substr(0, file.size() - kDigestBytes);
+  const Sha256Digest digest = sha256(body);
+  if (file.substr(body.size()) !=
+      std::string_view(reinterpret_cast<const char *>(digest.data()), digest.size()))
     return std::nullopt;
   FieldReader in(body.substr(kMagic.size()));
   std::string_view stored_key = in.field();
@@ -295,36 +300,52 @@ std::optional<Entry> decode(std::string_view file, const std::string &key) {
   return entry;
 }
 
+namespace {
+
+// `key`'s whole entry in the cache folder, if there is one (the driver may still refuse it).
+std::optional<Entry> read_entry(const Context &context, const std::string &key) {
+  if (key.empty())
+    return std::nullopt;
+  const os::PrivateFolder cache(folder(*context.device), false); // a read makes no folder
+  std::optional<std::string> file = cache.read(file_name(key), kMaxEntryBytes);
+  return file ? decode(*file, key) : std::nullopt;
+}
+
+// The program of `entry`'s binary, built by the driver; nothing when the driver refuses it.
+std::optional<Loaded> load_entry(const Context &context, const std::string &key, Entry &entry,
+                                 const std::string &options) {
+  const ClApi &cl = cl_api();
+  cl_device_id device = context.device->id;
+  size_t length = entry.binary.size();
+  auto *binary = reinterpret_cast<const unsigned char *>(entry.binary.data());
+  cl_int binary_status = CL_SUCCESS, status = CL_SUCCESS;
+  Loaded loaded;
+  loaded.program = cl.clCreateProgramWithBinary(context.context, 1, &device, &length, &binary,
+                                                &binary_status, &status);
+  if (status == CL_SUCCESS && binary_status == CL_SUCCESS && loaded.program != nullptr) {
+    status = cl.clBuildProgram(loaded.program, 1, &device, options.c_str(), nullptr, nullptr);
+    if (status == CL_INVALID_BUILD_OPTIONS && !options.empty())
+      status = cl.clBuildProgram(loaded.program, 1, &device, "", nullptr, nullptr);
+    if (status == CL_SUCCESS) {
+      // Recently used: the last to be evicted.
+      os::PrivateFolder(folder(*context.device), false).touch(file_name(key));
+      loaded.build_log = std::move(entry.build_log);
+      loaded.kernel_args = std::make_shared<const KernelArgs>(std::move(entry.kernel_args));
+      return loaded;
+    }
+  }
+  if (loaded.program != nullptr)
+    cl.clReleaseProgram(loaded.program);
+  return std::nullopt;
+}
+
+} // namespace
+
 std::optional<Loaded> load(const Context &context, const std::string &key,
                            const std::string &options) noexcept {
   try {
-    std::string where = folder(*context.device);
-    if (where.empty())
-      return std::nullopt;
-    std::optional<std::string> file = read_file(fs::u8path(where) / file_name(key));
-    std::optional<Entry> entry = file ? decode(*file, key) : std::nullopt;
-    if (!entry)
-      return std::nullopt;
-    const ClApi &cl = cl_api();
-    cl_device_id device = context.device->id;
-    size_t length = entry->binary.size();
-    auto *binary = reinterpret_cast<const unsigned char *>(entry->binary.data());
-    cl_int binary_status = CL_SUCCESS, status = CL_SUCCESS;
-    Loaded loaded;
-    loaded.program = cl.clCreateProgramWithBinary(context.context, 1, &device, &length, &binary,
-                                                  &binary_status, &status);
-    if (status == CL_SUCCESS && binary_status == CL_SUCCESS && loaded.program != nullptr) {
-      status = cl.clBuildProgram(loaded.program, 1, &device, options.c_str(), nullptr, nullptr);
-      if (status == CL_INVALID_BUILD_OPTIONS && !options.empty())
-        status = cl.clBuildProgram(loaded.program, 1, &device, "", nullptr, nullptr);
-      if (status == CL_SUCCESS) {
-        loaded.build_log = std::move(entry->build_log);
-        loaded.kernel_args = std::make_shared<const KernelArgs>(std::move(entry->kernel_args));
-        return loaded;
-      }
-    }
-    if (loaded.program != nullptr)
-      cl.clReleaseProgram(loaded.program);
+    if (std::optional<Entry> entry = read_entry(context, key))
+      return load_entry(context, key, *entry, options);
   } catch (...) {
   }
   return std::nullopt;
@@ -333,8 +354,10 @@ std::optional<Loaded> load(const Context &context, const std::string &key,
 void store(const Context &context, const std::string &key, cl_program program,
            const std::string &build_log) noexcept {
   try {
-    std::string where = folder(*context.device);
-    if (where.empty())
+    if (key.empty())
+      return;
+    const os::PrivateFolder cache(folder(*context.device));
+    if (!cache.usable())
       return;
     Entry entry;
     entry.binary = binary_of(program);
@@ -342,7 +365,9 @@ void store(const Context &context, const std::string &key, cl_program program,
       return;
     entry.build_log = build_log;
     entry.kernel_args = describe_kernels(program);
-    write_atomically(fs::u8path(where), file_name(key), encode(key, entry));
+    const std::string bytes = encode(key, entry);
+    if (bytes.size() <= kLimitBytes && cache.write_atomically(file_name(key), bytes))
+      evict(cache);
   } catch (...) {
   }
 }
@@ -350,7 +375,8 @@ void store(const Context &context, const std::string &key, cl_program program,
 cl_program build(const Context &context, std::string_view source, const std::string &options,
                  cl_int &status) {
   const std::string key = key_of(*context.device, options, source);
-  if (std::optional<Loaded> loaded = load(context, key, options)) {
+  std::optional<BuildTurn> turn;
+  if (std::optional<Loaded> loaded = load_or_take_turn(context, key, options, turn)) {
     status = CL_SUCCESS;
     return loaded->program;
   }
@@ -365,6 +391,60 @@ cl_program build(const Context &context, std::string_view source, const std::str
   if (status == CL_SUCCESS)
     store(context, key, program, std::string());
   return program;
+}
+
+BuildTurn::BuildTurn(const Context &context, const std::string &key) noexcept {
+  try {
+    if (key.empty())
+      return;
+    const os::PrivateFolder cache(folder(*context.device));
+    lock_ = cache.lock(fmt::format("build-{:02x}.lock", sha256(key)[0] % kTurnLocks), kTurnWait);
+  } catch (...) {
+  }
+}
+
+BuildTurn::~BuildTurn() {
+  os::unlock_file(lock_);
+}
+
+std::optional<Loaded> load_or_take_turn(const Context &context, const std::string &key,
+                                        const std::string &options,
+                                        std::optional<BuildTurn> &turn) noexcept {
+  try {
+    if (key.empty())
+      return std::nullopt;
+    std::optional<Entry> entry = read_entry(context, key);
+    if (!entry) {
+      turn.emplace(context, key);
+      // The turn's last holder may have stored it: then the turn goes before the load, so those
+      // who waited load at once, side by side.
+      entry = read_entry(context, key);
+      if (!entry)
+        return std::nullopt;
+      turn.reset();
+    }
+    if (std::optional<Loaded> loaded = load_entry(context, key, *entry, options))
+      return loaded;
+    if (!turn)
+      turn.emplace(context, key); // an entry the driver refused: rebuilt in turn
+  } catch (...) {
+  }
+  return std::nullopt;
+}
+
+std::string take_note(const Device &device) {
+  const std::string where = folder(device);
+  if (where.empty())
+    return {};
+  const os::PrivateFolder cache(where, false);
+  if (cache.state() != os::PrivateFolder::State::unsafe)
+    return {};
+  std::lock_guard<std::mutex> lock(noted_mutex);
+  if (!noted_folders.insert(where).second)
+    return {};
+  return fmt::format("mqlcl: the program cache folder {} {}, so it is not used: programs are "
+                     "built from source (noted once per process)\n",
+                     where, cache.refusal());
 }
 
 } // namespace mqlcl::program_cache

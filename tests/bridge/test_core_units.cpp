@@ -1,11 +1,13 @@
 // Units of the bridge core that need no OpenCL device: the handle table, UTF-16 conversion, error
 // names, by-value argument sizes, the PTX rewrite of -mqlcl-nv-sm90a, the GEMM's test of batches
-// whose matrices share elements and SHA-256. Linked against the core's objects, not the shared
-// library.
+// whose matrices share elements, SHA-256 and what keeps a build out of the program cache
+// (build_inputs.hpp). Linked against the core's objects, not the shared library.
 #define BOOST_TEST_MODULE bridge_core_units
 #include "arg_types.hpp"
+#include "build_inputs.hpp"
 #include "devices.hpp"
 #include "errors.hpp"
+#include "gemm/kernels.hpp"
 #include "gemm/operands.hpp"
 #include "handle_table.hpp"
 #include "ptx_rewrite.hpp"
@@ -345,4 +347,61 @@ BOOST_AUTO_TEST_CASE(sha256_matches_the_standards_vectors) {
       BOOST_TEST(to_hex(pieces.digest()) == digest);
     }
   }
+}
+
+// Every spelling of a directive that reads a file keeps a build out of the program cache; a
+// source that only mentions one (a comment, a string, a macro's name) does not.
+BOOST_AUTO_TEST_CASE(builds_that_read_other_files_are_found_however_spelled) {
+  const char *reads[] = {
+      "#include \"a.h\"\n__kernel void k() {}",
+      "__kernel void k() {}\n  #  include <a.h>",
+      "%:include \"a.h\"",
+      "?\?=include \"a.h\"",
+      "#inc\\\nlude \"a.h\"",
+      "#inc\\  \r\nlude \"a.h\"",
+      "#inc?\?/\nlude \"a.h\"",
+      "#/* a comment */include \"a.h\"",
+      "#/* a comment\nover lines */include \"a.h\"",
+      "/* a comment\n*/ #include \"a.h\"",
+      "int x; /* a comment */\n#include \"a.h\"",
+      "#include_next <a.h>",
+      "#import \"a.h\"",
+      "#embed \"a.bin\"",
+      "#if __has_include(\"a.h\")\n#endif",
+      "#pragma clang module import a",
+      "_Pragma(\"clang module import a\")",
+      "#define PRAGMA(x) _Pragma(#x)\nPRAGMA(clang module import a)",
+      "constant char *s = R\"x(\" /* )x\";\n#include \"a.h\"\n/* */",
+      "#define N 4\n#include \"a.h\"",
+  };
+  for (const char *source : reads)
+    BOOST_TEST(program_cache::source_reads_files(source), source);
+  const char *reads_nothing[] = {
+      "__kernel void k(__global float *x) { x[0] = 1; }",
+      "// the bias is included here\n__kernel void k() {}",
+      "/* #include \"a.h\" */\n__kernel void k() {}",
+      "/* included after its parameters\n   as #include lines */ __kernel void k() {}",
+      "constant char s[] = \"#include\";",
+      "int a = '#'; // #include\n",
+      "#define INCLUDED 1\n#ifdef INCLUDED\n#endif",
+      "#pragma OPENCL EXTENSION cl_khr_fp64 : enable",
+      "#define INC(x) x\n__kernel void k() { int include = 1; }",
+      "#define COPY(n) _Pragma(\"unroll\") for (int i = 0; i < n; ++i) {}",
+  };
+  for (const char *source : reads_nothing)
+    BOOST_TEST(!program_cache::source_reads_files(source), source);
+
+  // The GEMM's kernels (their #include lines inlined as they were embedded) are all cacheable.
+  for (size_t i = 0; i < gemm::kKernelFileCount; ++i)
+    BOOST_TEST(!program_cache::source_reads_files(gemm::kKernelFiles[i].text),
+               gemm::kKernelFiles[i].name);
+
+  for (const char *options :
+       {"-I/x", "-cl-mad-enable -I /x", "-include a.h", "-imacros a.h", "-isystem /x", "-iquote /x",
+        "--include-directory=/x", "@options.txt", "-Xclang -foo", "-fmodule-map-file=a.map",
+        "-Wp,-include,a.h", "\"-I/a folder\""})
+    BOOST_TEST(program_cache::options_read_files(options), options);
+  for (const char *options : {"", "-cl-kernel-arg-info -DN=4 -cl-mad-enable",
+                              "-DREALTYPE=float -cl-std=CL1.2 -w -Werror", "-mqlcl-nv-sm90a"})
+    BOOST_TEST(!program_cache::options_read_files(options), options);
 }

@@ -1,11 +1,12 @@
 // Several processes on one machine, as MetaTrader's tester agents are: mqlcl_agent_child
 // (agent_child.cpp) started four at a time. They spread over the devices (MQLCL_USE_SPREAD) two
-// per device on two, whatever order they start in; a killed agent's slot is free at once; and
-// four agents filling one program cache at the same moment leave whole entries that the next
-// four load. A runtime folder others could change, a link in it or a choosing lock held for good
-// only make an agent take the fallback device. Each agent verifies its products. ctest runs this
-// with POCL_DEVICES="pthread pthread", so that PoCL shows two CPU devices; with one device the
-// spread checks say so and stop.
+// per device on two, whatever order they start in; a killed agent's slot is free at once; four
+// agents filling one program cache at the same moment leave whole entries that the next four
+// load; sixteen building one program at once build it once. The bridge's folders are private
+// under any umask; a runtime folder others could change, a link in it or a choosing lock held
+// for good only make an agent take the fallback device. Each agent verifies its products. ctest
+// runs this with POCL_DEVICES="pthread pthread", so that PoCL shows two CPU devices; with one
+// device the spread checks say so and stop.
 #define BOOST_TEST_MODULE bridge_processes
 #include "opencl_device.hpp"
 #include "scoped_environment.hpp"
@@ -240,6 +241,62 @@ BOOST_AUTO_TEST_CASE(four_agents_fill_one_program_cache_at_once) {
         start_agent(outputs.path, {"--rendezvous", meeting.path.string(), "--processes", "4"}));
   for (const Agent &agent : agents)
     BOOST_TEST(finish(agent)["from_cache"] == "1");
+}
+
+// Sixteen agents building one program into an empty cache at once, with PoCL's own cache empty
+// too: one builds it, fifteen load its entry, all verified. Without turns they all built it, and
+// PoCL's cache races failed some (5105, 3 of 144 agents).
+BOOST_AUTO_TEST_CASE(sixteen_agents_build_one_program_at_once) {
+  TemporaryFolder cache("cache"), pocl("pocl"), runtime("runtime"), outputs("outputs"),
+      meeting("meeting");
+  ScopedEnvironment cache_folder("MQLCL_PROGRAM_CACHE", cache.path.string());
+  ScopedEnvironment pocl_cache("POCL_CACHE_DIR", pocl.path.string());
+  ScopedEnvironment runtime_folder("MQLCL_RUNTIME_DIR", runtime.path.string());
+  std::vector<Agent> agents;
+  for (int i = 0; i < 16; ++i)
+    agents.push_back(start_agent(outputs.path, {"--selector", "-1", "--size", "32", "--rendezvous",
+                                                meeting.path.string(), "--processes", "16"}));
+  int built = 0, loaded = 0;
+  for (const Agent &agent : agents) {
+    auto fields = finish(agent);
+    built += fields["from_cache"] == "0";
+    loaded += fields["from_cache"] == "1";
+  }
+  BOOST_TEST(built == 1);
+  BOOST_TEST(loaded == 15);
+}
+
+// An agent started under umask 000 or 022 makes its cache and runtime folders (and their
+// parents) 0700 and its files 0600: no kernel's source readable, no entry writable by others.
+BOOST_AUTO_TEST_CASE(the_folders_are_private_whatever_the_umask) {
+  const bool spreads = spread_candidates().size() > 1;
+  for (mode_t mask : {mode_t{0}, mode_t{022}}) {
+    BOOST_TEST_CONTEXT("umask " << std::oct << mask) {
+      TemporaryFolder base("umask"), pocl("pocl"), outputs("outputs");
+      const fs::path cache = base.path / "made" / "programs", runtime = base.path / "run";
+      ScopedEnvironment cache_folder("MQLCL_PROGRAM_CACHE", cache.string());
+      ScopedEnvironment runtime_folder("MQLCL_RUNTIME_DIR", runtime.string());
+      ScopedEnvironment pocl_cache("POCL_CACHE_DIR", pocl.path.string()); // not the user's
+      const mode_t before = umask(mask);
+      Agent agent = start_agent(outputs.path, {"--size", "32"});
+      umask(before);
+      finish(agent);
+      BOOST_TEST(mode_of(base.path / "made") == "0700");
+      BOOST_TEST(mode_of(cache) == "0700");
+      size_t entries = 0;
+      for (const std::string &name : names_in(cache)) {
+        BOOST_TEST(mode_of(cache / name) == "0600", name);
+        entries += fs::path(name).extension() == ".bin";
+      }
+      BOOST_TEST(entries >= 2u); // the agent's program and the GEMM's
+      if (!spreads)
+        continue;
+      BOOST_TEST(mode_of(runtime) == "0700");
+      BOOST_TEST(names_in(runtime).size() >= 2u); // choose.lock and a slot
+      for (const std::string &name : names_in(runtime))
+        BOOST_TEST(mode_of(runtime / name) == "0600", name);
+    }
+  }
 }
 
 // A runtime folder another user owns or others may write is not used (the agent takes the
