@@ -146,10 +146,18 @@ const Device *spread_device(const DeviceList &list) {
 }
 
 bool policy_spreads() {
-  std::string policy = os::environment("MQLCL_DEVICE_POLICY");
+  const std::string named = os::environment("MQLCL_DEVICE_POLICY");
+  std::string policy = named;
   std::transform(policy.begin(), policy.end(), policy.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return policy == "spread";
+  if (policy.empty())
+    return false;
+  if (policy == "spread")
+    return true;
+  fail(MQLCL_ERR_OPENCL_SELECTDEVICE,
+       fmt::format("MQLCL_DEVICE_POLICY={} is not a device policy: the one policy is spread "
+                   "(unset it for device 0)",
+                   named));
 }
 
 void release_device_slots() noexcept {

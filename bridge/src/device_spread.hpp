@@ -23,7 +23,8 @@ std::vector<const Device *> spread_candidates(const DeviceList &list);
 // change it), or the choosers' turn does not come within 10 s, a device picked by the process id.
 const Device *spread_device(const DeviceList &list);
 
-// MQLCL_DEVICE_POLICY=spread: MQLCL_USE_ANY and MQLCL_USE_GPU_ONLY spread too.
+// MQLCL_DEVICE_POLICY=spread (any case): MQLCL_USE_ANY and MQLCL_USE_GPU_ONLY spread too. Unset
+// or empty: false. Throws Failure(ERR_OPENCL_SELECTDEVICE) for any other value.
 bool policy_spreads();
 
 // Drops this process's slots (the library is being unloaded: lifetime.cpp).

@@ -94,6 +94,30 @@ BOOST_AUTO_TEST_CASE(spread_policies_that_name_missing_devices) {
   BOOST_TEST(spread.get() != MQLCL_INVALID_HANDLE, last_error_text());
 }
 
+// A policy that is not one is refused where it would apply (MQLCL_USE_ANY, MQLCL_USE_GPU_ONLY),
+// as a bad MQLCL_SPREAD_DEVICES is: never a silent fall back to device 0.
+BOOST_AUTO_TEST_CASE(device_policies_that_are_not_one_are_refused) {
+  for (const std::string &policy : {std::string("sprad"), std::string("spread,"),
+                                    std::string("first"), std::string(" spread")}) {
+    ScopedEnvironment named("MQLCL_DEVICE_POLICY", policy);
+    for (int32_t selector : {MQLCL_USE_ANY, MQLCL_USE_GPU_ONLY}) {
+      MQLCL_CHECK_FAILS(CLContextCreate(selector), MQLCL_INVALID_HANDLE,
+                        MQLCL_ERR_OPENCL_SELECTDEVICE);
+      const std::string why = last_error_text();
+      BOOST_TEST(why.find("MQLCL_DEVICE_POLICY=" + policy) != std::string::npos, why);
+      BOOST_TEST(why.find("spread") != std::string::npos, why);
+    }
+    // Where no policy applies (an ordinal), nothing is refused.
+    Context pinned(CLContextCreate(0));
+    BOOST_TEST(pinned.get() != MQLCL_INVALID_HANDLE, policy << ": " << last_error_text());
+  }
+  for (const std::string &policy : {std::string("spread"), std::string("SPREAD"), std::string()}) {
+    ScopedEnvironment named("MQLCL_DEVICE_POLICY", policy);
+    Context any(CLContextCreate(MQLCL_USE_ANY));
+    BOOST_TEST(any.get() != MQLCL_INVALID_HANDLE, policy << ": " << last_error_text());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(program_create) {
   Context context = make_context();
   MQLCL_CHECK_FAILS(CLProgramCreate(context, nullptr), MQLCL_INVALID_HANDLE,
