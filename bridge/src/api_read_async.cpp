@@ -64,13 +64,14 @@ MQLCL_API int32_t CLBufferReadStart(int32_t buffer_handle, uint32_t buffer_offse
                        "(CLBufferReadTake)",
                        buffer_handle));
     auto read = std::make_unique<PendingRead>();
-    read->host.resize(size);
+    read->host = std::make_unique<char[]>(size);
+    read->bytes = size;
     read->buffer_offset = buffer_offset;
     const ClApi &cl = cl_api();
     cl_command_queue queue = buffer->context->queue;
     // In order on the context's queue: the read sees every kernel enqueued before it.
     check_cl(cl.clEnqueueReadBuffer(queue, buffer->memory, CL_FALSE, buffer_offset, size,
-                                    read->host.data(), 0, nullptr, &read->done),
+                                    read->host.get(), 0, nullptr, &read->done),
              "CLBufferReadStart: clEnqueueReadBuffer", MQLCL_ERR_OPENCL_EXECUTE);
     check_cl(cl.clFlush(queue), "CLBufferReadStart: clFlush", MQLCL_ERR_OPENCL_EXECUTE);
     buffer->pending_read = std::move(read);
@@ -110,17 +111,17 @@ MQLCL_API uint32_t CLBufferReadTake(int32_t buffer_handle, void *data, uint32_t 
       std::lock_guard<std::mutex> lock(buffer->read_mutex);
       if (!buffer->pending_read)
         fail_not_started("CLBufferReadTake", buffer_handle);
-      if (bytes > buffer->pending_read->host.size())
+      if (bytes > buffer->pending_read->bytes)
         fail(MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE,
              fmt::format("CLBufferReadTake: {} bytes asked of a read of {} bytes", bytes,
-                         buffer->pending_read->host.size()),
+                         buffer->pending_read->bytes),
              CL_INVALID_VALUE);
       read = std::move(buffer->pending_read); // the read ends here, whatever follows
     }
     check_cl(cl_api().clWaitForEvents(1, &read->done), "CLBufferReadTake: clWaitForEvents",
              MQLCL_ERR_OPENCL_EXECUTE);
     read_status(*read, "CLBufferReadTake");
-    std::memcpy(static_cast<char *>(data) + host_offset, read->host.data(),
+    std::memcpy(static_cast<char *>(data) + host_offset, read->host.get(),
                 static_cast<size_t>(bytes));
     return data_count;
   });

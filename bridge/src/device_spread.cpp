@@ -3,6 +3,7 @@
 #include "devices.hpp"
 
 #include "os_library.hpp"
+#include "process_state.hpp"
 
 #include <mqlcl/mqlcl.h>
 
@@ -64,8 +65,21 @@ struct Placement {
   void *slot = nullptr; // the locked slot file, kept while the process lives
 };
 
-std::mutex placements_mutex;
-std::map<std::string, Placement> placements; // by the candidates' ordinals
+// The device each set of candidates got, by the candidates' ordinals. Made on first use by
+// process_wide (process_state.hpp): only an unload drops the slots; at exit the OS does.
+struct Placements {
+  std::mutex mutex;
+  std::map<std::string, Placement> by_candidates;
+  ~Placements() {
+    for (auto &[key, placement] : by_candidates)
+      os::unlock_file(placement.slot); // another process may take it
+  }
+};
+
+Placements &placements() {
+  static Placements &instance = process_wide<Placements>();
+  return instance;
+}
 
 // Takes the least used candidate's slot, under the folder's lock; false when the folder cannot
 // be used.
@@ -131,16 +145,17 @@ const Device *spread_device(const DeviceList &list) {
   std::string key;
   for (const Device *device : candidates)
     key += std::to_string(device->ordinal) + ",";
-  std::lock_guard<std::mutex> lock(placements_mutex);
-  auto found = placements.find(key);
-  if (found != placements.end())
+  Placements &kept = placements();
+  std::lock_guard<std::mutex> lock(kept.mutex);
+  auto found = kept.by_candidates.find(key);
+  if (found != kept.by_candidates.end())
     return found->second.device;
   Placement placement;
   if (candidates.size() == 1)
     placement.device = candidates.front();
   else if (!place_by_slots(candidates, placement))
     placement.device = candidates[os::process_id() % candidates.size()];
-  placements[key] = placement;
+  kept.by_candidates[key] = placement;
   return placement.device;
 }
 
@@ -149,13 +164,6 @@ bool policy_spreads() {
   std::transform(policy.begin(), policy.end(), policy.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return policy == "spread";
-}
-
-void release_device_slots() noexcept {
-  std::lock_guard<std::mutex> lock(placements_mutex);
-  for (auto &[key, placement] : placements)
-    os::unlock_file(placement.slot);
-  placements.clear();
 }
 
 } // namespace mqlcl

@@ -1,8 +1,8 @@
 // Spreading processes over a machine's GPUs (docs/api.md, "Several GPUs"). Each process that asks
 // takes a slot of the device with the fewest live processes: a file in the runtime folder that it
 // keeps locked while it lives (os::lock_file), so a process that ends, even by a crash, frees its
-// slot with no clean-up by anyone. Choosers take turns under a lock file of their own, so four
-// processes starting at once on two GPUs get two each.
+// slot with no clean-up by anyone (an unload of the library frees it too). Choosers take turns
+// under a lock file of their own, so four processes starting at once on two GPUs get two each.
 #pragma once
 
 #include "devices.hpp"
@@ -23,8 +23,5 @@ const Device *spread_device(const DeviceList &list);
 
 // MQLCL_DEVICE_POLICY=spread: MQLCL_USE_ANY and MQLCL_USE_GPU_ONLY spread too.
 bool policy_spreads();
-
-// Drops this process's slots (the library is being unloaded: lifetime.cpp).
-void release_device_slots() noexcept;
 
 } // namespace mqlcl
