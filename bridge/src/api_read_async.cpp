@@ -3,6 +3,7 @@
 // device copies into memory the bridge owns (objects.hpp, PendingRead), never into the program's
 // array, which MQL5 may move or free while the copy runs; the take copies from there.
 #include "boundary.hpp"
+#include "checked_math.hpp"
 #include "cl_api.hpp"
 #include "objects.hpp"
 
@@ -99,9 +100,8 @@ MQLCL_API uint32_t CLBufferReadTake(int32_t buffer_handle, void *data, uint32_t 
       fail(MQLCL_ERR_ZEROSIZE_ARRAY,
            fmt::format("CLBufferReadTake: data_count {} of element_size {} is empty", data_count,
                        element_size));
-    uint64_t bytes = uint64_t{data_count} * element_size;
-    uint64_t host_offset = uint64_t{data_offset} * element_size;
-    if (host_offset + bytes > UINTPTR_MAX - reinterpret_cast<uintptr_t>(data))
+    const uint64_t bytes = uint64_t{data_count} * element_size; // two 32-bit factors: no wrap
+    if (!host_range_fits(data, data_offset, bytes, element_size))
       fail(MQLCL_ERR_INVALID_PARAMETER,
            fmt::format("CLBufferReadTake: data_offset {} + data_count {} overflow the address "
                        "space",
@@ -121,7 +121,7 @@ MQLCL_API uint32_t CLBufferReadTake(int32_t buffer_handle, void *data, uint32_t 
     check_cl(cl_api().clWaitForEvents(1, &read->done), "CLBufferReadTake: clWaitForEvents",
              MQLCL_ERR_OPENCL_EXECUTE);
     read_status(*read, "CLBufferReadTake");
-    std::memcpy(static_cast<char *>(data) + host_offset, read->host.get(),
+    std::memcpy(static_cast<char *>(data) + uint64_t{data_offset} * element_size, read->host.get(),
                 static_cast<size_t>(bytes));
     return data_count;
   });
