@@ -15,7 +15,10 @@
 //    fails), nor a buffer a by-value one.
 //  - a non-blocking read (CLBufferReadStart/Status/Take) starts exactly when its range lies in the
 //    buffer, is polled and taken only once started, takes at most the bytes started, and hands
-//    over what a blocking read of the same range gives, writing nothing past the elements asked;
+//    over what a blocking read of the same range gave when it started (it may stay pending while
+//    other ops change the buffer, and be freed with its buffer or owner), writing nothing past
+//    the elements asked; a take whose host range passes the end of the address space fails 4003;
+//  - a 64-bit transfer of more than 2^64 - 1 bytes fails with 5110;
 //  - an owner's handles are refused to threads acting for no owner and the model's handles to
 //    the owner (65537), and CLOwnerFree frees exactly what the owner made.
 //  - CLGemm succeeds exactly when the documented rules accept the call (but for a precision the
@@ -95,6 +98,10 @@ bool known_error(int32_t code) {
 // MQLCL_FUZZ_TRACE=1 prints every checked call (to see what an input does); MQLCL_FUZZ_STATS=FILE
 // writes, at exit, how often each export returned each code (docs/errors.md's fuzzing table).
 const bool g_trace = std::getenv("MQLCL_FUZZ_TRACE") != nullptr;
+// MQLCL_FUZZ_NO_BUILDS=1: no op builds a program or frees the persistent one (which the next input
+// would build again), and CLGemm makes refused calls only (a valid one builds its kernels): the
+// states and the checks of every other call, many times faster.
+const bool g_no_builds = std::getenv("MQLCL_FUZZ_NO_BUILDS") != nullptr;
 std::map<std::pair<std::string, int32_t>, uint64_t> *g_outcomes = [] {
   static std::map<std::pair<std::string, int32_t>, uint64_t> outcomes;
   const char *path = std::getenv("MQLCL_FUZZ_STATS");
@@ -270,6 +277,8 @@ struct Object {
   int32_t context = 0;              // the owning context's handle (kept after that is freed)
   uint32_t size = 0;                // buffers
   uint32_t flags = 0;               // buffers: as created, READ_WRITE where no access was named
+  bool pending_read = false;        // buffers: a read started and left pending
+  std::vector<uint8_t> read_bytes;  // buffers: what that read must give
   bool safe = false;                // programs: built from the safe kernels
   const KernelSpec *spec = nullptr; // kernels
   std::vector<ArgState> args;       // kernels
@@ -622,7 +631,7 @@ private:
   }
 
   void program_create() {
-    if (model_.count(MQLCL_OPENCL_PROGRAM) >= kMaxPrograms + 1)
+    if (g_no_builds || model_.count(MQLCL_OPENCL_PROGRAM) >= kMaxPrograms + 1)
       return;
     int32_t context = choose(MQLCL_OPENCL_CONTEXT);
     std::u16string source;
@@ -769,6 +778,8 @@ private:
 
   void free_op(int32_t type) {
     int32_t handle = choose(type);
+    if (g_no_builds && is_persistent(handle))
+      return; // it would be built again
     bool was_live = model_.find(handle, type) != nullptr;
     CLResetLastError();
     switch (type) {
@@ -829,11 +840,14 @@ private:
     }
   }
 
-  // CLBufferReadStart, CLBufferReadStatus, CLBufferReadTake with hostile ranges and handles. The
-  // op always ends with no read pending, so the model needs no state for them.
+  // CLBufferReadStart, CLBufferReadStatus, CLBufferReadTake with hostile ranges, handles and
+  // host offsets. A read may be left pending for later ops: a later read_async of its buffer
+  // takes it, and a free of the buffer (or its context, or the input's end) drops it.
   void read_async() {
     int32_t buffer = choose(MQLCL_OPENCL_BUFFER);
-    const Object *target = model_.find(buffer, MQLCL_OPENCL_BUFFER);
+    Object *target = model_.find(buffer, MQLCL_OPENCL_BUFFER);
+    if (target != nullptr && target->pending_read)
+      return take_pending(buffer, *target);
     uint32_t size = target != nullptr ? target->size : 64;
     if (in_.u8() % 4 == 0) { // a poll or a take of a read never started
       checked("CLBufferReadStatus", -1, [&] { return CLBufferReadStatus(buffer); });
@@ -843,39 +857,90 @@ private:
     }
     uint32_t offset = choose_u32({0, 0, 4, size - 1, size, UINT32_MAX});
     uint32_t bytes = choose_u32({size, 16, 1, 0, size - offset, size + 1, UINT32_MAX});
+    std::vector<uint8_t> expected;
+    if (!start_read(buffer, target, offset, bytes, expected))
+      return;
+    require(checked("CLBufferReadStart", 0, [&] { return CLBufferReadStart(buffer, 0, 1); }) == 0,
+            "a second CLBufferReadStart succeeded while one was pending");
+    take(buffer, expected);
+    require(checked("CLBufferReadTake", 0u,
+                    [&] { return CLBufferReadTake(buffer, expected.data(), 0, 1, 1); }) == 0 &&
+                CLGetLastError() == MQLCL_ERR_OPENCL_READ_NOT_STARTED,
+            "a read was taken twice");
+    if (in_.u8() % 4 == 3) { // the same range again, left pending
+      require(start_read(buffer, target, offset, bytes, expected), "a read did not start again");
+      target->pending_read = true;
+      target->read_bytes = std::move(expected);
+    }
+  }
+
+  // Starts a read of `bytes` at `offset` of `buffer`; true when it started, which must be exactly
+  // when the range lies in the buffer. `expected` gets the range as a blocking read gives it.
+  bool start_read(int32_t buffer, const Object *target, uint32_t offset, uint32_t bytes,
+                  std::vector<uint8_t> &expected) {
+    uint32_t size = target != nullptr ? target->size : 0;
     bool valid =
         target != nullptr && bytes != 0 && offset < size && uint64_t{offset} + bytes <= size;
     int32_t started =
         checked("CLBufferReadStart", 0, [&] { return CLBufferReadStart(buffer, offset, bytes); });
     require(started == (valid ? 1 : 0), "CLBufferReadStart disagreed with its rules");
     if (!started)
-      return;
-    require(checked("CLBufferReadStart", 0, [&] { return CLBufferReadStart(buffer, 0, 1); }) == 0,
-            "a second CLBufferReadStart succeeded while one was pending");
+      return false;
     int32_t status = checked("CLBufferReadStatus", -1, [&] { return CLBufferReadStatus(buffer); });
     require(status >= MQLCL_CL_COMPLETE && status <= MQLCL_CL_QUEUED,
             "CLBufferReadStatus: unknown");
-    uint32_t element = choose_u32({1, 4, 8, 0, 3, UINT32_MAX});
-    uint32_t count = choose_u32({element ? bytes / element : 0, 1, 0, bytes, UINT32_MAX});
-    uint64_t asked = uint64_t{element} * count;
-    bool fits = element != 0 && count != 0 && asked <= bytes;
-    std::vector<uint8_t> expected(bytes);
+    expected.assign(bytes, 0);
     require(CLBufferRead(buffer, expected.data(), offset, 0, bytes, 1) == bytes,
             "a blocking read of a started range failed");
-    auto host = std::make_unique<uint8_t[]>(fits ? asked : 1); // exactly what is asked: ASan
+    return true;
+  }
+
+  // Takes the pending read of `buffer` (`expected`'s bytes) with a hostile count, element size and
+  // host offset; a refused take leaves it pending, and a fitting one then ends it.
+  void take(int32_t buffer, const std::vector<uint8_t> &expected) {
+    const auto bytes = static_cast<uint32_t>(expected.size());
+    uint32_t element = choose_u32({1, 4, 8, 0, 3, UINT32_MAX});
+    uint32_t count = choose_u32({element ? bytes / element : 0, 1, 0, bytes, UINT32_MAX});
+    uint32_t data_offset = choose_u32({0, 0, 1, UINT32_MAX});
+    const uint64_t asked = uint64_t{element} * count;
+    const bool fits = element != 0 && count != 0 && asked <= bytes;
+    // The host array holds exactly the elements asked past data_offset (0 or 1), so ASan sees
+    // any overrun; a larger offset is kept only where the range passes the end of the address
+    // space, which must be refused, and is 0 otherwise.
+    const uint64_t first = data_offset <= 1 ? data_offset : 0;
+    auto host = std::make_unique<uint8_t[]>(fits ? (first + count) * element : 1);
+    const unsigned __int128 end = reinterpret_cast<uintptr_t>(host.get()) +
+                                  static_cast<unsigned __int128>(data_offset) * element + asked;
+    const bool past_address_space = element != 0 && count != 0 && end > UINTPTR_MAX;
+    if (fits && data_offset > 1 && !past_address_space)
+      data_offset = 0;
     uint32_t taken = checked("CLBufferReadTake", 0u, [&] {
-      return CLBufferReadTake(buffer, host.get(), 0, count, element);
+      return CLBufferReadTake(buffer, host.get(), data_offset, count, element);
     });
-    require((taken != 0) == fits, "CLBufferReadTake disagreed with its rules");
+    if (past_address_space)
+      require(taken == 0 && CLGetLastError() == MQLCL_ERR_INVALID_PARAMETER,
+              "CLBufferReadTake took a host range past the end of the address space");
+    require((taken != 0) == (fits && !past_address_space),
+            "CLBufferReadTake disagreed with its rules");
+    std::vector<uint8_t> rest(expected.size());
     if (taken == 0) // still pending: a fitting take ends it
-      require(CLBufferReadTake(buffer, expected.data(), 0, 1, 1) == 1, "ending a read failed");
-    else
-      require(std::memcmp(host.get(), expected.data(), static_cast<size_t>(asked)) == 0,
-              "CLBufferReadTake gave other bytes than CLBufferRead");
-    require(checked("CLBufferReadTake", 0u,
-                    [&] { return CLBufferReadTake(buffer, expected.data(), 0, 1, 1); }) == 0 &&
-                CLGetLastError() == MQLCL_ERR_OPENCL_READ_NOT_STARTED,
-            "a read was taken twice");
+      require(CLBufferReadTake(buffer, rest.data(), 0, bytes, 1) == bytes, "ending a read failed");
+    const uint8_t *got = taken != 0 ? host.get() + uint64_t{data_offset} * element : rest.data();
+    require(std::memcmp(got, expected.data(), taken != 0 ? static_cast<size_t>(asked) : bytes) == 0,
+            "CLBufferReadTake gave other bytes than CLBufferRead when the read started");
+  }
+
+  // A read an earlier op left pending: a new one is refused, it polls, and a take gives the bytes
+  // the buffer held when it started, whatever ran since.
+  void take_pending(int32_t buffer, Object &target) {
+    require(checked("CLBufferReadStart", 0, [&] { return CLBufferReadStart(buffer, 0, 1); }) == 0 &&
+                CLGetLastError() == MQLCL_ERR_INVALID_PARAMETER,
+            "CLBufferReadStart succeeded while a read was pending");
+    int32_t status = checked("CLBufferReadStatus", -1, [&] { return CLBufferReadStatus(buffer); });
+    require(status >= MQLCL_CL_COMPLETE && status <= MQLCL_CL_QUEUED,
+            "CLBufferReadStatus of a pending read: unknown");
+    target.pending_read = false;
+    take(buffer, target.read_bytes);
   }
 
   // An owner: what it makes is its own, the model's handles are not, and CLOwnerFree frees what
@@ -899,6 +964,11 @@ private:
                        [&] { return CLBufferCreate(context, 64, MQLCL_MEM_READ_WRITE); });
       made += buffer != MQLCL_INVALID_HANDLE;
     }
+    const bool read_pending = in_.u8() % 2 == 1; // CLOwnerFree then drops it
+    if (read_pending && buffer != MQLCL_INVALID_HANDLE)
+      require(checked("CLBufferReadStart", 0, [&] { return CLBufferReadStart(buffer, 0, 64); }) ==
+                  1,
+              "an owner could not start a read of its buffer");
     require(checked("CLOwnerSelect", 0, [] { return CLOwnerSelect(0); }) == 1, "select 0 failed");
     if (buffer != MQLCL_INVALID_HANDLE) {
       require(CLHandleType(buffer) == MQLCL_OPENCL_INVALID, "no owner sees an owner's handle");
@@ -925,13 +995,15 @@ private:
     int32_t buffer = choose(MQLCL_OPENCL_BUFFER);
     const Object *target = model_.find(buffer, MQLCL_OPENCL_BUFFER);
     uint64_t size = target != nullptr ? target->size : 64;
-    uint32_t element = choose_u32({1, 4, 8, 2, 0, 3, 16, UINT32_MAX});
+    // 2^32 - 2^16 + 1: with 2^32 + 2^16 elements, 2^64 + 2^16 bytes.
+    uint32_t element = choose_u32({1, 4, 8, 2, 0, 3, 16, UINT32_MAX, 4294901761u, 1u << 16});
     const uint64_t wraps = element > 1 ? UINT64_MAX / element + 1 : UINT64_MAX;
     uint64_t buffer_offset =
         choose_u64({0, 0, 1, 4, size - 1, size, uint64_t{1} << 32, UINT64_MAX, UINT64_MAX - 3});
-    uint64_t count =
-        choose_u64({1, 4, element ? size / element : 0, 0, wraps, (uint64_t{1} << 32) + 1,
-                    UINT64_MAX, element ? (size - buffer_offset) / element : 1});
+    uint64_t count = choose_u64(
+        {1, 4, element ? size / element : 0, 0, wraps, (uint64_t{1} << 32) + 1, UINT64_MAX,
+         element ? (size - buffer_offset) / element : 1, element ? UINT64_MAX / element : 1,
+         (uint64_t{1} << 32) + 65536, uint64_t{1} << 48});
     uint64_t data_offset =
         choose_u64({0, 0, 1, 100, UINT64_MAX, UINT64_MAX / 4, uint64_t{1} << 32});
     bool null_data = in_.u8() % 8 == 0;
@@ -953,6 +1025,9 @@ private:
       require(device_range_valid && !null_data, "a 64-bit transfer outside the buffer succeeded");
       require(moved == count, "a 64-bit transfer moved a different count");
     }
+    if (!null_data && element != 0 && count != 0 && bytes > UINT64_MAX)
+      require(CLGetLastError() == MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE,
+              "a 64-bit transfer of more than 2^64 - 1 bytes was not refused with 5110");
   }
 
   // CLBufferTensorMap: a map of one buffer's matrix written into another. Every request the
@@ -1039,8 +1114,8 @@ private:
     const auto cols = static_cast<uint32_t>(g.cols(i));
     g.ld[i] = choose_u32({0, cols, cols + 1, cols + 5, cols - 1, 1, UINT32_MAX});
     const auto span = static_cast<uint64_t>(g.span(i));
-    g.stride[i] =
-        choose_u64({span, 0, span + 1, span + 3, span - 1, 1, UINT64_MAX / 2, UINT64_MAX});
+    g.stride[i] = choose_u64({span, 0, span + 1, span + 3, span - 1, 1, UINT64_MAX / 2, UINT64_MAX,
+                              UINT64_MAX - span, UINT64_MAX - span + 1});
     const uint64_t elements = elements_of(g.buffer[i], g.element());
     const uint64_t last = elements - ((batch - 1) * g.stride[i] + span); // wraps when none fits
     g.offset[i] = choose_u64({0, 1, 4, last, last + 1, elements, UINT64_MAX});
@@ -1127,7 +1202,8 @@ private:
     for (int i = 0; i < 3; ++i)
       operand[i] = model_.find(g.buffer[i], MQLCL_OPENCL_BUFFER);
     const bool valid = gemm_is_valid(g, operand);
-    if (valid && (uint64_t{g.batch} * g.m * g.n * g.k > kMaxGemmWork || gemm_runs_ == kMaxGemmRuns))
+    if (valid && (uint64_t{g.batch} * g.m * g.n * g.k > kMaxGemmWork ||
+                  gemm_runs_ == (g_no_builds ? 0 : kMaxGemmRuns)))
       return; // the caps: no product too long for PoCL under ASan, no input too slow
     gemm_runs_ += valid ? 1 : 0;
     const uint8_t fill = in_.u8() % 4;

@@ -61,7 +61,8 @@ class Seed:
         return self.op("kernel_create").live(program).u8(0, KERNELS.index(name))
 
     def buffer(self, size_how=9, context=0, flags_how=0):  # 9: 1024 bytes, 10: 4096
-        return self.op("buffer_create").live(context).u8(size_how, flags_how)
+        # The last byte: through CLBufferCreate, not CLBufferCreate64 (a multiple of 4 is).
+        return self.op("buffer_create").live(context).u8(size_how, flags_how, 1)
 
 
 def bind_and_run(seed, name, kernel=0, buffers=(0, 1), local_shift=4, work_dim_how=0,
@@ -161,13 +162,23 @@ def main():
     s.op("buffer_free").u8(5, 0, 0).op("set_arg_mem").u8(4, 0, 0, 6, 2)
     seeds["lifetimes"] = s
     # Non-blocking reads: a poll before any start, a whole read taken as floats, a start past
-    # the end, a take larger than the read (refused, then ended); an owner's round.
+    # the end, a take larger than the read (refused, then ended); a read left pending while the
+    # buffer is overwritten, then taken at host offset 1; one left pending and taken with a host
+    # range past the end of the address space (refused), one freed with its buffer; owner rounds,
+    # one freeing the owner with a read pending. A take's bytes: element, count, data_offset;
+    # then whether a read of the same range is left pending (3).
     s = Seed().context().buffer(9)
-    s.op("read_async").live(0).u8(0, 0, 0, 1, 0)
+    s.op("read_async").live(0).u8(0, 0, 0, 1, 0, 0, 0)
     s.op("read_async").live(0).u8(1, 3, 0)
-    s.op("read_async").live(0).u8(1, 2, 1, 0, 4)
-    s.op("owner_round").live(0).u8(0)
-    s.op("owner_round").u8(6, 0).u8(1)  # a special handle
+    s.op("read_async").live(0).u8(1, 2, 1, 0, 4, 0, 0)
+    s.op("read_async").live(0).u8(1, 0, 0, 1, 0, 0, 3)
+    s.op("write").u8(1).live(0).u8(0, 0, 3, 0, 1)  # 1024 bytes of 0x5A
+    s.op("read_async").live(0).u8(1, 0, 2)  # the pending read, as floats, at host offset 1
+    s.op("read_async").live(0).u8(1, 0, 0, 0, 0, 0, 3)
+    s.op("read_async").live(0).u8(5, 1, 3)  # 1 element of 2^32 - 1 bytes at 2^32 - 1
+    s.buffer(9).op("read_async").live(1).u8(1, 0, 0, 0, 0, 0, 3).op("buffer_free").live(1)
+    s.op("owner_round").live(0).u8(1, 0)
+    s.op("owner_round").u8(6, 0).u8(0, 1)  # a special handle
     seeds["reads-and-owners"] = s
     # Transfers at the edges of a 1024-byte buffer.
     s = Seed().context().buffer(9)

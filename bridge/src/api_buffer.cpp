@@ -2,6 +2,7 @@
 // before OpenCL sees it, so nothing is read or written out of bounds. Large transfers to a
 // discrete GPU pass through the context's pinned staging slots (objects.hpp, Staging).
 #include "boundary.hpp"
+#include "checked_math.hpp"
 #include "cl_api.hpp"
 #include "objects.hpp"
 #include "os_library.hpp"
@@ -55,24 +56,26 @@ Transfer check_transfer(const char *function, int32_t buffer_handle, const void 
   if (element_size == 0 || data_count == 0)
     fail(MQLCL_ERR_ZEROSIZE_ARRAY, fmt::format("{}: data_count {} of element_size {} is empty",
                                                function, data_count, element_size));
+  // Whatever the buffer: no buffer holds 2^64 bytes.
+  uint64_t bytes = 0;
+  if (!multiply_fits(data_count, element_size, bytes))
+    fail(MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE,
+         fmt::format("{}: {} elements of {} bytes are more than 2^64 - 1 bytes", function,
+                     data_count, element_size),
+         CL_INVALID_VALUE);
   auto buffer = buffer_of(buffer_handle, function);
   if (buffer_offset >= buffer->size)
     fail(MQLCL_ERR_OPENCL_WRONG_BUFFER_OFFSET,
          fmt::format("{}: buffer_offset {} is outside the {}-byte buffer", function, buffer_offset,
                      buffer->size),
          CL_INVALID_VALUE);
-  // The buffer holds at most buffer->size bytes, so a count above it is too long whatever the
-  // element size: this keeps the product below 2^64.
-  uint64_t bytes = 0;
-  if (data_count > buffer->size || (bytes = data_count * element_size) > buffer->size ||
-      buffer_offset + bytes > buffer->size)
+  if (bytes > buffer->size - buffer_offset)
     fail(MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE,
          fmt::format("{}: {} elements of {} bytes at offset {} run past the end of the {}-byte "
                      "buffer",
                      function, data_count, element_size, buffer_offset, buffer->size),
          CL_INVALID_VALUE);
-  const uint64_t room = UINTPTR_MAX - reinterpret_cast<uintptr_t>(data);
-  if (bytes > room || data_offset > (room - bytes) / element_size)
+  if (!host_range_fits(data, data_offset, bytes, element_size))
     fail(MQLCL_ERR_INVALID_PARAMETER,
          fmt::format("{}: data_offset {} + data_count {} overflow the address space", function,
                      data_offset, data_count));

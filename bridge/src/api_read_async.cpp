@@ -3,6 +3,7 @@
 // device copies into memory the bridge owns (objects.hpp, PendingRead), never into the program's
 // array, which MQL5 may move or free while the copy runs; the take copies from there.
 #include "boundary.hpp"
+#include "checked_math.hpp"
 #include "cl_api.hpp"
 #include "objects.hpp"
 
@@ -64,14 +65,15 @@ MQLCL_API int32_t CLBufferReadStart(int32_t buffer_handle, uint32_t buffer_offse
                        "(CLBufferReadTake)",
                        buffer_handle));
     auto read = std::make_unique<PendingRead>();
-    read->host.resize(size);
+    read->host = std::make_unique<char[]>(size);
+    read->bytes = size;
     read->buffer_offset = buffer_offset;
     watching_device(*buffer->context, "CLBufferReadStart", [&] {
       const ClApi &cl = cl_api();
       cl_command_queue queue = buffer->context->queue;
       // In order on the context's queue: the read sees every kernel enqueued before it.
       check_cl(cl.clEnqueueReadBuffer(queue, buffer->memory, CL_FALSE, buffer_offset, size,
-                                      read->host.data(), 0, nullptr, &read->done),
+                                      read->host.get(), 0, nullptr, &read->done),
                "CLBufferReadStart: clEnqueueReadBuffer", MQLCL_ERR_OPENCL_EXECUTE);
       check_cl(cl.clFlush(queue), "CLBufferReadStart: clFlush", MQLCL_ERR_OPENCL_EXECUTE);
     });
@@ -102,9 +104,8 @@ MQLCL_API uint32_t CLBufferReadTake(int32_t buffer_handle, void *data, uint32_t 
       fail(MQLCL_ERR_ZEROSIZE_ARRAY,
            fmt::format("CLBufferReadTake: data_count {} of element_size {} is empty", data_count,
                        element_size));
-    uint64_t bytes = uint64_t{data_count} * element_size;
-    uint64_t host_offset = uint64_t{data_offset} * element_size;
-    if (host_offset + bytes > UINTPTR_MAX - reinterpret_cast<uintptr_t>(data))
+    const uint64_t bytes = uint64_t{data_count} * element_size; // two 32-bit factors: no wrap
+    if (!host_range_fits(data, data_offset, bytes, element_size))
       fail(MQLCL_ERR_INVALID_PARAMETER,
            fmt::format("CLBufferReadTake: data_offset {} + data_count {} overflow the address "
                        "space",
@@ -114,10 +115,10 @@ MQLCL_API uint32_t CLBufferReadTake(int32_t buffer_handle, void *data, uint32_t 
       std::lock_guard<std::mutex> lock(buffer->read_mutex);
       if (!buffer->pending_read)
         fail_not_started("CLBufferReadTake", buffer_handle);
-      if (bytes > buffer->pending_read->host.size())
+      if (bytes > buffer->pending_read->bytes)
         fail(MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE,
              fmt::format("CLBufferReadTake: {} bytes asked of a read of {} bytes", bytes,
-                         buffer->pending_read->host.size()),
+                         buffer->pending_read->bytes),
              CL_INVALID_VALUE);
       read = std::move(buffer->pending_read); // the read ends here, whatever follows
     }
@@ -126,7 +127,7 @@ MQLCL_API uint32_t CLBufferReadTake(int32_t buffer_handle, void *data, uint32_t 
                MQLCL_ERR_OPENCL_EXECUTE);
       read_status(*read, "CLBufferReadTake");
     });
-    std::memcpy(static_cast<char *>(data) + host_offset, read->host.data(),
+    std::memcpy(static_cast<char *>(data) + uint64_t{data_offset} * element_size, read->host.get(),
                 static_cast<size_t>(bytes));
     return data_count;
   });

@@ -4,6 +4,7 @@
 
 #include "os_library.hpp"
 #include "private_folder.hpp"
+#include "process_state.hpp"
 
 #include <mqlcl/mqlcl.h>
 
@@ -66,8 +67,21 @@ struct Placement {
   void *slot = nullptr; // the locked slot file, kept while the process lives
 };
 
-std::mutex placements_mutex;
-std::map<std::string, Placement> placements; // by the candidates' ordinals
+// The device each set of candidates got, by the candidates' ordinals. Made on first use by
+// process_wide (process_state.hpp): only an unload drops the slots; at exit the OS does.
+struct Placements {
+  std::mutex mutex;
+  std::map<std::string, Placement> by_candidates;
+  ~Placements() {
+    for (auto &[key, placement] : by_candidates)
+      os::unlock_file(placement.slot); // another process may take it
+  }
+};
+
+Placements &placements() {
+  static Placements &instance = process_wide<Placements>();
+  return instance;
+}
 
 // Takes the least used candidate's slot, under the folder's lock; false when the folder cannot
 // be used (it cannot be made, another user owns it or may write it: private_folder.hpp), or the
@@ -132,16 +146,17 @@ const Device *spread_device(const DeviceList &list) {
   std::string key;
   for (const Device *device : candidates)
     key += std::to_string(device->ordinal) + ",";
-  std::lock_guard<std::mutex> lock(placements_mutex);
-  auto found = placements.find(key);
-  if (found != placements.end())
+  Placements &kept = placements();
+  std::lock_guard<std::mutex> lock(kept.mutex);
+  auto found = kept.by_candidates.find(key);
+  if (found != kept.by_candidates.end())
     return found->second.device;
   Placement placement;
   if (candidates.size() == 1)
     placement.device = candidates.front();
   else if (!place_by_slots(candidates, placement))
     placement.device = candidates[os::process_id() % candidates.size()];
-  placements[key] = placement;
+  kept.by_candidates[key] = placement;
   return placement.device;
 }
 
@@ -158,13 +173,6 @@ bool policy_spreads() {
        fmt::format("MQLCL_DEVICE_POLICY={} is not a device policy: the one policy is spread "
                    "(unset it for device 0)",
                    named));
-}
-
-void release_device_slots() noexcept {
-  std::lock_guard<std::mutex> lock(placements_mutex);
-  for (auto &[key, placement] : placements)
-    os::unlock_file(placement.slot);
-  placements.clear();
 }
 
 } // namespace mqlcl

@@ -4,6 +4,7 @@
 #include "device_spread.hpp"
 #include "errors.hpp"
 #include "os_library.hpp"
+#include "process_state.hpp"
 
 #include <mqlcl/mqlcl.h>
 
@@ -138,8 +139,17 @@ std::shared_ptr<const DeviceList> enumerate() {
   return list;
 }
 
-std::mutex list_mutex;
-std::shared_ptr<const DeviceList> cached_list;
+// The list once enumerated. Made on first use by process_wide (process_state.hpp): threads may
+// still ask for devices while the process exits.
+struct ListCache {
+  std::mutex mutex;
+  std::shared_ptr<const DeviceList> list;
+};
+
+ListCache &list_cache() {
+  static ListCache &instance = process_wide<ListCache>();
+  return instance;
+}
 
 std::string lowercase(std::string text) {
   for (char &c : text)
@@ -195,16 +205,18 @@ std::string platform_info_string(cl_platform_id platform, cl_platform_info prope
 }
 
 std::shared_ptr<const DeviceList> device_list() {
-  std::lock_guard<std::mutex> lock(list_mutex);
+  ListCache &cache = list_cache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
   // Neither a failure nor an empty list is cached: drivers and devices may appear later.
-  if (!cached_list || cached_list->devices.empty())
-    cached_list = enumerate();
-  return cached_list;
+  if (!cache.list || cache.list->devices.empty())
+    cache.list = enumerate();
+  return cache.list;
 }
 
 void reset_device_list_for_testing() {
-  std::lock_guard<std::mutex> lock(list_mutex);
-  cached_list.reset();
+  ListCache &cache = list_cache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.list.reset();
 }
 
 std::shared_ptr<const Device> device_by_ordinal(int32_t ordinal) {

@@ -1,6 +1,6 @@
 #include "errors.hpp"
 
-#include "objects.hpp"
+#include "process_state.hpp"
 
 #include <mqlcl/mqlcl.h>
 
@@ -137,7 +137,7 @@ void set_slot_value(Slot slot, void *value) noexcept {
 #endif
 
 // Every thread's record, each on the heap behind a native TLS slot (errors.hpp says why not a
-// thread_local). The records of threads that outlive the library go when it unloads.
+// thread_local). The records of threads that outlive the library go when it unloads, with this.
 class ThreadRecords {
 public:
   ThreadRecords() noexcept {
@@ -146,6 +146,7 @@ public:
   }
   ThreadRecords(const ThreadRecords &) = delete;
   ThreadRecords &operator=(const ThreadRecords &) = delete;
+  ~ThreadRecords() { release_all(); }
 
   // This thread's record, created on first use; nullptr when no slot or memory is left.
   LastError *this_thread() noexcept {
@@ -176,6 +177,9 @@ public:
     }
   }
 
+private:
+  static void release_at_thread_exit(void *record) noexcept;
+
   // The library unloads: every record goes, and the slot with them.
   void release_all() noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -185,11 +189,7 @@ public:
     for (LastError *record : records_)
       delete record;
     records_.clear();
-    records_.shrink_to_fit();
   }
-
-private:
-  static void release_at_thread_exit(void *record) noexcept;
 
   void forget(LastError *record) noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -205,16 +205,21 @@ private:
   std::vector<LastError *> records_;
 };
 
-// Built on first use and never destroyed: at process exit other threads may still be running
-// and reporting errors; the records go at unload (release_all_last_errors) or with the process.
-ThreadRecords &thread_records() noexcept {
-  alignas(ThreadRecords) static unsigned char storage[sizeof(ThreadRecords)];
-  static ThreadRecords &records = (watch_for_process_exit(), *new (storage) ThreadRecords);
-  return records;
+// Made on first use by process_wide (process_state.hpp): at process exit other threads may still
+// be reporting errors; the records go at an unload or with the process. nullptr when there is no
+// memory to make it: the fallbacks below keep the code and status.
+ThreadRecords *thread_records() noexcept {
+  try {
+    static ThreadRecords &records = process_wide<ThreadRecords>();
+    return &records;
+  } catch (...) {
+    return nullptr;
+  }
 }
 
 void ThreadRecords::release_at_thread_exit(void *record) noexcept {
-  thread_records().forget(static_cast<LastError *>(record));
+  if (ThreadRecords *records = thread_records())
+    records->forget(static_cast<LastError *>(record));
 }
 
 // Where a thread without a record (no slot or memory left) keeps its code and status: trivially
@@ -222,27 +227,33 @@ void ThreadRecords::release_at_thread_exit(void *record) noexcept {
 thread_local int32_t fallback_code = 0;
 thread_local cl_int fallback_cl_status = CL_SUCCESS;
 
+// The calling thread's record, or nullptr when it has none.
+LastError *existing_record() noexcept {
+  ThreadRecords *records = thread_records();
+  return records != nullptr ? records->existing() : nullptr;
+}
+
 } // namespace
 
 int32_t last_error_code() noexcept {
-  LastError *record = thread_records().existing();
+  LastError *record = existing_record();
   return record != nullptr ? record->code : fallback_code;
 }
 
 cl_int last_error_cl_status() noexcept {
-  LastError *record = thread_records().existing();
+  LastError *record = existing_record();
   return record != nullptr ? record->cl_status : fallback_cl_status;
 }
 
 std::string last_error_message() {
-  LastError *record = thread_records().existing();
+  LastError *record = existing_record();
   if (record != nullptr)
     return record->message;
   return fallback_code != 0 ? "out of memory: the error's description was lost" : "";
 }
 
 void reset_last_error() noexcept {
-  if (LastError *record = thread_records().existing()) {
+  if (LastError *record = existing_record()) {
     record->code = 0;
     record->cl_status = CL_SUCCESS;
     record->message.clear();
@@ -252,7 +263,8 @@ void reset_last_error() noexcept {
 }
 
 void record_failure(int32_t code, cl_int cl_status, const char *message) noexcept {
-  LastError *record = thread_records().this_thread();
+  ThreadRecords *records = thread_records();
+  LastError *record = records != nullptr ? records->this_thread() : nullptr;
   if (record == nullptr) {
     fallback_code = code;
     fallback_cl_status = cl_status;
@@ -268,11 +280,8 @@ void record_failure(int32_t code, cl_int cl_status, const char *message) noexcep
 }
 
 void release_thread_last_error() noexcept {
-  thread_records().release_this_thread();
-}
-
-void release_all_last_errors() noexcept {
-  thread_records().release_all();
+  if (ThreadRecords *records = thread_records())
+    records->release_this_thread();
 }
 
 } // namespace mqlcl

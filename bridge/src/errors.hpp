@@ -52,9 +52,8 @@ std::string last_error_message(); // "" when there is none
 void reset_last_error() noexcept;
 void record_failure(int32_t code, cl_int cl_status, const char *message) noexcept;
 // Frees the calling thread's record (Windows: DllMain on DLL_THREAD_DETACH; elsewhere the
-// pthread key's destructor does it as the thread ends).
+// pthread key's destructor does it as the thread ends). Every thread's record, and the TLS slot,
+// go when the library unloads (process_state.hpp).
 void release_thread_last_error() noexcept;
-// Frees every thread's record and the TLS slot: the library is being unloaded (lifetime.cpp).
-void release_all_last_errors() noexcept;
 
 } // namespace mqlcl

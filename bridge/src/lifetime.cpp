@@ -1,35 +1,40 @@
 // How the library tells an unload from a process exit on Linux, and what it does in each case.
-// Two ways out of a process, two behaviours, as on Windows (dllmain_windows.cpp):
+// Two ways out of a process, two behaviours, as on Windows (dllmain_windows.cpp), both in
+// process_state.hpp:
 //  - dlclose: the process and its OpenCL driver live on, so every live object is released here,
-//    whichever thread calls dlclose (no thread_local of the bridge pins the library: errors.hpp).
+//    whichever thread calls dlclose (no thread_local of the bridge pins the library: errors.hpp),
+//    and the bridge's memory is freed (release_at_unload).
 //  - Process exit (return from main, exit() from any thread): other threads may still be running
-//    and the driver's exit handlers may have run (PoCL's compiler, LLVM, is torn down by then),
-//    so the bridge makes no OpenCL call: it neither waits for a running kernel nor releases any
-//    OpenCL object, which the operating system reclaims; it frees only its own host memory.
+//    inside the bridge, the driver may still be copying into the bridge's memory, and the
+//    driver's exit handlers may have run (PoCL's compiler, LLVM, is torn down by then), so the
+//    bridge makes no OpenCL call and frees nothing (leave_state_at_exit): the operating system
+//    reclaims it all.
 // glibc runs this library's destructor in both cases. Telling them apart: when the bridge first
-// holds something (the handle registry or a last-error record), a handler is registered with
-// __cxa_atexit under a DSO handle that belongs to no library. exit() runs every handler, latest
-// first, before the destructors of libraries (_dl_fini, registered as the process started);
-// dlclose runs only the handlers registered for the library it closes (__cxa_finalize), never
-// this one. Not at load: a linked library's constructor runs before _dl_fini is registered, so
-// its handler would run after the destructors. The handler stays registered after an unload, so
-// it must outlive the library: it is libc's sem_post on a semaphore on the heap, never freed.
-#include "objects.hpp"
+// holds something (process_wide), a handler is registered with __cxa_atexit under a DSO handle
+// that belongs to no library. exit() runs every handler, latest first, before the destructors of
+// libraries (_dl_fini, registered as the process started); dlclose runs only the handlers
+// registered for the library it closes (__cxa_finalize), never this one. Not at load: a linked
+// library's constructor runs before _dl_fini is registered, so its handler would run after the
+// destructors. The handler stays registered after an unload, so it must outlive the library: it
+// is libc's sem_post on a semaphore on the heap, never freed.
+#include "process_state.hpp"
 
 #if !defined(_WIN32)
 #include <semaphore.h>
 
+#include <atomic>
 #include <cstdlib>
 
 extern "C" int __cxa_atexit(void (*function)(void *), void *argument, void *dso_handle);
-// LeakSanitizer's, present only in sanitizer builds: the semaphore is kept on purpose.
-extern "C" void __lsan_ignore_object(const void *pointer) __attribute__((weak));
 #endif
 
 namespace mqlcl {
 
 #if defined(_WIN32)
 void watch_for_process_exit() noexcept {} // DllMain is told which it is
+bool exit_has_begun() noexcept {
+  return false;
+}
 #else
 namespace {
 
@@ -51,32 +56,32 @@ sem_t *register_exit_flag() noexcept {
     std::free(flag);
     return nullptr;
   }
-  if (__lsan_ignore_object != nullptr) // libc's exit list holds it, where LSan does not look
-    __lsan_ignore_object(flag);
+  mark_kept(flag); // libc's exit list holds it, where LeakSanitizer does not look
   return flag;
 }
 
-sem_t *exit_flag = nullptr;
+std::atomic<sem_t *> exit_flag{nullptr};
 
-bool exit_has_begun() noexcept {
-  int posts = 0;
-  return exit_flag != nullptr && sem_getvalue(exit_flag, &posts) == 0 && posts > 0;
-}
-
-// At exit the bridge's own memory is still freed, with no OpenCL call (mark_process_exiting):
-// a program that unloads the bridge while it exits (a loader held in a static object) unmaps
-// the tables that point at it, and LeakSanitizer would report it all as leaked.
+// Also when a loader held in a static object unloads the library during exit: that counts as
+// exit, after the handler has run.
 __attribute__((destructor)) void at_unload_or_exit() {
   if (exit_has_begun())
-    mark_process_exiting();
-  release_at_unload();
+    leave_state_at_exit();
+  else
+    release_at_unload();
 }
 
 } // namespace
 
+bool exit_has_begun() noexcept {
+  sem_t *flag = exit_flag.load();
+  int posts = 0;
+  return flag != nullptr && sem_getvalue(flag, &posts) == 0 && posts > 0;
+}
+
 void watch_for_process_exit() noexcept {
-  static sem_t *const registered = exit_flag = register_exit_flag();
-  (void)registered;
+  static sem_t *const registered = register_exit_flag();
+  exit_flag.store(registered);
 }
 #endif
 

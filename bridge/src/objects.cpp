@@ -1,25 +1,20 @@
 #include "objects.hpp"
 
 #include "cl_api.hpp"
-#include "device_spread.hpp"
 #include "errors.hpp"
 #include "gemm/gemm.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
-#include <new>
 #include <thread>
 
 namespace mqlcl {
 
 namespace {
-std::atomic<bool> process_exiting{false};
-
 // Release functions never throw: a failed release has nobody left to report to.
 template <class Handle, class Release> void release(Handle handle, Release ClApi::*fn) noexcept {
-  if (handle == nullptr || process_exiting.load())
+  if (handle == nullptr || process_is_exiting())
     return;
   try {
     (cl_api().*fn)(handle);
@@ -28,20 +23,12 @@ template <class Handle, class Release> void release(Handle handle, Release ClApi
 }
 } // namespace
 
-void mark_process_exiting() noexcept {
-  process_exiting.store(true);
-}
-
-bool process_is_exiting() noexcept {
-  return process_exiting.load();
-}
-
 size_t Staging::lane_count() noexcept {
   return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, kMaxLanes);
 }
 
 void release_staging_slots(cl_command_queue queue, Staging &staging) noexcept {
-  if (process_exiting.load())
+  if (process_is_exiting())
     return; // the driver may be gone; the OS takes the pinned memory back
   try {
     const ClApi &cl = cl_api();
@@ -63,7 +50,7 @@ void release_staging_slots(cl_command_queue queue, Staging &staging) noexcept {
 }
 
 Context::~Context() {
-  if (queue != nullptr && !process_exiting.load()) {
+  if (queue != nullptr && !process_is_exiting()) {
     try {
       cl_api().clFinish(queue); // commands still queued may use this context's objects
     } catch (...) {
@@ -85,8 +72,12 @@ Program::~Program() {
 }
 
 PendingRead::~PendingRead() {
-  if (done == nullptr || process_exiting.load())
-    return; // at exit the OS takes the memory, whatever the device still does
+  if (done == nullptr)
+    return;
+  if (process_is_exiting()) { // the device may still copy into `host`: the OS takes it back
+    mark_kept(host.release());
+    return;
+  }
   try {
     cl_api().clWaitForEvents(1, &done); // the device must not write into freed memory
   } catch (...) {
@@ -116,33 +107,16 @@ void Registry::release_all() {
   contexts.take_all();
 }
 
-namespace {
-alignas(Registry) unsigned char registry_storage[sizeof(Registry)];
-std::atomic<Registry *> built_registry{nullptr};
-} // namespace
-
-Registry &registry() {
-  static Registry &instance = []() -> Registry & {
-    watch_for_process_exit();
-    auto *built = new (registry_storage) Registry;
-    built_registry.store(built);
-    return *built;
-  }();
-  return instance;
+Registry::~Registry() {
+  try {
+    release_all();
+  } catch (...) { // out of memory while collecting the objects: the rest go with the tables
+  }
 }
 
-void release_at_unload() noexcept {
-  // Also at exit, after mark_process_exiting(): then the objects' destructors make no OpenCL
-  // call and only the bridge's host memory is freed.
-  if (Registry *live = built_registry.exchange(nullptr)) {
-    try {
-      live->release_all();
-    } catch (...) { // out of memory while collecting the objects: the rest go with the tables
-    }
-    live->~Registry();
-  }
-  release_all_last_errors();
-  release_device_slots(); // closes this process's slot file: another process may take it
+Registry &registry() {
+  static Registry &instance = process_wide<Registry>();
+  return instance;
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include "devices.hpp"
 #include "handle_table.hpp"
 #include "opencl.hpp"
+#include "process_state.hpp"
 
 #include <fmt/format.h>
 
@@ -87,10 +88,12 @@ struct Program {
 // A non-blocking read (CLBufferReadStart): the device copies into `host`, memory of the bridge's
 // own, so that the program's array may move or go meanwhile; CLBufferReadTake copies it out.
 struct PendingRead {
-  std::vector<char> host;
+  std::unique_ptr<char[]> host;
+  size_t bytes = 0; // of `host`
   cl_event done = nullptr;
   uint32_t buffer_offset = 0;
-  ~PendingRead(); // waits for the copy before `host` goes
+  // Waits for the copy before `host` goes; at exit, when it cannot wait, keeps `host`.
+  ~PendingRead();
 };
 
 struct Buffer {
@@ -135,9 +138,10 @@ struct Registry {
 
   size_t live_count() const;
   void release_all(); // children first, so parents go with their last child
+  ~Registry();        // at an unload: release_all()
 };
 
-// Built on first use and never destroyed by a static destructor, only by release_at_unload.
+// Made on first use by process_wide (process_state.hpp): destroyed only at an unload.
 Registry &registry();
 
 // Throws the failure for a handle `table` did not give the calling thread:
@@ -163,18 +167,5 @@ std::shared_ptr<Buffer> buffer_of(int32_t handle, const char *function);
 
 // The device behind a device ordinal or any live handle; throws ERR_OPENCL_INVALID_HANDLE.
 std::shared_ptr<const Device> device_of(int32_t ordinal_or_handle, const char *function);
-
-// Called when the bridge first holds something that an exit must leave alone (lifetime.cpp).
-void watch_for_process_exit() noexcept;
-
-// The library's way out (dllmain_windows.cpp, lifetime.cpp). At process exit the OpenCL
-// driver may be half torn down and other threads may still run: mark_process_exiting() makes
-// every OpenCL release a no-op and the operating system reclaims the driver's objects. At an
-// unload (dlclose, FreeLibrary) release_at_unload() releases every live object, waiting for each
-// context's queue, and frees every thread's last-error record and the registry itself; on Linux
-// it also runs at exit, after mark_process_exiting(), freeing the bridge's host memory alone.
-void mark_process_exiting() noexcept;
-bool process_is_exiting() noexcept;
-void release_at_unload() noexcept;
 
 } // namespace mqlcl

@@ -24,8 +24,10 @@ struct Owners {
   std::mt19937 random{std::random_device{}()};
 };
 
+// Made on first use by process_wide (process_state.hpp): threads may still create, select and
+// free owners while the process exits.
 Owners &owners() {
-  static Owners instance; // its set goes with the library, so an unload leaves no memory behind
+  static Owners &instance = process_wide<Owners>();
   return instance;
 }
 

@@ -110,6 +110,19 @@ BOOST_AUTO_TEST_CASE(write64_and_read64_refusals) {
                       MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
     MQLCL_CHECK_FAILS(transfer(buffer, data.data(), 0, 0, (uint64_t{1} << 32) + 1, 1), none,
                       MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+    // Bytes of 2^64 - 1, (2^32 + 1) x (2^32 - 1): past the buffer. Bytes of 2^64, 2^48 x 2^16,
+    // and of 2^64 + 2^16, (2^32 + 2^16) x (2^32 - 2^16 + 1): past 64 bits, refused whatever the
+    // buffer (test_big_counts.cpp has them on a buffer past 4 GiB).
+    MQLCL_CHECK_FAILS(transfer(buffer, data.data(), 0, 0, (uint64_t{1} << 32) + 1, UINT32_MAX),
+                      none, MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+    MQLCL_CHECK_FAILS(transfer(buffer, data.data(), 0, 0, uint64_t{1} << 48, 1u << 16), none,
+                      MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+    BOOST_TEST(last_error_text().find("more than 2^64 - 1 bytes") != std::string::npos);
+    MQLCL_CHECK_FAILS(transfer(buffer, data.data(), 0, 0, (uint64_t{1} << 32) + 65536, 4294901761u),
+                      none, MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+    BOOST_TEST(last_error_text().find("more than 2^64 - 1 bytes") != std::string::npos);
+    MQLCL_CHECK_FAILS(transfer(context, data.data(), 0, 0, uint64_t{1} << 48, 1u << 16), none,
+                      MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE); // before the handle is looked at
     // buffer_offset + bytes past the end, and past 2^64.
     MQLCL_CHECK_FAILS(transfer(buffer, data.data(), 255, 0, 2, 1), none,
                       MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);

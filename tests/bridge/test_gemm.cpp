@@ -716,6 +716,16 @@ BOOST_AUTO_TEST_CASE(operands_past_their_buffers_are_refused) {
       MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
   expect_refused(
       h, [](auto &x) { x.lda = ~uint32_t{0}; }, MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  // A's extent (batch 2: stride_a, then 15 rows of 16 and a row of 16) ends at 2^64 - 1, past
+  // its buffer, and at 2^64, past 64 bits.
+  expect_refused(
+      h, [](auto &x) { x.batch = 2, x.stride_a = ~uint64_t{0} - 256; },
+      MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  BOOST_TEST(last_error_text().find("needs 18446744073709551615 elements") != std::string::npos);
+  expect_refused(
+      h, [](auto &x) { x.batch = 2, x.stride_a = ~uint64_t{0} - 255; },
+      MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  BOOST_TEST(last_error_text().find("a's extent overflows") != std::string::npos);
   h.expect_unchanged();
 }
 

@@ -253,6 +253,12 @@ BOOST_AUTO_TEST_CASE(every_refusal_has_its_code) {
   expect(CLBufferReadTake(k.y.get(), nullptr, 0, 8, 4), 0u, MQLCL_ERR_INVALID_PARAMETER);
   expect(CLBufferReadTake(k.y.get(), out, 0, 0, 4), 0u, MQLCL_ERR_ZEROSIZE_ARRAY);
   expect(CLBufferReadTake(k.y.get(), out, 0, 9, 4), 0u, MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  // A host range that ends 2^64 - 1 bytes past `out`, (2^32 - 1) + 2 elements of 2^32 - 1 bytes,
+  // and one that passes 2^64 by 2^32 - 2 (a range of 4 GiB once cut to 64 bits).
+  expect(CLBufferReadTake(k.y.get(), out, UINT32_MAX, 2, UINT32_MAX), 0u,
+         MQLCL_ERR_INVALID_PARAMETER);
+  expect(CLBufferReadTake(k.y.get(), out, UINT32_MAX, 3, UINT32_MAX), 0u,
+         MQLCL_ERR_INVALID_PARAMETER);
   // Each refusal of a take leaves the read pending.
   BOOST_TEST(CLBufferReadTake(k.y.get(), out, 0, 8, 4) == 8u, last_error_text());
   for (int i = 0; i < 8; ++i)

@@ -31,9 +31,11 @@ struct ChildOutcome {
   double seconds = 0;
 };
 
-ChildOutcome run_child(const char *executable, const char *scenario) {
+// `how` is nullptr, or "close_at_exit" (exit_child.cpp).
+ChildOutcome run_child(const char *executable, const char *scenario, const char *how = nullptr) {
   ChildOutcome outcome;
-  char *argv[] = {const_cast<char *>(executable), const_cast<char *>(scenario), nullptr};
+  char *argv[] = {const_cast<char *>(executable), const_cast<char *>(scenario),
+                  const_cast<char *>(how), nullptr};
   pid_t child = 0;
   int spawned = posix_spawn(&child, executable, nullptr, nullptr, argv, environ);
   BOOST_TEST_REQUIRE(spawned == 0, "posix_spawn " << executable << ": error " << spawned);
@@ -69,9 +71,29 @@ bool exited_cleanly(const ChildOutcome &child) {
   return child.finished && WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0;
 }
 
-void expect_clean_exit(const char *executable, const char *scenario) {
-  ChildOutcome child = run_child(executable, scenario);
-  BOOST_TEST(exited_cleanly(child), executable << " " << scenario << ": " << describe(child));
+void expect_clean_exit(const char *executable, const char *scenario, const char *how = nullptr) {
+  ChildOutcome child = run_child(executable, scenario, how);
+  BOOST_TEST(exited_cleanly(child),
+             executable << " " << scenario << " " << (how ? how : "") << ": " << describe(child));
+}
+
+// `runs` clean exits of each way of holding the bridge: linked, loaded with dlopen, and loaded
+// with dlopen and closed by a static object during exit.
+void expect_clean_exits(const char *scenario, int runs) {
+  for (int run = 0; run < runs; ++run) {
+    expect_clean_exit(MQLCL_EXIT_CHILD_LINKED_PATH, scenario);
+    expect_clean_exit(MQLCL_EXIT_CHILD_DLOPEN_PATH, scenario);
+    expect_clean_exit(MQLCL_EXIT_CHILD_DLOPEN_PATH, scenario, "close_at_exit");
+  }
+}
+
+// Threads still in the bridge while main returns: each way of holding it but closing it during
+// exit, which would unmap the code under them.
+void expect_clean_exits_with_threads(const char *scenario, int runs) {
+  for (int run = 0; run < runs; ++run) {
+    expect_clean_exit(MQLCL_EXIT_CHILD_LINKED_PATH, scenario);
+    expect_clean_exit(MQLCL_EXIT_CHILD_DLOPEN_PATH, scenario);
+  }
 }
 
 // PoCL 3.1 itself may crash at exit while its worker thread compiles a kernel, without the
@@ -112,6 +134,36 @@ BOOST_AUTO_TEST_CASE(exit_with_a_kernel_running) {
 BOOST_AUTO_TEST_CASE(exit_from_another_thread_with_a_kernel_running) {
   expect_clean_exit(MQLCL_EXIT_CHILD_LINKED_PATH, "exit_from_thread");
   expect_clean_exit(MQLCL_EXIT_CHILD_DLOPEN_PATH, "exit_from_thread");
+}
+
+// The driver is still copying into the read's memory, which the bridge owns: exit leaves it be.
+// The bridge's old exit freed it under the copy (SIGSEGV every time).
+BOOST_AUTO_TEST_CASE(exit_with_a_non_blocking_read_in_flight) {
+  expect_clean_exits("read_in_flight", 2);
+}
+
+// CLGemm's products still running, each already compiled by PoCL.
+BOOST_AUTO_TEST_CASE(exit_with_gemm_products_in_flight) {
+  expect_clean_exits("gemm_in_flight", 1);
+}
+
+// A spread context: the placements' table outlives exit. The bridge's old exit cleared it after
+// exit had destroyed it ("double free or corruption", SIGABRT).
+BOOST_AUTO_TEST_CASE(exit_with_a_spread_context) {
+  expect_clean_exits("spread_context", 1);
+  expect_clean_exits("spread_policy", 1);
+}
+
+// Threads creating, selecting and freeing owners while main returns: the owners' table outlives
+// exit. Its old static destructor ran under them (SIGSEGV).
+BOOST_AUTO_TEST_CASE(exit_while_threads_create_select_and_free_owners) {
+  expect_clean_exits_with_threads("owners_race", 5);
+}
+
+// Threads in nearly every kind of call (writes, launches, reads blocking and not, products,
+// buffers, contexts and owners made and freed, errors) while main returns.
+BOOST_AUTO_TEST_CASE(exit_while_threads_make_bridge_calls) {
+  expect_clean_exits_with_threads("calls_race", 5);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -27,7 +27,14 @@ struct DlopenedBridge {
   X(CLExecute)                                                                                     \
   X(CLExecutionStatus)                                                                             \
   X(CLGetInfoInteger)                                                                              \
-  X(CLGetLastError)
+  X(CLGetLastError)                                                                                \
+  X(CLBufferReadStart)                                                                             \
+  X(CLBufferReadStatus)                                                                            \
+  X(CLBufferReadTake)                                                                              \
+  X(CLOwnerCreate)                                                                                 \
+  X(CLOwnerSelect)                                                                                 \
+  X(CLOwnerFree)                                                                                   \
+  X(CLGemm)
 #define MQLCL_TEST_POINTER(name) decltype(&::name) name = nullptr;
   MQLCL_TEST_EXPORTS(MQLCL_TEST_POINTER)
 #undef MQLCL_TEST_POINTER

@@ -2,6 +2,7 @@
 
 #include "devices.hpp"
 #include "os_library.hpp"
+#include "process_state.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -174,14 +175,16 @@ Params parse_params(const std::string &text) {
   return params;
 }
 
+// Made once by process_wide (process_state.hpp): CLGemm may still run on other threads while the
+// process exits.
 const std::vector<TunedEntry> &compiled_database() {
-  static const std::vector<TunedEntry> entries = [] {
+  static const std::vector<TunedEntry> &entries = process_wide<std::vector<TunedEntry>>([] {
     std::vector<TunedEntry> all;
     for (const CompiledEntry &c : kCompiled)
       all.push_back(TunedEntry{c.vendor_id, c.architecture, c.device, "", c.m, c.n, c.k,
                                c.kernel_file, parse_params(c.params), c.form});
     return all;
-  }();
+  }());
   return entries;
 }
 
