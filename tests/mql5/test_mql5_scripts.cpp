@@ -171,7 +171,7 @@ void OnStart()
    matrixf m;
    int buffers[3]={-1,-1,-1};
    Print(m.Rows()+m.Cols());
-   m.Transpose();                       // a real MQL5 method, but not in builtins.txt
+   m.Trace();                           // a real MQL5 method, but not in builtins.txt
    buffers.Rows();                      // not a matrix
    helper(m);
   }
@@ -180,7 +180,7 @@ void helper(const matrix &d) { Print(d.Rows()); d.NoSuchMethod(); }
   Program program = parse_program(snippet, "methods.mq5", kInclude);
   std::vector<std::string> problems = check_calls(program, builtins());
   BOOST_TEST_MESSAGE("reported:" << lines(problems));
-  BOOST_TEST(reported(problems, {"methods.mq5:8", "matrixf.Transpose is not an MQL5 method"}));
+  BOOST_TEST(reported(problems, {"methods.mq5:8", "matrixf.Trace is not an MQL5 method"}));
   BOOST_TEST(
       reported(problems, {"methods.mq5:9", ".Rows(): a method call on what is not a matrix"}));
   BOOST_TEST(reported(problems, {"methods.mq5:12", "matrix.NoSuchMethod is not an MQL5 method"}));
