@@ -361,10 +361,36 @@ private:
       if (before_paren && syntax.declarator_at[i] < 0 && not_calls.count(i) == 0 &&
           program_.classes.count(t.text) == 0) {
         int body = syntax.body_of[i];
+        size_t before = program_.calls.size();
         call(tokens, i, file,
              body >= 0 ? syntax.functions[static_cast<size_t>(body)].class_name : std::string());
+        if (program_.calls.size() > before && !program_.calls.back().object.empty())
+          program_.calls.back().object_type =
+              declared_type(source, program_.calls.back().object, body);
       }
     }
+  }
+
+  // The type `name` is declared with where the function `body` is: a parameter or local of it,
+  // a member of its class (or of a base), or a global; empty when it is none of them.
+  std::string declared_type(const SourceFile &source, const std::string &name, int body) const {
+    const FileSyntax &syntax = source.syntax;
+    for (const Declarator &d : syntax.declarators)
+      if (body >= 0 && d.function == body && source.tokens[d.name].text == name)
+        return d.type_name;
+    if (body >= 0)
+      for (std::vector<std::string> todo{syntax.functions[static_cast<size_t>(body)].class_name};
+           !todo.empty();) {
+        auto found = program_.classes.find(todo.back());
+        todo.pop_back();
+        if (found == program_.classes.end())
+          continue;
+        if (auto field = found->second.fields.find(name); field != found->second.fields.end())
+          return field->second;
+        todo.insert(todo.end(), found->second.bases.begin(), found->second.bases.end());
+      }
+    auto global = program_.globals.find(name);
+    return global == program_.globals.end() ? std::string() : global->second;
   }
 
   void function(const std::vector<Token> &tokens, const FunctionSyntax &f, const std::string &file,
@@ -1010,6 +1036,10 @@ private:
         candidates_take(c, named, "this." + c.name + "()");
       return;
     }
+    if (!c.object_type.empty()) {
+      object_method(c, c.object_type);
+      return;
+    }
     if (auto objects = program_.object_names.find(c.object);
         objects != program_.object_names.end()) {
       for (const std::string &type : objects->second) {
@@ -1035,6 +1065,24 @@ private:
       return;
     report(c,
            "." + c.name + "(): a method call on what is not a matrix or vector name; not allowed");
+  }
+
+  // obj.F() where obj is declared with `type`: a class's method, or a matrix or vector's.
+  void object_method(const Call &c, const std::string &type) {
+    if (program_.classes.count(type) != 0) {
+      auto named = class_methods(program_, type, c.name);
+      if (named.empty())
+        report(c, c.object + "." + c.name + "(): class " + type + " declares no method " + c.name);
+      else
+        candidates_take(c, named, c.object + "." + c.name + "()");
+    } else if (kMatrixTypeNames.count(type) != 0) {
+      if (builtins_.count(type + "." + c.name) == 0)
+        report(c, c.object + "." + c.name + "(): " + type + "." + c.name +
+                      " is not an MQL5 method in builtins.txt");
+    } else if (program_.types.count(type) == 0) { // a template parameter's may be anything
+      report(c, "." + c.name + "(): a method call on what is not a matrix, vector or object (" +
+                    c.object + " is " + type + "); not allowed");
+    }
   }
 
   // ::F(): a global function of the program's, or a built-in.

@@ -90,9 +90,10 @@ struct Resource {
 };
 
 struct Call {
-  std::string scope;    // "mqlcl" for mqlcl::F(...), "::" for ::F(...), "." for obj.F(), "" plain
-  std::string object;   // obj of obj.F(), when it is a plain name
-  std::string in_class; // the class whose method body holds the call, if any
+  std::string scope;  // "mqlcl" for mqlcl::F(...), "::" for ::F(...), "." for obj.F(), "" plain
+  std::string object; // obj of obj.F(), when it is a plain name
+  std::string object_type; // obj's declared type where the call is (a local, member or global)
+  std::string in_class;    // the class whose method body holds the call, if any
   std::string name;
   std::vector<std::vector<Token>> arguments;
   std::string file;
