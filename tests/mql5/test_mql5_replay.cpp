@@ -6,7 +6,7 @@
 #define BOOST_TEST_MODULE mql5_replay
 #include <boost/test/unit_test.hpp>
 
-#include "mql5_runtime.hpp"
+#include "replay_test.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,50 +17,15 @@
 
 namespace {
 
+using namespace replay_test;
+
 constexpr int kRows1 = 48, kColsRows = 64, kCols2 = 40; // CMakeLists.txt's replay_sizes
-const char *const kModule = "mqlcl.dll";
 
-struct LoadTheLibrary {
-  LoadTheLibrary() { mql5rt::set_library(kModule, MQLCL_LIBRARY_PATH); }
-};
 BOOST_TEST_GLOBAL_FIXTURE(LoadTheLibrary);
-
-long long bridge_integer(int handle, int property) {
-  using F = long long (*)(int, int);
-  static const F get = mql5rt::import <F>(kModule, "CLGetInfoInteger");
-  return get(handle, property);
-}
-constexpr int kDeviceCount = 0, kObjectCount = 117; // MQLCL_CL_DEVICE_COUNT, _OBJECT_COUNT
-
-// Runs only with a device, unless MQLCL_REQUIRE_DEVICE=1 makes its absence a failure.
-struct needs_device {
-  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
-    const char *required = std::getenv("MQLCL_REQUIRE_DEVICE");
-    if ((required != nullptr && std::string(required) == "1") ||
-        bridge_integer(0, kDeviceCount) > 0)
-      return true;
-    std::cout << "SKIPPED: no OpenCL platform or device is present" << std::endl;
-    return false;
-  }
-};
 
 std::string device() {
   const char *ordinal = std::getenv("MQLCL_TEST_DEVICE");
   return ordinal != nullptr ? ordinal : "0";
-}
-
-std::vector<std::string> run(const std::string &script, const mql5rt::Inputs &inputs) {
-  BOOST_TEST_MESSAGE(script << " (EURUSD,H1)");
-  mql5rt::journal().clear();
-  auto found = mql5rt::scripts().find(script);
-  BOOST_REQUIRE_MESSAGE(found != mql5rt::scripts().end(), script << " was not translated");
-  found->second(inputs);
-  BOOST_TEST(bridge_integer(0, kObjectCount) == 0, script << " left handles behind");
-  return mql5rt::journal();
-}
-
-bool matches(const std::string &line, const std::string &pattern) {
-  return std::regex_match(line, std::regex(pattern));
 }
 
 const std::string kNumber = R"(-?\d+\.\d{3})";
