@@ -306,8 +306,10 @@ long TerminalInfoInteger(ENUM_TERMINAL_INFO_INTEGER property) {
     return 1;
   case TERMINAL_CPU_CORES:
     return std::thread::hardware_concurrency();
+  case TERMINAL_OPENCL_SUPPORT: // as a terminal on this machine, which has an OpenCL device
+    return 0x00010002;
   default:
-    return 0; // TERMINAL_OPENCL_SUPPORT: the terminal's own OpenCL is not here
+    return 0;
   }
 }
 long MQLInfoInteger(ENUM_MQL_INFO_INTEGER property) {
@@ -350,6 +352,21 @@ ulong GetMicrosecondCount() {
 
 datetime TimeLocal() {
   return static_cast<datetime>(std::time(nullptr));
+}
+datetime TimeCurrent() {
+  return TimeLocal();
+}
+string TimeToString(datetime time, int flags) {
+  std::time_t t = static_cast<std::time_t>(time);
+  std::tm local{};
+  localtime_r(&t, &local);
+  std::string format = (flags & TIME_DATE) != 0 ? "%Y.%m.%d" : "";
+  if ((flags & (TIME_MINUTES | TIME_SECONDS)) != 0)
+    format += std::string(format.empty() ? "" : " ") +
+              ((flags & TIME_SECONDS) != 0 ? "%H:%M:%S" : "%H:%M");
+  char text[32];
+  std::strftime(text, sizeof text, format.c_str(), &local);
+  return string(text);
 }
 
 } // namespace mql5rt

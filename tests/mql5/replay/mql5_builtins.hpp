@@ -17,6 +17,9 @@ constexpr double EMPTY_VALUE = DBL_MAX;
 constexpr int SHORT_MAX = 32767;
 constexpr int SHORT_MIN = -32768;
 constexpr int USHORT_MAX = 65535;
+constexpr int TIME_DATE = 1; // TimeToString's flags
+constexpr int TIME_MINUTES = 2;
+constexpr int TIME_SECONDS = 4;
 constexpr uint CP_ACP = 0;
 constexpr uint CP_UTF8 = 65001;
 // Error codes (MQL5 Reference, Runtime Errors).
@@ -73,6 +76,14 @@ constexpr int CL_COMPLETE = 0;
 constexpr int CL_RUNNING = 1;
 constexpr int CL_SUBMITTED = 2;
 constexpr int CL_QUEUED = 3;
+
+// OnInit's results.
+enum ENUM_INIT_RETCODE {
+  INIT_SUCCEEDED = 0,
+  INIT_FAILED = 1,
+  INIT_PARAMETERS_INCORRECT = 32767,
+  INIT_AGENT_NOT_SUITABLE = 32766
+};
 
 // Object pointers (CheckPointer).
 enum ENUM_POINTER_TYPE { POINTER_INVALID, POINTER_DYNAMIC, POINTER_AUTOMATIC };
@@ -278,6 +289,9 @@ uint GetTickCount();
 ulong GetTickCount64();
 ulong GetMicrosecondCount();
 datetime TimeLocal();
+datetime TimeCurrent();
+// "yyyy.mm.dd hh:mi" (TIME_DATE | TIME_MINUTES), and :ss with TIME_SECONDS.
+string TimeToString(datetime time, int flags = 3);
 inline void Sleep(int milliseconds) {
   std::this_thread::sleep_for(std::chrono::milliseconds(std::max(0, milliseconds)));
 }
@@ -360,6 +374,14 @@ template <class T> int ArrayMaximum(const array<T> &a, int start = 0, int count 
 }
 template <class T> int ArrayMinimum(const array<T> &a, int start = 0, int count = WHOLE_ARRAY) {
   return array_best(a, start, count, [](const T &x, const T &y) { return x < y; });
+}
+
+// Zeros a variable: a struct's fields, an array's elements (a string becomes empty).
+template <class T> void ZeroMemory(array<T> &a) {
+  std::fill(a.items().begin(), a.items().end(), typename array<T>::cell{});
+}
+template <class T> void ZeroMemory(T &value) {
+  value = T{};
 }
 
 // ---- object pointers ----------------------------------------------------------------------------

@@ -22,6 +22,9 @@
 #include <type_traits>
 #include <vector>
 
+// MQL5's predefined macro: programs test it with #ifdef __MQL5__.
+#define __MQL5__ 1
+
 namespace mql5rt {
 
 static_assert(sizeof(long) == 8, "MQL5's long is 64-bit: the replay needs an LP64 host");

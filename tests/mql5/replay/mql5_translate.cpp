@@ -286,6 +286,8 @@ private:
           continue;
         if (f.qualifier != 0 && f.body_open != 0)
           out_of_class(s, f);
+        else if (f.class_name.empty() && f.body_open == 0)
+          prototype(s, f);
         else if (f.class_name.empty()) // a global function is a member of the program struct
           for (size_t k = item(s, f.first); k < name; ++k)
             if (tok(k).is_identifier("static"))
@@ -295,6 +297,28 @@ private:
         if (item(s, m.qualifier) != kNone && is_code(item(s, m.qualifier)))
           member_definition(s, m);
     }
+  }
+
+  // A global function declared before its definition: a member of the program struct is
+  // declared once, so the declaration goes, and its default values go to the definition.
+  void prototype(size_t source, const FunctionSyntax &f) {
+    const std::string &name = program_.files[source].tokens[f.name].text;
+    auto f_parts = parameter_parts(source, f);
+    for (size_t s = 0; s < program_.files.size(); ++s)
+      for (const FunctionSyntax &g : program_.files[s].syntax.functions) {
+        if (g.body_open == 0 || !g.class_name.empty() || g.qualifier != 0 ||
+            program_.files[s].tokens[g.name].text != name || item(s, g.name) == kNone ||
+            parameter_parts(s, g).size() != f_parts.size())
+          continue;
+        for (size_t k = 0; k < f_parts.size(); ++k)
+          for (size_t j = f_parts[k].first; j < f_parts[k].second; ++j)
+            if (punct(j, "="))
+              default_in_declaration(s, g, k, joined(j + 1, f_parts[k].second));
+        size_t last = item(source, f.close) + 1;
+        for (size_t k = item(source, f.first); k <= last && k < items_.size(); ++k)
+          out_[k] = before_[k] = after_[k] = "";
+        return;
+      }
   }
 
   // TYPE CLASS::member = value; follows the program struct as TYPE Program::CLASS::member.
@@ -445,8 +469,15 @@ private:
         else if (punct(end, "}") && --depth == 0)
           break;
       }
-      before_[brace] += size.empty() ? array + "::of(" : array + "::fixed(" + size + ", ";
+      bool nested = false;
+      for (size_t k = brace + 1; k < end; ++k)
+        nested = nested || punct(k, "{");
+      bool empty = brace + 1 == end;
+      before_[brace] +=
+          size.empty() ? array + "::of(" : array + "::fixed(" + size + (empty ? "" : ", ");
       after_[end] += ")";
+      if (!nested) // plain values: each converted to the element type as MQL5 converts them
+        out_[brace] = out_[end] = "";
     } else if (!size.empty()) {
       after_[item(source, d.name)] += " = " + array + "::fixed(" + size + ")";
     }
