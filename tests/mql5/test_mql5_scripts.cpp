@@ -83,6 +83,19 @@ BOOST_AUTO_TEST_CASE(every_script_calls_only_what_exists) {
   }
 }
 
+// The programs written as users write them, with their own Include folder after the package's.
+BOOST_AUTO_TEST_CASE(every_test_program_calls_only_what_exists) {
+  const std::string programs = MQLCL_MQL5_TEST_PROGRAMS_DIR;
+  std::vector<fs::path> all = scripts(programs);
+  BOOST_TEST(all.size() == 6u);
+  for (const fs::path &program : all) {
+    Program read = load_program(program.string(), {kInclude, programs + "/Include"});
+    std::vector<std::string> problems = check_calls(read, builtins());
+    BOOST_TEST(problems.empty(), program.filename() << lines(problems));
+    BOOST_TEST(!read.calls.empty(), program.filename());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(every_include_calls_only_what_exists) {
   for (const auto &entry : fs::directory_iterator(kInclude + "/mqlcl")) {
     if (entry.path().filename() == "matr_mul.mqh" || entry.path().filename() == "matr_mul_host.mqh")

@@ -109,6 +109,11 @@ constexpr color clrRed = 0x0000FF;
 constexpr color clrGreen = 0x008000;
 constexpr color clrBlue = 0xFF0000;
 constexpr color clrGray = 0x808080;
+constexpr color clrNONE = 0xFFFFFFFF;
+enum ENUM_BASE_CORNER { CORNER_LEFT_UPPER = 4500, CORNER_RIGHT_UPPER };
+enum ENUM_ANCHOR_POINT { ANCHOR_LEFT_UPPER = 4600, ANCHOR_CENTER };
+constexpr uint TA_LEFT = 0, TA_TOP = 0, TA_CENTER = 6, TA_RIGHT = 2; // TextOut's alignment
+constexpr int FW_NORMAL = 400, FW_BOLD = 700;                        // TextSetFont's weights
 
 // ---- text ---------------------------------------------------------------------------------------
 
@@ -179,7 +184,7 @@ inline int StringLen(const string &s) {
 inline int StringBufferLen(const string &s) {
   return s.buffer_length();
 }
-bool StringToUpper(string &s);
+bool StringToUpper(string &s); // ASCII letters; others stay as they are
 bool StringToLower(string &s);
 string StringSubstr(const string &s, int start, int length = -1);
 int StringFind(const string &s, const string &match, int start = 0);
@@ -449,6 +454,22 @@ inline bool ResourceFree(const string &) {
 template <class... Args> void Comment(const Args &...) {
   not_performed("Comment");
 }
+// The rest of what canvases and charts call, with any arguments: failing as the above.
+#define MQL5RT_NOT_PERFORMED(result, name, value)                                                  \
+  template <class... Args> result name(const Args &...) {                                          \
+    not_performed(#name);                                                                          \
+    return value;                                                                                  \
+  }
+MQL5RT_NOT_PERFORMED(bool, ChartSetString, false)
+MQL5RT_NOT_PERFORMED(int, ObjectFind, -1)
+MQL5RT_NOT_PERFORMED(long, ObjectGetInteger, 0)
+MQL5RT_NOT_PERFORMED(bool, ObjectSetDouble, false)
+MQL5RT_NOT_PERFORMED(int, ObjectsDeleteAll, 0)
+MQL5RT_NOT_PERFORMED(bool, ResourceReadImage, false)
+MQL5RT_NOT_PERFORMED(bool, TextGetSize, false)
+MQL5RT_NOT_PERFORMED(bool, TextOut, false)
+MQL5RT_NOT_PERFORMED(bool, TextSetFont, false)
+#undef MQL5RT_NOT_PERFORMED
 // 0x00BBGGRR with an alpha as 0xAARRGGBB: a computation, performed.
 inline uint ColorToARGB(color c, uchar alpha = 255) {
   return (uint(alpha) << 24) | ((c & 0xFF) << 16) | (c & 0xFF00) | ((c >> 16) & 0xFF);

@@ -313,7 +313,7 @@ private:
         for (size_t k = 0; k < f_parts.size(); ++k)
           for (size_t j = f_parts[k].first; j < f_parts[k].second; ++j)
             if (punct(j, "="))
-              default_in_declaration(s, g, k, joined(j + 1, f_parts[k].second));
+              add_default(s, g, k, joined(j + 1, f_parts[k].second));
         size_t last = item(source, f.close) + 1;
         for (size_t k = item(source, f.first); k <= last && k < items_.size(); ++k)
           out_[k] = before_[k] = after_[k] = "";
@@ -533,7 +533,7 @@ private:
       for (size_t j = from; j < to; ++j)
         out_[j] = before_[j] = after_[j] = "";
       if (declaration != nullptr)
-        default_in_declaration(declaration_source, *declaration, k, value);
+        add_default(declaration_source, *declaration, k, value);
     }
   }
 
@@ -566,8 +566,7 @@ private:
     }
     return parts;
   }
-  void default_in_declaration(size_t source, const FunctionSyntax &g, size_t k,
-                              const std::string &value) {
+  void add_default(size_t source, const FunctionSyntax &g, size_t k, const std::string &value) {
     auto parts = parameter_parts(source, g);
     for (size_t j = parts[k].first; j < parts[k].second; ++j)
       if (punct(j, "="))
