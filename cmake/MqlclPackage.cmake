@@ -3,6 +3,7 @@
 #   MQL5/Libraries/mqlcl.dll        the bridge, as MQL5's #import "mqlcl.dll" finds it
 #   MQL5/Include/mqlcl/mqlcl.h      the C ABI the #import declarations follow (reference)
 #   MQL5/Include/mqlcl/*.mqh, MQL5/Scripts/mqlcl/*.mq5, ...   from mql5/, once it exists
+#   README-mqlcl.txt                what goes where, for a terminal's user
 # The zip holds every install component whose name starts with "mt5" or "mql5"; such a
 # component installs to paths relative to the data folder (DESTINATION MQL5/...). This file's
 # own, mt5_library, is EXCLUDE_FROM_ALL, so a plain `cmake --install` (the library, header and
@@ -11,6 +12,9 @@
 
 install(TARGETS mqlcl RUNTIME DESTINATION MQL5/Libraries COMPONENT mt5_library EXCLUDE_FROM_ALL)
 install(FILES ${PROJECT_SOURCE_DIR}/include/mqlcl/mqlcl.h DESTINATION MQL5/Include/mqlcl
+        COMPONENT mt5_library EXCLUDE_FROM_ALL)
+# What goes where in the terminal's folders, beside MQL5/ at the zip's root.
+install(FILES ${PROJECT_SOURCE_DIR}/mql5/README-mqlcl.txt DESTINATION .
         COMPONENT mt5_library EXCLUDE_FROM_ALL)
 
 # One install of those components into one staging folder, zipped as a whole: two components

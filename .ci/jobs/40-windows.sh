@@ -67,7 +67,8 @@ for pattern in "${required[@]}"; do
   [[ $found == 1 ]] || { echo "the zip lacks $pattern" >&2; exit 1; }
 done
 for entry in "${entries[@]}"; do
-  [[ "$entry" == MQL5/* ]] || { echo "the zip has $entry outside MQL5/" >&2; exit 1; }
+  [[ "$entry" == MQL5/* || "$entry" == README-mqlcl.txt ]] ||
+    { echo "the zip has $entry outside MQL5/" >&2; exit 1; }
 done
 duplicates=$(printf '%s\n' "${entries[@]}" | sort | uniq -d)
 [[ -z "$duplicates" ]] || { echo "the zip holds these entries twice: $duplicates" >&2; exit 1; }

@@ -175,8 +175,13 @@ void append_utf8(std::string &out, unsigned long code) {
   } else if (code < 0x800) {
     out += static_cast<char>(0xC0 | (code >> 6));
     out += static_cast<char>(0x80 | (code & 0x3F));
-  } else {
+  } else if (code < 0x10000) {
     out += static_cast<char>(0xE0 | (code >> 12));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code >> 18));
+    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
     out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (code & 0x3F));
   }
@@ -241,7 +246,28 @@ std::string read_file(const std::string &path) {
     throw std::runtime_error("cannot read " + path);
   std::stringstream content;
   content << file.rdbuf();
-  return content.str();
+  std::string bytes = content.str();
+  bool little = bytes.size() >= 2 && bytes[0] == '\xFF' && bytes[1] == '\xFE';
+  bool big = bytes.size() >= 2 && bytes[0] == '\xFE' && bytes[1] == '\xFF';
+  return little || big ? utf16_to_utf8(bytes.substr(2), little) : bytes;
+}
+
+std::string utf16_to_utf8(const std::string &bytes, bool little_endian) {
+  std::string out;
+  auto unit = [&](size_t i) -> unsigned long {
+    auto lo = static_cast<unsigned char>(bytes[little_endian ? i : i + 1]);
+    auto hi = static_cast<unsigned char>(bytes[little_endian ? i + 1 : i]);
+    return lo | (static_cast<unsigned long>(hi) << 8);
+  };
+  for (size_t i = 0; i + 1 < bytes.size(); i += 2) {
+    unsigned long code = unit(i);
+    if (code >= 0xD800 && code < 0xDC00 && i + 3 < bytes.size()) {
+      code = 0x10000 + ((code - 0xD800) << 10) + (unit(i + 2) - 0xDC00);
+      i += 2;
+    }
+    append_utf8(out, code);
+  }
+  return out;
 }
 
 } // namespace mql5check

@@ -40,7 +40,11 @@ std::string string_value(const Token &literal);
 // for `#include <mqlcl/mqlcl.mqh>` and first = 1 this is "<mqlcl/mqlcl.mqh>".
 std::string join_tokens(const std::vector<Token> &tokens, size_t first);
 
-// Reads a whole file; throws std::runtime_error naming it when it cannot be read.
+// Reads a whole file as UTF-8: a file with a UTF-16 byte-order mark (MetaQuotes' include files
+// are UTF-16LE) is converted. Throws std::runtime_error naming it when it cannot be read.
 std::string read_file(const std::string &path);
+
+// UTF-16 bytes (no byte-order mark) as UTF-8.
+std::string utf16_to_utf8(const std::string &bytes, bool little_endian);
 
 } // namespace mql5check

@@ -16,10 +16,10 @@ const std::set<std::string> kStatementKeywords = {
     "if",   "for", "while",  "switch",   "return",   "sizeof",   "do",      "else",
     "case", "new", "delete", "typename", "template", "offsetof", "operator"};
 // Type names: before '(' they are casts ("string(x)"), before a name they start a declaration.
-const std::set<std::string> kTypeKeywords = {"void",   "bool",   "char",    "uchar",   "short",
-                                             "ushort", "int",    "uint",    "long",    "ulong",
-                                             "float",  "double", "string",  "color",   "datetime",
-                                             "matrix", "vector", "matrixf", "vectorf", "complex"};
+const std::set<std::string> kTypeKeywords = {
+    "void",   "bool",    "char",    "uchar",   "short",   "ushort", "int",      "uint",
+    "long",   "ulong",   "float",   "double",  "string",  "color",  "datetime", "matrix",
+    "vector", "matrixf", "vectorf", "matrixc", "vectorc", "complex"};
 const std::set<std::string> kDeclarationWords = {"static", "const",  "input",
                                                  "sinput", "extern", "virtual"};
 // An MQL5 identifier is at most 63 characters (MQL5 Reference, Language Basics: Identifiers).
@@ -130,6 +130,12 @@ std::optional<MqlParam> parse_param(const std::vector<Token> &tokens) {
   if (i >= tokens.size() || !tokens[i].is_identifier())
     return std::nullopt;
   p.type = tokens[i++].text;
+  if (i < tokens.size() && tokens[i].is_punct("<")) { // matrix<T>: the template's arguments
+    size_t close = matching(tokens, i);
+    if (close >= tokens.size())
+      return std::nullopt;
+    i = close + 1;
+  }
   while (i < tokens.size() && (tokens[i].is_punct("&") || tokens[i].is_punct("*"))) {
     (tokens[i].text == "&" ? p.reference : p.pointer) = true;
     ++i;
@@ -156,15 +162,16 @@ std::optional<MqlParam> parse_param(const std::vector<Token> &tokens) {
   return p;
 }
 
-// tokens[first, last) is "[template<...>] [static] type name ( params )": returns the function,
-// or a problem.
+// tokens[first, name_index] is "[template<...>] [static] type [CLASS::]name ( params )", the
+// result type ending at result_end: returns the function, or a problem.
 std::optional<MqlFunction> parse_function_header(const std::vector<Token> &tokens, size_t first,
-                                                 size_t name_index, std::string &problem) {
+                                                 size_t name_index, size_t result_end,
+                                                 std::string &problem) {
   MqlFunction f;
   f.name = tokens[name_index].text;
   f.line = tokens[name_index].line;
   std::vector<std::string> result;
-  for (size_t i = first; i < name_index; ++i) {
+  for (size_t i = first; i < result_end; ++i) {
     if (tokens[i].is_identifier("template")) {
       f.is_template = true;
       if (i + 1 < name_index && tokens[i + 1].is_punct("<")) {
@@ -198,9 +205,15 @@ std::optional<MqlFunction> parse_function_header(const std::vector<Token> &token
   return f;
 }
 
+// The COpenCL class's handle getters and members: what a handle of the class is made of.
+const std::set<std::string> kHandleGetters = {"GetContext", "GetProgram", "GetKernel"};
+const std::set<std::string> kHandleMembers = {"m_context", "m_program", "m_kernels", "m_buffers"};
+const char *const kOpenCLClass = "COpenCL";
+
 class ProgramReader {
 public:
-  explicit ProgramReader(std::string include_root) : include_root_(std::move(include_root)) {}
+  explicit ProgramReader(std::vector<std::string> include_roots)
+      : include_roots_(std::move(include_roots)) {}
 
   void read_file_at(const std::string &path) {
     std::string normal = fs::weakly_canonical(path).string();
@@ -216,6 +229,7 @@ public:
     read_text(text, path);
   }
 
+  // The file, after the files it includes (so that their classes and enums are known types).
   void read_text(const std::string &text, const std::string &name) {
     std::vector<Token> tokens;
     try {
@@ -224,37 +238,39 @@ public:
       program_.problems.push_back(e.what());
       return;
     }
-    program_.files.push_back(SourceFile{name, tokens});
-    walk(tokens, name); // includes append to program_.files: walk a copy that stays put
+    size_t index = program_.files.size();
+    program_.files.push_back(SourceFile{name, tokens, {}});
+    for (const Token &t : tokens)
+      if (t.kind == TokenKind::Directive && !t.directive.empty() &&
+          t.directive[0].is_identifier("include"))
+        include(t, name);
+    std::set<std::string> own = type_names(tokens);
+    program_.types.insert(own.begin(), own.end());
+    program_.files[index].syntax = read_syntax(program_.files[index].tokens, program_.types);
+    walk(program_.files[index]);
   }
 
   Program take() { return std::move(program_); }
 
 private:
+  void include(const Token &d, const std::string &file) {
+    std::string where = at(file, d.line);
+    std::string target = join_tokens(d.directive, 1);
+    std::string resolved = resolve_include(d.directive, file, include_roots_);
+    if (resolved.empty())
+      program_.problems.push_back(where + ": #include " + target + " does not resolve (" +
+                                  (include_roots_.empty() ? "" : include_roots_.front()) + ")");
+    else
+      read_file_at(resolved);
+  }
+
   void directive(const Token &d, const std::string &file, std::string &import_module) {
     const std::vector<Token> &t = d.directive;
     if (t.empty() || !t[0].is_identifier())
       return;
     const std::string &kind = t[0].text;
     std::string where = at(file, d.line);
-    if (kind == "include") {
-      std::string target = join_tokens(t, 1);
-      fs::path resolved;
-      if (target.size() > 2 && target.front() == '<' && target.back() == '>')
-        resolved = fs::path(include_root_) / target.substr(1, target.size() - 2);
-      else if (t.size() == 2 && t[1].kind == TokenKind::String)
-        resolved = fs::path(file).parent_path() / string_value(t[1]);
-      else {
-        program_.problems.push_back(where + ": cannot read #include " + target);
-        return;
-      }
-      if (!fs::is_regular_file(resolved)) {
-        program_.problems.push_back(where + ": #include " + target + " does not resolve (" +
-                                    resolved.string() + ")");
-        return;
-      }
-      read_file_at(resolved.string());
-    } else if (kind == "import") {
+    if (kind == "import") {
       if (t.size() == 1) {
         import_module.clear();
       } else if (t.size() == 2 && t[1].kind == TokenKind::String) {
@@ -281,6 +297,7 @@ private:
           t[4].is_identifier()) {
         r.type = t[3].text;
         r.variable = t[4].text;
+        program_.globals[r.variable] = r.type;
       } else if (t.size() != 2 || r.path.empty()) {
         program_.problems.push_back(where + ": cannot read " + d.text);
         return;
@@ -301,139 +318,145 @@ private:
     }
   }
 
-  // One pass over a file: directives, import blocks, top-level declarations and calls.
-  void walk(const std::vector<Token> &tokens, const std::string &file) {
+  // The file's directives, functions, classes, declared names and calls.
+  void walk(const SourceFile &source) {
+    const std::vector<Token> &tokens = source.tokens;
+    const FileSyntax &syntax = source.syntax;
+    const std::string &file = source.path;
+    // The #import module each token is in (empty outside import blocks).
+    std::vector<std::string> module(tokens.size());
     std::string import_module;
-    std::set<size_t> declared_names; // token indexes of names being declared
-    int depth = 0;
-    size_t statement_start = 0; // first token of the current top-level or member declaration
-    std::string class_name;     // the class whose body is open, if any (its body is depth 1)
-    std::string pending_class;  // "class NAME" seen, its body not yet open
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      if (tokens[i].kind == TokenKind::Directive)
+        directive(tokens[i], file, import_module);
+      module[i] = import_module;
+    }
+    if (!import_module.empty())
+      program_.problems.push_back(file + ": an #import block is not closed by #import");
+    for (const ClassSyntax &c : syntax.classes) {
+      MqlClass &cls = program_.classes[c.name];
+      cls.bases = c.bases;
+      cls.file = file;
+    }
+    for (const FunctionSyntax &f : syntax.functions)
+      function(tokens, f, file, module[f.name]);
+    for (const Declarator &d : syntax.declarators)
+      if (module[d.name].empty())
+        declared(tokens, d);
+    handle_variables(tokens, syntax);
+    std::set<size_t> not_calls(syntax.member_initializers.begin(),
+                               syntax.member_initializers.end());
     for (size_t i = 0; i < tokens.size(); ++i) {
       const Token &t = tokens[i];
-      if (t.kind == TokenKind::Directive) {
-        directive(t, file, import_module);
-        statement_start = i + 1;
-        continue;
-      }
-      if (t.kind == TokenKind::Punct) {
-        if (t.text == "{") {
-          if (++depth == 1 && !pending_class.empty()) {
-            class_name = pending_class;
-            program_.classes[class_name];
-            statement_start = i + 1;
-          }
-          pending_class.clear();
-        } else if (t.text == "}") {
-          if (--depth == 0) {
-            statement_start = i + 1;
-            class_name.clear();
-          } else if (depth == 1 && !class_name.empty())
-            statement_start = i + 1;
-        } else if ((t.text == ";" && depth == 0) ||
-                   (t.text == ";" && depth == 1 && !class_name.empty())) {
-          statement_start = i + 1;
-          pending_class.clear();
-        } else if (t.text == ":" && depth == 1 && !class_name.empty() && i > 0 &&
-                   (tokens[i - 1].is_identifier("public") ||
-                    tokens[i - 1].is_identifier("private") ||
-                    tokens[i - 1].is_identifier("protected")))
-          statement_start = i + 1;
-        continue;
-      }
-      if (depth == 0 && (t.is_identifier("class") || t.is_identifier("struct")) &&
-          i + 1 < tokens.size() && tokens[i + 1].is_identifier()) {
-        pending_class = tokens[i + 1].text;
-        program_.identifiers.insert(pending_class);
-        ++i;
-        continue;
-      }
-      if (depth == 1 && !class_name.empty() && member(tokens, i, statement_start, class_name, file))
-        continue;
-      if (!t.is_identifier())
+      if (!t.is_identifier() || !module[i].empty())
         continue;
       if (t.text.size() > kMaxIdentifier)
         program_.problems.push_back(at(file, t.line) + ": identifier " + t.text + " has " +
                                     std::to_string(t.text.size()) + " characters; MQL5 allows 63");
+      if (syntax.function_at[i] >= 0)
+        continue; // a function's own name
+      if (syntax.declarator_at[i] < 0)
+        program_.identifiers.insert(t.text);
       bool before_paren = i + 1 < tokens.size() && tokens[i + 1].is_punct("(");
-      const Token *previous = i > 0 ? &tokens[i - 1] : nullptr;
-      bool after_type = previous != nullptr && previous->is_identifier() &&
-                        kStatementKeywords.count(previous->text) == 0;
-      if (depth == 0 && before_paren && after_type) {
-        std::string problem;
-        auto function = parse_function_header(tokens, statement_start, i, problem);
-        if (!function) {
-          program_.problems.push_back(at(file, t.line) + ": " + problem);
+      if (before_paren && syntax.declarator_at[i] < 0 && not_calls.count(i) == 0 &&
+          program_.classes.count(t.text) == 0) {
+        int body = syntax.body_of[i];
+        size_t before = program_.calls.size();
+        call(tokens, i, file,
+             body >= 0 ? syntax.functions[static_cast<size_t>(body)].class_name : std::string());
+        if (program_.calls.size() > before && !program_.calls.back().object.empty())
+          program_.calls.back().object_type =
+              declared_type(source, program_.calls.back().object, body);
+      }
+    }
+  }
+
+  // The type `name` is declared with where the function `body` is: a parameter or local of it,
+  // a member of its class (or of a base), or a global; empty when it is none of them.
+  std::string declared_type(const SourceFile &source, const std::string &name, int body) const {
+    const FileSyntax &syntax = source.syntax;
+    for (const Declarator &d : syntax.declarators)
+      if (body >= 0 && d.function == body && source.tokens[d.name].text == name)
+        return d.type_name;
+    if (body >= 0)
+      for (std::vector<std::string> todo{syntax.functions[static_cast<size_t>(body)].class_name};
+           !todo.empty();) {
+        auto found = program_.classes.find(todo.back());
+        todo.pop_back();
+        if (found == program_.classes.end())
           continue;
-        }
-        function->file = file;
-        function->module = import_module;
-        if (!import_module.empty())
-          program_.imports.push_back(*function);
-        else
-          program_.functions.push_back(*function);
-        declared_names.insert(i);
-        continue;
+        if (auto field = found->second.fields.find(name); field != found->second.fields.end())
+          return field->second;
+        todo.insert(todo.end(), found->second.bases.begin(), found->second.bases.end());
       }
-      if (!import_module.empty())
-        continue; // the rest of an import declaration: types and parameter names
-      program_.identifiers.insert(t.text);
-      if (const std::string *type = matrix_type_before(tokens, i))
-        program_.matrix_names[t.text].insert(*type);
-      if (const std::string *type = class_type_before(tokens, i))
-        program_.object_names[t.text].insert(*type);
-      if (before_paren)
-        call(tokens, i, file, depth >= 2 ? class_name : std::string());
-    }
-    if (!import_module.empty())
-      program_.problems.push_back(file + ": an #import block is not closed by #import");
+    auto global = program_.globals.find(name);
+    return global == program_.globals.end() ? std::string() : global->second;
   }
 
-  // A name at the top of a class body (depth 1): a method declaration is recorded as the class's,
-  // a constructor, destructor or member initializer is no call. True when tokens[i] was one.
-  bool member(const std::vector<Token> &tokens, size_t i, size_t statement_start,
-              const std::string &class_name, const std::string &file) {
-    const Token &t = tokens[i];
-    if (i + 1 >= tokens.size() || !tokens[i + 1].is_punct("("))
+  void function(const std::vector<Token> &tokens, const FunctionSyntax &f, const std::string &file,
+                const std::string &module) {
+    if (f.constructor)
+      return; // constructors and destructors are not called by name
+    std::string problem;
+    size_t result_end = f.qualifier != 0 ? f.qualifier : f.name;
+    auto parsed = parse_function_header(tokens, f.first, f.name, result_end, problem);
+    if (!parsed) {
+      program_.problems.push_back(at(file, tokens[f.name].line) + ": " + problem);
+      return;
+    }
+    parsed->file = file;
+    parsed->module = module;
+    if (!module.empty())
+      program_.imports.push_back(*parsed);
+    else if (f.class_name.empty())
+      program_.functions.push_back(*parsed);
+    else if (f.in_class_body || !has_method(f.class_name, *parsed))
+      program_.classes[f.class_name].methods.push_back(*parsed);
+  }
+
+  bool has_method(const std::string &class_name, const MqlFunction &f) const {
+    auto found = program_.classes.find(class_name);
+    if (found == program_.classes.end())
       return false;
-    const Token *previous = i > 0 ? &tokens[i - 1] : nullptr;
-    bool after_type = previous != nullptr && previous->is_identifier() &&
-                      kStatementKeywords.count(previous->text) == 0;
-    if (after_type && t.text != class_name) {
-      std::string problem;
-      auto method = parse_function_header(tokens, statement_start, i, problem);
-      if (!method) {
-        program_.problems.push_back(at(file, t.line) + ": " + problem);
-        return true;
-      }
-      method->file = file;
-      program_.classes[class_name].push_back(*method);
+    return std::any_of(found->second.methods.begin(), found->second.methods.end(),
+                       [&](const MqlFunction &m) {
+                         return m.name == f.name && m.params.size() == f.params.size();
+                       });
+  }
+
+  void declared(const std::vector<Token> &tokens, const Declarator &d) {
+    static const std::set<std::string> kMatrixTypes = {"matrix", "matrixf", "matrixc",
+                                                       "vector", "vectorf", "vectorc"};
+    const std::string &name = tokens[d.name].text;
+    if (kMatrixTypes.count(d.type_name) != 0 && d.array_dims == 0)
+      program_.matrix_names[name].insert(d.type_name);
+    if (program_.classes.count(d.type_name) != 0 && d.array_dims == 0)
+      program_.object_names[name].insert(d.type_name);
+    if (d.scope == DeclScope::Member)
+      program_.classes[d.in_class].fields[name] = d.type_name;
+    if (d.scope == DeclScope::File)
+      program_.globals[name] = d.type_name;
+  }
+
+  // Names that hold one of the COpenCL class's handles: initialized or assigned from one.
+  void handle_variables(const std::vector<Token> &tokens, const FileSyntax &syntax) {
+    for (const Declarator &d : syntax.declarators)
+      if (d.initializer != 0 &&
+          holds_class_handle(program_, tokens, d.initializer + 1, d.end, d.in_class))
+        program_.class_handle_names.insert(tokens[d.name].text);
+    for (size_t i = 0; i + 1 < tokens.size(); ++i) {
+      if (!tokens[i].is_identifier() || !tokens[i + 1].is_punct("=") ||
+          (i > 0 && tokens[i - 1].is_punct(".")))
+        continue;
+      size_t end = i + 2;
+      while (end < tokens.size() && !tokens[end].is_punct(";"))
+        ++end;
+      int body = syntax.body_of[i];
+      std::string in_class =
+          body >= 0 ? syntax.functions[static_cast<size_t>(body)].class_name : std::string();
+      if (holds_class_handle(program_, tokens, i + 2, end, in_class))
+        program_.class_handle_names.insert(tokens[i].text);
     }
-    // A constructor (NAME( or ~NAME() or an initializer of its list: skip to the closing ')'.
-    return true;
-  }
-
-  // The class that declares tokens[name] ("COpenCL cl", "const COpenCL &cl"), if any.
-  const std::string *class_type_before(const std::vector<Token> &tokens, size_t name) const {
-    size_t type = name;
-    if (type > 0 && tokens[type - 1].is_punct("&"))
-      --type;
-    if (type == 0 || !tokens[type - 1].is_identifier())
-      return nullptr;
-    auto found = program_.classes.find(tokens[type - 1].text);
-    return found == program_.classes.end() ? nullptr : &found->first;
-  }
-
-  // The matrix or vector type that declares tokens[name] ("matrixf a", "const matrix &b"), if any.
-  static const std::string *matrix_type_before(const std::vector<Token> &tokens, size_t name) {
-    static const std::set<std::string> kMatrixTypes = {"matrix", "matrixf", "vector", "vectorf"};
-    size_t type = name;
-    if (type > 0 && tokens[type - 1].is_punct("&"))
-      --type;
-    if (type == 0 || !tokens[type - 1].is_identifier())
-      return nullptr;
-    auto found = kMatrixTypes.find(tokens[type - 1].text);
-    return found == kMatrixTypes.end() ? nullptr : &*found;
   }
 
   void call(const std::vector<Token> &tokens, size_t name, const std::string &file,
@@ -457,7 +480,7 @@ private:
     program_.calls.push_back(c);
   }
 
-  std::string include_root_;
+  std::vector<std::string> include_roots_;
   std::set<std::string> seen_;
   Program program_;
 };
@@ -477,7 +500,7 @@ const std::vector<std::string> kElementTypes = {"char", "uchar", "short", "ushor
 // MQL5's matrix and vector types and the size of their elements: MQL5 passes one to a DLL as a
 // pointer to its elements (MQL5 Reference, Matrix and Vector Types).
 const std::map<std::string, size_t> kMatrixElementSizes = {
-    {"matrix", 8}, {"matrixf", 4}, {"vector", 8}, {"vectorf", 4}};
+    {"matrix", 8}, {"matrixf", 4}, {"matrixc", 16}, {"vector", 8}, {"vectorf", 4}, {"vectorc", 16}};
 
 // A C parameter that tells the DLL the size of what a void pointer points to.
 bool is_size_of_pointee(const CParam &p) {
@@ -654,17 +677,105 @@ std::optional<long long> Define::integer() const {
   return integer_value(value);
 }
 
-Program load_program(const std::string &main_file, const std::string &include_root) {
-  ProgramReader reader(include_root);
+Program load_program(const std::string &main_file, const std::vector<std::string> &include_roots) {
+  ProgramReader reader(include_roots);
   reader.read_file_at(main_file);
   return reader.take();
 }
 
+Program load_program(const std::string &main_file, const std::string &include_root) {
+  return load_program(main_file, std::vector<std::string>{include_root});
+}
+
 Program parse_program(const std::string &text, const std::string &name,
                       const std::string &include_root) {
-  ProgramReader reader(include_root);
+  ProgramReader reader({include_root});
   reader.read_text(text, name);
   return reader.take();
+}
+
+std::string resolve_include(const std::vector<Token> &directive, const std::string &file,
+                            const std::vector<std::string> &include_roots) {
+  std::string target = join_tokens(directive, 1);
+  std::vector<fs::path> candidates;
+  if (target.size() > 2 && target.front() == '<' && target.back() == '>')
+    target = target.substr(1, target.size() - 2);
+  else if (directive.size() == 2 && directive[1].kind == TokenKind::String) {
+    target = string_value(directive[1]);
+    candidates.push_back(fs::path(file).parent_path());
+  } else
+    return "";
+  std::replace(target.begin(), target.end(), '\\', '/');
+  for (const std::string &root : include_roots)
+    candidates.push_back(root);
+  for (const fs::path &folder : candidates)
+    if (fs::is_regular_file(folder / target))
+      return (folder / target).string();
+  return "";
+}
+
+bool derives_from(const Program &program, const std::string &class_name, const std::string &base) {
+  std::set<std::string> seen;
+  std::vector<std::string> todo{class_name};
+  while (!todo.empty()) {
+    std::string name = todo.back();
+    todo.pop_back();
+    if (name == base)
+      return true;
+    auto found = program.classes.find(name);
+    if (found == program.classes.end() || !seen.insert(name).second)
+      continue;
+    todo.insert(todo.end(), found->second.bases.begin(), found->second.bases.end());
+  }
+  return false;
+}
+
+std::vector<const MqlFunction *>
+class_methods(const Program &program, const std::string &class_name, const std::string &name) {
+  std::vector<const MqlFunction *> methods;
+  std::set<std::string> seen;
+  std::vector<std::string> todo{class_name};
+  while (!todo.empty()) {
+    std::string current = todo.back();
+    todo.pop_back();
+    auto found = program.classes.find(current);
+    if (found == program.classes.end() || !seen.insert(current).second)
+      continue;
+    for (const MqlFunction &m : found->second.methods)
+      if (m.name == name)
+        methods.push_back(&m);
+    todo.insert(todo.end(), found->second.bases.begin(), found->second.bases.end());
+  }
+  return methods;
+}
+
+bool holds_class_handle(const Program &program, const std::vector<Token> &tokens, size_t first,
+                        size_t last, const std::string &in_class) {
+  bool inside = !in_class.empty() && derives_from(program, in_class, kOpenCLClass);
+  for (size_t k = first; k < last && k < tokens.size(); ++k) {
+    const Token &t = tokens[k];
+    if (!t.is_identifier())
+      continue;
+    bool member = k > 0 && tokens[k - 1].is_punct(".");
+    if (kHandleGetters.count(t.text) != 0 && k + 1 < tokens.size() && tokens[k + 1].is_punct("(")) {
+      if (!member && inside)
+        return true;
+      if (member && k >= 2 && tokens[k - 2].is_identifier("this") && inside)
+        return true;
+      if (member && k >= 2) {
+        auto types = program.object_names.find(tokens[k - 2].text);
+        if (types != program.object_names.end())
+          for (const std::string &type : types->second)
+            if (derives_from(program, type, kOpenCLClass))
+              return true;
+      }
+    }
+    if (!member && inside && kHandleMembers.count(t.text) != 0)
+      return true;
+    if (!member && program.class_handle_names.count(t.text) != 0)
+      return true;
+  }
+  return false;
 }
 
 size_t element_size_of(const std::string &type) {
@@ -846,100 +957,238 @@ void check_reference_arguments(const Call &c, const std::vector<const MqlFunctio
 
 } // namespace
 
-std::vector<std::string> check_calls(const Program &program,
-                                     const std::set<std::string> &builtins) {
-  std::vector<std::string> problems = program.problems;
-  std::map<std::string, std::vector<const MqlFunction *>> defined, imported;
-  std::set<std::string> modules, macros;
-  for (const MqlFunction &f : program.functions)
-    defined[f.name].push_back(&f);
-  for (const MqlFunction &f : program.imports) {
-    imported[f.module + "::" + f.name].push_back(&f);
-    imported[f.name].push_back(&f);
-    modules.insert(f.module);
+namespace {
+
+const std::set<std::string> kMatrixTypeNames = {"matrix", "matrixf", "matrixc",
+                                                "vector", "vectorf", "vectorc"};
+
+// Every call of a program against what it may call (check_calls).
+class CallChecker {
+public:
+  CallChecker(const Program &program, const std::set<std::string> &builtins)
+      : program_(program), builtins_(builtins), problems_(program.problems) {
+    for (const MqlFunction &f : program.functions)
+      defined_[f.name].push_back(&f);
+    for (const MqlFunction &f : program.imports) {
+      imported_[f.module + "::" + f.name].push_back(&f);
+      imported_[f.name].push_back(&f);
+      modules_.insert(f.module);
+    }
+    for (const Define &d : program.defines)
+      if (d.function_like)
+        macros_.insert(d.name);
   }
-  for (const Define &d : program.defines)
-    if (d.function_like)
-      macros.insert(d.name);
-  auto accepts = [](const std::vector<const MqlFunction *> &candidates, size_t count) {
+
+  std::vector<std::string> run() {
+    for (const Call &c : program_.calls) {
+      if (c.scope == ".")
+        method_call(c);
+      else if (c.scope == "::")
+        global_call(c);
+      else if (!c.scope.empty())
+        scoped_call(c);
+      else
+        plain_call(c);
+    }
+    return problems_;
+  }
+
+private:
+  static bool accepts(const std::vector<const MqlFunction *> &candidates, size_t count) {
     return std::any_of(candidates.begin(), candidates.end(), [&](const MqlFunction *f) {
       return f->required() <= count && count <= f->params.size();
     });
-  };
-  for (const Call &c : program.calls) {
-    std::string where = c.where() + ": ";
-    size_t count = c.arguments.size();
-    const std::vector<MqlFunction> *own_class = nullptr;
-    if (auto found = program.classes.find(c.in_class); found != program.classes.end())
-      own_class = &found->second;
-    auto methods_named = [&](const std::vector<MqlFunction> &methods) {
-      std::vector<const MqlFunction *> named;
-      for (const MqlFunction &m : methods)
-        if (m.name == c.name)
-          named.push_back(&m);
-      return named;
-    };
-    if (c.scope == "." && program.object_names.count(c.object) != 0) {
-      for (const std::string &type : program.object_names.at(c.object)) {
-        auto named = methods_named(program.classes.at(type));
+  }
+
+  void report(const Call &c, const std::string &what) {
+    problems_.push_back(c.where() + ": " + what);
+  }
+
+  // A call of `candidates`: the argument count one takes, and variables for references.
+  void candidates_take(const Call &c, const std::vector<const MqlFunction *> &candidates,
+                       const std::string &what) {
+    if (!accepts(candidates, c.arguments.size()))
+      report(c, what + " with " + std::to_string(c.arguments.size()) + " arguments: no " +
+                    (c.scope == "." || !c.in_class.empty() ? "method" : "definition") +
+                    " of that name takes that many");
+    else
+      check_reference_arguments(c, candidates, problems_);
+  }
+
+  bool matrix_method(const std::string &name) const {
+    return std::any_of(kMatrixTypeNames.begin(), kMatrixTypeNames.end(),
+                       [&](const std::string &type) { return builtins_.count(type + "." + name); });
+  }
+  bool some_class_declares(const std::string &name) const {
+    return std::any_of(program_.classes.begin(), program_.classes.end(), [&](const auto &cls) {
+      return !class_methods(program_, cls.first, name).empty();
+    });
+  }
+
+  // obj.F(), this.F(), a[i].F(), f().G(): the class's methods (and its bases'), or the methods
+  // of MQL5's matrix and vector types that builtins.txt lists.
+  void method_call(const Call &c) {
+    if (c.object == "this" && !c.in_class.empty()) {
+      auto named = class_methods(program_, c.in_class, c.name);
+      if (named.empty())
+        report(c, "this." + c.name + "(): class " + c.in_class + " declares no method " + c.name);
+      else
+        candidates_take(c, named, "this." + c.name + "()");
+      return;
+    }
+    if (!c.object_type.empty()) {
+      object_method(c, c.object_type);
+      return;
+    }
+    if (auto objects = program_.object_names.find(c.object);
+        objects != program_.object_names.end()) {
+      for (const std::string &type : objects->second) {
+        auto named = class_methods(program_, type, c.name);
         if (named.empty())
-          problems.push_back(where + c.object + "." + c.name + "(): class " + type +
-                             " declares no method " + c.name);
-        else if (!accepts(named, count))
-          problems.push_back(where + c.object + "." + c.name + "() with " + std::to_string(count) +
-                             " arguments: no method of that name takes that many");
+          report(c,
+                 c.object + "." + c.name + "(): class " + type + " declares no method " + c.name);
         else
-          check_reference_arguments(c, named, problems);
+          candidates_take(c, named, c.object + "." + c.name + "()");
       }
-    } else if (c.scope.empty() && own_class != nullptr && !methods_named(*own_class).empty()) {
-      if (!accepts(methods_named(*own_class), count))
-        problems.push_back(where + c.name + "() with " + std::to_string(count) +
-                           " arguments: no method of " + c.in_class + " takes that many");
-    } else if (c.scope == ".") {
-      auto types = program.matrix_names.find(c.object);
-      if (types == program.matrix_names.end()) {
-        problems.push_back(where + "." + c.name +
-                           "(): a method call on what is not a matrix or vector name; not allowed");
-        continue;
-      }
+      return;
+    }
+    if (auto types = program_.matrix_names.find(c.object); types != program_.matrix_names.end()) {
       for (const std::string &type : types->second)
-        if (builtins.count(type + "." + c.name) == 0)
-          problems.push_back(where + c.object + "." + c.name + "(): " + type + "." + c.name +
-                             " is not an MQL5 method in builtins.txt");
-    } else if (c.scope == "::") {
-      if (builtins.count(c.name) == 0)
-        problems.push_back(where + "::" + c.name + "() is not an MQL5 built-in in builtins.txt");
-    } else if (!c.scope.empty()) {
-      auto found = imported.find(c.scope + "::" + c.name);
-      if (modules.count(c.scope) == 0)
-        problems.push_back(where + c.scope + "::" + c.name + "(): no module " + c.scope +
-                           " is imported");
-      else if (found == imported.end())
-        problems.push_back(where + c.scope + "::" + c.name + "(): " + c.scope + " imports no " +
-                           c.name);
-      else if (!accepts(found->second, count))
-        problems.push_back(where + c.scope + "::" + c.name + "() with " + std::to_string(count) +
-                           " arguments: no imported overload takes that many");
+        if (builtins_.count(type + "." + c.name) == 0)
+          report(c, c.object + "." + c.name + "(): " + type + "." + c.name +
+                        " is not an MQL5 method in builtins.txt");
+      return;
+    }
+    // On an element or a call's result, whose type is not read here: some class or matrix
+    // type must have the method.
+    if (c.object.empty() && (some_class_declares(c.name) || matrix_method(c.name)))
+      return;
+    report(c,
+           "." + c.name + "(): a method call on what is not a matrix or vector name; not allowed");
+  }
+
+  // obj.F() where obj is declared with `type`: a class's method, or a matrix or vector's.
+  void object_method(const Call &c, const std::string &type) {
+    if (program_.classes.count(type) != 0) {
+      auto named = class_methods(program_, type, c.name);
+      if (named.empty())
+        report(c, c.object + "." + c.name + "(): class " + type + " declares no method " + c.name);
       else
-        check_reference_arguments(c, found->second, problems);
-    } else if (imported.count(c.name) != 0) {
-      problems.push_back(where + c.name +
-                         "() calls an imported function without its module: "
-                         "MQL5's built-in of that name wins; write " +
-                         imported[c.name][0]->module + "::" + c.name + "()");
-    } else if (defined.count(c.name) != 0) {
-      if (!accepts(defined[c.name], count))
-        problems.push_back(where + c.name + "() with " + std::to_string(count) +
-                           " arguments: no definition takes that many");
-      else
-        check_reference_arguments(c, defined[c.name], problems);
-    } else if (macros.count(c.name) == 0 && builtins.count(c.name) == 0) {
-      problems.push_back(where + c.name +
-                         "() is not defined, not imported and not an MQL5 built-in in "
-                         "builtins.txt");
+        candidates_take(c, named, c.object + "." + c.name + "()");
+    } else if (kMatrixTypeNames.count(type) != 0) {
+      if (builtins_.count(type + "." + c.name) == 0)
+        report(c, c.object + "." + c.name + "(): " + type + "." + c.name +
+                      " is not an MQL5 method in builtins.txt");
+    } else if (program_.types.count(type) == 0) { // a template parameter's may be anything
+      report(c, "." + c.name + "(): a method call on what is not a matrix, vector or object (" +
+                    c.object + " is " + type + "); not allowed");
     }
   }
-  return problems;
+
+  // ::F(): a global function of the program's, or a built-in.
+  void global_call(const Call &c) {
+    if (auto found = defined_.find(c.name); found != defined_.end())
+      candidates_take(c, found->second, "::" + c.name + "()");
+    else if (builtins_.count(c.name) == 0)
+      report(c, "::" + c.name + "() is not an MQL5 built-in in builtins.txt");
+  }
+
+  // CLASS::F() (a static method, or a base class's), matrix::Zeros(), module::F() of an import.
+  void scoped_call(const Call &c) {
+    if (program_.classes.count(c.scope) != 0) {
+      auto named = class_methods(program_, c.scope, c.name);
+      if (named.empty())
+        report(c,
+               c.scope + "::" + c.name + "(): class " + c.scope + " declares no method " + c.name);
+      else
+        candidates_take(c, named, c.scope + "::" + c.name + "()");
+      return;
+    }
+    if (kMatrixTypeNames.count(c.scope) != 0) {
+      if (builtins_.count(c.scope + "." + c.name) == 0)
+        report(c, c.scope + "::" + c.name + "(): " + c.scope + "." + c.name +
+                      " is not an MQL5 method in builtins.txt");
+      return;
+    }
+    auto found = imported_.find(c.scope + "::" + c.name);
+    if (modules_.count(c.scope) == 0)
+      report(c, c.scope + "::" + c.name + "(): no module " + c.scope + " is imported");
+    else if (found == imported_.end())
+      report(c, c.scope + "::" + c.name + "(): " + c.scope + " imports no " + c.name);
+    else if (!accepts(found->second, c.arguments.size()))
+      report(c, c.scope + "::" + c.name + "() with " + std::to_string(c.arguments.size()) +
+                    " arguments: no imported overload takes that many");
+    else
+      check_reference_arguments(c, found->second, problems_);
+  }
+
+  // F(): a method of the class whose method holds the call (or of its bases), a function of
+  // the program's (or a built-in it overloads), a macro or a built-in; never an import without
+  // its module, which MQL5's built-in of that name would take.
+  void plain_call(const Call &c) {
+    if (!c.in_class.empty()) {
+      auto named = class_methods(program_, c.in_class, c.name);
+      if (!named.empty()) {
+        if (!accepts(named, c.arguments.size()))
+          report(c, c.name + "() with " + std::to_string(c.arguments.size()) +
+                        " arguments: no method of " + c.in_class + " takes that many");
+        return;
+      }
+    }
+    if (auto found = imported_.find(c.name); found != imported_.end()) {
+      import_without_module(c, *found->second.front());
+      return;
+    }
+    if (auto found = defined_.find(c.name); found != defined_.end()) {
+      std::vector<std::string> own;
+      if (!accepts(found->second, c.arguments.size()))
+        own.push_back(c.where() + ": " + c.name + "() with " + std::to_string(c.arguments.size()) +
+                      " arguments: no definition takes that many");
+      else
+        check_reference_arguments(c, found->second, own);
+      if (builtins_.count(c.name) == 0) // else the built-in of that name takes the call
+        problems_.insert(problems_.end(), own.begin(), own.end());
+      return;
+    }
+    if (macros_.count(c.name) == 0 && builtins_.count(c.name) == 0)
+      report(c, c.name + "() is not defined, not imported and not an MQL5 built-in in "
+                         "builtins.txt");
+  }
+
+  void import_without_module(const Call &c, const MqlFunction &import) {
+    for (size_t k = 0; k < c.arguments.size(); ++k) {
+      const std::vector<Token> &argument = c.arguments[k];
+      if (holds_class_handle(program_, argument, 0, argument.size(), c.in_class)) {
+        report(c, c.name + "(): argument " + std::to_string(k + 1) + " (" +
+                      join_tokens(argument, 0) +
+                      ") is a handle of the COpenCL class, which is mqlcl.dll's: MQL5's "
+                      "built-in " +
+                      c.name +
+                      " never issued it, so the terminal answers -1 or fails. Ask the class "
+                      "(GetKernelInfoInteger, GetDeviceInfoInteger, GetBufferInfoInteger, ...) "
+                      "or call " +
+                      import.module + "::" + c.name + " with MQLCL_* constants");
+        return;
+      }
+    }
+    report(c, c.name +
+                  "() calls an imported function without its module: MQL5's built-in of that "
+                  "name wins; write " +
+                  import.module + "::" + c.name + "()");
+  }
+
+  const Program &program_;
+  const std::set<std::string> &builtins_;
+  std::vector<std::string> problems_;
+  std::map<std::string, std::vector<const MqlFunction *>> defined_, imported_;
+  std::set<std::string> modules_, macros_;
+};
+
+} // namespace
+
+std::vector<std::string> check_calls(const Program &program,
+                                     const std::set<std::string> &builtins) {
+  return CallChecker(program, builtins).run();
 }
 
 std::set<std::string> load_builtins(const std::string &path) {

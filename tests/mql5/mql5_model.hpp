@@ -5,6 +5,7 @@
 #pragma once
 
 #include "mql5_lexer.hpp"
+#include "mql5_syntax.hpp"
 
 #include <map>
 #include <optional>
@@ -89,9 +90,10 @@ struct Resource {
 };
 
 struct Call {
-  std::string scope;    // "mqlcl" for mqlcl::F(...), "::" for ::F(...), "." for obj.F(), "" plain
-  std::string object;   // obj of obj.F(), when it is a plain name
-  std::string in_class; // the class whose method body holds the call, if any
+  std::string scope;  // "mqlcl" for mqlcl::F(...), "::" for ::F(...), "." for obj.F(), "" plain
+  std::string object; // obj of obj.F(), when it is a plain name
+  std::string object_type; // obj's declared type where the call is (a local, member or global)
+  std::string in_class;    // the class whose method body holds the call, if any
   std::string name;
   std::vector<std::vector<Token>> arguments;
   std::string file;
@@ -102,6 +104,15 @@ struct Call {
 struct SourceFile {
   std::string path;
   std::vector<Token> tokens;
+  FileSyntax syntax;
+};
+
+// A class (or struct) the program defines.
+struct MqlClass {
+  std::vector<MqlFunction> methods; // declared in its body, or defined outside it only
+  std::vector<std::string> bases;
+  std::map<std::string, std::string> fields; // data members and their types
+  std::string file;
 };
 
 struct Program {
@@ -114,20 +125,40 @@ struct Program {
   std::set<std::string> identifiers; // every identifier used outside declarations' names
   // Names declared with a matrix or vector type (a variable or parameter), and those types.
   std::map<std::string, std::set<std::string>> matrix_names;
-  // Classes (and structs) the program defines, with the methods declared in their bodies, and
-  // names declared with a class type (a variable or parameter) with those classes.
-  std::map<std::string, std::vector<MqlFunction>> classes;
+  // Classes (and structs) the program defines, and names declared with a class type (a
+  // variable, member or parameter) with those classes.
+  std::map<std::string, MqlClass> classes;
   std::map<std::string, std::set<std::string>> object_names;
+  std::map<std::string, std::string> globals; // file-scope variables and resources, their types
+  std::set<std::string> types;                // classes, structs, enums, template parameters
+  // Variables initialized or assigned from a handle of the COpenCL class (cl.GetKernel(0), ...).
+  std::set<std::string> class_handle_names;
   std::vector<std::string> problems; // what could not be read: a missing include, a bad import
 };
 
-// Loads main_file with everything it includes. <x.mqh> resolves against include_root (MQL5's
-// Include folder), "x.mqh" against the including file's folder. Never throws: what cannot be
-// read or parsed becomes a problem.
+// Loads main_file with everything it includes (UTF-8 or, with its byte-order mark, UTF-16). See
+// resolve_include. Never throws: what cannot be read or parsed becomes a problem.
+Program load_program(const std::string &main_file, const std::vector<std::string> &include_roots);
 Program load_program(const std::string &main_file, const std::string &include_root);
 // The same for text in memory (a snippet in a test); its includes are read from disk.
 Program parse_program(const std::string &text, const std::string &name,
                       const std::string &include_root);
+
+// The file an #include directive names: <x.mqh> in the include roots (MQL5's Include folders)
+// in order, "x.mqh" beside the including file and then in the roots; '\\' separates folders as
+// '/' does. Empty when it is nowhere.
+std::string resolve_include(const std::vector<Token> &directive, const std::string &file,
+                            const std::vector<std::string> &include_roots);
+
+// Whether class_name is base or derives from it, directly or not.
+bool derives_from(const Program &program, const std::string &class_name, const std::string &base);
+// The methods called `name` of a class and of the classes it derives from.
+std::vector<const MqlFunction *>
+class_methods(const Program &program, const std::string &class_name, const std::string &name);
+// Whether tokens[first, last) use a handle of the COpenCL class: cl.GetKernel(0), GetContext()
+// or m_context inside a class derived from it (in_class), or a variable that holds one.
+bool holds_class_handle(const Program &program, const std::vector<Token> &tokens, size_t first,
+                        size_t last, const std::string &in_class);
 
 // sizeof() of an MQL5 scalar type, or 0 for a type that is not one.
 size_t mql5_size_of(const std::string &type);

@@ -8,6 +8,7 @@
 #include "mql5_model.hpp"
 
 #include <filesystem>
+#include <fstream>
 
 namespace fs = std::filesystem;
 using namespace mql5check;
@@ -79,6 +80,19 @@ BOOST_AUTO_TEST_CASE(every_script_calls_only_what_exists) {
     std::vector<std::string> problems = check_calls(program, builtins());
     BOOST_TEST(problems.empty(), script.filename() << lines(problems));
     BOOST_TEST(!program.calls.empty(), script.filename());
+  }
+}
+
+// The programs written as users write them, with their own Include folder after the package's.
+BOOST_AUTO_TEST_CASE(every_test_program_calls_only_what_exists) {
+  const std::string programs = MQLCL_MQL5_TEST_PROGRAMS_DIR;
+  std::vector<fs::path> all = scripts(programs);
+  BOOST_TEST(all.size() == 6u);
+  for (const fs::path &program : all) {
+    Program read = load_program(program.string(), {kInclude, programs + "/Include"});
+    std::vector<std::string> problems = check_calls(read, builtins());
+    BOOST_TEST(problems.empty(), program.filename() << lines(problems));
+    BOOST_TEST(!read.calls.empty(), program.filename());
   }
 }
 
@@ -171,7 +185,7 @@ void OnStart()
    matrixf m;
    int buffers[3]={-1,-1,-1};
    Print(m.Rows()+m.Cols());
-   m.Transpose();                       // a real MQL5 method, but not in builtins.txt
+   m.Trace();                           // a real MQL5 method, but not in builtins.txt
    buffers.Rows();                      // not a matrix
    helper(m);
   }
@@ -180,7 +194,7 @@ void helper(const matrix &d) { Print(d.Rows()); d.NoSuchMethod(); }
   Program program = parse_program(snippet, "methods.mq5", kInclude);
   std::vector<std::string> problems = check_calls(program, builtins());
   BOOST_TEST_MESSAGE("reported:" << lines(problems));
-  BOOST_TEST(reported(problems, {"methods.mq5:8", "matrixf.Transpose is not an MQL5 method"}));
+  BOOST_TEST(reported(problems, {"methods.mq5:8", "matrixf.Trace is not an MQL5 method"}));
   BOOST_TEST(
       reported(problems, {"methods.mq5:9", ".Rows(): a method call on what is not a matrix"}));
   BOOST_TEST(reported(problems, {"methods.mq5:12", "matrix.NoSuchMethod is not an MQL5 method"}));
@@ -251,4 +265,141 @@ BOOST_AUTO_TEST_CASE(an_unterminated_string_is_reported) {
   Program program = parse_program("void OnStart() { Print(\"oops); }\n", "broken.mq5", kInclude);
   BOOST_TEST(
       reported(check_calls(program, builtins()), {"broken.mq5:1", "unterminated string literal"}));
+}
+
+// What real programs write, which MetaEditor takes: declarations with sizes and several names,
+// methods defined outside their class, a subclass calling its base's methods, a program's own
+// overloads of built-in names, a const array given to a template's T &a[], object pointers.
+BOOST_AUTO_TEST_CASE(real_programs_constructs_are_read) {
+  const std::string snippet = R"MQL(
+#include <mqlcl/OpenCL.mqh>
+matrixf g_weights(16,8);
+bool MathSin(const double &array[],double &result[]) { return(ArraySize(array)==ArraySize(result)); }
+template<typename T> T First(T &values[]) { return(values[0]); }
+class CWavelet
+  {
+private:
+   int               m_levels;
+public:
+   bool              Run(const float &data[],const int levels=3);
+   int               Levels(void) const { return(m_levels); }
+  };
+bool CWavelet::Run(const float &data[],const int levels)
+  {
+   m_levels=levels;
+   return(First(data)>0 && Levels()>0);
+  }
+class CNet : public COpenCL
+  {
+public:
+   bool              Add(const uint bytes)
+     {
+      return(BufferCreate(0,bytes,CL_MEM_READ_WRITE) && this.BufferFree(0) && this.GetContext()>=0);
+     }
+  };
+void OnStart()
+  {
+   matrixf m(16,8);
+   float x[],y[],z[];
+   matrixf a,b,c;
+   double d[];
+   CNet *net=new CNet;
+   CWavelet wavelet;
+   Print(m.Rows(),b.Cols(),c.Transpose().Rows(),matrixf::Zeros(2,2).Cols(),MathSin(0.5),
+         MathSin(d,d),wavelet.Run(z),net.Add(16));
+   delete net;
+  }
+)MQL";
+  Program program = parse_program(snippet, "real.mq5", kInclude);
+  BOOST_TEST(program.problems.empty(), lines(program.problems));
+  std::vector<std::string> problems = check_calls(program, builtins());
+  BOOST_TEST(problems.empty(), lines(problems));
+  BOOST_TEST(program.matrix_names.count("b") == 1u);
+  BOOST_TEST(program.matrix_names.count("c") == 1u);
+  BOOST_TEST(program.classes.at("CNet").bases == std::vector<std::string>{"COpenCL"});
+  BOOST_TEST(program.globals.count("g_weights") == 1u);
+}
+
+// Still refused: a method no class of the lineage declares, called plainly, through this. or on
+// an object; a call to a name defined nowhere inside a method defined outside its class.
+BOOST_AUTO_TEST_CASE(methods_of_subclasses_are_checked_against_their_lineage) {
+  const std::string snippet = R"MQL(
+#include <mqlcl/OpenCL.mqh>
+class CNet : public COpenCL
+  {
+public:
+   bool              Add(void);
+  };
+bool CNet::Add(void)
+  {
+   return(BufferCreated(0) || this.NoSuchMethod() || Missing());
+  }
+void OnStart()
+  {
+   CNet net;
+   net.Add();
+   net.Absent(1);
+  }
+)MQL";
+  Program program = parse_program(snippet, "lineage.mq5", kInclude);
+  std::vector<std::string> problems = check_calls(program, builtins());
+  BOOST_TEST_MESSAGE("reported:" << lines(problems));
+  BOOST_TEST(reported(problems, {"lineage.mq5:10", "BufferCreated() is not defined"}));
+  BOOST_TEST(reported(problems, {"lineage.mq5:10", "class CNet declares no method NoSuchMethod"}));
+  BOOST_TEST(reported(problems, {"lineage.mq5:10", "Missing() is not defined"}));
+  BOOST_TEST(reported(problems, {"lineage.mq5:16", "class CNet declares no method Absent"}));
+  BOOST_TEST(problems.size() == 4u, lines(problems));
+}
+
+// A handle of the COpenCL class given to MQL5's built-in CL* function: directly, through a
+// variable, and inside a subclass; mqlcl::CL* on the same handles is right.
+BOOST_AUTO_TEST_CASE(class_handles_given_to_built_in_cl_functions_are_reported) {
+  const std::string snippet = R"MQL(
+#include <mqlcl/OpenCL.mqh>
+class CNet : public COpenCL
+  {
+public:
+   long              Group(void) { return(CLGetInfoInteger(GetKernel(0),CL_KERNEL_WORK_GROUP_SIZE)); }
+   long              Local(void) { return(CLGetInfoInteger(m_context,CL_DEVICE_LOCAL_MEM_SIZE)); }
+  };
+void OnStart()
+  {
+   COpenCL cl;
+   int kernel=cl.GetKernel(0);
+   Print(CLGetInfoInteger(cl.GetKernel(0),CL_KERNEL_WORK_GROUP_SIZE));
+   Print(CLGetInfoInteger(kernel,CL_KERNEL_WORK_GROUP_SIZE));
+   Print(mqlcl::CLGetInfoInteger(cl.GetKernel(0),MQLCL_CL_KERNEL_WORK_GROUP_SIZE));
+   Print(cl.GetKernelInfoInteger(0,CL_KERNEL_WORK_GROUP_SIZE));
+  }
+)MQL";
+  Program program = parse_program(snippet, "handles.mq5", kInclude);
+  std::vector<std::string> problems = check_calls(program, builtins());
+  BOOST_TEST_MESSAGE("reported:" << lines(problems));
+  for (const char *where : {"handles.mq5:6", "handles.mq5:7", "handles.mq5:13", "handles.mq5:14"})
+    BOOST_TEST(reported(problems, {where, "argument 1", "is a handle of the COpenCL class"}),
+               where);
+  BOOST_TEST(problems.size() == 4u, lines(problems));
+}
+
+// MetaQuotes' include files are UTF-16LE with a byte-order mark and CRLF lines, included with
+// backslashes; they read as UTF-8 ones do.
+BOOST_AUTO_TEST_CASE(utf16_files_and_backslash_includes_are_read) {
+  fs::path folder = fs::temp_directory_path() / "mql5_utf16_test";
+  fs::create_directories(folder / "Include" / "Lib");
+  std::string bytes = "\xFF\xFE";
+  for (char32_t c : std::u32string(U"string Greeting(void) { return(\"Grüße\"); }\r\n")) {
+    bytes += static_cast<char>(c & 0xFF);
+    bytes += static_cast<char>(c >> 8);
+  }
+  std::ofstream(folder / "Include" / "Lib" / "Greeting.mqh", std::ios::binary) << bytes;
+  BOOST_TEST(read_file((folder / "Include" / "Lib" / "Greeting.mqh").string()) ==
+             "string Greeting(void) { return(\"Gr\xC3\xBC\xC3\x9F"
+             "e\"); }\r\n");
+  Program program =
+      parse_program("#include <Lib\\Greeting.mqh>\r\nvoid OnStart() { Print(Greeting()); }\r\n",
+                    "utf16.mq5", (folder / "Include").string());
+  BOOST_TEST(program.problems.empty(), lines(program.problems));
+  BOOST_TEST(check_calls(program, builtins()).empty(), lines(check_calls(program, builtins())));
+  BOOST_TEST(program.files.size() == 2u);
+  fs::remove_all(folder);
 }

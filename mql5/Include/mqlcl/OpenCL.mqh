@@ -6,34 +6,46 @@
 //|  Reference: docs/mql5.md, "Switching from COpenCL".              |
 //+------------------------------------------------------------------+
 // Written from the interface's documentation; no code of the original. Kernels, buffers and the
-// program live in slots addressed by index, as in the original. Beyond it: build options,
-// kernel times, non-blocking reads, the library's GEMM and the DLL's own error code.
+// program live in slots addressed by index, as in the original, and its state is in protected
+// members of the original's names, so that subclasses that add buffers or kernels at run time
+// compile against it. Beyond it: build options, kernel times, non-blocking reads, the library's
+// GEMM (which knows each slot's element type), the DLL's own error code, and a method for each
+// query a program would make with the built-ins on the class's handles - which are mqlcl.dll's,
+// never the terminal's.
 //
 // The parameters that take MQL5's own constants (CL_USE_ANY ..., CL_MEM_READ_WRITE ...,
-// ENUM_OPENCL_PROPERTY_INTEGER) take the terminal's values and map them onto mqlcl's by name, so
-// they work whatever numbers the terminal gives them.
+// ENUM_OPENCL_PROPERTY_INTEGER, ENUM_OPENCL_PROPERTY_STRING) take the terminal's values and map
+// them onto mqlcl's by name, so they work whatever numbers the terminal gives them.
 #ifndef MQLCL_OPENCL_MQH
 #define MQLCL_OPENCL_MQH
 
 #include <mqlcl/mqlcl.mqh>
+
+//--- what a buffer slot holds, for Gemm: MQLCL_GEMM_FLOAT, MQLCL_GEMM_DOUBLE, or these
+#define MQLCL_SLOT_UNKNOWN   (-1)   // nothing written through the class since the buffer was made
+#define MQLCL_SLOT_OTHER     (-2)   // elements that are neither float nor double
 
 //+------------------------------------------------------------------+
 //| COpenCL                                                          |
 //+------------------------------------------------------------------+
 class COpenCL
   {
-private:
+protected:
    int               m_context;
    int               m_program;
-   int               m_kernels[];
    string            m_kernel_names[];
-   int               m_buffers[];
+   int               m_kernels[];
    int               m_kernels_total;
+   int               m_buffers[];
    int               m_buffers_total;
-   bool              m_double_support;
+   string            m_device_extensions;
+   bool              m_support_cl_khr_fp64;
+   //--- beyond the original
    string            m_build_options;
+   int               m_buffer_types[];   // by slot: MQLCL_GEMM_FLOAT, MQLCL_GEMM_DOUBLE, MQLCL_SLOT_*
 
-   //--- "what: error N: the DLL's message" for the DLL's last failure
+private:
+   //--- "what failed, error code=N: the DLL's message" for the DLL's last failure
    void              Report(const string what)
      {
       int code=mqlcl::CLGetLastError();
@@ -69,6 +81,20 @@ private:
       if(m_context!=MQLCL_INVALID_HANDLE && m_program!=MQLCL_INVALID_HANDLE)
          return(true);
       return(Refuse(MQLCL_ERR_OPENCL_INVALID_HANDLE,what+": no context and program (Initialize)"));
+     }
+   bool              Counted(const uint data_array_count,const string what)
+     {
+      if(data_array_count>0)
+         return(true);
+      return(Refuse(MQLCL_ERR_ZEROSIZE_ARRAY,what+": no elements (data_array_count is 0)"));
+     }
+   bool              InArray(const int size,const uint data_array_offset,const uint data_array_count,const string what)
+     {
+      if((ulong)data_array_offset+data_array_count<=(ulong)size)
+         return(true);
+      return(Refuse(MQLCL_ERR_SMALL_ARRAY,what+": elements "+IntegerToString(data_array_offset)+" to "+
+                    IntegerToString((ulong)data_array_offset+data_array_count)+" are outside the array of "+
+                    IntegerToString(size)));
      }
    //--- the terminal's CL_USE_* selectors as mqlcl's; ordinals as they are
    int               DeviceSelector(const int device)
@@ -132,14 +158,67 @@ private:
         }
       return(-1);
      }
+   //--- MQL5's ENUM_OPENCL_PROPERTY_STRING as mqlcl's property numbers; -1 for none
+   int               StringProperty(const ENUM_OPENCL_PROPERTY_STRING prop)
+     {
+      switch(prop)
+        {
+         case CL_PLATFORM_PROFILE:
+            return(MQLCL_CL_PLATFORM_PROFILE);
+         case CL_PLATFORM_VERSION:
+            return(MQLCL_CL_PLATFORM_VERSION);
+         case CL_PLATFORM_VENDOR:
+            return(MQLCL_CL_PLATFORM_VENDOR);
+         case CL_PLATFORM_EXTENSIONS:
+            return(MQLCL_CL_PLATFORM_EXTENSIONS);
+         case CL_PLATFORM_NAME:
+            return(MQLCL_CL_PLATFORM_NAME);
+         case CL_DEVICE_NAME:
+            return(MQLCL_CL_DEVICE_NAME);
+         case CL_DEVICE_VENDOR:
+            return(MQLCL_CL_DEVICE_VENDOR);
+         case CL_DRIVER_VERSION:
+            return(MQLCL_CL_DRIVER_VERSION);
+         case CL_DEVICE_PROFILE:
+            return(MQLCL_CL_DEVICE_PROFILE);
+         case CL_DEVICE_VERSION:
+            return(MQLCL_CL_DEVICE_VERSION);
+         case CL_DEVICE_EXTENSIONS:
+            return(MQLCL_CL_DEVICE_EXTENSIONS);
+         case CL_DEVICE_BUILT_IN_KERNELS:
+            return(MQLCL_CL_DEVICE_BUILT_IN_KERNELS);
+         case CL_DEVICE_OPENCL_C_VERSION:
+            return(MQLCL_CL_DEVICE_OPENCL_C_VERSION);
+         case CL_ERROR_DESCRIPTION:
+            return(MQLCL_CL_ERROR_DESCRIPTION);
+        }
+      return(-1);
+     }
    //--- grows a slot array to `total`, every slot empty (what was there is not freed)
    bool              ResetSlots(int &slots[],const int total)
      {
       if(ArraySize(slots)<total && ArrayResize(slots,total)<total)
          return(false);
-      for(int i=0; i<total; i++)
+      for(int i=0; i<ArraySize(slots); i++)
          slots[i]=MQLCL_INVALID_HANDLE;
       return(true);
+     }
+   //--- frees the kernels and buffers in the slots; the slots stay, empty (names kept)
+   void              FreeSlots(void)
+     {
+      for(int i=0; i<m_buffers_total && i<ArraySize(m_buffers); i++)
+         if(m_buffers[i]!=MQLCL_INVALID_HANDLE)
+           {
+            mqlcl::CLBufferFree(m_buffers[i]);
+            m_buffers[i]=MQLCL_INVALID_HANDLE;
+           }
+      for(int i=0; i<m_kernels_total && i<ArraySize(m_kernels); i++)
+         if(m_kernels[i]!=MQLCL_INVALID_HANDLE)
+           {
+            mqlcl::CLKernelFree(m_kernels[i]);
+            m_kernels[i]=MQLCL_INVALID_HANDLE;
+           }
+      ResetSlots(m_buffer_types,ArraySize(m_buffer_types));
      }
    //--- the slot's buffer, created with `bytes` and `flags` when the slot is empty
    bool              EnsureBuffer(const int buffer_index,const ulong bytes,const uint flags,const string what)
@@ -152,13 +231,78 @@ private:
          return(Refuse(MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE,what+": "+IntegerToString(bytes)+" bytes; a buffer holds 1 to 4294967295"));
       return(BufferCreate(buffer_index,(uint)bytes,flags));
      }
+   //--- what a slot holds (MQLCL_SLOT_UNKNOWN past the slots the class has seen: a subclass may
+   //--- add slots without telling it)
+   int               SlotType(const int buffer_index)
+     {
+      if(buffer_index<0 || buffer_index>=ArraySize(m_buffer_types))
+         return(MQLCL_SLOT_UNKNOWN);
+      return(m_buffer_types[buffer_index]);
+     }
+   void              SetSlotType(const int buffer_index,const int type)
+     {
+      int size=ArraySize(m_buffer_types);
+      if(buffer_index>=size)
+        {
+         if(ArrayResize(m_buffer_types,buffer_index+1)<buffer_index+1)
+            return;
+         for(int i=size; i<buffer_index; i++)
+            m_buffer_types[i]=MQLCL_SLOT_UNKNOWN;
+        }
+      m_buffer_types[buffer_index]=type;
+     }
+   //--- the GEMM type of elements of `bytes` bytes, integers or not (float 4, double 8)
+   int               ElementType(const uint bytes,const bool integer)
+     {
+      if(integer)
+         return(MQLCL_SLOT_OTHER);
+      return(bytes==4 ? MQLCL_GEMM_FLOAT : (bytes==8 ? MQLCL_GEMM_DOUBLE : MQLCL_SLOT_OTHER));
+     }
+   template<typename T>
+   int               ArrayElementType(const T &data[])
+     {
+      if(sizeof(T)!=4 && sizeof(T)!=8)
+         return(MQLCL_SLOT_OTHER);
+      T one=(T)1;
+      T two=(T)2;
+      return(ElementType(sizeof(T),one/two==0));   // integers divide to 0
+     }
+   string            TypeName(const int type)
+     {
+      if(type==MQLCL_GEMM_FLOAT)
+         return("float");
+      if(type==MQLCL_GEMM_DOUBLE)
+         return("double");
+      return("neither float nor double");
+     }
+   //--- the element type the GEMM runs: the one stated, or the one the slots hold (float when
+   //--- no slot's is known); a slot of another type refuses with ERR_INVALID_PARAMETER
+   bool              GemmType(const int &slots[],const int stated,int &type)
+     {
+      type=stated;
+      for(int i=0; i<3; i++)
+        {
+         int held=SlotType(slots[i]);
+         if(held==MQLCL_SLOT_UNKNOWN)
+            continue;
+         if(held==MQLCL_SLOT_OTHER || (type!=MQLCL_SLOT_UNKNOWN && held!=type))
+            return(Refuse(MQLCL_ERR_INVALID_PARAMETER,"Gemm: buffer slot "+IntegerToString(slots[i])+" holds "+TypeName(held)+
+                          " elements, the product is of "+(type==MQLCL_SLOT_UNKNOWN ? "float or double" : TypeName(type))+
+                          " (write A and B from arrays or matrices of one type, or state element_type)"));
+         type=held;
+        }
+      if(type==MQLCL_SLOT_UNKNOWN)
+         type=MQLCL_GEMM_FLOAT;
+      return(true);
+     }
 
 public:
                      COpenCL(void) : m_context(MQLCL_INVALID_HANDLE),m_program(MQLCL_INVALID_HANDLE),
-                     m_kernels_total(0),m_buffers_total(0),m_double_support(false),m_build_options("") {}
+                     m_kernels_total(0),m_buffers_total(0),m_device_extensions(""),m_support_cl_khr_fp64(false),
+                     m_build_options("") {}
                     ~COpenCL(void) { Shutdown(); }
 
-   //--- handles
+   //--- handles: mqlcl.dll's, for mqlcl::CL* calls (never for MQL5's built-in CL* functions)
    int               GetContext(void) const { return(m_context); }
    int               GetProgram(void) const { return(m_program); }
    int               GetKernel(const int kernel_index) const
@@ -167,6 +311,7 @@ public:
          return(MQLCL_INVALID_HANDLE);
       return(m_kernels[kernel_index]);
      }
+   //--- the slot's kernel name, kept after KernelFree as the original keeps it
    string            GetKernelName(const int kernel_index) const
      {
       if(kernel_index<0 || kernel_index>=m_kernels_total)
@@ -190,18 +335,29 @@ public:
       max_workgroup_size=mqlcl::CLGetInfoInteger(m_context,MQLCL_CL_DEVICE_MAX_WORK_GROUP_SIZE);
       return(max_workgroup_size>=0);
      }
-   bool              SupportDouble(void) const { return(m_double_support); }
-   //--- a raw Khronos cl_device_info value's first 8 bytes, little-endian; -1 under 4 bytes
+   bool              SupportDouble(void) const { return(m_support_cl_khr_fp64); }
+   //--- a raw Khronos cl_device_info value as a little-endian integer: its first 8 bytes, or for
+   //--- a value of more than 8 bytes its bytes 8 to 15, as the original reads them; -1 under 4
    long              GetDeviceInfo(const int prop)
      {
       uchar data[];
       uint size=0;
-      if(ArrayResize(data,1024)<1024 || mqlcl::CLGetDeviceInfo(m_context,prop,data,size,1024)==0 || size<4)
+      if(!mqlclGetDeviceInfo(m_context,prop,data,size) || size<4)
          return(-1);
+      int first=(size>8 ? 8 : 0);
+      int last=(int)MathMin(size,(uint)first+8)-1;
       long value=0;
-      for(int i=(int)MathMin(size,8)-1; i>=0; i--)
+      for(int i=last; i>=first; i--)
          value=(value<<8)|data[i];
       return(value);
+     }
+   //--- the whole raw value: CLGetDeviceInfo's bytes, data[] resized to `size`
+   bool              GetDeviceInfo(const int prop,uchar &data[],uint &size)
+     {
+      if(mqlclGetDeviceInfo(m_context,prop,data,size))
+         return(true);
+      Report("GetDeviceInfo");
+      return(false);
      }
    long              GetDeviceInfoInteger(const ENUM_OPENCL_PROPERTY_INTEGER prop)
      {
@@ -209,11 +365,33 @@ public:
          return(-1);
       return(mqlcl::CLGetInfoInteger(m_context,IntegerProperty(prop)));
      }
+   //--- CLGetInfoString on the context: the device's name, version, extensions, ...
+   bool              GetDeviceInfoString(const ENUM_OPENCL_PROPERTY_STRING prop,string &value)
+     {
+      if(m_context==MQLCL_INVALID_HANDLE)
+         return(Refuse(MQLCL_ERR_OPENCL_INVALID_HANDLE,"GetDeviceInfoString: no context (ContextCreate)"));
+      return(mqlclGetInfoString(m_context,StringProperty(prop),value));
+     }
    long              GetKernelInfoInteger(const int kernel_index,const ENUM_OPENCL_PROPERTY_INTEGER prop)
      {
       if(GetKernel(kernel_index)==MQLCL_INVALID_HANDLE)
          return(-1);
       return(mqlcl::CLGetInfoInteger(m_kernels[kernel_index],IntegerProperty(prop)));
+     }
+   //--- CLGetInfoInteger on the slot's buffer (CL_BUFFER_SIZE); -1 for an empty slot
+   long              GetBufferInfoInteger(const int buffer_index,const ENUM_OPENCL_PROPERTY_INTEGER prop)
+     {
+      if(buffer_index<0 || buffer_index>=m_buffers_total || m_buffers[buffer_index]==MQLCL_INVALID_HANDLE)
+         return(-1);
+      return(mqlcl::CLGetInfoInteger(m_buffers[buffer_index],IntegerProperty(prop)));
+     }
+   //--- CLExecutionStatus of the slot's kernel: CL_COMPLETE 0, CL_RUNNING 1, CL_SUBMITTED 2,
+   //--- CL_QUEUED 3, or -1
+   int               ExecutionStatus(const int kernel_index)
+     {
+      if(GetKernel(kernel_index)==MQLCL_INVALID_HANDLE)
+         return(-1);
+      return(mqlcl::CLExecutionStatus(m_kernels[kernel_index]));
      }
 
    //--- life cycle
@@ -228,27 +406,31 @@ public:
          mqlcl::CLContextFree(m_context);
       m_context=MQLCL_INVALID_HANDLE;
      }
+   //--- a context on the device; one there already is freed first, with what was made in it
+   //--- (the slots and their counts stay, empty)
    bool              ContextCreate(const int device=CL_USE_ANY)
      {
       if(m_context!=MQLCL_INVALID_HANDLE)
-         Shutdown();
+        {
+         FreeSlots();
+         ProgramDelete();
+         mqlcl::CLContextFree(m_context);
+        }
+      m_device_extensions="";
+      m_support_cl_khr_fp64=false;
       m_context=mqlcl::CLContextCreate(DeviceSelector(device));
       if(m_context==MQLCL_INVALID_HANDLE)
         {
          Report("OpenCL not found: CLContextCreate");
          return(false);
         }
-      m_double_support=(mqlcl::CLGetInfoInteger(m_context,MQLCL_CL_DEVICE_DOUBLE_SUPPORT)==1);
+      if(mqlclGetInfoString(m_context,MQLCL_CL_DEVICE_EXTENSIONS,m_device_extensions))
+         m_support_cl_khr_fp64=(StringFind(m_device_extensions,"cl_khr_fp64")>=0);
       return(true);
      }
    void              ContextClean(void)
      {
-      for(int i=0; i<m_buffers_total; i++)
-         if(m_buffers[i]!=MQLCL_INVALID_HANDLE)
-            mqlcl::CLBufferFree(m_buffers[i]);
-      for(int i=0; i<m_kernels_total; i++)
-         if(m_kernels[i]!=MQLCL_INVALID_HANDLE)
-            mqlcl::CLKernelFree(m_kernels[i]);
+      FreeSlots();
       m_buffers_total=0;
       m_kernels_total=0;
       ProgramDelete();
@@ -285,7 +467,7 @@ public:
       if(total_buffers<=0 || !ResetSlots(m_buffers,total_buffers))
          return(false);
       m_buffers_total=total_buffers;
-      return(true);
+      return(ResetSlots(m_buffer_types,total_buffers));
      }
    bool              SetKernelsCount(const int total_kernels)
      {
@@ -327,7 +509,6 @@ public:
          return(false);
       mqlcl::CLKernelFree(m_kernels[kernel_index]);
       m_kernels[kernel_index]=MQLCL_INVALID_HANDLE;
-      m_kernel_names[kernel_index]="";
       return(true);
      }
 
@@ -348,6 +529,7 @@ public:
          return(false);
         }
       m_buffers[buffer_index]=buffer;
+      SetSlotType(buffer_index,MQLCL_SLOT_UNKNOWN);
       return(true);
      }
    bool              BufferFree(const int buffer_index)
@@ -356,13 +538,14 @@ public:
          return(false);
       mqlcl::CLBufferFree(m_buffers[buffer_index]);
       m_buffers[buffer_index]=MQLCL_INVALID_HANDLE;
+      SetSlotType(buffer_index,MQLCL_SLOT_UNKNOWN);
       return(true);
      }
    template<typename T>
    bool              BufferFromArray(const int buffer_index,T &data[],const uint data_array_offset,const uint data_array_count,const uint flags)
      {
-      if(data_array_count==0)
-         return(Refuse(MQLCL_ERR_ZEROSIZE_ARRAY,"BufferFromArray: no elements"));
+      if(!Counted(data_array_count,"BufferFromArray"))
+         return(false);
       if(!EnsureBuffer(buffer_index,(ulong)data_array_count*sizeof(T),flags,"BufferFromArray"))
          return(false);
       return(BufferWrite(buffer_index,data,0,data_array_offset,data_array_count));
@@ -370,12 +553,9 @@ public:
    template<typename T>
    bool              BufferRead(const int buffer_index,T &data[],const uint cl_buffer_offset,const uint data_array_offset,const uint data_array_count)
      {
-      if(!Ready("BufferRead") || !BufferIndexValid(buffer_index,"BufferRead"))
+      if(!Ready("BufferRead") || !BufferIndexValid(buffer_index,"BufferRead") || !Counted(data_array_count,"BufferRead") ||
+         !InArray(ArraySize(data),data_array_offset,data_array_count,"BufferRead"))
          return(false);
-      if((ulong)data_array_offset+data_array_count>(ulong)ArraySize(data))
-         return(Refuse(MQLCL_ERR_SMALL_ARRAY,"BufferRead: elements "+IntegerToString(data_array_offset)+" to "+
-                       IntegerToString((ulong)data_array_offset+data_array_count)+
-                       " are outside the array of "+IntegerToString(ArraySize(data))));
       uint read=0;
       if(!ArrayGetAsSeries(data))
          read=mqlcl::CLBufferRead(m_buffers[buffer_index],data,cl_buffer_offset,data_array_offset,data_array_count);
@@ -395,12 +575,9 @@ public:
    template<typename T>
    bool              BufferWrite(const int buffer_index,T &data[],const uint cl_buffer_offset,const uint data_array_offset,const uint data_array_count)
      {
-      if(!BufferIndexValid(buffer_index,"BufferWrite"))
+      if(!BufferIndexValid(buffer_index,"BufferWrite") || !Counted(data_array_count,"BufferWrite") ||
+         !InArray(ArraySize(data),data_array_offset,data_array_count,"BufferWrite"))
          return(false);
-      if((ulong)data_array_offset+data_array_count>(ulong)ArraySize(data))
-         return(Refuse(MQLCL_ERR_SMALL_ARRAY,"BufferWrite: elements "+IntegerToString(data_array_offset)+" to "+
-                       IntegerToString((ulong)data_array_offset+data_array_count)+
-                       " are outside the array of "+IntegerToString(ArraySize(data))));
       uint written=0;
       if(!ArrayGetAsSeries(data))
          written=mqlcl::CLBufferWrite(m_buffers[buffer_index],data,cl_buffer_offset,data_array_offset,data_array_count);
@@ -414,77 +591,58 @@ public:
          written=mqlcl::CLBufferWrite(m_buffers[buffer_index],plain,cl_buffer_offset,0,data_array_count);
         }
       if(written!=data_array_count)
+        {
          Report("BufferWrite");
-      return(written==data_array_count);
-     }
-   //--- matrices and vectors: the slot's buffer is created to fit when empty; the DLL receives
-   //--- the row-major elements
-   bool              BufferFromMatrix(const int buffer_index,matrixf &data,const uint flags)
-     {
-      if(!EnsureBuffer(buffer_index,data.Rows()*data.Cols()*4,flags,"BufferFromMatrix"))
          return(false);
-      return(WriteElements(buffer_index,mqlcl::CLBufferWrite(m_buffers[buffer_index],data,0,0,(uint)(data.Rows()*data.Cols())),
-                           data.Rows()*data.Cols(),"BufferFromMatrix"));
+        }
+      SetSlotType(buffer_index,ArrayElementType(data));
+      return(true);
      }
-   bool              BufferFromMatrix(const int buffer_index,matrix &data,const uint flags)
+   //--- matrices and vectors of float, double or complex: the slot's buffer is created to fit
+   //--- when empty; the DLL receives the row-major elements
+   template<typename T>
+   bool              BufferFromMatrix(const int buffer_index,matrix<T> &data,const uint flags)
      {
-      if(!EnsureBuffer(buffer_index,data.Rows()*data.Cols()*8,flags,"BufferFromMatrix"))
+      ulong count=data.Rows()*data.Cols();
+      if(!Filled(count,"BufferFromMatrix") || !EnsureBuffer(buffer_index,count*sizeof(T),flags,"BufferFromMatrix"))
          return(false);
-      return(WriteElements(buffer_index,mqlcl::CLBufferWrite(m_buffers[buffer_index],data,0,0,(uint)(data.Rows()*data.Cols())),
-                           data.Rows()*data.Cols(),"BufferFromMatrix"));
+      return(Written(buffer_index,mqlcl::CLBufferWrite(m_buffers[buffer_index],data,0,0,(uint)count),count,
+                     ElementType(sizeof(T),false),"BufferFromMatrix"));
      }
-   bool              BufferFromVector(const int buffer_index,vectorf &elements,const uint flags)
+   template<typename T>
+   bool              BufferFromVector(const int buffer_index,vector<T> &data,const uint flags)
      {
-      if(!EnsureBuffer(buffer_index,elements.Size()*4,flags,"BufferFromVector"))
+      ulong count=data.Size();
+      if(!Filled(count,"BufferFromVector") || !EnsureBuffer(buffer_index,count*sizeof(T),flags,"BufferFromVector"))
          return(false);
-      return(WriteElements(buffer_index,mqlcl::CLBufferWrite(m_buffers[buffer_index],elements,0,0,(uint)elements.Size()),
-                           elements.Size(),"BufferFromVector"));
-     }
-   bool              BufferFromVector(const int buffer_index,vector &elements,const uint flags)
-     {
-      if(!EnsureBuffer(buffer_index,elements.Size()*8,flags,"BufferFromVector"))
-         return(false);
-      return(WriteElements(buffer_index,mqlcl::CLBufferWrite(m_buffers[buffer_index],elements,0,0,(uint)elements.Size()),
-                           elements.Size(),"BufferFromVector"));
+      return(Written(buffer_index,mqlcl::CLBufferWrite(m_buffers[buffer_index],data,0,0,(uint)count),count,
+                     ElementType(sizeof(T),false),"BufferFromVector"));
      }
    //--- rows and cols both given resize the matrix, both -1 keep its shape
-   bool              BufferToMatrix(const int buffer_index,matrixf &data,const ulong rows=-1,const ulong cols=-1)
+   template<typename T>
+   bool              BufferToMatrix(const int buffer_index,matrix<T> &data,const ulong rows=-1,const ulong cols=-1)
      {
       if(!Ready("BufferToMatrix") || !BufferIndexValid(buffer_index,"BufferToMatrix") ||
          !Shape(data.Rows(),data.Cols(),rows,cols,"BufferToMatrix"))
          return(false);
       if(rows!=(ulong)-1 && !data.Resize(rows,cols))
          return(Refuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"BufferToMatrix: the matrix cannot be resized"));
-      return(WriteElements(buffer_index,mqlcl::CLBufferRead(m_buffers[buffer_index],data,0,0,(uint)(data.Rows()*data.Cols())),
-                           data.Rows()*data.Cols(),"BufferToMatrix"));
-     }
-   bool              BufferToMatrix(const int buffer_index,matrix &data,const ulong rows=-1,const ulong cols=-1)
-     {
-      if(!Ready("BufferToMatrix") || !BufferIndexValid(buffer_index,"BufferToMatrix") ||
-         !Shape(data.Rows(),data.Cols(),rows,cols,"BufferToMatrix"))
+      ulong count=data.Rows()*data.Cols();
+      if(!Filled(count,"BufferToMatrix"))
          return(false);
-      if(rows!=(ulong)-1 && !data.Resize(rows,cols))
-         return(Refuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"BufferToMatrix: the matrix cannot be resized"));
-      return(WriteElements(buffer_index,mqlcl::CLBufferRead(m_buffers[buffer_index],data,0,0,(uint)(data.Rows()*data.Cols())),
-                           data.Rows()*data.Cols(),"BufferToMatrix"));
+      return(Moved(buffer_index,mqlcl::CLBufferRead(m_buffers[buffer_index],data,0,0,(uint)count),count,"BufferToMatrix"));
      }
-   bool              BufferToVector(const int buffer_index,vectorf &elements,const ulong size=-1)
+   template<typename T>
+   bool              BufferToVector(const int buffer_index,vector<T> &data,const ulong size=-1)
      {
       if(!Ready("BufferToVector") || !BufferIndexValid(buffer_index,"BufferToVector"))
          return(false);
-      if(size!=(ulong)-1 && !elements.Resize(size))
+      if(size!=(ulong)-1 && !data.Resize(size))
          return(Refuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"BufferToVector: the vector cannot be resized"));
-      return(WriteElements(buffer_index,mqlcl::CLBufferRead(m_buffers[buffer_index],elements,0,0,(uint)elements.Size()),
-                           elements.Size(),"BufferToVector"));
-     }
-   bool              BufferToVector(const int buffer_index,vector &elements,const ulong size=-1)
-     {
-      if(!Ready("BufferToVector") || !BufferIndexValid(buffer_index,"BufferToVector"))
+      ulong count=data.Size();
+      if(!Filled(count,"BufferToVector"))
          return(false);
-      if(size!=(ulong)-1 && !elements.Resize(size))
-         return(Refuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"BufferToVector: the vector cannot be resized"));
-      return(WriteElements(buffer_index,mqlcl::CLBufferRead(m_buffers[buffer_index],elements,0,0,(uint)elements.Size()),
-                           elements.Size(),"BufferToVector"));
+      return(Moved(buffer_index,mqlcl::CLBufferRead(m_buffers[buffer_index],data,0,0,(uint)count),count,"BufferToVector"));
      }
 
    //--- kernel arguments
@@ -495,47 +653,10 @@ public:
      {
       if(!KernelIndexValid(kernel_index,"SetArgument"))
          return(false);
-      int kernel=m_kernels[kernel_index];
-      int done=0;
-      if(sizeof(T)==1)
-        {
-         char byte=(char)value;
-         done=mqlcl::CLSetKernelArg(kernel,arg_index,byte);
-        }
-      else
-         if(sizeof(T)==2)
-           {
-            short half=(short)value;
-            done=mqlcl::CLSetKernelArg(kernel,arg_index,half);
-           }
-         else
-            if((T)1/(T)2!=0)   // float or double (integers divide to 0): kept as floating point
-              {
-               if(sizeof(T)==4)
-                 {
-                  float single=(float)value;
-                  done=mqlcl::CLSetKernelArg(kernel,arg_index,single);
-                 }
-               else
-                 {
-                  double twice=(double)value;
-                  done=mqlcl::CLSetKernelArg(kernel,arg_index,twice);
-                 }
-              }
-            else
-               if(sizeof(T)==4)
-                 {
-                  int word=(int)value;
-                  done=mqlcl::CLSetKernelArg(kernel,arg_index,word);
-                 }
-               else
-                 {
-                  long wide=(long)value;
-                  done=mqlcl::CLSetKernelArg(kernel,arg_index,wide);
-                 }
-      if(done==0)
-         Report("SetArgument("+IntegerToString(kernel_index)+", "+IntegerToString(arg_index)+")");
-      return(done!=0);
+      if(mqlclSetKernelArg(m_kernels[kernel_index],arg_index,value))
+         return(true);
+      Report("SetArgument("+IntegerToString(kernel_index)+", "+IntegerToString(arg_index)+")");
+      return(false);
      }
    bool              SetArgumentBuffer(const int kernel_index,const int arg_index,const int buffer_index)
      {
@@ -591,7 +712,8 @@ public:
          return(-1);
       return(mqlcl::CLGetInfoInteger(m_kernels[kernel_index],MQLCL_CL_KERNEL_EXECUTION_TIME));
      }
-   //--- the DLL's code for the last failure (0 when the class refused before calling the DLL)
+   //--- the DLL's code for the last failure, the class's own refusals included (MQL5's
+   //--- GetLastError() does not see either: no DLL can set it)
    int               GetLastErrorCode(void) const { return(mqlcl::CLGetLastError()); }
    //--- non-blocking read: start, poll (MQLCL_CL_COMPLETE when done), take
    bool              BufferReadStart(const int buffer_index,const uint cl_buffer_offset,const uint size_in_bytes)
@@ -612,12 +734,9 @@ public:
    template<typename T>
    bool              BufferReadTake(const int buffer_index,T &data[],const uint data_array_offset,const uint data_array_count)
      {
-      if(!BufferIndexValid(buffer_index,"BufferReadTake"))
+      if(!BufferIndexValid(buffer_index,"BufferReadTake") ||
+         !InArray(ArraySize(data),data_array_offset,data_array_count,"BufferReadTake"))
          return(false);
-      if((ulong)data_array_offset+data_array_count>(ulong)ArraySize(data))
-         return(Refuse(MQLCL_ERR_SMALL_ARRAY,"BufferReadTake: elements "+IntegerToString(data_array_offset)+" to "+
-                       IntegerToString((ulong)data_array_offset+data_array_count)+
-                       " are outside the array of "+IntegerToString(ArraySize(data))));
       uint taken=0;
       if(!ArrayGetAsSeries(data))
          taken=mqlcl::CLBufferReadTake(m_buffers[buffer_index],data,data_array_offset,data_array_count);
@@ -635,29 +754,53 @@ public:
       Report("BufferReadTake");
       return(false);
      }
-   //--- C = A*B on three buffer slots: A m x k, B k x n, C m x n, packed row-major, float
-   //--- (MQLCL_GEMM_FLOAT) or double (MQLCL_GEMM_DOUBLE); enqueues like Execute
+   //--- C = A*B on three buffer slots: A m x k, B k x n, C m x n, packed row-major, in the
+   //--- element type the slots hold (BufferWrite, BufferFromArray, BufferFromMatrix, ... of float
+   //--- or double; float when none is known) or the one stated (MQLCL_GEMM_FLOAT,
+   //--- MQLCL_GEMM_DOUBLE). A slot written with another type refuses with ERR_INVALID_PARAMETER.
+   //--- Enqueues, like Execute
    bool              Gemm(const int a_index,const int b_index,const int c_index,const uint m,const uint n,const uint k,
-                          const int element_type=MQLCL_GEMM_FLOAT)
+                          const int element_type=MQLCL_SLOT_UNKNOWN)
      {
       if(!BufferIndexValid(a_index,"Gemm") || !BufferIndexValid(b_index,"Gemm") || !BufferIndexValid(c_index,"Gemm"))
          return(false);
-      if(mqlcl::CLGemm(m_buffers[a_index],m_buffers[b_index],m_buffers[c_index],element_type,MQLCL_GEMM_EXACT,0,0,
-                       m,n,k,1.0,0.0,0,0,0,0,0,0,1,0,0,0)!=0)
-         return(true);
-      Report("Gemm");
-      return(false);
+      int slots[3];
+      slots[0]=a_index;
+      slots[1]=b_index;
+      slots[2]=c_index;
+      int type=MQLCL_SLOT_UNKNOWN;
+      if(!GemmType(slots,element_type,type))
+         return(false);
+      if(mqlcl::CLGemm(m_buffers[a_index],m_buffers[b_index],m_buffers[c_index],type,MQLCL_GEMM_EXACT,0,0,
+                       m,n,k,1.0,0.0,0,0,0,0,0,0,1,0,0,0)==0)
+        {
+         Report("Gemm");
+         return(false);
+        }
+      SetSlotType(c_index,type);
+      return(true);
      }
 
 private:
-   bool              WriteElements(const int buffer_index,const uint moved,const ulong count,const string what)
+   bool              Filled(const ulong count,const string what)
      {
-      if(count==0)
-         return(Refuse(MQLCL_ERR_ZEROSIZE_ARRAY,what+": the matrix or vector is empty"));
+      if(count>0)
+         return(true);
+      return(Refuse(MQLCL_ERR_ZEROSIZE_ARRAY,what+": the matrix or vector is empty"));
+     }
+   bool              Moved(const int buffer_index,const uint moved,const ulong count,const string what)
+     {
       if(moved==count)
          return(true);
       Report(what+"("+IntegerToString(buffer_index)+")");
       return(false);
+     }
+   bool              Written(const int buffer_index,const uint moved,const ulong count,const int type,const string what)
+     {
+      if(!Moved(buffer_index,moved,count,what))
+         return(false);
+      SetSlotType(buffer_index,type);
+      return(true);
      }
    bool              Shape(const ulong rows_now,const ulong cols_now,const ulong rows,const ulong cols,const string what)
      {

@@ -13,7 +13,7 @@
 //    int32_t -> int, uint32_t -> uint, int64_t -> long, uint64_t -> ulong,
 //    const char16_t * -> string (a copy), char16_t * -> string & (pre-sized with StringInit),
 //    T * -> T &x or T &x[] (const T * may be const), void * -> one overload per element type
-//    (and per matrix type: MQL5 passes a matrixf or matrix to a DLL as a pointer to its
+//    (and per matrix type: MQL5 passes a matrix or vector (float, double, complex) as a pointer to its
 //    row-major elements), double -> double.
 #ifndef MQLCL_MQH
 #define MQLCL_MQH
@@ -209,6 +209,8 @@ uint CLBufferWrite(int buffer,const matrixf &data,uint buffer_offset,uint data_o
 uint CLBufferWrite(int buffer,const matrix &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
 uint CLBufferWrite(int buffer,const vectorf &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=4);
 uint CLBufferWrite(int buffer,const vector &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
+uint CLBufferWrite(int buffer,const matrixc &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=16);
+uint CLBufferWrite(int buffer,const vectorc &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=16);
 uint CLBufferRead(int buffer,char &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=1);
 uint CLBufferRead(int buffer,uchar &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=1);
 uint CLBufferRead(int buffer,short &data[],uint buffer_offset,uint data_offset,uint data_count,uint element_size=2);
@@ -223,6 +225,8 @@ uint CLBufferRead(int buffer,matrixf &data,uint buffer_offset,uint data_offset,u
 uint CLBufferRead(int buffer,matrix &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
 uint CLBufferRead(int buffer,vectorf &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=4);
 uint CLBufferRead(int buffer,vector &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=8);
+uint CLBufferRead(int buffer,matrixc &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=16);
+uint CLBufferRead(int buffer,vectorc &data,uint buffer_offset,uint data_offset,uint data_count,uint element_size=16);
 //--- the same with 64-bit sizes, offsets and counts: buffers of 4 GiB and more
 int   CLBufferCreate64(int context,ulong size,uint flags);
 ulong CLBufferWrite64(int buffer,const char &data[],ulong buffer_offset,ulong data_offset,ulong data_count,uint element_size=1);

@@ -34,14 +34,18 @@ Library &library(const std::string &module) {
   return lib;
 }
 
-unsigned random_state = 1;
-int fixed_random = -1;
-
 } // namespace
+
+int &last_error() {
+  static int code = 0;
+  return code;
+}
 
 // ---- string -------------------------------------------------------------------------------------
 
 string::string(const char *utf8) {
+  if (utf8 == nullptr)
+    return;
   for (const unsigned char *p = reinterpret_cast<const unsigned char *>(utf8); *p != 0;) {
     char32_t code = *p++;
     int extra = code >= 0xF0 ? 3 : code >= 0xE0 ? 2 : code >= 0xC0 ? 1 : 0;
@@ -89,6 +93,12 @@ std::string string::utf8() const {
   return out;
 }
 
+std::string string::number_text(double number) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.16g", number);
+  return text;
+}
+
 string &string::operator+=(const string &other) {
   buffer_ = text() + other.text();
   return *this;
@@ -129,82 +139,36 @@ std::map<std::string, Runner> &scripts() {
   return registered;
 }
 
-void set_input(int &variable, const std::string &text) {
-  variable = std::stoi(text);
-}
-void set_input(double &variable, const std::string &text) {
-  variable = std::stod(text);
-}
 void set_input(string &variable, const std::string &text) {
   variable = string(text);
 }
-
-// ---- built-ins ----------------------------------------------------------------------------------
-
-std::string to_text(const string &s) {
-  return s.utf8();
-}
-std::string to_text(const char *s) {
-  return s;
-}
-std::string to_text(double d) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.16g", d);
-  return text;
-}
-std::string to_text(float f) {
-  return to_text(static_cast<double>(f));
-}
-std::string to_text(bool b) {
-  return b ? "true" : "false";
+void set_input(bool &variable, const std::string &text) {
+  variable = text == "true" || text == "1";
 }
 
-string DoubleToString(double value, int digits) {
-  char text[512];
-  std::snprintf(text, sizeof text, "%.*f", std::max(0, std::min(digits, 16)), value);
-  return string(text);
+namespace {
+std::vector<std::string> &reported() {
+  static std::vector<std::string> names;
+  return names;
+}
+} // namespace
+
+void start_program() {
+  last_error() = 0;
+  reported().clear();
 }
 
-string IntegerToString(long number, int str_len, ushort fill_symbol) {
-  std::string digits = std::to_string(number);
-  if (str_len > static_cast<int>(digits.size()))
-    digits.insert(0, static_cast<size_t>(str_len) - digits.size(), static_cast<char>(fill_symbol));
-  return string(digits);
+void not_performed(const char *name) {
+  last_error() = ERR_FUNCTION_NOT_ALLOWED;
+  if (std::find(reported().begin(), reported().end(), name) != reported().end())
+    return;
+  reported().push_back(name);
+  print_line(std::string(name) + ": not performed by the replay (it needs the terminal: charts, "
+                                 "objects and resources are not here)");
 }
 
-bool StringInit(string &s, int new_len, ushort character) {
-  if (new_len < 0)
-    return false;
-  s.init(new_len, character);
-  return true;
-}
-
-void MathSrand(int seed) {
-  random_state = static_cast<unsigned>(seed);
-}
-
-void fix_rand(int value) {
-  fixed_random = value;
-}
-void unfix_rand() {
-  fixed_random = -1;
-}
-
-int MathRand() { // 0 to 32767, as MQL5's
-  if (fixed_random >= 0)
-    return fixed_random;
-  random_state = random_state * 214013u + 2531011u;
-  return static_cast<int>((random_state >> 16) & 0x7FFF);
-}
-
-uint GetTickCount() {
-  using namespace std::chrono;
-  return static_cast<uint>(
-      duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count());
-}
-
-datetime TimeLocal() {
-  return static_cast<datetime>(std::time(nullptr));
+const std::vector<std::string> &not_performed_calls() {
+  return reported();
 }
 
 } // namespace mql5rt

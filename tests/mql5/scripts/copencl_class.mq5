@@ -3,7 +3,9 @@
 //+------------------------------------------------------------------+
 // Run by tests/mql5 only: the COpenCL class of mqlcl/OpenCL.mqh with a value of every scalar type
 // passed by value, matrices, vectors and AS_SERIES arrays, the class's refusals and the DLL's
-// codes for bad input, a non-blocking read, and an owner that frees what the class made. Each line is "what: result, code" or the values.
+// codes for bad input, a non-blocking read, the GEMM on slots of each element type (and its
+// refusal of a type the slots do not hold), the original's edges, and an owner that frees what
+// the class made. Each line is "what: result, code" or the values.
 #include <mqlcl/OpenCL.mqh>
 
 enum ECount
@@ -99,7 +101,7 @@ void Matrices(COpenCL &cl)
    v[1]=-8;
    matrixf back;
    vector vback;
-   bool done=cl.BufferFromMatrix(1,m,CL_MEM_READ_WRITE) && cl.BufferToMatrix(1,back,3,2) &&
+   bool done=cl.BufferFromMatrix<float>(1,m,CL_MEM_READ_WRITE) && cl.BufferToMatrix(1,back,3,2) &&
              cl.BufferFromVector(0,v,CL_MEM_READ_WRITE) && cl.BufferToVector(0,vback,2);
    Print("matrices: "+(done ? "true" : "false")+", "+IntegerToString(back.Rows())+" x "+IntegerToString(back.Cols())+
          ", "+DoubleToString(back[2][1],1)+", "+DoubleToString(vback[0],2)+" "+DoubleToString(vback[1],2));
@@ -144,6 +146,107 @@ void Series(COpenCL &cl)
          " "+DoubleToString(series[3],1));
   }
 //+------------------------------------------------------------------+
+//| Rows x cols values of r - c/2                                    |
+//+------------------------------------------------------------------+
+template<typename T>
+void Ramp(matrix<T> &m,const ulong rows,const ulong cols)
+  {
+   m.Resize(rows,cols);
+   for(ulong r=0; r<rows; r++)
+      for(ulong c=0; c<cols; c++)
+         m[r][c]=(T)(r-0.5*c);
+  }
+//+------------------------------------------------------------------+
+//| The largest |a - b|                                              |
+//+------------------------------------------------------------------+
+template<typename T>
+double MaxError(matrix<T> &a,matrix<T> &b)
+  {
+   if(a.Rows()!=b.Rows() || a.Cols()!=b.Cols())
+      return(-1);
+   matrix<T> difference=a-b;
+   return(MathMax(MathAbs((double)difference.Max()),MathAbs((double)difference.Min())));
+  }
+//+------------------------------------------------------------------+
+//| The GEMM on slots: the element type they were written with, and  |
+//| a refusal of a type they do not hold                             |
+//+------------------------------------------------------------------+
+void GemmSlots(void)
+  {
+   COpenCL cl;
+   matrixf af,bf,cf;
+   Ramp(af,3,4);
+   Ramp(bf,4,2);
+   bool floats=cl.Initialize(kScalars) && cl.SetBuffersCount(6) && cl.BufferFromMatrix(0,af,CL_MEM_READ_ONLY) &&
+               cl.BufferFromMatrix(1,bf,CL_MEM_READ_ONLY) && cl.BufferCreate(2,3*2*4,CL_MEM_READ_WRITE) &&
+               cl.Gemm(0,1,2,3,2,4) && cl.BufferToMatrix(2,cf,3,2);
+   matrixf expected=af.MatMul(bf);
+   Print("gemm of float slots: "+(floats ? "true" : "false")+", max error "+DoubleToString(MaxError(cf,expected),6));
+   if(cl.SupportDouble())
+     {
+      matrix ad,bd,cd;
+      Ramp(ad,3,4);
+      Ramp(bd,4,2);
+      bool written=cl.BufferFromMatrix(3,ad,CL_MEM_READ_ONLY) && cl.BufferFromMatrix(4,bd,CL_MEM_READ_ONLY) &&
+                   cl.BufferCreate(5,3*2*8,CL_MEM_READ_WRITE);
+      Outcome("gemm of double slots as float",written && cl.Gemm(3,4,5,3,2,4,MQLCL_GEMM_FLOAT),cl);
+      bool doubles=cl.Gemm(3,4,5,3,2,4) && cl.BufferToMatrix(5,cd,3,2);
+      matrix expected_double=ad.MatMul(bd);
+      Print("gemm of double slots: "+(doubles ? "true" : "false")+", max error "+
+            DoubleToString(MaxError(cd,expected_double),12));
+      Outcome("gemm of a float and a double slot",cl.Gemm(0,4,2,3,2,4),cl);
+     }
+   else
+      Print("gemm of double slots: not supported");
+   int whole[];
+   ArrayResize(whole,12);
+   ArrayInitialize(whole,1);
+   Outcome("gemm of an int slot",cl.BufferWrite(0,whole,0,0,12) && cl.Gemm(0,1,2,3,2,4),cl);
+   cl.Shutdown();
+  }
+//+------------------------------------------------------------------+
+//| Where the original has edges: what it does there                 |
+//+------------------------------------------------------------------+
+void Edges(void)
+  {
+   COpenCL cl;
+   long values[];
+   ArrayResize(values,4);
+   bool made=cl.Initialize(kScalars) && cl.SetKernelsCount(2) && cl.SetBuffersCount(3) &&
+             cl.KernelCreate(0,"scalars") && cl.BufferCreate(0,64,CL_MEM_READ_WRITE);
+   Outcome("a read of 0 elements",made && cl.BufferRead(0,values,0,0,0),cl);
+   Outcome("a write of 0 elements",cl.BufferWrite(0,values,0,0,0),cl);
+   cl.KernelFree(0);
+   Print("the name after KernelFree: "+cl.GetKernelName(0));
+//--- a complex matrix through a slot
+   matrixc mc,back;
+   mc.Resize(2,2);
+   for(int i=0; i<4; i++)
+     {
+      complex z;
+      z.real=i;
+      z.imag=-i;
+      mc[i/2][i%2]=z;
+     }
+   bool moved=cl.BufferFromMatrix(1,mc,CL_MEM_READ_WRITE) && cl.BufferToMatrix(1,back,2,2);
+   Print("matrixc: "+(moved ? "true" : "false")+", "+DoubleToString(back[1][1].real,1)+" "+DoubleToString(back[1][1].imag,1));
+//--- raw device values: a value over 8 bytes reads its bytes 8 to 15, as the original's does
+   uchar raw[];
+   uint size=0;
+   long second=0;
+   bool got=cl.GetDeviceInfo(0x1005,raw,size);   // CL_DEVICE_MAX_WORK_ITEM_SIZES: three size_t
+   for(int i=15; got && i>=8; i--)
+      second=(second<<8)|raw[i];
+   Print("GetDeviceInfo(0x1005): "+IntegerToString(size)+" bytes, the second size "+
+         (got && cl.GetDeviceInfo(0x1005)==second ? "true" : "false")+", compute units "+
+         (cl.GetDeviceInfo(0x1002)==cl.GetDeviceInfoInteger(CL_DEVICE_MAX_COMPUTE_UNITS) ? "true" : "false"));
+//--- a second context: what was made in the first is freed, the slots stay
+   bool again=cl.ContextCreate(CL_USE_ANY);
+   Print("a second ContextCreate: "+(again ? "true" : "false")+", buffer slot 2 kept "+
+         (cl.BufferCreate(2,16,CL_MEM_READ_WRITE) ? "true" : "false")+", kernel 0 "+IntegerToString(cl.GetKernel(0)));
+   cl.Shutdown();
+  }
+//+------------------------------------------------------------------+
 //| Script program start function                                    |
 //+------------------------------------------------------------------+
 void OnStart()
@@ -162,6 +265,8 @@ void OnStart()
    Print("after a failed KernelCreate: context "+IntegerToString(cl.GetContext())+", program "+
          IntegerToString(cl.GetProgram()));
    cl.Shutdown();
+   GemmSlots();
+   Edges();
 //--- double, where the device has it
    COpenCL fp64;
    if(fp64.ContextCreate(CL_USE_ANY) && fp64.SupportDouble())
