@@ -1,9 +1,10 @@
 // Spreading processes over a machine's GPUs (docs/api.md, "Several GPUs"). Each process that asks
 // takes a slot of the device with the fewest live processes: a file in the runtime folder that it
 // keeps locked while it lives (os::PrivateFolder::lock), so a process that ends, even by a crash,
-// frees its slot with no clean-up by anyone (an unload of the library frees it too). Choosers take turns under a lock file of their own,
-// so four processes starting at once on two GPUs get two each. The folder is used only when it
-// is the user's alone (private_folder.hpp), and a turn is waited for 10 s at most.
+// frees its slot with no clean-up by anyone (an unload of the library frees it too). Choosers
+// take turns under a lock file of their own, so four processes starting at once on two GPUs get
+// two each. The folder is used only when it is the user's alone (private_folder.hpp), and a turn
+// is waited for 10 s at most.
 #pragma once
 
 #include "devices.hpp"

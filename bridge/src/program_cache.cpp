@@ -4,6 +4,7 @@
 #include "cl_api.hpp"
 #include "os_library.hpp"
 #include "private_folder.hpp"
+#include "process_state.hpp"
 #include "sha256.hpp"
 
 #include <mqlcl/mqlcl.h>
@@ -225,8 +226,16 @@ void evict(const os::PrivateFolder &folder) {
 }
 
 // Folders already noted in a build log (take_note), by path: each is noted once per process.
-std::mutex noted_mutex;
-std::set<std::string> noted_folders;
+// Made by process_wide (process_state.hpp), as every set the bridge keeps.
+struct NotedFolders {
+  std::mutex mutex;
+  std::set<std::string> paths;
+};
+
+NotedFolders &noted_folders() {
+  static NotedFolders &instance = process_wide<NotedFolders>();
+  return instance;
+}
 
 } // namespace
 
@@ -439,8 +448,9 @@ std::string take_note(const Device &device) {
   const os::PrivateFolder cache(where, false);
   if (cache.state() != os::PrivateFolder::State::unsafe)
     return {};
-  std::lock_guard<std::mutex> lock(noted_mutex);
-  if (!noted_folders.insert(where).second)
+  NotedFolders &noted = noted_folders();
+  std::lock_guard<std::mutex> lock(noted.mutex);
+  if (!noted.paths.insert(where).second)
     return {};
   return fmt::format("mqlcl: the program cache folder {} {}, so it is not used: programs are "
                      "built from source (noted once per process)\n",
