@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 
 namespace mqlcl {
@@ -88,7 +89,9 @@ Placements &placements() {
 // choosers' lock is not had within kChooseWait.
 bool place_by_slots(const std::vector<const Device *> &candidates, Placement &placement) {
   const os::PrivateFolder folder(runtime_folder());
-  void *turn = folder.lock("choose.lock", kChooseWait);
+  // Unlocked however this returns: a turn kept by a throw would make every other chooser wait.
+  std::unique_ptr<void, void (*)(void *)> turn(folder.lock("choose.lock", kChooseWait),
+                                               os::unlock_file);
   if (turn == nullptr)
     return false;
   const Device *least = nullptr;
@@ -104,7 +107,7 @@ bool place_by_slots(const std::vector<const Device *> &candidates, Placement &pl
     }
   }
   placement.slot = folder.lock(slot_name(*least, least_slot), std::chrono::milliseconds(0));
-  os::unlock_file(turn);
+  turn.reset();
   if (placement.slot == nullptr)
     return false;
   placement.device = least;

@@ -13,9 +13,11 @@
 #include <cerrno>
 #include <dirent.h>
 #include <fcntl.h>
+#include <memory>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 
 namespace mqlcl::os {
 
@@ -26,6 +28,29 @@ constexpr mode_t kFileMode = 0600;
 
 int descriptor(intptr_t folder) {
   return static_cast<int>(folder);
+}
+
+// A descriptor closed however the scope is left (an allocation that throws included).
+class OwnedDescriptor {
+public:
+  explicit OwnedDescriptor(int fd) : fd_(fd) {}
+  OwnedDescriptor(const OwnedDescriptor &) = delete;
+  OwnedDescriptor &operator=(const OwnedDescriptor &) = delete;
+  ~OwnedDescriptor() {
+    if (fd_ >= 0)
+      close(fd_);
+  }
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+private:
+  int fd_;
+};
+
+// The path without trailing slashes, which would make open() follow a link named by the rest.
+std::string without_trailing_slashes(const std::string &path) {
+  size_t end = path.find_last_not_of('/');
+  return end == std::string::npos ? path.substr(0, 1) : path.substr(0, end + 1);
 }
 
 // mkdir -p with mode 0700 for every folder it makes (chmod after mkdir: the umask may have taken
@@ -83,11 +108,12 @@ bool write_all(int fd, const std::string &bytes) {
 PrivateFolder::PrivateFolder(const std::string &utf8_path, bool make) : path_(utf8_path) {
   if (path_.empty())
     return;
-  const bool made = make && make_folders(path_);
-  int fd = open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
+  const std::string opened = without_trailing_slashes(path_);
+  const bool made = make && make_folders(opened);
+  OwnedDescriptor fd(open(opened.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.get() < 0) {
     struct stat link {};
-    if (lstat(path_.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    if (lstat(opened.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
       state_ = State::unsafe;
       refusal_ = "is a symbolic link (name the folder it points to instead)";
     }
@@ -95,11 +121,9 @@ PrivateFolder::PrivateFolder(const std::string &utf8_path, bool make) : path_(ut
   }
   struct stat status {};
   if (made)
-    fchmod(fd, kFolderMode); // exactly 0700, whatever the umask left
-  if (fstat(fd, &status) != 0) {
-    close(fd);
+    fchmod(fd.get(), kFolderMode); // exactly 0700, whatever the umask left
+  if (fstat(fd.get(), &status) != 0)
     return;
-  }
   if (status.st_uid != geteuid()) {
     state_ = State::unsafe;
     refusal_ = fmt::format("is owned by user {}, not by this user ({})", status.st_uid, geteuid());
@@ -109,10 +133,8 @@ PrivateFolder::PrivateFolder(const std::string &utf8_path, bool make) : path_(ut
                            status.st_mode & 07777);
   } else {
     state_ = State::usable;
-    folder_ = fd;
-    return;
+    folder_ = fd.release();
   }
-  close(fd);
 }
 
 PrivateFolder::~PrivateFolder() {
@@ -123,17 +145,17 @@ PrivateFolder::~PrivateFolder() {
 std::optional<std::string> PrivateFolder::read(const std::string &name, uint64_t max_bytes) const {
   if (!usable())
     return std::nullopt;
-  int fd = open_regular(descriptor(folder_), name, O_RDONLY);
-  if (fd < 0)
+  OwnedDescriptor fd(open_regular(descriptor(folder_), name, O_RDONLY));
+  if (fd.get() < 0)
     return std::nullopt;
   struct stat status {};
   std::optional<std::string> bytes;
-  if (fstat(fd, &status) == 0 && status.st_size > 0 &&
+  if (fstat(fd.get(), &status) == 0 && status.st_size > 0 &&
       static_cast<uint64_t>(status.st_size) <= max_bytes) {
     bytes.emplace(static_cast<size_t>(status.st_size), '\0');
     size_t done = 0;
     while (bytes && done < bytes->size()) {
-      ssize_t result = ::read(fd, bytes->data() + done, bytes->size() - done);
+      ssize_t result = ::read(fd.get(), bytes->data() + done, bytes->size() - done);
       if (result < 0 && errno == EINTR)
         continue;
       if (result <= 0)
@@ -142,7 +164,6 @@ std::optional<std::string> PrivateFolder::read(const std::string &name, uint64_t
         done += static_cast<size_t>(result);
     }
   }
-  close(fd);
   return bytes;
 }
 
@@ -173,20 +194,19 @@ std::vector<FolderFile> PrivateFolder::files() const {
     return found;
   // A descriptor of its own for the listing: fdopendir takes it, and closedir closes it.
   int fd = openat(descriptor(folder_), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR *listing = fd >= 0 ? fdopendir(fd) : nullptr;
+  std::unique_ptr<DIR, int (*)(DIR *)> listing(fd >= 0 ? fdopendir(fd) : nullptr, closedir);
   if (listing == nullptr) {
     if (fd >= 0)
       close(fd);
     return found;
   }
-  while (const dirent *item = readdir(listing)) {
+  while (const dirent *item = readdir(listing.get())) {
     struct stat status {};
     if (fstatat(descriptor(folder_), item->d_name, &status, AT_SYMLINK_NOFOLLOW) == 0 &&
         S_ISREG(status.st_mode))
       found.push_back({item->d_name, static_cast<uint64_t>(status.st_size),
                        int64_t{status.st_mtim.tv_sec} * 1000000000 + status.st_mtim.tv_nsec});
   }
-  closedir(listing);
   return found;
 }
 

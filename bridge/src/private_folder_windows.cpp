@@ -12,7 +12,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <memory>
 #include <system_error>
 
 namespace mqlcl::os {
@@ -42,6 +42,28 @@ HANDLE open_plain(const fs::path &path, DWORD access, DWORD disposition) {
     return INVALID_HANDLE_VALUE;
   }
   return file;
+}
+
+// Handles closed however the scope is left (an allocation that throws included).
+struct CloseFile {
+  void operator()(HANDLE file) const { CloseHandle(file); }
+};
+struct CloseListing {
+  void operator()(HANDLE listing) const { FindClose(listing); }
+};
+using OwnedFile = std::unique_ptr<void, CloseFile>;
+using OwnedListing = std::unique_ptr<void, CloseListing>;
+
+bool write_all(HANDLE file, const std::string &bytes) {
+  size_t written = 0;
+  while (written < bytes.size()) {
+    DWORD chunk = static_cast<DWORD>(std::min<size_t>(bytes.size() - written, 1u << 30));
+    DWORD put = 0;
+    if (!WriteFile(file, bytes.data() + written, chunk, &put, nullptr) || put == 0)
+      return false;
+    written += put;
+  }
+  return true;
 }
 
 } // namespace
@@ -75,6 +97,7 @@ std::optional<std::string> PrivateFolder::read(const std::string &name, uint64_t
   HANDLE file = open_plain(inside(path_, name), GENERIC_READ, OPEN_EXISTING);
   if (file == INVALID_HANDLE_VALUE)
     return std::nullopt;
+  OwnedFile owned(file);
   std::optional<std::string> bytes;
   LARGE_INTEGER size{};
   if (GetFileSizeEx(file, &size) && size.QuadPart > 0 &&
@@ -90,7 +113,6 @@ std::optional<std::string> PrivateFolder::read(const std::string &name, uint64_t
         done += got;
     }
   }
-  CloseHandle(file);
   return bytes;
 }
 
@@ -100,12 +122,12 @@ bool PrivateFolder::write_atomically(const std::string &name, const std::string 
   std::error_code error;
   const fs::path target = inside(path_, name);
   const fs::path temporary = inside(path_, name + unique_temporary_suffix());
-  bool written = false;
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    written =
-        out && out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) && out.flush();
-  }
+  // A new file (CREATE_NEW), never one that is there already, a link included.
+  HANDLE file = open_plain(temporary, GENERIC_WRITE, CREATE_NEW);
+  if (file == INVALID_HANDLE_VALUE)
+    return false;
+  bool written = write_all(file, bytes);
+  written = CloseHandle(file) && written;
   if (written) {
     // Windows refuses to replace a file that another thread or process has open or is renaming
     // into place: that writer's file is as whole as ours, so ours goes. Removing the target to
@@ -132,6 +154,7 @@ std::vector<FolderFile> PrivateFolder::files() const {
   HANDLE listing = FindFirstFileW((fs::u8path(path_) / L"*").c_str(), &item);
   if (listing == INVALID_HANDLE_VALUE)
     return found;
+  OwnedListing owned(listing);
   do {
     if ((item.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT)) != 0)
       continue;
@@ -142,7 +165,6 @@ std::vector<FolderFile> PrivateFolder::files() const {
                      uint64_t{item.nFileSizeHigh} << 32 | item.nFileSizeLow,
                      (ticks - 116444736000000000) * 100});
   } while (FindNextFileW(listing, &item));
-  FindClose(listing);
   return found;
 }
 

@@ -85,9 +85,9 @@ void store(const Context &context, const std::string &key, cl_program program,
 
 // A turn at building one key, across the threads and processes that share the cache folder:
 // held from construction (waiting at most 120 s for another holder; past that, or without a
-// cache, it holds nothing) to destruction. Builds of one program at once so build it once, and
-// a driver's own cache is never written by one process while another reads it back (PoCL's
-// cache races so, and the build fails).
+// cache folder, as on PoCL by default, it holds nothing) to destruction. Builds of one program at
+// once so build it once, and a driver's own cache is never written by one process while another
+// reads it back (PoCL's cache races so, and the build fails).
 class BuildTurn {
 public:
   BuildTurn(const Context &context, const std::string &key) noexcept;

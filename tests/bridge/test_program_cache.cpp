@@ -406,6 +406,10 @@ BOOST_AUTO_TEST_CASE(folders_others_could_change_are_refused_with_one_note) {
   const fs::path linked = cache.path / "linked";
   fs::create_directory_symlink(private_folder("link-target"), linked);
   cases.push_back({linked, "is a symbolic link"});
+  // A trailing slash makes open() follow the link: the folder is opened without it.
+  const fs::path linked_slash = cache.path / "linked-slash";
+  fs::create_directory_symlink(private_folder("link-target-slash"), linked_slash);
+  cases.push_back({linked_slash.string() + "/", "is a symbolic link"});
   if (geteuid() == 0) {
     const fs::path foreign = private_folder("foreign");
     BOOST_TEST_REQUIRE(chown(foreign.c_str(), 65534, 65534) == 0);
