@@ -8,6 +8,7 @@
 // runs this with POCL_DEVICES="pthread pthread", so that PoCL shows two CPU devices; with one
 // device the spread checks say so and stop.
 #define BOOST_TEST_MODULE bridge_processes
+#include "file_mode.hpp"
 #include "opencl_device.hpp"
 #include "scoped_environment.hpp"
 
@@ -111,6 +112,17 @@ std::vector<int> spread_candidates() {
   return candidates;
 }
 
+// The candidates of a test that needs two devices to spread over; none, with a message saying
+// why, when there is one (the test then has nothing to check).
+std::vector<int> candidates_to_spread_over() {
+  std::vector<int> candidates = spread_candidates();
+  if (candidates.size() < 2) {
+    BOOST_TEST_MESSAGE("one device: nothing to spread (set POCL_DEVICES=\"pthread pthread\")");
+    candidates.clear();
+  }
+  return candidates;
+}
+
 // Four agents holding their devices at once, started `apart` ms after each other: the ordinal
 // each landed on.
 std::vector<int> run_four(const fs::path &folder, int apart_ms) {
@@ -130,17 +142,6 @@ std::vector<int> run_four(const fs::path &folder, int apart_ms) {
   }
   BOOST_TEST_MESSAGE("started " << apart_ms << " ms apart, the agents took" << landed);
   return ordinals;
-}
-
-// The permission bits of `path` (not following a link) in octal, such as "0700"; "none" when
-// there is no such file.
-std::string mode_of(const fs::path &path) {
-  struct stat status {};
-  if (lstat(path.c_str(), &status) != 0)
-    return "none";
-  char octal[8];
-  std::snprintf(octal, sizeof(octal), "%04o", static_cast<unsigned>(status.st_mode & 07777));
-  return octal;
 }
 
 // The names of the files in `folder` (none when it cannot be listed).
@@ -185,11 +186,9 @@ BOOST_AUTO_TEST_CASE(four_agents_spread_evenly_whatever_their_start_order) {
 }
 
 BOOST_AUTO_TEST_CASE(a_killed_agents_slot_is_free_at_once) {
-  std::vector<int> candidates = spread_candidates();
-  if (candidates.size() < 2) {
-    BOOST_TEST_MESSAGE("one device: nothing to spread (set POCL_DEVICES=\"pthread pthread\")");
+  const std::vector<int> candidates = candidates_to_spread_over();
+  if (candidates.empty())
     return;
-  }
   TemporaryFolder runtime("runtime"), outputs("outputs"), meeting("meeting");
   ScopedEnvironment folder("MQLCL_RUNTIME_DIR", runtime.path.string());
   auto hold = [&] {
@@ -302,11 +301,9 @@ BOOST_AUTO_TEST_CASE(the_folders_are_private_whatever_the_umask) {
 // A runtime folder another user owns or others may write is not used (the agent takes the
 // fallback device and makes no file there); a link at the choosing lock is not followed.
 BOOST_AUTO_TEST_CASE(runtime_folders_others_could_change_are_not_used) {
-  std::vector<int> candidates = spread_candidates();
-  if (candidates.size() < 2) {
-    BOOST_TEST_MESSAGE("one device: nothing to spread (set POCL_DEVICES=\"pthread pthread\")");
+  const std::vector<int> candidates = candidates_to_spread_over();
+  if (candidates.empty())
     return;
-  }
   TemporaryFolder base("runtime"), outputs("outputs");
   const fs::path open_to_all = base.path / "open-to-all";
   fs::create_directory(open_to_all);
@@ -344,11 +341,9 @@ BOOST_AUTO_TEST_CASE(runtime_folders_others_could_change_are_not_used) {
 // A choosing lock that someone holds for good (a stuck process; a file another user planted)
 // delays a spreading agent by a bounded wait (10 s), then it takes the fallback device.
 BOOST_AUTO_TEST_CASE(a_choosing_lock_held_for_good_is_waited_for_a_bounded_time) {
-  std::vector<int> candidates = spread_candidates();
-  if (candidates.size() < 2) {
-    BOOST_TEST_MESSAGE("one device: nothing to spread (set POCL_DEVICES=\"pthread pthread\")");
+  const std::vector<int> candidates = candidates_to_spread_over();
+  if (candidates.empty())
     return;
-  }
   TemporaryFolder runtime("runtime"), outputs("outputs");
   fs::permissions(runtime.path, fs::perms::owner_all);
   int held = open((runtime.path / "choose.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);

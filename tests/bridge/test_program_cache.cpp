@@ -24,6 +24,8 @@
 #include <vector>
 
 #ifndef _WIN32
+#include "file_mode.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 #endif
@@ -371,17 +373,6 @@ BOOST_AUTO_TEST_CASE(the_entries_keep_within_the_limit_least_recently_used_first
 }
 
 #ifndef _WIN32
-// The permission bits of `path` (not following a link) in octal, such as "0700"; "none" when
-// there is no such file.
-std::string mode_of(const fs::path &path) {
-  struct stat status {};
-  if (lstat(path.c_str(), &status) != 0)
-    return "none";
-  char octal[8];
-  std::snprintf(octal, sizeof(octal), "%04o", static_cast<unsigned>(status.st_mode & 07777));
-  return octal;
-}
-
 // A folder others could change is not used: every build from source, nothing written there, and
 // the first build's log (only the first, per folder) says why.
 BOOST_AUTO_TEST_CASE(folders_others_could_change_are_refused_with_one_note) {
