@@ -22,7 +22,7 @@
 // register number on NVIDIA GPUs, as far as their machine code shows), and which lanes of a warp
 // read the same float4, which sets how fast local memory returns it.
 //
-// Tried, not kept (no tuning on the H100 chose them, at any size of docs/results/tuning-h100.json):
+// Tried, not kept (no tuning on the H100 chose them, at any size of bridge/src/gemm/tunings/tuning-h100.json):
 // - FMA_ORDER=1: the multiply-adds column by column, every column in the same direction.
 // - POINTERS=1 without GATHER: float4s along K read through addresses computed once per work-item.
 //
@@ -58,7 +58,7 @@
 #define BN 128
 #endif
 #ifndef BK // depth of one K slice
-#define BK 8
+#define BK 16
 #endif
 #ifndef TM // rows per work-item (a multiple of 4)
 #define TM 8

@@ -225,7 +225,7 @@ for phase in "$@"; do
     metrics+=,smsp__inst_executed_pipe_fma.sum,launch__registers_per_thread,launch__block_size
     metrics+=,sm__warps_active.avg.per_cycle_active,sm__cycles_elapsed.avg.per_second
     metrics+=',regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio'
-    # Step 13 with the H100's tuning at 4096 (docs/results/tuning-h100.json), tiles and code
+    # Step 13 with the H100's tuning at 4096 (bridge/src/gemm/tunings/tuning-h100.json), tiles and code
     # form and layout: 1024 tiles of 128 x 128, 256 work-items each.
     step13=("$root/kernels/matr_mul_double_buffered.cl" --size 4096 --groups 1024 --local 256
       -D BM=128 -D BN=128 -D BK=16 -D TM=8 -D TN=8 -D PAD=4 -D GROUP_M=8 -D WARP_ROWS=2

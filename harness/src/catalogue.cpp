@@ -122,6 +122,30 @@ Step tiled_local_step(Step tiled) {
   return tiled;
 }
 
+// A step that runs one of CLGemm's kernel forms takes its defaults, tunables and rules from the
+// form's description.
+void with_form(Step &step, gemm::Family family) {
+  const gemm::Form &form = gemm::form_of(family);
+  step.params = gemm::defaults_of(form);
+  step.tunables = gemm::tunables_of(form, gemm::Varies::shape);
+  step.form_tunables = gemm::tunables_of(form, gemm::Varies::code);
+  step.layout_tunables = gemm::tunables_of(form, gemm::Varies::layout);
+  switch (family) {
+  case gemm::Family::tiles:
+    step.params_valid = form_params_valid<gemm::Family::tiles>;
+    break;
+  case gemm::Family::registers:
+    step.params_valid = form_params_valid<gemm::Family::registers>;
+    break;
+  case gemm::Family::tensor_tf32:
+    step.params_valid = form_params_valid<gemm::Family::tensor_tf32>;
+    break;
+  case gemm::Family::tensor_3xtf32:
+    step.params_valid = form_params_valid<gemm::Family::tensor_3xtf32>;
+    break;
+  }
+}
+
 // Steps 12 and 13: register blocking, then the same with double-buffered local memory.
 std::vector<Step> register_blocked_steps(const Step &base) {
   Step blocked = base;
@@ -140,19 +164,7 @@ std::vector<Step> register_blocked_steps(const Step &base) {
   doubled.change = "two local buffers alternate: the next slice is loaded into registers while "
                    "this one is computed, so one barrier per slice hides global latency";
   doubled.kernel_file = "matr_mul_double_buffered.cl";
-  doubled.params = {{"BM", 128},      {"BN", 128},     {"BK", 16},         {"TM", 8},
-                    {"TN", 8},        {"PAD", 4},      {"GROUP_M", 8},     {"WARP_ROWS", 2},
-                    {"FMA_ORDER", 0}, {"POINTERS", 0}, {"GATHER", 0},      {"CARRY", 0},
-                    {"ROTATE_A", 0},  {"ROTATE_B", 0}, {"PAIRED_LANES", 0}};
-  doubled.tunables = {{"BM", {64, 128, 256}}, {"BN", {64, 128, 256}}, {"BK", {8, 16, 32}},
-                      {"TM", {4, 8, 16}},     {"TN", {4, 8, 16}},     {"WARP_ROWS", {2, 4}}};
-  // The code's form only: see the kernel's header comment (FMA_ORDER=1 and POINTERS=1 without
-  // GATHER=1 were tried there and not kept; double_buffered_valid refuses them).
-  doubled.form_tunables = {
-      {"FMA_ORDER", {0, 2, 3}}, {"POINTERS", {0, 1}}, {"GATHER", {0, 1}}, {"CARRY", {0, 1}}};
-  doubled.layout_tunables = {
-      {"ROTATE_A", {0, 1, 2, 3}}, {"ROTATE_B", {0, 1, 2, 3}}, {"PAIRED_LANES", {0, 1}}};
-  doubled.params_valid = double_buffered_valid;
+  with_form(doubled, gemm::Family::tiles);
   return {blocked, doubled};
 }
 
@@ -164,10 +176,7 @@ Step tuned_step(Step tuned) {
                  "register-blocked CPU form where local memory is part of global memory";
   tuned.kernel_file = "matr_mul_tuned.cl";
   tuned.geometry = &register_blocks_2d;
-  tuned.params = {{"RM", 4}, {"RN", 4}, {"VK", 16}, {"LX", 16}, {"LY", 4}};
-  tuned.tunables = {
-      {"RM", {2, 4}}, {"RN", {2, 4, 8}}, {"VK", {8, 16}}, {"LX", {8, 16, 64}}, {"LY", {1, 4, 8}}};
-  tuned.params_valid = register_blocks_valid;
+  with_form(tuned, gemm::Family::registers);
   tuned.float_only = true;
   tuned.tuning = DeviceTuning::families;
   return tuned;
@@ -331,12 +340,7 @@ std::vector<Step> tensor_map_steps(const Step &wgmma) {
                   "no pass, no loads by the work-items; cuBLAS's TF32 errors, near 3e-4, not "
                   "FP32 accuracy";
   mapped.variant_of = "matr_mul_wgmma_tf32";
-  mapped.params = {{"TMA", 2}, {"MODE", 1},   {"BM", 64},      {"BN", 256},
-                   {"BK", 32}, {"STAGES", 1}, {"INFLIGHT", 0}, {"GROUP_M", 64}};
-  mapped.tunables = {{"BM", {64, 128}},    {"BN", {64, 128, 256}},
-                     {"BK", {16, 32}},     {"STAGES", {1, 2, 3, 4}},
-                     {"INFLIGHT", {0, 1}}, {"GROUP_M", {8, 16, 32, 64}}};
-  mapped.params_valid = tensor_map_tiles_valid;
+  with_form(mapped, gemm::Family::tensor_tf32);
   mapped.args = {{KernelArg::Kind::matrix_a},
                  {KernelArg::Kind::matrix_b},
                  {KernelArg::Kind::matrix_c},
@@ -351,12 +355,7 @@ std::vector<Step> tensor_map_steps(const Step &wgmma) {
   mapped3.change = "A copied as it is through an FP32-typed tensor map and split into TF32 heads "
                    "and tails in registers; only B through step 17's pass (half of it): "
                    "FP32-level accuracy";
-  mapped3.params = {{"TMA", 1},   {"MODE", 3},   {"PARTS", 2},   {"BM", 64},
-                    {"BN", 128},  {"BK", 16},    {"STAGES", 2},  {"INFLIGHT", 0},
-                    {"FLUSH", 8}, {"A_REGS", 0}, {"GROUP_M", 64}};
-  mapped3.tunables = {{"BM", {64, 128}},        {"BN", {64, 128}},
-                      {"BK", {16, 32}},         {"STAGES", {1, 2, 3, 4}},
-                      {"FLUSH", {2, 4, 8, 16}}, {"GROUP_M", {8, 16, 32, 64}}};
+  with_form(mapped3, gemm::Family::tensor_3xtf32);
   mapped3.operand_pass = tiling_pass(8); // B's 8 heads and their 8 tails per tile row
   mapped3.operand_pass->operand_a = false;
   mapped3.padding.colsrows = 32; // whole stages of K: B's tiles hold no partial slice

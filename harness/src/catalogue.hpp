@@ -5,6 +5,8 @@
 // small geometry function.
 #pragma once
 
+#include "gemm/forms.hpp"
+
 #include <array>
 #include <cstdint>
 #include <map>
@@ -67,6 +69,9 @@ struct DeviceCaps {
   uint32_t vendor_id = 0;              // 0x10DE NVIDIA, 0x1002 AMD, 0x8086 Intel, ...
   uint32_t compute_capability = 0;     // NVIDIA only: major * 10 + minor (90 for Hopper)
   bool dedicated_local_memory = false; // CL_DEVICE_LOCAL_MEM_TYPE == CL_LOCAL
+  std::string device_name;             // CL_DEVICE_NAME
+  std::string driver;                  // CL_DRIVER_VERSION
+  std::string architecture;            // "sm_90", "cpu-simd8": the tuned sets' (tuning_file.hpp)
   std::string tuning_key;              // device name and driver version: the tuning cache's key
   // A CPU device runs each work-group on one worker thread, whose stack holds the private arrays
   // of all the group's work-items: the process's default thread stack (RLIMIT_STACK on Linux,
@@ -75,6 +80,9 @@ struct DeviceCaps {
   uint64_t cpu_group_stack_bytes = 0;
   bool cpu_group_stack_assumed = false; // kUnknownCpuStackBytes, not the OS's figure
 };
+
+// What the library's kernel forms' rules need of the device (bridge/src/gemm/forms.hpp).
+gemm::DeviceLimits limits_of(const DeviceCaps &device);
 
 // What a CPU work-group's stack needs besides the private arrays. PoCL 3.1 with an 8 MiB stack
 // (`ulimit -s 8192`): a group of 1046 work-items x 8000 bytes ran, 1048 x 8000 killed the
@@ -96,7 +104,7 @@ uint64_t cpu_runtime_group_size(uint32_t global, const DeviceCaps &device);
 
 // Named integer parameters of a step (tile sizes, ...): passed to the kernel as -DNAME=value and
 // to the step's geometry and local-memory functions.
-using Params = std::map<std::string, int64_t>;
+using Params = gemm::Params;
 
 // Whether a parameter may be 0: the switches and counts whose 0 means "off" or "none" (INFLIGHT,
 // ROUND, PARTS, FLUSH, PAD), the code forms numbered from 0 (FMA_ORDER, POINTERS, GATHER, CARRY),
@@ -162,10 +170,7 @@ enum class DeviceTuning {
 };
 
 // A parameter the tuner may vary, and the values it tries.
-struct Tunable {
-  std::string name;
-  std::vector<int64_t> values;
-};
+using gemm::Tunable; // a parameter the tuner varies, and the values it tries
 
 // A kernel argument, set in order with CLSetKernelArgMem / CLSetKernelArg / CLSetKernelArgMemLocal.
 struct KernelArg {

@@ -228,8 +228,7 @@ void convert(const RawOptions &raw, CommandLine &command, const std::vector<Step
   command.overlays.assign(raw.overlays.begin(), raw.overlays.end());
   if (raw.given("--gemm")) {
     const std::string &layout = raw.value("--gemm");
-    if (std::find(std::begin(kGemmLayouts), std::end(kGemmLayouts), layout) ==
-        std::end(kGemmLayouts))
+    if (std::find(std::begin(kLayouts), std::end(kLayouts), layout) == std::end(kLayouts))
       bad_input(fmt::format("--gemm {}: the layout is NN, NT, TN or TT (A, then B; T: stored "
                             "transposed)",
                             layout));

@@ -1,6 +1,8 @@
 // mqlcl-replay's command line.
 #pragma once
 
+#include "gemm/tuning_file.hpp"
+
 #include "runner.hpp"
 
 #include <filesystem>
@@ -15,16 +17,12 @@ enum class Format { text, json, csv };
 // What mqlcl-replay does: replay scripts (the default), tune a step, or benchmark.
 enum class Mode { replay, tune, bench, gemm, gemm_database };
 
-// The tuner's steps whose parameters CLGemm takes (bridge/src/gemm/database.hpp, kTunedForms):
-// FP32, TF32 and FP32-accurate; `tune --gemm` tunes these only.
-inline constexpr const char *kGemmForms[] = {"matr_mul_tuned", "matr_mul_wgmma_tma_tf32",
-                                             "matr_mul_wgmma_tma_3xtf32"};
-// The key of the double product's sets (kExactDoubleForm there): `tune matr_mul_tuned --gemm
-// LAYOUT --double` keeps them apart from the FP32 product's.
-inline constexpr const char *kGemmDoubleForm = "matr_mul_tuned double";
-// CLGemm's layouts of A and B (T: stored transposed), as `tune --gemm` takes them and as the
-// tuning cache keys the sets tuned for one ("matr_mul_tuned NN").
-inline constexpr const char *kGemmLayouts[] = {"NN", "NT", "TN", "TT"};
+// The tuner's steps whose parameters CLGemm takes (bridge/src/gemm/tuning_file.hpp): FP32, TF32
+// and FP32-accurate; `tune --gemm` tunes these only, `--double` the first.
+inline constexpr const char *kGemmForms[] = {gemm::kExactStep, gemm::kTf32Step,
+                                             gemm::kAccurateStep};
+// CLGemm's layouts of A and B (T: stored transposed), as `tune --gemm` takes them.
+using gemm::kLayouts;
 
 struct CommandLine {
   Mode mode = Mode::replay;
@@ -41,7 +39,7 @@ struct CommandLine {
   std::vector<std::filesystem::path> overlays;
   std::optional<std::filesystem::path> kernels;
   std::optional<std::filesystem::path> library;
-  std::optional<std::string> gemm_layout; // tune --gemm: one of kGemmLayouts
+  std::optional<std::string> gemm_layout; // tune --gemm: one of kLayouts
   // gemm-database: the tuner's files, and the vendor and architecture of devices they do not name
   std::vector<std::filesystem::path> tuning_files;
   std::string gemm_vendor, gemm_architecture;

@@ -26,9 +26,8 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
 // that set, then the sets CLGemm runs for the product's other layouts and, for a double product,
 // for the FP32 product of its layout, where they are of `family`'s kernel; on step 13's kernel,
 // for a layout with an operand that has K down its rows, each both copying it and not (COPY).
-std::vector<Params> gemm_tune_starts(const Bridge &bridge, const DeviceInfo &device,
-                                     const Step &family, const GemmProduct &product,
-                                     const Params &running);
+std::vector<Params> gemm_tune_starts(const DeviceInfo &device, const Step &family,
+                                     const GemmProduct &product, const Params &running);
 int run_bench_command(const CommandLine &command, const std::vector<Step> &catalogue);
 int run_gemm_command(const CommandLine &command); // gemm_bench.cpp
 // gemm_database.cpp: the database source from command.tuning_files, and the command that writes it.
@@ -39,9 +38,8 @@ int run_gemm_database_command(const CommandLine &command);
 std::string params_text(const Params &params);
 // Now, UTC, ISO 8601: when a tuned entry was measured.
 std::string utc_now();
-// Stores `entry` as `step`'s for the device in the user's tuning cache, with the device's vendor
-// and architecture for gemm-database, and says where.
-void cache_tuned(const DeviceInfo &device, const std::string &step, const TunedEntry &entry);
+// Stores `entry` (tuned_entry's, with its set) in the user's tuning file, and says where.
+void cache_tuned(const TunedEntry &entry);
 
 // One tuning trial: a family of the step with one parameter set, and its replay.
 struct Trial {

@@ -206,43 +206,6 @@ LibraryRun GemmProduct::run_library(const Bridge &bridge, int32_t device, uint32
                    repeat);
 }
 
-LibraryPlan parse_library_plan(const std::string &text) {
-  LibraryPlan plan;
-  std::istringstream words(text);
-  std::string word;
-  words >> plan.kernel_file;
-  while (words >> word && word.front() != '(') {
-    size_t equals = word.find('=');
-    if (equals == std::string::npos)
-      throw Error(ExitCode::bridge_failure, fmt::format("CL_GEMM_PLAN: unreadable: {}", text));
-    plan.params[word.substr(0, equals)] = std::stoll(word.substr(equals + 1));
-  }
-  if (size_t open = text.find(" ("); open != std::string::npos && text.back() == ')')
-    plan.origin = text.substr(open + 2, text.size() - open - 3);
-  return plan;
-}
-
-std::optional<LibraryPlan> library_plan(const Bridge &bridge, int32_t device,
-                                        const GeneralGemm &shape, int32_t precision) {
-  const size_t a_size = size_t{shape.m} * shape.k * shape.batch;
-  const size_t b_size = size_t{shape.k} * shape.n * shape.batch;
-  LibraryRun run = shape.double_precision
-                       ? run_typed(bridge, device, shape, precision, std::vector<double>(a_size),
-                                   std::vector<double>(b_size), 0)
-                       : run_typed(bridge, device, shape, precision, std::vector<float>(a_size),
-                                   std::vector<float>(b_size), 0);
-  if (!run.ok)
-    return std::nullopt;
-  return parse_library_plan(run.plan);
-}
-
-std::optional<LibraryPlan> replay_plan(const Bridge &bridge, int32_t device, const Sizes &sizes,
-                                       bool double_precision) {
-  const GeneralGemm shape{sizes.rows1, sizes.cols2, sizes.colsrows,  1,
-                          false,       true,        double_precision};
-  return library_plan(bridge, device, shape, MQLCL_GEMM_EXACT);
-}
-
 AnchorResult library_gemm(const Bridge &bridge, int32_t device, const GemmProblem &problem,
                           int32_t precision, uint32_t repeat) {
   const GeneralGemm shape{problem.m, problem.n, problem.k, 1, false, true};

@@ -7,7 +7,6 @@
 #include "anchors.hpp"
 #include "bridge.hpp"
 #include "runner.hpp"
-#include "tuning.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -65,19 +64,6 @@ private:
   std::vector<double> tf32_reference_; // TF32 only: the product of the rounded inputs
   double tf32_tolerance_ = 0;
 };
-
-// CL_GEMM_PLAN's text read; an Error where it is not "FILE NAME=value ... (origin)".
-LibraryPlan parse_library_plan(const std::string &text);
-
-// The plan CLGemm runs for `shape` in `precision` (CL_GEMM_PLAN), from one call on zeros, with no
-// reference computed; std::nullopt where the call fails.
-std::optional<LibraryPlan> library_plan(const Bridge &bridge, int32_t device,
-                                        const GeneralGemm &shape, int32_t precision);
-
-// The plan CLGemm runs for the product the replay's steps make at `sizes` (A by rows, B by
-// columns: CLGemm's NT), exact, in float or double; std::nullopt where the call fails.
-std::optional<LibraryPlan> replay_plan(const Bridge &bridge, int32_t device, const Sizes &sizes,
-                                       bool double_precision);
 
 // One product through CLGemm as `bench` times it beside the steps: the problem's A by rows times
 // B by columns, `precision` one of MQLCL_GEMM_*, `repeat` timed calls after a first that builds;

@@ -1,6 +1,5 @@
 #include "runner.hpp"
 
-#include "gemm_product.hpp"
 #include "kernel_source.hpp"
 #include "matrices.hpp"
 #include "platform.hpp"
@@ -188,7 +187,12 @@ DeviceInfo Runner::read_device(int32_t context) const {
     cl.CLResetLastError(); // an older NVIDIA driver without the extension: no tensor-core steps
     caps.compute_capability = major * 10 + minor;
   }
+  caps.device_name = info.name;
+  caps.driver = info.driver;
   caps.tuning_key = info.name + " | " + info.driver;
+  caps.architecture = info.type == "CPU" ? gemm::cpu_architecture(caps.preferred_vector_width_float)
+                      : caps.compute_capability != 0 ? fmt::format("sm_{}", caps.compute_capability)
+                                                     : "";
   return info;
 }
 
@@ -308,13 +312,10 @@ Handle open_context(const Bridge &bridge, int32_t device) {
 // The step as it runs on this device: the tuned step picks its kernel and parameters once the
 // device is known (from the tuning cache, else as the library's CLGemm would run the product),
 // and --param goes over them.
-Step on_device(const Bridge &bridge, const Step &chosen, const Options &options,
-               const DeviceCaps &caps, StepRun &run) {
+Step on_device(const Step &chosen, const Options &options, const DeviceCaps &caps, StepRun &run) {
   Step step = chosen;
   if (chosen.tuning != DeviceTuning::none) {
-    step = for_device(chosen, caps, options.sizes, [&] {
-      return replay_plan(bridge, options.device, options.sizes, options.double_precision);
-    });
+    step = for_device(chosen, caps, options.sizes, options.double_precision);
     run.source = step.source;
   }
   for (const auto &[name, value] : options.params)
@@ -646,7 +647,7 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
   Handle context = open_context(bridge_, options.device);
   run.device = read_device(context.get());
   const DeviceCaps &caps = run.device->caps;
-  const Step step = on_device(bridge_, chosen, options, caps, run);
+  const Step step = on_device(chosen, options, caps, run);
   reject_if(
       device_problems(step, padded, caps, sizeof(T), options.double_precision, options.local));
   GeometryInput geometry_input{padded, options.local, caps, step.params, sizeof(T)};

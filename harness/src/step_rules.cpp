@@ -41,19 +41,6 @@ bool single_buffered_valid(const Params &p, const DeviceCaps &device) {
   return register_tiles_valid(p, device, 1);
 }
 
-bool double_buffered_valid(const Params &p, const DeviceCaps &device) {
-  int64_t order = param_or(p, "FMA_ORDER", 0), pointers = param_or(p, "POINTERS", 0);
-  int64_t gather = param_or(p, "GATHER", 0), carry = param_or(p, "CARRY", 0);
-  int64_t rotate_a = param_or(p, "ROTATE_A", 0), rotate_b = param_or(p, "ROTATE_B", 0);
-  int64_t paired = param_or(p, "PAIRED_LANES", 0), rows = param_or(p, "WARP_ROWS", 0);
-  // The kernel's code forms (its #error lines): FMA_ORDER 0, 2 or 3, POINTERS only with GATHER.
-  return (order == 0 || order == 2 || order == 3) &&
-         (pointers == 0 || (pointers == 1 && gather == 1)) && (gather == 0 || gather == 1) &&
-         (carry == 0 || carry == 1) && rotate_a >= 0 && rotate_a <= 3 && rotate_b >= 0 &&
-         rotate_b <= 3 && (paired == 0 || (paired == 1 && rows >= 2 && rows <= 16)) &&
-         register_tiles_valid(p, device, 2);
-}
-
 bool warp_tiles_valid(const Params &p, const DeviceCaps &device) {
   int64_t bm = param_or(p, "BM", 0), bn = param_or(p, "BN", 0), bk = param_or(p, "BK", 0);
   int64_t wm = param_or(p, "WM", 0), wn = param_or(p, "WN", 0), stages = param_or(p, "STAGES", 2);
@@ -133,29 +120,14 @@ bool tiled_tiles_valid(const Params &p, const DeviceCaps &device) {
   return bulk_product_valid(p, device, 2);
 }
 
-// Step 18 (TMA 1 or 2): step 17's product, its tiles copied through tensor maps, 16 or 32-deep
-// slices, one stage or more: plain TF32 (MODE 1) with no pass (PARTS 0), or 3xTF32 (MODE 3) with
-// A through an FP32 map (TMA 1) and B split by step 17's pass (PARTS 2), whose heads and tails
-// take twice the local memory, with nothing in flight (A's fragments are in registers).
-bool tensor_map_tiles_valid(const Params &p, const DeviceCaps &device) {
-  int64_t tma = param_or(p, "TMA", 0), bk = param_or(p, "BK", 0), mode = param_or(p, "MODE", 0);
-  int64_t parts = param_or(p, "PARTS", 0);
-  if ((tma != 1 && tma != 2) || param_or(p, "TILED", 0) != 0 || param_or(p, "ROUND", 0) != 0 ||
-      param_or(p, "A_REGS", 0) != 0 || (bk != 16 && bk != 32))
-    return false;
-  if (mode == 1 && parts == 0)
-    return bulk_product_valid(p, device, 1);
-  if (mode == 3 && parts == 2 && tma == 1 && param_or(p, "BN", 0) <= 128 &&
-      param_or(p, "FLUSH", 0) >= 1 && param_or(p, "INFLIGHT", 0) == 0)
-    return bulk_product_valid(p, device, 1, 2);
-  return false;
-}
-
-bool register_blocks_valid(const Params &p, const DeviceCaps &device) {
-  int64_t rm = param_or(p, "RM", 0), rn = param_or(p, "RN", 0), vk = param_or(p, "VK", 0);
-  int64_t lx = param_or(p, "LX", 0), ly = param_or(p, "LY", 0);
-  return rm > 0 && rn > 0 && (vk == 4 || vk == 8 || vk == 16) && lx > 0 && ly > 0 &&
-         static_cast<uint64_t>(lx * ly) <= device.max_work_group_size;
+gemm::DeviceLimits limits_of(const DeviceCaps &device) {
+  gemm::DeviceLimits limits;
+  limits.kernel_local_bytes = device.kernel_local_mem_bytes;
+  limits.max_work_group_size = device.max_work_group_size;
+  limits.max_work_item_size0 = device.max_work_item_sizes[0];
+  limits.compute_units = device.compute_units;
+  limits.dedicated_local_memory = device.dedicated_local_memory;
+  return limits;
 }
 
 std::vector<std::string> size_problems(const Step &step, const Sizes &sizes, size_t element_size) {

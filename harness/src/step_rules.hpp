@@ -35,11 +35,14 @@ inline uint32_t ceil_div(uint32_t value, uint32_t divisor) {
 
 // Whether a set of parameters can build and run on `device`, by kernel family.
 bool single_buffered_valid(const Params &p, const DeviceCaps &device);
-bool double_buffered_valid(const Params &p, const DeviceCaps &device);
 bool warp_tiles_valid(const Params &p, const DeviceCaps &device);
 bool warpgroup_tiles_valid(const Params &p, const DeviceCaps &device);
 bool tiled_tiles_valid(const Params &p, const DeviceCaps &device);
-bool tensor_map_tiles_valid(const Params &p, const DeviceCaps &device);
-bool register_blocks_valid(const Params &p, const DeviceCaps &device);
+
+// The library's kernel forms (bridge/src/gemm/forms.hpp) judge their own parameters, as for a
+// float product: steps 13, 14 and 18 run them.
+template <gemm::Family family> bool form_params_valid(const Params &p, const DeviceCaps &device) {
+  return gemm::form_of(family).valid(p, limits_of(device), sizeof(float));
+}
 
 } // namespace mqlcl::replay

@@ -3,6 +3,7 @@
 #include "commands.hpp"
 
 #include "bridge.hpp"
+#include "error.hpp"
 #include "paths.hpp"
 #include "runner.hpp"
 #include "tuning.hpp"
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <stdexcept>
 
 namespace mqlcl::replay {
 
@@ -46,15 +48,14 @@ std::string utc_now() {
   return text;
 }
 
-void cache_tuned(const DeviceInfo &device, const std::string &step, const TunedEntry &entry) {
+void cache_tuned(const TunedEntry &entry) {
   std::filesystem::path cache = tuning_cache_path();
-  store_tuned(cache, device.caps.tuning_key, step, entry);
-  store_device_facts(
-      cache, device.caps.tuning_key, device.caps.vendor_id,
-      device.type == "CPU" ? cpu_architecture(device.caps.preferred_vector_width_float)
-      : device.caps.compute_capability != 0 ? fmt::format("sm_{}", device.caps.compute_capability)
-                                            : "");
-  fmt::print("cached for \"{}\" in {}\n", device.caps.tuning_key, cache.string());
+  try {
+    gemm::write_tuned(cache.string(), entry);
+  } catch (const std::runtime_error &error) {
+    throw Error(ExitCode::bad_input, error.what());
+  }
+  fmt::print("cached for \"{} | {}\" in {}\n", entry.device, entry.driver, cache.string());
 }
 
 size_t tuning_candidates(const std::vector<Step> &families, const DeviceCaps &device) {
@@ -152,13 +153,12 @@ int run_tune_command(const CommandLine &command, const std::vector<Step> &catalo
                trial.kernel_file, params_text(trial.params));
   }
   const Trial &best = *passed.front();
-  TunedEntry entry;
+  TunedEntry entry = tuned_entry(device.caps, step.name, options.sizes);
   entry.kernel_file = best.kernel_file;
   entry.params = best.params;
-  entry.sizes = options.sizes;
   entry.gflops = *best.run.gflops(best.run.kernel_seconds.min());
   entry.measured = utc_now();
-  cache_tuned(device, step.name, entry);
+  cache_tuned(entry);
   return 0;
 }
 

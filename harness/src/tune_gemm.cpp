@@ -1,21 +1,22 @@
 // `mqlcl-replay tune STEP --gemm LAYOUT`: the library's CLGemm tuned in place on the device at
 // hand, for one shape (--size, --rows1/--colsrows/--cols2) and layout. It starts from the set
-// CLGemm runs there today (CL_GEMM_PLAN: the user's tuning cache's, the database's or the
-// defaults), then tries each tunable of the step's kernel at its other values, one parameter at
-// a time, keeping a change only where the product verifies and is faster, and goes round again
-// until a round keeps nothing; then likewise from the sets CLGemm runs for the shape's other
-// layouts (gemm_tune_starts); on step 13's kernel, where an operand has K down its rows, each
-// once copying it first and once reading it as it is (COPY). Each trial is a fresh context whose
-// tuning cache holds that one set (MQLCL_TUNE_CACHE, for the trial only), so the product is built
-// and run exactly as an MQL5 program's would be. The winner goes into the user's tuning cache,
-// which CLGemm searches first and `gemm-database` turns into the compiled database. With --double,
-// the double product is tuned (kept as "matr_mul_tuned double LAYOUT"), from its own set and the
-// FP32 one's.
+// CLGemm runs there today (the library's planner, called directly: the user's tuning file's,
+// the database's or the defaults), then tries each tunable of the step's kernel at its other
+// values, one parameter at a time, keeping a change only where the product verifies and is faster,
+// and goes round again until a round keeps nothing; then likewise from the sets CLGemm runs for the
+// shape's other layouts (gemm_tune_starts); on step 13's kernel, where an operand has K down its
+// rows, each once copying it first and once reading it as it is (COPY). Each trial is a fresh
+// context whose tuning cache holds that one set (MQLCL_TUNE_CACHE, for the trial only), so the
+// product is built and run exactly as an MQL5 program's would be. The winner goes into the user's
+// tuning cache, which CLGemm searches first and `gemm-database` turns into the compiled database.
+// With --double, the double product is tuned (kept as "matr_mul_tuned double LAYOUT"), from its own
+// set and the FP32 one's.
 #include "commands.hpp"
 
 #include "error.hpp"
 #include "gemm_product.hpp"
 #include "paths.hpp"
+#include "plan_queries.hpp"
 #include "scoped_environment.hpp"
 #include "tuning.hpp"
 
@@ -47,17 +48,38 @@ int32_t precision_of(const std::string &step) {
   return MQLCL_GEMM_EXACT;
 }
 
+gemm::Shape shape_of(const GeneralGemm &g) {
+  return {g.m, g.n, g.k, g.batch, g.double_precision ? sizeof(double) : sizeof(float)};
+}
+
+std::string layout_of(const GeneralGemm &g) {
+  return {g.transpose_a ? 'T' : 'N', g.transpose_b ? 'T' : 'N'};
+}
+
+// The plan of `family`'s kernel with `params`, as CL_GEMM_PLAN begins when CLGemm takes it.
+std::string set_text(const Step &family, const Params &params) {
+  gemm::Plan plan;
+  plan.family = gemm::kernel_file_of(gemm::Family::registers) == family.kernel_file
+                    ? gemm::Family::registers
+                    : gemm::Family::tiles;
+  for (gemm::Family tensor : {gemm::Family::tensor_tf32, gemm::Family::tensor_3xtf32})
+    if (family.kernel_file == gemm::kernel_file_of(tensor))
+      plan.family = tensor;
+  plan.params = params;
+  return plan_set_text(plan);
+}
+
 struct GemmTuner {
   GemmTuner(const Bridge &bridge_, const DeviceInfo &device_, const Step &family_,
-            std::string form_, const GemmProduct &product_, uint32_t repeat_,
+            TunedEntry of_sets_, const GemmProduct &product_, uint32_t repeat_,
             std::filesystem::path trial_cache_)
-      : bridge(bridge_), device(device_), family(family_), form(std::move(form_)),
+      : bridge(bridge_), device(device_), family(family_), of_sets(std::move(of_sets_)),
         product(product_), repeat(repeat_), trial_cache(std::move(trial_cache_)) {}
 
   const Bridge &bridge;
   const DeviceInfo &device;
   const Step &family;
-  std::string form; // the tuning cache's key of the trials' sets: the step and the layout
+  TunedEntry of_sets; // the trials' device, step, element type, layout and sizes
   const GemmProduct &product;
   uint32_t repeat;
   std::filesystem::path trial_cache;
@@ -69,15 +91,17 @@ struct GemmTuner {
     std::optional<ScopedEnvironment> cache;
     if (params) {
       std::filesystem::remove(trial_cache);
-      TunedEntry entry{family.kernel_file, *params, sizes(), 0, ""};
-      store_tuned(trial_cache, device.caps.tuning_key, form, entry);
+      TunedEntry entry = of_sets;
+      entry.kernel_file = family.kernel_file;
+      entry.params = *params;
+      gemm::write_tuned(trial_cache.string(), entry);
       cache.emplace("MQLCL_TUNE_CACHE", trial_cache.string());
       tried.insert(*params);
     }
     ScopedEnvironment no_program_cache("MQLCL_PROGRAM_CACHE", "off");
     LibraryRun run = product.run_library(bridge, device.ordinal, repeat);
     // A set CLGemm did not take (its tiles do not fit at this element size) ran another's.
-    if (params && run.ok && parse_library_plan(run.plan).params != *params) {
+    if (params && run.ok && run.plan.substr(0, run.plan.rfind(" (")) != set_text(family, *params)) {
       run.ok = false;
       run.why_not = "not taken: CLGemm ran " + run.plan;
     }
@@ -95,11 +119,6 @@ struct GemmTuner {
     if (!run.ok || !checked.verified || run.seconds.empty())
       return std::nullopt;
     return run.seconds.min();
-  }
-
-  Sizes sizes() const {
-    const GeneralGemm &g = product.shape();
-    return Sizes{g.m, g.k, g.n};
   }
 };
 
@@ -173,7 +192,7 @@ std::optional<Found> descend(GemmTuner &tuner, const Params &start,
 // product first the set the FP32 product of its layout runs, whose code forms carry over where one
 // parameter at a time from the defaults stops short (4096: 21.5 TFLOP/s with the FP32 set's forms,
 // 18.6 with the defaults).
-std::vector<Params> other_sets(const Bridge &bridge, const DeviceInfo &device, const Step &family,
+std::vector<Params> other_sets(const DeviceInfo &device, const Step &family,
                                const GemmProduct &product) {
   const GeneralGemm &shape = product.shape();
   std::vector<GeneralGemm> others;
@@ -189,11 +208,12 @@ std::vector<Params> other_sets(const Bridge &bridge, const DeviceInfo &device, c
         others.back().transpose_b = transpose_b;
       }
   std::vector<Params> sets;
-  for (const GeneralGemm &other : others)
-    if (std::optional<LibraryPlan> plan =
-            library_plan(bridge, device.ordinal, other, product.precision());
-        plan && plan->kernel_file == family.kernel_file)
-      sets.push_back(plan->params);
+  for (const GeneralGemm &other : others) {
+    const gemm::Plan plan =
+        planned_product(device.caps, shape_of(other), layout_of(other), product.precision());
+    if (gemm::kernel_file_of(plan.family) == family.kernel_file)
+      sets.push_back(plan.params);
+  }
   return sets;
 }
 
@@ -207,11 +227,10 @@ const Step &family_of(const std::vector<Step> &families, const std::string &kern
 
 } // namespace
 
-std::vector<Params> gemm_tune_starts(const Bridge &bridge, const DeviceInfo &device,
-                                     const Step &family, const GemmProduct &product,
-                                     const Params &running) {
+std::vector<Params> gemm_tune_starts(const DeviceInfo &device, const Step &family,
+                                     const GemmProduct &product, const Params &running) {
   std::vector<Params> sets{running};
-  for (Params &set : other_sets(bridge, device, family, product))
+  for (Params &set : other_sets(device, family, product))
     sets.push_back(std::move(set));
   std::vector<Params> starts;
   for (const Params &set : sets)
@@ -235,24 +254,29 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
   fmt::print("tuning CLGemm's {} on device {}: {} ({}), {}, one parameter at a time\n", step.name,
              device.ordinal, device.name, device.driver, product.label());
   std::fflush(stdout); // before the trials' lines on stderr
-  std::string plan_text;
-  const std::string form = (double_precision ? kGemmDoubleForm : step.name) + " " + layout;
-  GemmTuner probe(bridge, device, step, form, product, std::max(command.options.repeat, 5u), {});
-  std::optional<double> start = probe.run(std::nullopt, &plan_text);
-  if (!start)
-    throw Error(ExitCode::bridge_failure, "CLGemm did not run and verify with its own plan");
-  LibraryPlan plan = parse_library_plan(plan_text);
+  TunedEntry of_sets = tuned_entry(device.caps, step.name, sizes);
+  of_sets.element = double_precision ? gemm::Element::float64 : gemm::Element::float32;
+  of_sets.layout = layout;
+  const gemm::Plan plan =
+      planned_product(device.caps, shape_of(product.shape()), layout, product.precision());
+  const std::string kernel_file = gemm::kernel_file_of(plan.family);
   DeviceCaps either_memory = device.caps; // MQLCL_GEMM_KERNEL=tiles runs step 13's on any device
   either_memory.dedicated_local_memory = true;
   const std::vector<Step> families = tuning_families(step, either_memory);
-  GemmTuner tuner(bridge, device, family_of(families, plan.kernel_file), form, product,
-                  probe.repeat,
+  GemmTuner tuner(bridge, device, family_of(families, kernel_file), of_sets, product,
+                  std::max(command.options.repeat, 5u),
                   std::filesystem::temp_directory_path() /
                       fmt::format("mqlcl-tune-gemm-{}.json", std::random_device{}()));
-  tuner.trials = probe.trials;
+  std::string ran;
+  std::optional<double> start = tuner.run(std::nullopt, &ran);
+  if (!start)
+    throw Error(ExitCode::bridge_failure, "CLGemm did not run and verify with its own plan");
+  if (ran.substr(0, ran.rfind(" (")) != plan_set_text(plan))
+    throw Error(ExitCode::bridge_failure,
+                fmt::format("CLGemm ran {}, not the planner's {}", ran, gemm::plan_text(plan)));
   tuner.tried.insert(plan.params);
   Found best{plan.params, *start};
-  for (const Params &from : gemm_tune_starts(bridge, device, tuner.family, product, plan.params))
+  for (const Params &from : gemm_tune_starts(device, tuner.family, product, plan.params))
     if (std::optional<Found> found =
             descend(tuner, from, from == plan.params ? start : std::nullopt))
       if (found->seconds < best.seconds)
@@ -260,10 +284,14 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
   std::filesystem::remove(tuner.trial_cache);
 
   const double gflops = product.flops() / best.seconds / 1e9;
-  fmt::print("\n{} trials; from {} ({:.2f} GFLOPS) to {:.2f} GFLOPS:\n  {}\n", tuner.trials,
-             plan_text, product.flops() / *start / 1e9, gflops, params_text(best.params));
-  TunedEntry entry{plan.kernel_file, best.params, tuner.sizes(), gflops, utc_now()};
-  cache_tuned(device, form, entry); // CLGemm's entry for this layout
+  fmt::print("\n{} trials; from {} ({:.2f} GFLOPS) to {:.2f} GFLOPS:\n  {}\n", tuner.trials, ran,
+             product.flops() / *start / 1e9, gflops, params_text(best.params));
+  TunedEntry entry = of_sets;
+  entry.kernel_file = kernel_file;
+  entry.params = best.params;
+  entry.gflops = gflops;
+  entry.measured = utc_now();
+  cache_tuned(entry); // CLGemm's set for this layout
   return 0;
 }
 

@@ -1,10 +1,11 @@
-// The GEMM's tuned-parameter lookup (bridge/src/gemm/database.hpp) and planner, on entries and
+// The GEMM's tuned-parameter lookup (bridge/src/gemm/tuning_file.hpp) and planner, on entries and
 // devices the tests describe: exact device first, then architecture, then nothing (defaults);
 // the user's tuning cache before the database; the nearest size class of the same edge shape.
 #define BOOST_TEST_MODULE bridge_gemm_database
 #include "devices.hpp"
-#include "gemm/database.hpp"
 #include "gemm/planner.hpp"
+#include "gemm/runtime.hpp"
+#include "gemm/tuning_file.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -18,16 +19,25 @@ using namespace mqlcl::gemm;
 
 namespace {
 
-TunedEntry entry(const char *device, uint32_t size, int64_t bm, const char *driver = "") {
-  return TunedEntry{0x10DE,
-                    "sm_90",
-                    device,
-                    driver,
-                    size,
-                    size,
-                    size,
-                    "matr_mul_double_buffered.cl",
-                    Params{{"BM", bm}}};
+TunedEntry entry(const char *device, uint32_t size, int64_t bm, const char *driver = "",
+                 const char *kernel_file = "matr_mul_double_buffered.cl") {
+  TunedEntry entry;
+  entry.vendor_id = 0x10DE;
+  entry.architecture = "sm_90";
+  entry.device = device;
+  entry.driver = driver;
+  entry.m = entry.n = entry.k = size;
+  entry.kernel_file = kernel_file;
+  entry.params = Params{{"BM", bm}};
+  return entry;
+}
+
+// find_tuned for step 14's float sets unless told otherwise.
+std::optional<Tuned> lookup(const std::vector<TunedEntry> &overlay,
+                            const std::vector<TunedEntry> &database, const DeviceFacts &device,
+                            uint32_t m, uint32_t n, uint32_t k, const char *step = kExactStep,
+                            const std::string &layout = "", Element element = Element::float32) {
+  return find_tuned(overlay, database, device, m, n, k, step, element, layout);
 }
 
 const DeviceFacts kH100{0x10DE, "sm_90", "NVIDIA H100 80GB HBM3", "580.159.04"};
@@ -43,31 +53,41 @@ void write_file(const std::string &path, const std::string &text) {
   out << text;
 }
 
+// The sets of CLGemm's forms in a tuning file of record, read as the library reads it.
+std::vector<TunedEntry> gemm_sets(const std::string &path) {
+  std::vector<TunedEntry> sets;
+  for (TunedEntry &entry : read_tuning_file(path, Reading::tolerant))
+    if (gemm_form_of(entry))
+      sets.push_back(std::move(entry));
+  return sets;
+}
+
 int64_t chosen_bm(const std::optional<Tuned> &tuned) {
   BOOST_TEST_REQUIRE(tuned.has_value());
   return tuned->entry.params.at("BM");
 }
 
-// A size³ entry of `form` tuned for one layout by tune --gemm ("matr_mul_tuned NN").
+// A size³ entry of step 14 tuned for one layout by tune --gemm ("matr_mul_tuned NN"), in
+// `element`.
 TunedEntry layout_entry(const char *device, uint32_t size, int64_t bm, const std::string &layout,
-                        const char *form = kExactForm) {
+                        Element element = Element::float32) {
   TunedEntry tuned = entry(device, size, bm);
-  tuned.form = std::string(form) + " " + layout;
+  tuned.layout = layout;
+  tuned.element = element;
   return tuned;
 }
 
-// The BM of the set the lookup chooses among `entries` of `form` for `device`'s size³ product in
-// `layout`.
+// The BM of the set the lookup chooses among `entries` of step 14 in `element` for `device`'s
+// size³ product in `layout`.
 int64_t chosen_at(const std::vector<TunedEntry> &entries, const DeviceFacts &device, uint32_t size,
-                  const std::string &layout, const char *form = kExactForm) {
-  return chosen_bm(find_tuned({}, entries, device, size, size, size, form, layout));
+                  const std::string &layout, Element element = Element::float32) {
+  return chosen_bm(lookup({}, entries, device, size, size, size, kExactStep, layout, element));
 }
 
-Device gpu() {
-  Device device;
-  device.type = CL_DEVICE_TYPE_GPU;
-  device.max_work_group_size = 1024;
-  device.local_mem_size = device.kernel_local_mem_size = 48 << 10;
+DeviceLimits gpu() {
+  DeviceLimits device;
+  device.max_work_group_size = device.max_work_item_size0 = 1024;
+  device.kernel_local_bytes = 48 << 10;
   device.dedicated_local_memory = true;
   device.compute_units = 132;
   return device;
@@ -76,14 +96,14 @@ Device gpu() {
 } // namespace
 
 BOOST_AUTO_TEST_CASE(the_exact_device_comes_first_at_the_nearest_size_class) {
-  BOOST_TEST(chosen_bm(find_tuned({}, database(), kH100, 4096, 4096, 4096)) == 1);
-  BOOST_TEST(chosen_bm(find_tuned({}, database(), kH100, 4096, 4096, 512)) == 1);
-  BOOST_TEST(chosen_bm(find_tuned({}, database(), kH100, 8192, 8192, 4096)) == 4);
-  BOOST_TEST(chosen_bm(find_tuned({}, database(), kH100, 1000, 1000, 1000)) == 2);
-  BOOST_TEST(chosen_bm(find_tuned({}, database(), kH100, 5000, 5000, 5000)) == 3);
+  BOOST_TEST(chosen_bm(lookup({}, database(), kH100, 4096, 4096, 4096)) == 1);
+  BOOST_TEST(chosen_bm(lookup({}, database(), kH100, 4096, 4096, 512)) == 1);
+  BOOST_TEST(chosen_bm(lookup({}, database(), kH100, 8192, 8192, 4096)) == 4);
+  BOOST_TEST(chosen_bm(lookup({}, database(), kH100, 1000, 1000, 1000)) == 2);
+  BOOST_TEST(chosen_bm(lookup({}, database(), kH100, 5000, 5000, 5000)) == 3);
   // 1024 is whole tiles: the whole-tile entries are preferred over the nearer 2000.
-  BOOST_TEST(chosen_bm(find_tuned({}, database(), kH100, 1024, 1024, 1024)) == 1);
-  auto tuned = find_tuned({}, database(), kH100, 4096, 4096, 4096);
+  BOOST_TEST(chosen_bm(lookup({}, database(), kH100, 1024, 1024, 1024)) == 1);
+  auto tuned = lookup({}, database(), kH100, 4096, 4096, 4096);
   BOOST_TEST(tuned->origin.find("this device") != std::string::npos, tuned->origin);
 }
 
@@ -97,10 +117,10 @@ BOOST_AUTO_TEST_CASE(shapes_of_one_volume_find_their_own_entries) {
   thin_m.params["BM"] = 6;
   entries.push_back(thin_k);
   entries.push_back(thin_m);
-  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 4096, 4096, 512)) == 5);
-  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 512, 4096, 4096)) == 6);
-  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 4096, 4096, 1024)) == 5);
-  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 4096, 4096, 4096)) == 1);
+  BOOST_TEST(chosen_bm(lookup({}, entries, kH100, 4096, 4096, 512)) == 5);
+  BOOST_TEST(chosen_bm(lookup({}, entries, kH100, 512, 4096, 4096)) == 6);
+  BOOST_TEST(chosen_bm(lookup({}, entries, kH100, 4096, 4096, 1024)) == 5);
+  BOOST_TEST(chosen_bm(lookup({}, entries, kH100, 4096, 4096, 4096)) == 1);
 }
 
 // An entry tuned for the call's layout ("matr_mul_tuned NN", from tune --gemm NN) wins at its
@@ -116,7 +136,7 @@ BOOST_AUTO_TEST_CASE(an_entry_of_the_calls_layout_wins_near_its_shape) {
   BOOST_TEST(at(4096, "") == 1);
   BOOST_TEST(at(8192, "NN") == 7); // 3 octaves from the NN entry, 4 + 0 from the general 8192
   BOOST_TEST(at(2000, "NN") == 2);
-  auto tuned = find_tuned({}, entries, kH100, 4096, 4096, 4096, kExactForm, "NN");
+  auto tuned = lookup({}, entries, kH100, 4096, 4096, 4096, kExactStep, "NN");
   BOOST_TEST(tuned->origin.find("at 4096x4096x4096 NN") != std::string::npos, tuned->origin);
 }
 
@@ -150,27 +170,27 @@ BOOST_AUTO_TEST_CASE(a_parts_own_entries_win_only_near_their_shapes) {
   BOOST_TEST(at(4096, "NN") == 9);
   BOOST_TEST(at(4096, "NT") == 1);
   BOOST_TEST(at(1000, "NN") == 2);
-  auto tuned = find_tuned({}, entries, kH200, 1000, 1000, 1000, kExactForm, "NN");
+  auto tuned = lookup({}, entries, kH200, 1000, 1000, 1000, kExactStep, "NN");
   BOOST_TEST(tuned->origin.find("this architecture") != std::string::npos, tuned->origin);
 }
 
 BOOST_AUTO_TEST_CASE(another_part_of_the_architecture_gets_its_entries) {
-  auto tuned = find_tuned({}, database(), kH200, 4096, 4096, 4096);
+  auto tuned = lookup({}, database(), kH200, 4096, 4096, 4096);
   BOOST_TEST(chosen_bm(tuned) == 1);
   BOOST_TEST(tuned->origin.find("this architecture") != std::string::npos, tuned->origin);
   std::vector<TunedEntry> both = database();
   both.push_back(entry("NVIDIA H200", 4096, 9));
-  BOOST_TEST(chosen_bm(find_tuned({}, both, kH200, 4096, 4096, 4096)) == 9);
-  BOOST_TEST(chosen_bm(find_tuned({}, both, kH100, 4096, 4096, 4096)) == 1);
+  BOOST_TEST(chosen_bm(lookup({}, both, kH200, 4096, 4096, 4096)) == 9);
+  BOOST_TEST(chosen_bm(lookup({}, both, kH100, 4096, 4096, 4096)) == 1);
 }
 
 BOOST_AUTO_TEST_CASE(other_architectures_and_vendors_get_nothing) {
   DeviceFacts ampere{0x10DE, "sm_80", "NVIDIA A100", "580"};
-  BOOST_TEST(!find_tuned({}, database(), ampere, 4096, 4096, 4096).has_value());
+  BOOST_TEST(!lookup({}, database(), ampere, 4096, 4096, 4096).has_value());
   DeviceFacts amd{0x1002, "", "gfx90a", "3614"};
-  BOOST_TEST(!find_tuned({}, database(), amd, 4096, 4096, 4096).has_value());
+  BOOST_TEST(!lookup({}, database(), amd, 4096, 4096, 4096).has_value());
   DeviceFacts unknown_nvidia{0x10DE, "", "NVIDIA H100 80GB HBM3", "1"}; // no architecture known
-  BOOST_TEST(chosen_bm(find_tuned({}, database(), unknown_nvidia, 64, 64, 64)) == 2);
+  BOOST_TEST(chosen_bm(lookup({}, database(), unknown_nvidia, 64, 64, 64)) == 2);
 }
 
 // CPUs are told apart by their SIMD width: a set tuned on an AVX2 part (PoCL's preferred float
@@ -184,24 +204,26 @@ BOOST_AUTO_TEST_CASE(cpus_find_the_entries_of_their_simd_width) {
   BOOST_TEST(facts_of(cpu).architecture == "cpu-simd8");
   BOOST_TEST(cpu_architecture(16) == "cpu-simd16");
   BOOST_TEST(cpu_architecture(0) == "cpu"); // a driver that gives no width
-  TunedEntry avx2{0x8086, "cpu-simd8",         "pthread-haswell-AMD EPYC", "", 2000, 2000,
-                  2000,   "matr_mul_tuned.cl", Params{{"RM", 2}}};
-  auto tuned = find_tuned({}, {avx2}, facts_of(cpu), 1000, 1000, 1000);
+  TunedEntry avx2 = entry("pthread-haswell-AMD EPYC", 2000, 0, "", "matr_mul_tuned.cl");
+  avx2.vendor_id = 0x8086;
+  avx2.architecture = "cpu-simd8";
+  avx2.params = Params{{"RM", 2}};
+  auto tuned = lookup({}, {avx2}, facts_of(cpu), 1000, 1000, 1000);
   BOOST_TEST_REQUIRE(tuned.has_value());
   BOOST_TEST(tuned->entry.params.at("RM") == 2);
   BOOST_TEST(tuned->origin.find("this architecture") != std::string::npos, tuned->origin);
   cpu.preferred_vector_width_float = 16;
-  BOOST_TEST(!find_tuned({}, {avx2}, facts_of(cpu), 1000, 1000, 1000).has_value());
+  BOOST_TEST(!lookup({}, {avx2}, facts_of(cpu), 1000, 1000, 1000).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(the_users_tuning_cache_comes_before_the_database) {
   std::vector<TunedEntry> overlay{entry("NVIDIA H100 80GB HBM3", 4096, 7, "580.159.04")};
-  auto tuned = find_tuned(overlay, database(), kH100, 4096, 4096, 4096);
+  auto tuned = lookup(overlay, database(), kH100, 4096, 4096, 4096);
   BOOST_TEST(chosen_bm(tuned) == 7);
   BOOST_TEST(tuned->origin.find("tuning cache") != std::string::npos, tuned->origin);
   // An entry of another driver is not this device's.
   overlay[0].driver = "575.00";
-  BOOST_TEST(chosen_bm(find_tuned(overlay, database(), kH100, 4096, 4096, 4096)) == 1);
+  BOOST_TEST(chosen_bm(lookup(overlay, database(), kH100, 4096, 4096, 4096)) == 1);
 }
 
 BOOST_AUTO_TEST_CASE(the_tuning_cache_is_read_as_the_tuner_writes_it) {
@@ -212,8 +234,11 @@ BOOST_AUTO_TEST_CASE(the_tuning_cache_is_read_as_the_tuner_writes_it) {
         << R"({"kernel_file": "matr_mul_double_buffered.cl", "params": {"BM": "64", "BK": 8}}},)"
         << R"( "matr_mul_tf32": {"4096x4096x4096": {"kernel_file": "matr_mul_tf32.cl"}}}})";
   }
-  std::vector<TunedEntry> overlay = read_overlay(path);
-  BOOST_TEST_REQUIRE(overlay.size() == 1u);
+  std::vector<TunedEntry> overlay = read_tuning_file(path, Reading::tolerant);
+  BOOST_TEST_REQUIRE(overlay.size() == 2u); // step 15's set too, which no CLGemm form takes
+  BOOST_TEST(overlay[1].step == "matr_mul_tf32");
+  BOOST_TEST(!gemm_form_of(overlay[1]).has_value());
+  BOOST_TEST((gemm_form_of(overlay[0]) == Family::tiles));
   BOOST_TEST(overlay[0].device == "NVIDIA H100 80GB HBM3");
   BOOST_TEST(overlay[0].driver == "580.159.04");
   BOOST_TEST(overlay[0].m == 4096u);
@@ -225,44 +250,45 @@ BOOST_AUTO_TEST_CASE(the_tuning_cache_is_read_as_the_tuner_writes_it) {
     std::ofstream out(path);
     out << R"({"NVIDIA H100 80GB HBM3 | 580": {"matr_mul_tuned": {"4096x4)"; // cut short
   }
-  BOOST_TEST(read_overlay(path).empty());
-  BOOST_TEST(read_overlay("no/such/file.json").empty());
+  BOOST_TEST(read_tuning_file(path, Reading::tolerant).empty());
+  BOOST_TEST(read_tuning_file("no/such/file.json", Reading::tolerant).empty());
   std::remove(path.c_str());
 }
 
 // The caches of record: PoCL's written by the tuner (numbers as numbers), the H100's by the
 // tuner of Boost.PropertyTree's days (every number a string). Both hold the tuner's "_device".
 BOOST_AUTO_TEST_CASE(the_caches_of_record_load_with_numbers_or_strings_of_them) {
-  static_assert(noexcept(read_overlay(std::string())), "read_overlay is called inside the C ABI");
-  std::vector<TunedEntry> pocl = read_overlay(MQLCL_TEST_RESULTS "/tuning-pocl.json");
+  std::vector<TunedEntry> pocl = gemm_sets(MQLCL_TEST_TUNINGS "/tuning-pocl.json");
   BOOST_TEST_REQUIRE(pocl.size() == 1u);
   BOOST_TEST(pocl[0].device == "pthread-haswell-AMD EPYC");
   BOOST_TEST(pocl[0].driver == "3.1+debian");
-  BOOST_TEST(pocl[0].form == kExactForm);
+  BOOST_TEST(pocl[0].step == kExactStep);
+  BOOST_TEST(pocl[0].vendor_id == 0x8086u);
+  BOOST_TEST(pocl[0].architecture == "cpu-simd8");
   BOOST_TEST((pocl[0].m == 2000u && pocl[0].n == 2000u && pocl[0].k == 2000u));
   BOOST_TEST(pocl[0].kernel_file == "matr_mul_tuned.cl");
   BOOST_TEST((pocl[0].params == Params{{"LX", 16}, {"LY", 8}, {"RM", 4}, {"RN", 2}, {"VK", 8}}));
 
-  std::vector<TunedEntry> h100 = read_overlay(MQLCL_TEST_RESULTS "/tuning-h100.json");
+  std::vector<TunedEntry> h100 = gemm_sets(MQLCL_TEST_TUNINGS "/tuning-h100.json");
   std::map<std::string, int> per_form;
   for (const TunedEntry &entry : h100) {
-    ++per_form[entry.form];
+    ++per_form[step_key(entry)];
     BOOST_TEST(entry.driver == "580.159.04");
-    BOOST_TEST(!entry.params.empty(), entry.form << " " << entry.m);
+    BOOST_TEST(!entry.params.empty(), step_key(entry) << " " << entry.m);
   }
   // Only the forms CLGemm takes: each form's own (matr_mul_tuned's 6 sizes, 3xTF32's 3, TF32's
   // 1) and those tuned by tune --gemm for one layout, the double product's among them.
-  BOOST_TEST((per_form == std::map<std::string, int>{{kExactForm, 6},
+  BOOST_TEST((per_form == std::map<std::string, int>{{kExactStep, 6},
                                                      {"matr_mul_tuned NN", 3},
                                                      {"matr_mul_tuned NT", 2},
                                                      {"matr_mul_tuned TN", 3},
                                                      {"matr_mul_tuned double NN", 2},
                                                      {"matr_mul_tuned double NT", 1},
                                                      {"matr_mul_tuned double TN", 1},
-                                                     {kAccurateForm, 3},
+                                                     {kAccurateStep, 3},
                                                      {"matr_mul_wgmma_tma_3xtf32 NN", 1},
                                                      {"matr_mul_wgmma_tma_3xtf32 NT", 3},
-                                                     {kTf32Form, 1},
+                                                     {kTf32Step, 1},
                                                      {"matr_mul_wgmma_tma_tf32 NN", 1},
                                                      {"matr_mul_wgmma_tma_tf32 NT", 1}}));
   BOOST_TEST_REQUIRE(!h100.empty()); // in the file's order: 4096 first, its BM "128"
@@ -285,26 +311,34 @@ BOOST_AUTO_TEST_CASE(a_malformed_entry_is_skipped_and_a_malformed_cache_yields_n
                    R"( "4096x4096": {"kernel_file": "a.cl"}, "8192x8192x8192": "a.cl"},)"
                    R"( "matr_mul_wgmma_tma_tf32": [1, 2],)"
                    R"( "matr_mul_wgmma_tma_3xtf32": {"32x32x32": {"kernel_file": "c.cl"}}}})");
-  std::vector<TunedEntry> overlay = read_overlay(path);
+  std::vector<TunedEntry> overlay = read_tuning_file(path, Reading::tolerant);
   BOOST_TEST_REQUIRE(overlay.size() == 2u);
-  BOOST_TEST((overlay[0].form == kExactForm && overlay[0].m == 64u));
+  BOOST_TEST((overlay[0].step == kExactStep && overlay[0].m == 64u));
   BOOST_TEST((overlay[0].params == Params{{"BM", 64}, {"BN", -2}}));
-  BOOST_TEST((overlay[1].form == kAccurateForm && overlay[1].m == 32u));
+  BOOST_TEST((overlay[1].step == kAccurateStep && overlay[1].m == 32u));
   BOOST_TEST(overlay[1].params.empty()); // no "params": the kernel's defaults
   for (const char *text :
        {"", "[]", R"("GPU | 1")", R"({"GPU | 1": {}} trailing)",
         R"([{"GPU | 1": {"matr_mul_tuned": {"64x64x64": {"kernel_file": "a"}}}}])"}) {
     write_file(path, text);
-    BOOST_TEST(read_overlay(path).empty(), text);
+    BOOST_TEST(read_tuning_file(path, Reading::tolerant).empty(), text);
   }
+  // The tuner reads strictly: the same file is an error that names what is wrong.
+  write_file(path, R"({"GPU | 1": {"matr_mul_tuned": {"64x64x64": {"kernel_file": 5}}}})");
+  BOOST_CHECK_THROW(read_tuning_file(path, Reading::strict), std::runtime_error);
+  write_file(path, "not JSON");
+  BOOST_CHECK_THROW(read_tuning_file(path, Reading::strict), std::runtime_error);
+  BOOST_TEST(read_tuning_file("no/such/file.json", Reading::strict).empty());
   std::remove(path.c_str());
 }
 
 BOOST_AUTO_TEST_CASE(the_compiled_database_parses_and_serves_both_hopper_parts) {
   const std::vector<TunedEntry> &compiled = compiled_database();
+  for (const TunedEntry &entry : compiled) // every line names a form, and its set fits its rules
+    BOOST_TEST(gemm_form_of(entry).has_value(), entry.kernel_file << " " << step_key(entry));
   BOOST_TEST_REQUIRE(!compiled.empty());
   for (const DeviceFacts &hopper : {kH100, kH200}) {
-    auto tuned = find_tuned({}, compiled, hopper, 4096, 4096, 4096);
+    auto tuned = lookup({}, compiled, hopper, 4096, 4096, 4096);
     BOOST_TEST_REQUIRE(tuned.has_value());
     BOOST_TEST(tuned->entry.params.count("BM") == 1u);
   }
@@ -314,23 +348,22 @@ BOOST_AUTO_TEST_CASE(the_compiled_database_parses_and_serves_both_hopper_parts) 
 }
 
 BOOST_AUTO_TEST_CASE(the_planner_takes_tuned_sets_that_fit_and_defaults_otherwise) {
-  Device device = gpu();
+  DeviceLimits device = gpu();
   Shape shape{4096, 4096, 4096, 1, 4};
   Plan plan = default_plan(device, shape);
   BOOST_TEST((plan.family == Family::tiles));
   BOOST_TEST(plan.params.at("BM") == 128);
-  BOOST_TEST(plan.global[0] == 32u * 32u * 256u);
-  BOOST_TEST(plan.local[0] == 256u);
+  BOOST_TEST(plan.launch.global[0] == 32u * 32u * 256u);
+  BOOST_TEST(plan.launch.local[0] == 256u);
   BOOST_TEST(plan.copy_k_down_operands); // 2^36 multiply-adds
   BOOST_TEST(!default_plan(device, Shape{2000, 2000, 2000, 1, 4}).copy_k_down_operands);
   BOOST_TEST(default_plan(device, Shape{4096, 4096, 512, 1, 4}).copy_k_down_operands);
 
-  Tuned tuned{TunedEntry{0x10DE, "sm_90", "x", "", 4096, 4096, 4096, "matr_mul_double_buffered.cl",
-                         parse_params("BM=128 BN=64 BK=16 TM=8 TN=4 PAD=4")},
-              "test"};
+  Tuned tuned{entry("x", 4096, 0), "test"};
+  tuned.entry.params = parse_params("BM=128 BN=64 BK=16 TM=8 TN=4 PAD=4");
   plan = plan_product(device, shape, tuned);
   BOOST_TEST(plan.origin == "test");
-  BOOST_TEST(plan.global[0] == 32u * 64u * 256u);
+  BOOST_TEST(plan.launch.global[0] == 32u * 64u * 256u);
   // A set that cannot work here (a zero size, a group too large) falls back to the defaults.
   tuned.entry.params["TM"] = 0;
   BOOST_TEST(plan_product(device, shape, tuned).origin == "defaults");
@@ -352,8 +385,8 @@ BOOST_AUTO_TEST_CASE(the_planner_takes_tuned_sets_that_fit_and_defaults_otherwis
   plan = plan_product(device, doubles, std::nullopt);
   BOOST_TEST(plan.params.at("BK") == 8);
   BOOST_TEST(plan_product(device, doubles, tuned).origin == "defaults");
-  Device hopper = device;
-  hopper.kernel_local_mem_size = 226 << 10;
+  DeviceLimits hopper = device;
+  hopper.kernel_local_bytes = 226 << 10;
   plan = plan_product(hopper, doubles, tuned);
   BOOST_TEST(plan.origin == "test");
   BOOST_TEST(plan.params.at("BK") == 16);
@@ -363,53 +396,51 @@ BOOST_AUTO_TEST_CASE(the_planner_takes_tuned_sets_that_fit_and_defaults_otherwis
   // A batch fills the device as well as a large product.
   BOOST_TEST(default_plan(device, Shape{256, 256, 64, 128, 4}).params.at("BM") == 128);
 
-  Device cpu = device;
-  cpu.type = CL_DEVICE_TYPE_CPU;
+  DeviceLimits cpu = device;
   cpu.dedicated_local_memory = false;
   plan = default_plan(cpu, Shape{1000, 1000, 1000, 3, 4});
   BOOST_TEST((plan.family == Family::registers));
-  BOOST_TEST(plan.dimensions == 3u);
-  BOOST_TEST(plan.global[2] == 3u);
-  BOOST_TEST(plan.global[0] % plan.local[0] == 0u);
+  BOOST_TEST(plan.launch.dimensions == 3u);
+  BOOST_TEST(plan.launch.global[2] == 3u);
+  BOOST_TEST(plan.launch.global[0] % plan.launch.local[0] == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(each_form_looks_up_its_own_entries) {
   std::vector<TunedEntry> entries = database();
   TunedEntry accurate = entry("NVIDIA H100 80GB HBM3", 1000, 64);
-  accurate.form = kAccurateForm;
+  accurate.step = kAccurateStep;
   accurate.kernel_file = "matr_mul_wgmma_tf32.cl";
   entries.push_back(accurate);
   // The FP32 product's lookup never takes another form's entry, however near its size.
-  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 1000, 1000, 1000)) == 2);
-  BOOST_TEST(chosen_bm(find_tuned({}, entries, kH100, 4096, 4096, 4096, kAccurateForm)) == 64);
-  BOOST_TEST(!find_tuned({}, entries, kH100, 4096, 4096, 4096, kTf32Form).has_value());
+  BOOST_TEST(chosen_bm(lookup({}, entries, kH100, 1000, 1000, 1000)) == 2);
+  BOOST_TEST(chosen_bm(lookup({}, entries, kH100, 4096, 4096, 4096, kAccurateStep)) == 64);
+  BOOST_TEST(!lookup({}, entries, kH100, 4096, 4096, 4096, kTf32Step).has_value());
   // The double product's sets are its own: neither product takes the other's.
-  BOOST_TEST(!find_tuned({}, entries, kH100, 4096, 4096, 4096, kExactDoubleForm, "NN"));
-  entries.push_back(layout_entry("NVIDIA H100 80GB HBM3", 4096, 96, "NN", kExactDoubleForm));
-  BOOST_TEST(chosen_at(entries, kH100, 4096, "NN", kExactDoubleForm) == 96);
-  BOOST_TEST(chosen_at(entries, kH200, 1000, "NN", kExactDoubleForm) == 96);
+  BOOST_TEST(!lookup({}, entries, kH100, 4096, 4096, 4096, kExactStep, "NN", Element::float64));
+  entries.push_back(layout_entry("NVIDIA H100 80GB HBM3", 4096, 96, "NN", Element::float64));
+  BOOST_TEST(chosen_at(entries, kH100, 4096, "NN", Element::float64) == 96);
+  BOOST_TEST(chosen_at(entries, kH200, 1000, "NN", Element::float64) == 96);
   BOOST_TEST(chosen_at(entries, kH100, 4096, "NN") != 96);
 }
 
 BOOST_AUTO_TEST_CASE(the_tensor_core_plans_take_tuned_sets_of_their_own_family_only) {
-  Device device = gpu();
+  DeviceLimits device = gpu();
   Shape shape{1000, 1000, 1000, 3, 4};
   Plan plan = tensor_plan(device, shape, Family::tensor_3xtf32);
   BOOST_TEST(plan.origin == "defaults");
   BOOST_TEST(plan.params.at("MODE") == 3);
-  BOOST_TEST(plan.global[0] == 16u * 8u * 128u); // 64 x 128 tiles, a warpgroup per 64 rows
-  BOOST_TEST(plan.global[1] == 3u);              // the batch
-  BOOST_TEST(plan.local[0] == 128u);
+  BOOST_TEST(plan.launch.global[0] == 16u * 8u * 128u); // 64 x 128 tiles, a warpgroup per 64 rows
+  BOOST_TEST(plan.launch.global[1] == 3u);              // the batch
+  BOOST_TEST(plan.launch.local[0] == 128u);
   BOOST_TEST(tensor_plan(device, shape, Family::tensor_tf32).params.at("TMA") == 2);
 
-  Tuned tuned{TunedEntry{0x10DE, "sm_90", "x", "", 1000, 1000, 1000, "matr_mul_wgmma_tf32.cl",
-                         parse_params("TMA=1 MODE=3 PARTS=2 BM=64 BN=64 BK=16 STAGES=3 "
-                                      "INFLIGHT=0 FLUSH=4 GROUP_M=8"),
-                         kAccurateForm},
-              "test"};
+  Tuned tuned{entry("x", 1000, 0, "", "matr_mul_wgmma_tf32.cl"), "test"};
+  tuned.entry.step = kAccurateStep;
+  tuned.entry.params = parse_params("TMA=1 MODE=3 PARTS=2 BM=64 BN=64 BK=16 STAGES=3 "
+                                    "INFLIGHT=0 FLUSH=4 GROUP_M=8");
   plan = tensor_plan(device, shape, Family::tensor_3xtf32, tuned);
   BOOST_TEST(plan.origin == "test");
-  BOOST_TEST(plan.global[0] == 16u * 16u * 128u);
+  BOOST_TEST(plan.launch.global[0] == 16u * 16u * 128u);
   // Another family's set, BN 256 for 3xTF32, and tiles past the local memory are not taken.
   BOOST_TEST(tensor_plan(device, shape, Family::tensor_tf32, tuned).origin == "defaults");
   tuned.entry.params["BN"] = 256;

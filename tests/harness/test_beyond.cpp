@@ -11,6 +11,7 @@
 #include "gemm_product.hpp"
 #include "json.hpp"
 #include "kernel_source.hpp"
+#include "plan_queries.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 #include "tuning.hpp"
@@ -28,6 +29,7 @@
 #include <limits>
 
 using namespace mqlcl::replay;
+namespace gemm = mqlcl::gemm;
 using harness_test::bridge;
 using harness_test::needs_device;
 
@@ -611,61 +613,58 @@ BOOST_AUTO_TEST_CASE(the_tuned_step_uses_its_cache_and_says_so) {
   BOOST_TEST(
       untuned.kernel_file ==
       (device().caps.dedicated_local_memory ? "matr_mul_double_buffered.cl" : "matr_mul_tuned.cl"));
-  std::optional<LibraryPlan> plan = replay_plan(bridge(), options.device, options.sizes, false);
-  BOOST_TEST_REQUIRE(plan.has_value());
-  BOOST_TEST(plan->kernel_file == untuned.kernel_file);
-  BOOST_TEST(untuned.source.find(plan->origin) != std::string::npos, untuned.source);
-  for (const auto &[name, value] : plan->params)
-    BOOST_TEST((untuned.build_options + " ").find(fmt::format("-D{}={} ", name, value)) !=
-                   std::string::npos,
-               name << " in " << untuned.build_options);
+  // The planner the replay asked is the one CLGemm runs: the product itself reports that plan.
+  const gemm::Plan plan =
+      planned_product(device().caps, gemm::Shape{96, 80, 64, 1, 4}, "NT", MQLCL_GEMM_EXACT);
+  BOOST_TEST(gemm::kernel_file_of(plan.family) == untuned.kernel_file);
+  BOOST_TEST(untuned.source.find(plan.origin) != std::string::npos, untuned.source);
+  for (const auto &[name, value] : plan.params)
+    if (name != gemm::kCopyParam)
+      BOOST_TEST((untuned.build_options + " ").find(fmt::format("-D{}={} ", name, value)) !=
+                     std::string::npos,
+                 name << " in " << untuned.build_options);
+  const GemmProduct nt(GeneralGemm{96, 80, 64, 1, false, true}, MQLCL_GEMM_EXACT);
+  LibraryRun ran = nt.run_library(bridge(), device().ordinal, 1);
+  BOOST_TEST_REQUIRE(ran.ok, ran.why_not);
+  BOOST_TEST(ran.plan == gemm::plan_text(plan));
 
-  TunedEntry entry;
+  TunedEntry entry = tuned_entry(device().caps, "matr_mul_tuned", options.sizes);
   entry.kernel_file = "matr_mul_tuned.cl"; // the CPU form exists on every device
   entry.params = {{"RM", 2}, {"RN", 2}, {"VK", 8}, {"LX", 4}, {"LY", 4}};
-  entry.sizes = {96, 64, 80};
   entry.gflops = 1;
   entry.measured = "2026-01-01T00:00:00Z";
-  store_tuned(cache.path, device().caps.tuning_key, "matr_mul_tuned", entry);
+  gemm::write_tuned(cache.path.string(), entry);
   StepRun tuned = replay("matr_mul_tuned", options);
   BOOST_TEST_REQUIRE((tuned.status == Status::verified), tuned.message);
-  BOOST_TEST(tuned.source.find("as tuned for this device") != std::string::npos, tuned.source);
+  BOOST_TEST(tuned.source.find("(tuning cache: ") != std::string::npos, tuned.source);
   BOOST_TEST(tuned.build_options.find("-DRM=2 -DRN=2 -DVK=8") != std::string::npos,
              tuned.build_options);
   BOOST_TEST(tuned.geometry.local[0] == 4u);
 }
 
-// The library is asked only where the cache has nothing; a plan of no family of the step's (or
-// none) leaves the step's own defaults.
-BOOST_AUTO_TEST_CASE(the_tuned_step_keeps_its_defaults_where_the_library_names_no_set_of_its) {
+// A tuned set the kernel form's rules refuse (a vector width the CPU form has not) is not run:
+// the step runs the planner's defaults, and says so.
+BOOST_AUTO_TEST_CASE(the_tuned_step_runs_the_defaults_where_its_tuned_set_cannot_build) {
   ScratchCache cache("tuned-fallback-cache.json");
   const Step &tuned = *find_step(replay_steps(), "matr_mul_tuned");
   const DeviceCaps &caps = device().caps;
   const Sizes sizes{96, 64, 80};
-  int asked = 0;
-  auto none = [&] {
-    ++asked;
-    return std::optional<LibraryPlan>();
-  };
-  auto foreign = [&] {
-    ++asked;
-    return std::optional<LibraryPlan>(LibraryPlan{"matr_mul_wgmma_tf32.cl", {{"BM", 64}}, "test"});
-  };
-  BOOST_TEST(for_device(tuned, caps, sizes, none).source.find("untuned defaults") !=
-             std::string::npos);
-  BOOST_TEST(for_device(tuned, caps, sizes, foreign).source.find("untuned defaults") !=
-             std::string::npos);
-  BOOST_TEST(asked == 2);
-
-  TunedEntry entry{"matr_mul_tuned.cl",
-                   {{"RM", 2}, {"RN", 2}, {"VK", 8}, {"LX", 4}, {"LY", 4}},
-                   sizes,
-                   1,
-                   "2026-01-01T00:00:00Z"};
-  store_tuned(cache.path, caps.tuning_key, "matr_mul_tuned", entry);
-  Step cached = for_device(tuned, caps, sizes, foreign);
-  BOOST_TEST(asked == 2);
+  TunedEntry entry = tuned_entry(caps, "matr_mul_tuned", sizes);
+  entry.kernel_file = "matr_mul_tuned.cl";
+  entry.params = {{"RM", 2}, {"RN", 2}, {"VK", 3}, {"LX", 4}, {"LY", 4}};
+  gemm::write_tuned(cache.path.string(), entry);
+  const Step refused = for_device(tuned, caps, sizes, false);
+  BOOST_TEST(refused.source.find("(defaults; run mqlcl-replay tune matr_mul_tuned)") !=
+                 std::string::npos,
+             refused.source);
+  BOOST_TEST(refused.params.count("VK") == (refused.kernel_file == "matr_mul_tuned.cl" ? 1u : 0u));
+  if (refused.kernel_file == "matr_mul_tuned.cl")
+    BOOST_TEST(refused.params.at("VK") == 16);
+  entry.params["VK"] = 8;
+  gemm::write_tuned(cache.path.string(), entry);
+  const Step cached = for_device(tuned, caps, sizes, false);
   BOOST_TEST(cached.params.at("VK") == 8);
+  BOOST_TEST(cached.source.find("(tuning cache: ") != std::string::npos, cached.source);
 }
 
 // tune --gemm: CLGemm tuned in place from the set it runs, its winner cached where CLGemm then
@@ -724,8 +723,11 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_keeps_the_double_products_set_apart) {
 BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_other_layouts_sets) {
   ScratchCache cache("gemm-tune-starts-cache.json");
   const Params for_nt{{"LX", 8}, {"LY", 1}, {"RM", 2}, {"RN", 8}, {"VK", 16}};
-  store_tuned(cache.path, device().caps.tuning_key, "matr_mul_tuned NT",
-              TunedEntry{"matr_mul_tuned.cl", for_nt, {24, 24, 24}, 0, ""});
+  TunedEntry nt = tuned_entry(device().caps, "matr_mul_tuned", {24, 24, 24});
+  nt.layout = "NT";
+  nt.kernel_file = "matr_mul_tuned.cl";
+  nt.params = for_nt;
+  gemm::write_tuned(cache.path.string(), nt);
   const GemmProduct nn(GeneralGemm{24, 24, 24, 1, false, false}, MQLCL_GEMM_EXACT);
   const std::vector<Step> families =
       tuning_families(*find_step(replay_steps(), "matr_mul_tuned"), device().caps);
@@ -733,7 +735,7 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_other_layouts_sets) {
   BOOST_TEST_REQUIRE(registers.kernel_file == "matr_mul_tuned.cl");
   const Params running{{"LX", 16}, {"LY", 4}, {"RM", 4}, {"RN", 4}, {"VK", 16}};
 
-  const std::vector<Params> starts = gemm_tune_starts(bridge(), device(), registers, nn, running);
+  const std::vector<Params> starts = gemm_tune_starts(device(), registers, nn, running);
   BOOST_TEST_REQUIRE(!starts.empty());
   BOOST_TEST((starts.front() == running));
   BOOST_TEST(std::count(starts.begin(), starts.end(), for_nt) == 1);
@@ -743,22 +745,27 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_other_layouts_sets) {
 
 BOOST_AUTO_TEST_CASE(the_cache_answers_with_the_nearest_tuned_sizes) {
   ScratchCache cache("nearest-cache.json");
+  DeviceCaps dotted;
+  dotted.device_name = "device.with.dots";
+  dotted.driver = "1.0";
   for (uint32_t n : {64u, 512u, 4096u}) {
-    TunedEntry entry;
+    TunedEntry entry = tuned_entry(dotted, "matr_mul_tuned", {n, n, n});
     entry.kernel_file = "matr_mul_tuned.cl";
     entry.params = {{"RM", int64_t{n}}};
-    entry.sizes = {n, n, n};
-    store_tuned(cache.path, "device.with.dots | 1.0", "matr_mul_tuned", entry);
+    gemm::write_tuned(cache.path.string(), entry);
   }
   auto near = [&](uint32_t n) {
-    return lookup_tuned(cache.path, "device.with.dots | 1.0", "matr_mul_tuned", {n, n, n})
-        ->params.at("RM");
+    return lookup_tuned(cache.path, dotted, "matr_mul_tuned", {n, n, n})->params.at("RM");
   };
+  // The nearest in octaves among the sets of the call's edge shape (whole 128 x 128 x 16 tiles
+  // or not): 640 and 3072 are whole, 50 is not.
   BOOST_TEST(near(50) == 64);
-  BOOST_TEST(near(600) == 512);
-  BOOST_TEST(near(3000) == 4096);
-  BOOST_TEST(!lookup_tuned(cache.path, "another device", "matr_mul_tuned", {64, 64, 64}));
-  BOOST_TEST(!lookup_tuned(cache.path, "device.with.dots | 1.0", "matr_mul_tf32", {64, 64, 64}));
+  BOOST_TEST(near(640) == 512);
+  BOOST_TEST(near(3072) == 4096);
+  DeviceCaps another = dotted;
+  another.device_name = "another device";
+  BOOST_TEST(!lookup_tuned(cache.path, another, "matr_mul_tuned", {64, 64, 64}));
+  BOOST_TEST(!lookup_tuned(cache.path, dotted, "matr_mul_tf32", {64, 64, 64}));
 }
 
 BOOST_AUTO_TEST_CASE(the_tuner_replays_each_valid_candidate_and_ranks_the_verified) {

@@ -400,22 +400,25 @@ BOOST_AUTO_TEST_CASE(a_bad_overlay_is_refused_before_anything_runs) {
 BOOST_AUTO_TEST_CASE(the_gemm_database_is_generated_from_the_tuning_results) {
   const fs::path source = fs::path(MQLCL_TEST_KERNELS).parent_path();
   const fs::path generated = work_file("database.inc"); // a file: stdout is text mode on Windows
-  Outcome run = run_replay({"gemm-database", (source / "docs/results/tuning-h100.json").string(),
-                            (source / "docs/results/tuning-h200.json").string(),
-                            (source / "docs/results/tuning-pocl.json").string(), "--vendor",
-                            "0x10DE", "--architecture", "sm_90", "--output", generated.string()});
+  const fs::path tunings = source / "bridge/src/gemm/tunings";
+  Outcome run =
+      run_replay({"gemm-database", (tunings / "tuning-h100.json").string(),
+                  (tunings / "tuning-h200.json").string(), (tunings / "tuning-pocl.json").string(),
+                  "--vendor", "0x10DE", "--architecture", "sm_90", "--output", generated.string()});
   BOOST_TEST_REQUIRE(run.status == 0, run.err);
   auto text_of = [](const fs::path &path) {
     std::ifstream in(path, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
   BOOST_TEST(text_of(generated) == text_of(source / "bridge/src/gemm/database.inc"),
-             "regenerate it: mqlcl-replay gemm-database docs/results/tuning-h100.json "
-             "docs/results/tuning-h200.json docs/results/tuning-pocl.json --vendor 0x10DE "
+             "regenerate it: mqlcl-replay gemm-database bridge/src/gemm/tunings/tuning-h100.json "
+             "bridge/src/gemm/tunings/tuning-h200.json bridge/src/gemm/tunings/tuning-pocl.json "
+             "--vendor 0x10DE "
              "--architecture sm_90 --output "
              "bridge/src/gemm/database.inc");
   const fs::path no_device = work_file("no-device.json"); // a tuning file of an older tuner
-  std::ofstream(no_device) << R"({"NVIDIA H100 80GB HBM3 | 580.159.04": {"matr_mul_tuned": {}}})";
+  std::ofstream(no_device) << R"({"NVIDIA H100 80GB HBM3 | 580.159.04": {"matr_mul_tuned": )"
+                              R"({"64x64x64": {"kernel_file": "matr_mul_tuned.cl"}}}})";
   Outcome unnamed = run_replay({"gemm-database", no_device.string()});
   BOOST_TEST(unnamed.status == 2);
   BOOST_TEST(has(unnamed.err, "has no _device record; say --vendor and --architecture"),

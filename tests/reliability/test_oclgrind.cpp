@@ -16,6 +16,7 @@
 #include <array>
 
 using namespace mqlcl::replay;
+namespace gemm = mqlcl::gemm;
 using harness_test::Outcome;
 using harness_test::ScopedEnvironment;
 
@@ -100,22 +101,21 @@ BOOST_AUTO_TEST_CASE(every_kernel_runs_clean_under_oclgrind_but_the_racy_listing
 // its own file, the CPU form, is checked through a tuning cache that names it for this device.
 BOOST_AUTO_TEST_CASE(the_tuned_steps_cpu_form_runs_clean_under_oclgrind_too) {
   const Step &tuned = *find_step(replay_steps(), "matr_mul_tuned");
-  std::string key;
+  DeviceCaps caps;
   {
     // This process's bridge loads oclgrind's runtime (nothing else here loaded OpenCL before).
     ScopedEnvironment library("MQLCL_OPENCL_LIBRARY", std::string(MQLCL_OCLGRIND_RUNTIME));
     Runner runner(harness_test::bridge(), MQLCL_TEST_KERNELS);
-    key = runner.probe_device(MQLCL_USE_ANY).caps.tuning_key;
+    caps = runner.probe_device(MQLCL_USE_ANY).caps;
   }
-  BOOST_TEST_REQUIRE(key.find("Oclgrind") != std::string::npos, key);
+  BOOST_TEST_REQUIRE(caps.tuning_key.find("Oclgrind") != std::string::npos, caps.tuning_key);
   std::filesystem::path cache = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "cpu-form.json";
   std::filesystem::remove(cache);
-  TunedEntry entry;
+  TunedEntry entry = tuned_entry(caps, tuned.name, {21, 19, 19});
   entry.kernel_file = tuned.kernel_file; // matr_mul_tuned.cl
   entry.params = tuned.params;
-  entry.sizes = {21, 19, 19};
   entry.measured = "test";
-  store_tuned(cache, key, tuned.name, entry);
+  gemm::write_tuned(cache.string(), entry);
 
   Checked run = under_oclgrind(tuned, "-cpu-form", cache.filename().string());
   BOOST_TEST(run.outcome.status == 0, run.outcome.out << run.outcome.err);

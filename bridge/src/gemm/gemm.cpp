@@ -79,7 +79,7 @@ std::optional<Family> family_for(const Call &call) {
   if ((a.k_runs_down && lines_share_elements(call, a)) ||
       (b.k_runs_down && lines_share_elements(call, b)))
     return Family::tiles;
-  return forced_family();
+  return forced_family(os::environment);
 }
 
 // The planned kernel, or the defaults' where a tuned set does not build on this device.
@@ -93,7 +93,7 @@ cl_kernel product_kernel(const Context &context, ContextState &state, const Call
   } catch (const Failure &) {
     if (plan.origin == "defaults")
       throw;
-    plan = default_plan(*context.device, shape, family_for(call));
+    plan = default_plan(limits_of(*context.device), shape, family_for(call));
     plan.index64 = call.index64;
     operands = plan_operands(call, plan);
     return kernel_for(context, state, kernel_file_of(plan.family),
@@ -104,9 +104,8 @@ cl_kernel product_kernel(const Context &context, ContextState &state, const Call
 // The element type's own arithmetic: step 13's tiles on GPUs, step 14's CPU form elsewhere.
 void run_exact_product(const Context &context, ContextState &state, const Call &call, bool &first) {
   const Shape shape{call.m, call.n, call.k, call.batch, call.double_precision ? 8u : 4u};
-  const char *form = call.double_precision ? kExactDoubleForm : kExactForm;
-  Plan plan =
-      plan_product(*context.device, shape, tuned_for(context, state, call, form), family_for(call));
+  Plan plan = plan_product(limits_of(*context.device), shape,
+                           tuned_for(context, state, call, kExactStep), family_for(call));
   Operands operands;
   cl_kernel kernel = product_kernel(context, state, call, plan, shape, operands);
   state.last_plan = plan_text(plan);
@@ -123,7 +122,8 @@ void run_exact_product(const Context &context, ContextState &state, const Call &
     set_arg(kernel, 3 + i, cl_ulong(values[i]));
   set_real(kernel, 9, call, call.alpha);
   set_real(kernel, 10, call, call.beta);
-  launch(context, state, kernel, plan.dimensions, plan.global.data(), plan.local.data(), first);
+  launch(context, state, kernel, plan.launch.dimensions, plan.launch.global.data(),
+         plan.launch.local.data(), first);
 }
 
 // TF32 runs on the tensor cores or fails; ACCURATE and FASTEST take them where they build and

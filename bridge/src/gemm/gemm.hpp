@@ -4,7 +4,7 @@
 // the product then runs the planned kernel, built once per shape and kept by the context.
 #pragma once
 
-#include "gemm/database.hpp"
+#include "gemm/tuning_file.hpp"
 #include "objects.hpp"
 
 #include <cstdint>

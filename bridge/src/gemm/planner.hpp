@@ -1,30 +1,20 @@
-// Which kernel, parameters and launch a product runs with on a device: the tuned entry for its
-// size class where the database or the user's tuning cache has one, else safe defaults.
+// Which kernel form, parameters and launch a product runs with on a device: the tuned set for its
+// size class where the tuning file or the compiled database has one (tuning_file.hpp), else the
+// form's defaults. Compiled into the library and the harness (mqlcl_gemm_plans): the tuner and
+// the replay's step 14 plan with the very code CLGemm runs.
 #pragma once
 
-#include "gemm/database.hpp"
+#include "gemm/forms.hpp"
+#include "gemm/tuning_file.hpp"
 
-#include <array>
-#include <cstddef>
+#include <optional>
 #include <string>
-
-namespace mqlcl {
-struct Device;
-}
 
 namespace mqlcl::gemm {
 
-// The product's kernels: step 13's tiles staged in dedicated local memory (GPUs), or step 14's
-// register-blocked form where local memory is part of global memory (CPUs); on Hopper's tensor
-// cores, step 18's TF32 product and its 3xTF32 (FP32-accurate) form.
-enum class Family { tiles, registers, tensor_tf32, tensor_3xtf32 };
-const char *kernel_file_of(Family family);
-
-struct Shape {
-  uint32_t m = 0, n = 0, k = 0;
-  uint32_t batch = 1;
-  size_t element_size = 4; // 4 float, 8 double
-};
+inline const char *kernel_file_of(Family family) {
+  return form_of(family).kernel_file;
+}
 
 // Products of at least this many multiply-adds (M * N * K * batch) copy an operand stored with K
 // down its rows into a K-contiguous scratch first, even where step 13's kernel could read it as it
@@ -42,33 +32,44 @@ struct Plan {
   Params params;
   bool index64 = false; // the kernels' 64-bit form (gemm.hpp, needs_index64)
   std::string origin;   // "defaults", or where the tuned entry came from (database.hpp's Tuned)
-  uint32_t dimensions = 2;
-  std::array<size_t, 3> global{1, 1, 1};
-  std::array<size_t, 3> local{1, 1, 1};
+  Launch launch;
 };
 
 // The plan for `shape` on `device`; `tuned` is the lookup's result (database.hpp), if any.
-// A double product's `tuned` is of its own form (kExactDoubleForm); a set whose tiles do not fit
-// the device's local memory at the element's size runs the defaults.
+// A double product's `tuned` is a double set; a set the form's rules refuse on the device (its
+// tiles do not fit the local memory at the element's size) runs the defaults.
 // `forced` (MQLCL_GEMM_KERNEL) runs that family whatever the device's memory, where it fits.
-Plan plan_product(const Device &device, const Shape &shape, const std::optional<Tuned> &tuned,
+Plan plan_product(const DeviceLimits &device, const Shape &shape, const std::optional<Tuned> &tuned,
                   std::optional<Family> forced = std::nullopt);
 
 // The same with the defaults alone (a tuned set that failed to build falls back to these).
-Plan default_plan(const Device &device, const Shape &shape,
+Plan default_plan(const DeviceLimits &device, const Shape &shape,
                   std::optional<Family> forced = std::nullopt);
 
 // Step 18's tensor-core product (kernels/matr_mul_wgmma_tf32.cl, TMA) in `family` (tensor_tf32 or
 // tensor_3xtf32): the tuned entry of its form where it is one of that family's that fits the
 // device, else the defaults, the parameters measured fastest on an H100 at 4096.
-Plan tensor_plan(const Device &device, const Shape &shape, Family family,
+Plan tensor_plan(const DeviceLimits &device, const Shape &shape, Family family,
                  const std::optional<Tuned> &tuned = std::nullopt);
+
+// The sets a lookup searches: the tuning file's, then the compiled database's.
+struct TunedSets {
+  const std::vector<TunedEntry> &overlay;
+  const std::vector<TunedEntry> &database;
+};
+
+// The plan for an exact product of `shape` in `layout`, as CLGemm plans it: the set that
+// find_tuned picks among `sets` for `device` (step 14's, of the element's type), run by the form
+// that takes it on `limits`; `forced` as for plan_product.
+Plan exact_plan(const DeviceLimits &limits, const DeviceFacts &device, const Shape &shape,
+                const TunedSets &sets, const std::string &layout,
+                std::optional<Family> forced = std::nullopt);
 
 // "FILE NAME=value ... (origin)": what CL_GEMM_PLAN reports of the plan a call ran; INDEX64=1
 // among the values where the call takes the kernels' 64-bit form.
 std::string plan_text(const Plan &plan);
 
 // MQLCL_GEMM_KERNEL: "tiles" or "registers" forces that family; unset or anything else, none.
-std::optional<Family> forced_family();
+std::optional<Family> forced_family(EnvironmentReader environment);
 
 } // namespace mqlcl::gemm

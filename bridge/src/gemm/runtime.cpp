@@ -3,6 +3,8 @@
 #include "cl_api.hpp"
 #include "errors.hpp"
 #include "gemm/kernels.hpp"
+#include "os_library.hpp"
+#include "process_state.hpp"
 #include "program_cache.hpp"
 #include "sm90a_build.hpp"
 
@@ -181,15 +183,55 @@ void launch(const Context &context, ContextState &state, cl_kernel kernel, cl_ui
   first = false;
 }
 
-std::optional<Tuned> tuned_for(const Context &context, ContextState &state, const Call &call,
-                               const char *form) {
+// Made once by process_wide (process_state.hpp): CLGemm may still run on other threads while the
+// process exits.
+const std::vector<TunedEntry> &compiled_database() {
+  static const std::vector<TunedEntry> &entries =
+      process_wide<std::vector<TunedEntry>>(compiled_entries());
+  return entries;
+}
+
+static std::vector<TunedEntry> &overlay_of(ContextState &state) {
   if (!state.overlay_read) {
-    state.overlay = read_overlay(tuning_cache_path());
+    state.overlay = read_tuning_file(tuning_file_path(os::environment), Reading::tolerant);
     state.overlay_read = true;
   }
-  const std::string layout{call.a.transposed ? 'T' : 'N', call.b.transposed ? 'T' : 'N'};
-  return find_tuned(state.overlay, compiled_database(), facts_of(*context.device), call.m, call.n,
-                    call.k, form, layout);
+  return state.overlay;
+}
+
+std::optional<Tuned> tuned_for(const Context &context, ContextState &state, const Call &call,
+                               const char *step) {
+  return find_tuned(overlay_of(state), compiled_database(), facts_of(*context.device), call.m,
+                    call.n, call.k, step,
+                    call.double_precision ? Element::float64 : Element::float32, layout_of(call));
+}
+
+std::string layout_of(const Call &call) {
+  return {call.a.transposed ? 'T' : 'N', call.b.transposed ? 'T' : 'N'};
+}
+
+DeviceLimits limits_of(const Device &device) {
+  DeviceLimits limits;
+  limits.kernel_local_bytes = device.kernel_local_mem_size;
+  limits.max_work_group_size = device.max_work_group_size;
+  limits.max_work_item_size0 = device.max_work_item_sizes[0];
+  limits.compute_units = device.compute_units;
+  limits.dedicated_local_memory = device.dedicated_local_memory;
+  return limits;
+}
+
+DeviceFacts facts_of(const Device &device) {
+  DeviceFacts facts;
+  facts.vendor_id = device.vendor_id;
+  facts.name = device.name;
+  while (!facts.name.empty() && (facts.name.back() == '\0' || facts.name.back() == ' '))
+    facts.name.pop_back();
+  facts.driver = device.driver_version;
+  if (device.type & CL_DEVICE_TYPE_CPU)
+    facts.architecture = cpu_architecture(device.preferred_vector_width_float);
+  else if (device.compute_capability != 0)
+    facts.architecture = "sm_" + std::to_string(device.compute_capability);
+  return facts;
 }
 
 ContextState::~ContextState() {

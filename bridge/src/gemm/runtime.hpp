@@ -29,11 +29,21 @@ template <class T> void set_arg(cl_kernel kernel, cl_uint index, const T &value)
 void launch(const Context &context, ContextState &state, cl_kernel kernel, cl_uint dimensions,
             const size_t *global, const size_t *local, bool &first);
 
-// The tuned entry of `form` for the call's sizes on the context's device: the user's tuning cache
-// (read once per context) over the compiled database (database.hpp), entries tuned for the
-// call's layout of A and B before those of any layout.
+// The tuned set of `step` for the call's sizes and element type on the context's device: the
+// user's tuning file (read once per context) over the compiled database (tuning_file.hpp), sets
+// tuned for the call's layout of A and B before those of any layout.
 std::optional<Tuned> tuned_for(const Context &context, ContextState &state, const Call &call,
-                               const char *form);
+                               const char *step);
+
+// The compiled database (compiled_entries), made once per process.
+const std::vector<TunedEntry> &compiled_database();
+
+// What the forms' rules and the lookup need of a device.
+DeviceLimits limits_of(const Device &device);
+DeviceFacts facts_of(const Device &device);
+
+// The call's layout of A and B: "NN" ... "TT".
+std::string layout_of(const Call &call);
 
 // Releases an OpenCL object the GEMM holds, unless the process is exiting (lifetime.cpp).
 void release_program(cl_program program) noexcept;

@@ -213,8 +213,8 @@ void run_tensor_core_product(Context &context, ContextState &state, const Call &
   const Shape shape{call.m, call.n, call.k, call.batch, 4};
   const bool three = call.precision != Precision::tf32;
   const Family family = three ? Family::tensor_3xtf32 : Family::tensor_tf32;
-  Plan plan = tensor_plan(*context.device, shape, family,
-                          tuned_for(context, state, call, three ? kAccurateForm : kTf32Form));
+  Plan plan = tensor_plan(limits_of(*context.device), shape, family,
+                          tuned_for(context, state, call, step_of(family)));
   Lines a = lines_of_a(call), b = lines_of_b(call);
   const uint64_t pitch = round_up(call.k, 4);
   const Copies copies = copies_of(call, a, b);
@@ -228,7 +228,8 @@ void run_tensor_core_product(Context &context, ContextState &state, const Call &
   } catch (const Failure &) {
     if (plan.origin == "defaults")
       throw;
-    plan = tensor_plan(*context.device, shape, family); // a tuned set that does not build here
+    plan = tensor_plan(limits_of(*context.device), shape,
+                       family); // a tuned set that does not build here
     kernels = build_kernels(context, state, call, plan, b_as_read);
   }
   state.last_plan = plan_text(plan);
@@ -248,8 +249,8 @@ void run_tensor_core_product(Context &context, ContextState &state, const Call &
   set_arg(kernels.product, 5, cl_ulong(call.c.stride));
   set_arg(kernels.product, 6, static_cast<float>(call.alpha));
   set_arg(kernels.product, 7, static_cast<float>(call.beta));
-  launch(context, state, kernels.product, plan.dimensions, plan.global.data(), plan.local.data(),
-         first);
+  launch(context, state, kernels.product, plan.launch.dimensions, plan.launch.global.data(),
+         plan.launch.local.data(), first);
 }
 
 } // namespace mqlcl::gemm

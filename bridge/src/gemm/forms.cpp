@@ -1,0 +1,269 @@
+#include "gemm/forms.hpp"
+
+#include <initializer_list>
+#include <iterator>
+#include <string_view>
+
+namespace mqlcl::gemm {
+
+namespace {
+
+size_t ceil_div(size_t value, size_t divisor) {
+  return (value + divisor - 1) / divisor;
+}
+
+bool one_of(int64_t value, std::initializer_list<int64_t> allowed) {
+  for (int64_t a : allowed)
+    if (value == a)
+      return true;
+  return false;
+}
+
+// A work-group of `threads` whose kernel declares `local_bytes` of __local arrays: whole warps
+// (the kernels' loads and warp shapes assume 32 lanes), within the device's limits.
+bool group_fits(const DeviceLimits &device, uint64_t threads, uint64_t local_bytes) {
+  return threads >= 32 && threads % 32 == 0 && threads <= device.max_work_group_size &&
+         threads <= device.max_work_item_size0 && local_bytes <= device.kernel_local_bytes;
+}
+
+// Step 13 (kernels/matr_mul_double_buffered.cl): its #error lines, then two buffers of
+// BK x (BM + PAD) and two of BK x (BN + PAD) elements.
+bool tiles_valid(const Params &p, const DeviceLimits &device, size_t element_size) {
+  const Form &form = form_of(Family::tiles);
+  auto v = [&](const char *name) { return value_of(form, p, name); };
+  const int64_t bm = v("BM"), bn = v("BN"), bk = v("BK"), tm = v("TM"), tn = v("TN");
+  const int64_t pad = v("PAD"), rows = v("WARP_ROWS");
+  if (bm <= 0 || bn <= 0 || bk <= 0 || tm <= 0 || tn <= 0 || bm % tm || bn % tn || tm % 4 ||
+      tn % 4 || bk % 4 || pad < 0 || pad % 4 || v("GROUP_M") < 1)
+    return false;
+  const int64_t threads_m = bm / tm, threads_n = bn / tn, threads = threads_m * threads_n;
+  if ((bm * bk / 4) % threads || (bn * bk / 4) % threads)
+    return false; // the tiles split into whole float4 loads over the work-group
+  if (rows < 1 || rows > 32 || 32 % rows || threads_n % (32 / rows) || threads_m % rows)
+    return false; // whole warps of WARP_ROWS x (32 / WARP_ROWS) work-items
+  const int64_t order = v("FMA_ORDER"), gather = v("GATHER"), paired = v("PAIRED_LANES");
+  if (!one_of(order, {0, 2, 3}) || !one_of(gather, {0, 1}) || !one_of(v("CARRY"), {0, 1}) ||
+      !one_of(v("POINTERS"), {0, gather}) || v("ROTATE_A") < 0 || v("ROTATE_A") > 3 ||
+      v("ROTATE_B") < 0 || v("ROTATE_B") > 3 ||
+      !(paired == 0 || (paired == 1 && rows >= 2 && rows <= 16)))
+    return false;
+  const uint64_t local = 2 * uint64_t(bk) * uint64_t(bm + pad + bn + pad) * element_size;
+  return group_fits(device, uint64_t(threads), local);
+}
+
+Launch tiles_launch(const Params &p, const Shape &shape) {
+  const Form &form = form_of(Family::tiles);
+  const int64_t bm = value_of(form, p, "BM"), bn = value_of(form, p, "BN");
+  const size_t threads = size_t(bm / value_of(form, p, "TM")) * (bn / value_of(form, p, "TN"));
+  return {2,
+          {ceil_div(shape.m, bm) * ceil_div(shape.n, bn) * threads, shape.batch, 1},
+          {threads, 1, 1}};
+}
+
+// Step 14's CPU form (kernels/matr_mul_tuned.cl): RM x RN elements of C per work-item, K read
+// VK at a time; no local memory.
+bool registers_valid(const Params &p, const DeviceLimits &device, size_t) {
+  const Form &form = form_of(Family::registers);
+  auto v = [&](const char *name) { return value_of(form, p, name); };
+  const int64_t lx = v("LX"), ly = v("LY");
+  return v("RM") > 0 && v("RN") > 0 && one_of(v("VK"), {4, 8, 16}) && lx > 0 && ly > 0 &&
+         uint64_t(lx) * uint64_t(ly) <= device.max_work_group_size &&
+         uint64_t(lx) <= device.max_work_item_size0;
+}
+
+Launch registers_launch(const Params &p, const Shape &shape) {
+  const Form &form = form_of(Family::registers);
+  const size_t lx = value_of(form, p, "LX"), ly = value_of(form, p, "LY");
+  return {3,
+          {ceil_div(ceil_div(shape.n, value_of(form, p, "RN")), lx) * lx,
+           ceil_div(ceil_div(shape.m, value_of(form, p, "RM")), ly) * ly, shape.batch},
+          {lx, ly, 1}};
+}
+
+// Step 18 (kernels/matr_mul_wgmma_tf32.cl with TMA): whole warpgroups of 128 work-items per 64
+// rows, the wgmma's N, 16 or 32-deep slices, at least one stage of (BM + BN) rows of BK floats
+// with an mbarrier each, INFLIGHT 0 or 1 below STAGES. 3xTF32 (MODE 3) takes A through an FP32
+// map (TMA 1) and B split by step 17's pass (PARTS 2), whose heads and tails take twice the
+// local memory, with nothing in flight; plain TF32 (MODE 1) reads TF32-typed maps (TMA 2).
+bool tensor_valid(const Form &form, const Params &p, const DeviceLimits &device) {
+  auto v = [&](const char *name) { return value_of(form, p, name); };
+  const bool three = form.family == Family::tensor_3xtf32;
+  const int64_t bm = v("BM"), bn = v("BN"), bk = v("BK"), stages = v("STAGES");
+  const int64_t inflight = v("INFLIGHT");
+  if (v("TMA") != (three ? 1 : 2) || v("MODE") != (three ? 3 : 1) ||
+      v("PARTS") != (three ? 2 : 0) || v("TILED") != 0 || v("ROUND") != 0 || v("A_REGS") != 0)
+    return false;
+  if (bm < 64 || bm % 64 || !one_of(bn, {64, 128, 256}) || !one_of(bk, {16, 32}) || stages < 1 ||
+      inflight < 0 || inflight > 1 || inflight >= stages || v("GROUP_M") < 1)
+    return false;
+  if (three && (bn > 128 || v("FLUSH") < 1 || inflight != 0))
+    return false;
+  const uint64_t b_rows = uint64_t(bn) * (three ? 2 : 1);
+  const uint64_t local = uint64_t(stages) * ((uint64_t(bm) + b_rows) * bk * 4 + 8);
+  return group_fits(device, uint64_t(bm) * 2, local);
+}
+
+bool tf32_valid(const Params &p, const DeviceLimits &device, size_t) {
+  return tensor_valid(form_of(Family::tensor_tf32), p, device);
+}
+
+bool three_tf32_valid(const Params &p, const DeviceLimits &device, size_t) {
+  return tensor_valid(form_of(Family::tensor_3xtf32), p, device);
+}
+
+Launch tensor_launch(const Params &p, const Shape &shape) {
+  const int64_t bm = p.at("BM"), bn = p.at("BN");
+  const size_t threads = size_t(bm) * 2; // a warpgroup of 128 work-items per 64 rows
+  return {2,
+          {ceil_div(shape.m, bm) * ceil_div(shape.n, bn) * threads, shape.batch, 1},
+          {threads, 1, 1}};
+}
+
+// Defaults: step 13's measured on an H100 at 4096 (128 x 128 tiles of 16-deep slices, 8 x 8 per
+// work-item); step 14's for PoCL on AVX2; step 18's measured on an H100 at 4096: TF32 through
+// TF32-typed maps in 64 x 256 tiles of 32-deep slices, one stage; 3xTF32 with A through an FP32
+// map, split in registers, and B split and tiled by the pass, 64 x 128 tiles of 16-deep slices
+// in two stages, sums flushed every 8 slices.
+// Step 13's FMA_ORDER=1 and POINTERS=1 without GATHER=1 were tried and not kept (the kernel's
+// header comment); its rules refuse them.
+constexpr Varies kShape = Varies::shape, kCode = Varies::code, kLayout = Varies::layout;
+constexpr Form kForms[] = {
+    {Family::tiles,
+     "tiles",
+     "matr_mul_double_buffered.cl",
+     {{{"BM", 128},
+       {"BN", 128},
+       {"BK", 16},
+       {"TM", 8},
+       {"TN", 8},
+       {"PAD", 4},
+       {"GROUP_M", 8},
+       {"WARP_ROWS", 2},
+       {"FMA_ORDER", 0},
+       {"POINTERS", 0},
+       {"GATHER", 0},
+       {"CARRY", 0},
+       {"ROTATE_A", 0},
+       {"ROTATE_B", 0},
+       {"PAIRED_LANES", 0}}},
+     {{{"BM", kShape, {64, 128, 256}, 3},
+       {"BN", kShape, {64, 128, 256}, 3},
+       {"BK", kShape, {8, 16, 32}, 3},
+       {"TM", kShape, {4, 8, 16}, 3},
+       {"TN", kShape, {4, 8, 16}, 3},
+       {"WARP_ROWS", kShape, {2, 4}, 2},
+       {"FMA_ORDER", kCode, {0, 2, 3}, 3},
+       {"POINTERS", kCode, {0, 1}, 2},
+       {"GATHER", kCode, {0, 1}, 2},
+       {"CARRY", kCode, {0, 1}, 2},
+       {"ROTATE_A", kLayout, {0, 1, 2, 3}, 4},
+       {"ROTATE_B", kLayout, {0, 1, 2, 3}, 4},
+       {"PAIRED_LANES", kLayout, {0, 1}, 2}}},
+     tiles_valid,
+     tiles_launch},
+    {Family::registers,
+     "registers",
+     "matr_mul_tuned.cl",
+     {{{"RM", 4}, {"RN", 4}, {"VK", 16}, {"LX", 16}, {"LY", 4}}},
+     {{{"RM", kShape, {2, 4}, 2},
+       {"RN", kShape, {2, 4, 8}, 3},
+       {"VK", kShape, {8, 16}, 2},
+       {"LX", kShape, {8, 16, 64}, 3},
+       {"LY", kShape, {1, 4, 8}, 3}}},
+     registers_valid,
+     registers_launch},
+    {Family::tensor_tf32,
+     "tensor_tf32",
+     "matr_mul_wgmma_tf32.cl",
+     {{{"TMA", 2},
+       {"MODE", 1},
+       {"BM", 64},
+       {"BN", 256},
+       {"BK", 32},
+       {"STAGES", 1},
+       {"INFLIGHT", 0},
+       {"GROUP_M", 64}}},
+     {{{"BM", kShape, {64, 128}, 2},
+       {"BN", kShape, {64, 128, 256}, 3},
+       {"BK", kShape, {16, 32}, 2},
+       {"STAGES", kShape, {1, 2, 3, 4}, 4},
+       {"INFLIGHT", kShape, {0, 1}, 2},
+       {"GROUP_M", kShape, {8, 16, 32, 64}, 4}}},
+     tf32_valid,
+     tensor_launch},
+    {Family::tensor_3xtf32,
+     "tensor_3xtf32",
+     "matr_mul_wgmma_tf32.cl",
+     {{{"TMA", 1},
+       {"MODE", 3},
+       {"PARTS", 2},
+       {"BM", 64},
+       {"BN", 128},
+       {"BK", 16},
+       {"STAGES", 2},
+       {"INFLIGHT", 0},
+       {"FLUSH", 8},
+       {"A_REGS", 0},
+       {"GROUP_M", 64}}},
+     {{{"BM", kShape, {64, 128}, 2},
+       {"BN", kShape, {64, 128}, 2},
+       {"BK", kShape, {16, 32}, 2},
+       {"STAGES", kShape, {1, 2, 3, 4}, 4},
+       {"FLUSH", kShape, {2, 4, 8, 16}, 4},
+       {"GROUP_M", kShape, {8, 16, 32, 64}, 4}}},
+     three_tf32_valid,
+     tensor_launch},
+};
+
+} // namespace
+
+const Form *forms_begin() {
+  return std::begin(kForms);
+}
+
+const Form *forms_end() {
+  return std::end(kForms);
+}
+
+const Form &form_of(Family family) {
+  return kForms[static_cast<size_t>(family)];
+}
+
+const Form *form_named(const std::string &name) {
+  for (const Form &form : kForms)
+    if (name == form.name)
+      return &form;
+  return nullptr;
+}
+
+Params defaults_of(const Form &form) {
+  Params params;
+  for (const Value &value : form.defaults)
+    if (value.name != nullptr)
+      params[value.name] = value.value;
+  return params;
+}
+
+std::vector<Tunable> tunables_of(const Form &form, Varies what) {
+  std::vector<Tunable> tunables;
+  for (const Values &values : form.tunables)
+    if (values.name != nullptr && values.varies == what)
+      tunables.push_back({values.name, std::vector<int64_t>(values.values.begin(),
+                                                            values.values.begin() + values.count)});
+  return tunables;
+}
+
+int64_t value_of(const Form &form, const Params &params, const char *name) {
+  if (auto found = params.find(name); found != params.end())
+    return found->second;
+  for (const Value &value : form.defaults)
+    if (value.name != nullptr && std::string_view(value.name) == name)
+      return value.value;
+  return 0;
+}
+
+bool is_tensor(Family family) {
+  return family == Family::tensor_tf32 || family == Family::tensor_3xtf32;
+}
+
+} // namespace mqlcl::gemm

@@ -1,0 +1,158 @@
+// The GEMM's kernel forms (bridge/src/gemm/forms.hpp), each described once for the library and
+// the harness: their defaults are the kernels' own, their rules refuse what the kernels' #error
+// lines refuse, and their launches cover the product. No device.
+#define BOOST_TEST_MODULE bridge_gemm_forms
+#include "gemm/forms.hpp"
+#include "gemm/kernels.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <map>
+#include <regex>
+#include <string>
+
+using namespace mqlcl::gemm;
+
+namespace {
+
+// The kernel's "#ifndef NAME ... #define NAME value" defaults.
+std::map<std::string, int64_t> kernel_defaults(const char *file) {
+  const std::string text(kernel_text(file));
+  const std::regex pair(R"(#ifndef (\w+)[^\n]*\n#define \1 (-?\d+))");
+  std::map<std::string, int64_t> found;
+  for (std::sregex_iterator it(text.begin(), text.end(), pair), end; it != end; ++it)
+    found[(*it)[1].str()] = std::stoll((*it)[2].str());
+  return found;
+}
+
+// How many forms run `file`.
+int forms_of_file(const std::string &file) {
+  int count = 0;
+  for (const Form *form = forms_begin(); form != forms_end(); ++form)
+    count += file == form->kernel_file;
+  return count;
+}
+
+// A Hopper-like GPU and a CPU as PoCL reports one.
+const DeviceLimits kGpu{48 << 10, 1024, 1024, 132, true};
+const DeviceLimits kCpu{256 << 10, 4096, 4096, 2, false};
+
+Params with(const Form &form, std::initializer_list<std::pair<const char *, int64_t>> changes) {
+  Params params = defaults_of(form);
+  for (const auto &[name, value] : changes)
+    params[name] = value;
+  return params;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(every_default_is_the_kernels_own) {
+  for (const Form *form = forms_begin(); form != forms_end(); ++form) {
+    const std::map<std::string, int64_t> kernel = kernel_defaults(form->kernel_file);
+    BOOST_TEST_REQUIRE(!kernel.empty(), form->kernel_file);
+    // A kernel file that one form runs has that form's defaults; where several forms run one
+    // (the tensor-map products, variants of step 16's kernel), each names parameters it has.
+    // A default that is not the kernel's is the launch's (step 14's work-group shape).
+    const bool own = forms_of_file(form->kernel_file) == 1;
+    const Shape shape{1000, 1000, 1000, 1, 4};
+    for (const auto &[name, value] : defaults_of(*form)) {
+      auto found = kernel.find(name);
+      if (found == kernel.end()) {
+        Params other = defaults_of(*form);
+        other[name] = value * 2;
+        const Launch launch = form->launch(defaults_of(*form), shape);
+        const Launch changed = form->launch(other, shape);
+        BOOST_TEST((launch.local != changed.local || launch.global != changed.global),
+                   form->name << ": " << name << " is neither the kernel's nor the launch's");
+        continue;
+      }
+      if (own)
+        BOOST_TEST(found->second == value, form->name << ": " << name << " is " << found->second
+                                                      << " in " << form->kernel_file);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_form_is_found_by_its_family_and_name) {
+  for (const Form *form = forms_begin(); form != forms_end(); ++form) {
+    BOOST_TEST(&form_of(form->family) == form);
+    BOOST_TEST(form_named(form->name) == form);
+  }
+  BOOST_TEST(form_named("no such form") == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(every_default_set_and_tunable_value_is_one_the_rules_may_take) {
+  for (const Form *form = forms_begin(); form != forms_end(); ++form) {
+    const DeviceLimits &device = form->family == Family::registers ? kCpu : kGpu;
+    BOOST_TEST(form->valid(defaults_of(*form), device, 4), form->name);
+    for (Varies varies : {Varies::shape, Varies::code, Varies::layout})
+      for (const Tunable &tunable : tunables_of(*form, varies)) {
+        BOOST_TEST(!tunable.values.empty(), form->name << ": " << tunable.name);
+        bool some_value_valid = false;
+        for (int64_t value : tunable.values) {
+          Params params = defaults_of(*form);
+          params[tunable.name] = value;
+          some_value_valid = some_value_valid || form->valid(params, device, 4);
+        }
+        BOOST_TEST(some_value_valid, form->name << ": " << tunable.name);
+      }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_tiles_rules_refuse_what_the_kernel_refuses) {
+  const Form &tiles = form_of(Family::tiles);
+  BOOST_TEST(!tiles.valid(with(tiles, {{"FMA_ORDER", 1}}), kGpu, 4)); // tried, not kept
+  BOOST_TEST(!tiles.valid(with(tiles, {{"POINTERS", 1}, {"GATHER", 0}}), kGpu, 4));
+  BOOST_TEST(tiles.valid(with(tiles, {{"POINTERS", 1}, {"GATHER", 1}}), kGpu, 4));
+  BOOST_TEST(!tiles.valid(with(tiles, {{"TM", 6}}), kGpu, 4));        // not a multiple of 4
+  BOOST_TEST(!tiles.valid(with(tiles, {{"PAD", 2}}), kGpu, 4));       // rows not 16-byte aligned
+  BOOST_TEST(!tiles.valid(with(tiles, {{"ROTATE_A", 4}}), kGpu, 4));  // 0 to 3
+  BOOST_TEST(!tiles.valid(with(tiles, {{"WARP_ROWS", 3}}), kGpu, 4)); // not whole warps
+  BOOST_TEST(!tiles.valid(with(tiles, {{"PAIRED_LANES", 1}, {"WARP_ROWS", 32}}), kGpu, 4));
+  BOOST_TEST(!tiles.valid(with(tiles, {{"BM", 256}, {"BN", 256}}), kGpu, 4)); // 1024 work-items
+                                                                              // and 66 KiB
+  // Local memory follows the element: 16-deep 128 x 128 tiles take 34 KiB of float, 68 of double.
+  BOOST_TEST(tiles.valid(defaults_of(tiles), kGpu, 4));
+  BOOST_TEST(!tiles.valid(defaults_of(tiles), kGpu, 8));
+  BOOST_TEST(tiles.valid(with(tiles, {{"BK", 8}}), kGpu, 8));
+  // A set from a user's tuning file that leaves names out is judged with the kernel's defaults.
+  BOOST_TEST(tiles.valid(Params{{"BM", 64}, {"BN", 64}, {"WARP_ROWS", 4}}, kGpu, 4));
+}
+
+BOOST_AUTO_TEST_CASE(the_register_and_tensor_rules_refuse_what_their_kernels_refuse) {
+  const Form &registers = form_of(Family::registers);
+  BOOST_TEST(!registers.valid(with(registers, {{"VK", 3}}), kCpu, 4));
+  BOOST_TEST(!registers.valid(with(registers, {{"LX", 64}, {"LY", 128}}), kCpu, 4));
+  BOOST_TEST(!registers.valid(with(registers, {{"RM", 0}}), kCpu, 4));
+  for (Family family : {Family::tensor_tf32, Family::tensor_3xtf32}) {
+    const Form &tensor = form_of(family);
+    BOOST_TEST(!tensor.valid(with(tensor, {{"BN", 96}}), kGpu, 4), tensor.name);
+    BOOST_TEST(!tensor.valid(with(tensor, {{"BM", 96}}), kGpu, 4), tensor.name);
+    BOOST_TEST(!tensor.valid(with(tensor, {{"BK", 8}}), kGpu, 4), tensor.name);
+    BOOST_TEST(!tensor.valid(with(tensor, {{"INFLIGHT", 1}, {"STAGES", 1}}), kGpu, 4));
+    BOOST_TEST(!tensor.valid(with(tensor, {{"STAGES", 8}, {"BM", 128}}), kGpu, 4), tensor.name);
+  }
+  const Form &three = form_of(Family::tensor_3xtf32);
+  BOOST_TEST(!three.valid(with(three, {{"BN", 256}}), kGpu, 4)); // over 255 registers
+  BOOST_TEST(!three.valid(with(three, {{"FLUSH", 0}}), kGpu, 4));
+  BOOST_TEST(!three.valid(with(three, {{"TMA", 2}}), kGpu, 4)); // A through an FP32 map
+}
+
+BOOST_AUTO_TEST_CASE(the_launches_cover_the_product) {
+  const Shape shape{1000, 600, 300, 3, 4};
+  const Launch tiles = form_of(Family::tiles).launch(defaults_of(form_of(Family::tiles)), shape);
+  BOOST_TEST(tiles.dimensions == 2u);
+  BOOST_TEST(tiles.local[0] == 256u); // 128 / 8 x 128 / 8 work-items
+  BOOST_TEST(tiles.global[0] == 8u * 5u * 256u);
+  BOOST_TEST(tiles.global[1] == 3u);
+  const Launch registers =
+      form_of(Family::registers).launch(defaults_of(form_of(Family::registers)), shape);
+  BOOST_TEST(registers.dimensions == 3u);
+  BOOST_TEST(registers.global[0] == 160u); // 600 / 4 columns of work-items, in groups of 16
+  BOOST_TEST(registers.global[1] == 252u); // 1000 / 4 rows, in groups of 4
+  BOOST_TEST(registers.global[2] == 3u);
+  const Launch tensor =
+      form_of(Family::tensor_tf32).launch(defaults_of(form_of(Family::tensor_tf32)), shape);
+  BOOST_TEST(tensor.local[0] == 128u); // a warpgroup per 64 rows
+  BOOST_TEST(tensor.global[0] == 16u * 3u * 128u);
+}
