@@ -498,25 +498,29 @@ void convert(const RawOptions &raw, const Subcommand &subcommand, CommandLine &c
     command.gemm_layout = gemm_layout_of(raw.value("--gemm"));
 }
 
-// Every name a step's kernels take as a parameter: its own parameters and what `tune` varies, of
-// each kernel family it may run (matr_mul_tuned: step 13's tiles or its CPU form).
-std::set<std::string> declared_params(const Step &step) {
+// The names a step's kernels take as parameters, as the catalogue declares them: the parameters
+// and what `tune` varies of each kernel family the step may run (matr_mul_tuned: step 13's tiles
+// or its CPU form), and of the other steps built from the same kernel file (FLUSH, which
+// matr_mul_wgmma_tf32 leaves at its kernel's default and its split-TF32 variants set).
+std::set<std::string> declared_params(const Step &step, const std::vector<Step> &catalogue) {
   DeviceCaps any_device;
   any_device.dedicated_local_memory = true; // where every family may run
   std::set<std::string> names;
-  for (const Step &family : tuning_families(step, any_device)) {
-    for (const auto &[name, value] : family.params)
-      names.insert(name);
-    for (const std::vector<Tunable> *tunables :
-         {&family.tunables, &family.form_tunables, &family.layout_tunables})
-      for (const Tunable &tunable : *tunables)
-        names.insert(tunable.name);
-  }
+  for (const Step &family : tuning_families(step, any_device))
+    for (const Step &same_kernel : catalogue) {
+      const Step &declaring = same_kernel.kernel_file == family.kernel_file ? same_kernel : family;
+      for (const auto &[name, value] : declaring.params)
+        names.insert(name);
+      for (const std::vector<Tunable> *tunables :
+           {&declaring.tunables, &declaring.form_tunables, &declaring.layout_tunables})
+        for (const Tunable &tunable : *tunables)
+          names.insert(tunable.name);
+    }
   return names;
 }
 
-// The switches a step's kernel files test with #ifdef: off unless given (LEAVE_OUT, with which
-// the TF32 kernels leave a slice of K out, for the tests that the verification catches it).
+// The switches a step's kernel files test with #ifdef, off unless given: LEAVE_OUT, with which the
+// TF32 kernels leave a slice of K out, for the tests that their verification catches it.
 std::set<std::string> kernel_switches(const Step &step, const std::filesystem::path &kernels) {
   static const std::regex ifdef(R"(#\s*ifdef\s+([A-Z_][A-Z0-9_]*))");
   DeviceCaps any_device;
@@ -546,30 +550,27 @@ std::vector<const Step *> param_targets(const CommandLine &command,
 }
 
 // A --param that none of its steps' kernels takes would reach the compiler as an unused -D, and
-// the run would look as if it had tried it.
+// the run would look as if it had tried it. The kernel files are read only for a name the steps do
+// not declare.
 void refuse_unknown_params(const CommandLine &command, const std::vector<Step> &catalogue) {
   const std::vector<const Step *> steps = param_targets(command, catalogue);
-  std::set<std::string> declared, switches;
+  std::set<std::string> taken;
   for (const Step *step : steps)
-    declared.merge(declared_params(*step));
-  bool switches_read = false;
+    taken.merge(declared_params(*step, catalogue));
+  bool kernels_read = false;
   for (const auto &[name, value] : command.options.params) {
-    if (declared.count(name) != 0)
-      continue;
-    if (!switches_read) { // the kernel files only when a name is not declared
+    if (taken.count(name) == 0 && !kernels_read) {
       for (const Step *step : steps)
-        switches.merge(kernel_switches(*step, find_kernels(command.kernels)));
-      switches_read = true;
+        taken.merge(kernel_switches(*step, find_kernels(command.kernels)));
+      kernels_read = true;
     }
-    if (switches.count(name) != 0)
+    if (taken.count(name) != 0)
       continue;
-    std::string whose = steps.size() == 1 ? steps.front()->name : "the steps";
-    bad_input(fmt::format("--param {}: no kernel of {} takes it ({})", name,
-                          steps.size() == 1 ? whose : "these steps",
-                          declared.empty()
-                              ? whose + (steps.size() == 1 ? " takes" : " take") + " no parameter"
-                              : whose + (steps.size() == 1 ? " takes " : " take ") +
-                                    listed({declared.begin(), declared.end()})));
+    const bool one = steps.size() == 1;
+    const std::string whose = one ? steps.front()->name : "the steps";
+    bad_input(fmt::format("--param {}: no kernel of {} takes it ({} {})", name,
+                          one ? whose : "these steps", whose + (one ? " takes" : " take"),
+                          taken.empty() ? "no parameter" : listed({taken.begin(), taken.end()})));
   }
 }
 

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cmath>
 
 namespace mqlcl::replay {
