@@ -124,7 +124,7 @@ std::string version_string() {
 std::optional<int> run_other_command(const CommandLine &command,
                                      const std::vector<Step> &catalogue) {
   if (command.help) {
-    fmt::print("{}", usage());
+    fmt::print("{}", command.subcommand.empty() ? usage() : subcommand_usage(command.subcommand));
     return 0;
   }
   if (command.version) {

@@ -52,7 +52,15 @@ struct Row {
   // the tolerance; -1 where nothing was.
   double checked_error = -1, tolerance = -1;
   bool verified = false;
+  std::string reason; // why a product that ran is not verified
 };
+
+// Why a product that ran failed its check, in the check's terms.
+std::string reason_of(const Verification &v) {
+  return fmt::format("{} of {} elements off the double-precision reference by more than {:.3e} "
+                     "(max error {:.3e})",
+                     v.mismatches, v.checked, v.tolerance, v.max_error);
+}
 
 // `checked`: the product of the inputs rounded as the anchor rounds them, within `tolerance`;
 // the error shown is against `unrounded` (the same reference when nothing is rounded).
@@ -71,6 +79,8 @@ Row anchor_row(const AnchorResult &anchor, const Reference &checked, double tole
     Verification v =
         verify(product, checked, tolerance, &checked == &unrounded ? nullptr : &unrounded);
     row.verified = v.passed();
+    if (!row.verified)
+      row.reason = reason_of(v);
     row.max_error_ratio = v.user_error() / unrounded.max_abs_product;
     row.checked_error = v.max_error;
     row.tolerance = v.tolerance;
@@ -88,6 +98,8 @@ Row step_row(const StepRun &run, const Reference &reference) {
                  ? run.kernel_file + ": " + run.build_options
                  : std::string(status_name(run.status)) + ": " + run.message;
   row.seconds = run.kernel_seconds;
+  if (run.status == Status::wrong)
+    row.reason = run.message.empty() ? reason_of(run.verification) : run.message;
   row.max_error_ratio = run.verification.user_error() / reference.max_abs_product;
   if (run.verification.done) {
     row.checked_error = run.verification.max_error;
@@ -247,12 +259,14 @@ struct Bench {
   const DeviceInfo &device;
   RawDevice &raw;
   ProgressLine &progress;
+  TextReport say;
   std::vector<std::string> steps;
   uint32_t repeat = 5;
   Limit fp32;
   // The replay the bridge's cost is measured on: step 14 at 2000, else at its first verified size.
   std::optional<StepRun> overhead_run;
   std::optional<Inputs<float>> overhead_inputs;
+  size_t wrong_products = 0; // of our steps and CLGemm: the exit status is 1 when any is wrong
 };
 
 // The steps named, or those the catalogue benches (Step::in_bench) that this device can run.
@@ -282,7 +296,7 @@ Json bench_header(const DeviceInfo &device, const Bridge &bridge, uint32_t repea
 
 // The device's limits, measured by kernels of ours: printed, returned as JSON, the FP32 one kept.
 Json measure_limits(const Bridge &bridge, const Runner &runner, const DeviceInfo &device,
-                    Limit &fp32) {
+                    Limit &fp32, const TextReport &say) {
   const bool cpu = device.type == "CPU";
   // CPUs: their SIMD width, and long enough runs (tens of ms) for clocks to settle.
   const uint32_t fp32_global = device.caps.compute_units * (cpu ? 64 : 2048);
@@ -299,12 +313,12 @@ Json measure_limits(const Bridge &bridge, const Runner &runner, const DeviceInfo
         bridge, runner, device.ordinal, "peak_tf32_mma.cl", "", "peak_tf32_mma", global, 256,
         double(global / 32) * 4096 * 8 * 2048, "TF32 mma.sync limit (ours)"));
   }
-  fmt::print("\ndevice limits\n");
+  say("\ndevice limits\n");
   Json limits = Json::array();
   for (const Limit &limit : all_limits) {
-    fmt::print("  {:<40} {}\n", limit.name,
-               limit.ok ? fmt::format("{:10.1f} GFLOPS", limit.flops_per_second / 1e9)
-                        : "unavailable: " + limit.note);
+    say("  {:<40} {}\n", limit.name,
+        limit.ok ? fmt::format("{:10.1f} GFLOPS", limit.flops_per_second / 1e9)
+                 : "unavailable: " + limit.note);
     limits.push_back(
         {{"name", limit.name}, {"gflops", limit.flops_per_second / 1e9}, {"note", limit.note}});
   }
@@ -359,6 +373,9 @@ void add_library_rows(Bench &b, const Options &options, const Inputs<float> &in,
     return;
   Row accurate =
       library_row(MQLCL_GEMM_ACCURATE, "CLGemm FP32-accurate", reference, fp32_tolerance);
+  if (accurate.verified && accurate.max_error_ratio > 1e-5)
+    accurate.reason = fmt::format("max |C - ref| / max |ref| = {:.3e}, over FP32-accurate's 1e-5",
+                                  accurate.max_error_ratio);
   accurate.verified = accurate.verified && accurate.max_error_ratio <= 1e-5;
   rows.push_back(accurate);
   const Arithmetic tf32{InputRounding::nearest, true};
@@ -371,18 +388,20 @@ void add_library_rows(Bench &b, const Options &options, const Inputs<float> &in,
 // FP32 limit.
 void print_size(const Bench &b, uint32_t n, const std::vector<Row> &rows) {
   const double flops = 2.0 * n * n * n;
-  fmt::print("\n{0}x{0}x{0}   (kernel time, min of {1} after a warm-up; error = max|C-ref| / "
-             "max|ref|)\n",
-             n, b.repeat);
-  fmt::print("  {:<36} {:>10} {:>10} {:>10}  {:<9}\n", "", "ms", "GFLOPS", "error", "verified");
+  b.say("\n{0}x{0}x{0}   (kernel time, min of {1} after a warm-up; error = max|C-ref| / "
+        "max|ref|{2})\n",
+        n, b.repeat, b.command.options.double_precision ? "; the steps in double" : "");
+  b.say("  {:<36} {:>10} {:>10} {:>10}  {:<9}\n", "", "ms", "GFLOPS", "error", "verified");
   for (const Row &row : rows) {
     if (!row.ok || row.seconds.empty()) {
-      fmt::print("  {:<36} unavailable: {}\n", row.name, row.note);
+      b.say("  {:<36} unavailable: {}\n", row.name, row.note);
       continue;
     }
     double seconds = row.seconds.min();
-    fmt::print("  {:<36} {:>10.3f} {:>10.1f} {:>10.2e}  {:<9}\n", row.name, seconds * 1e3,
-               gflops_of(flops, seconds), row.max_error_ratio, row.verified ? "yes" : "NO");
+    b.say("  {:<36} {:>10.3f} {:>10.1f} {:>10.2e}  {:<9}\n", row.name, seconds * 1e3,
+          gflops_of(flops, seconds), row.max_error_ratio, row.verified ? "yes" : "NO");
+    if (!row.verified)
+      b.say("  {:<36} NO: {}\n", "", row.reason);
   }
   for (const Row &ours : rows) {
     if (ours.kind == "anchor" || !ours.verified)
@@ -396,7 +415,7 @@ void print_size(const Bench &b, uint32_t n, const std::vector<Row> &rows) {
       line +=
           fmt::format("  {:.0f}% of the FP32 limit",
                       100 * gflops_of(flops, ours.seconds.min()) * 1e9 / b.fp32.flops_per_second);
-    fmt::print("  {:<36}{}\n", ours.name, line);
+    b.say("  {:<36}{}\n", ours.name, line);
   }
 }
 
@@ -409,6 +428,7 @@ Json size_json(uint32_t n, const std::vector<Row> &rows) {
                  {"available", row.ok},
                  {"verified", row.verified},
                  {"note", row.note},
+                 {"reason", row.reason},
                  {"max_error_over_max_ref", row.max_error_ratio},
                  {"max_abs_error_checked", row.checked_error},
                  {"tolerance", row.tolerance},
@@ -432,10 +452,14 @@ Json measure_size(Bench &b, uint32_t n) {
   options.repeat = b.repeat;
   options.random_checks = 0;
   options.device = b.device.ordinal;
-  // The runner's reference, which its steps at this size share.
+  // CLGemm and the anchors multiply these float inputs; with --double the steps run in double on
+  // their own inputs and check them against their own reference, within the double bound.
+  Options float_options = options;
+  float_options.double_precision = false;
+  // The runner's reference of the float inputs, which its float steps at this size share.
   b.progress.show(fmt::format("{0}x{0}x{0}: the fp64 reference on the host", n));
   const std::shared_ptr<const Reference> reference =
-      b.runner.reference(options, in, InputRounding::none);
+      b.runner.reference(float_options, in, InputRounding::none);
   std::vector<Row> rows;
   Observer quiet;
   for (const std::string &name : b.steps) {
@@ -452,10 +476,13 @@ Json measure_size(Bench &b, uint32_t n) {
       b.overhead_inputs = in;
     }
   }
-  add_library_rows(b, options, in, *reference, rows);
+  add_library_rows(b, float_options, in, *reference, rows);
   b.progress.show(fmt::format("{0}x{0}x{0}: the anchors", n));
-  add_anchor_rows(b, options, in, *reference, rows);
+  add_anchor_rows(b, float_options, in, *reference, rows);
   b.progress.clear();
+  b.wrong_products += std::count_if(rows.begin(), rows.end(), [](const Row &row) {
+    return row.kind != "anchor" && row.ok && !row.verified;
+  });
   print_size(b, n, rows);
   return size_json(n, rows);
 }
@@ -476,13 +503,13 @@ void measure_end_to_end(Bench &b, BridgeReplay &through_bridge, Json &overhead) 
     return;
   double floor = bytes_in / bandwidth.host_to_device + bytes_out / bandwidth.device_to_host +
                  run.kernel_seconds.min();
-  fmt::print("\nMQL5-style end to end at {} (CLBufferWrite A, B; CLExecute; CLBufferRead C)\n", n);
-  fmt::print("  {:.3f} ms (median of {}); transfer floor {:.3f} ms = {:.1f} MB in at {:.1f} "
-             "GB/s + {:.1f} MB out at {:.1f} GB/s (pinned) + kernel {:.3f} ms: {:.2f}x the "
-             "floor\n",
-             e2e.median() * 1e3, b.repeat, floor * 1e3, bytes_in / 1e6,
-             bandwidth.host_to_device / 1e9, bytes_out / 1e6, bandwidth.device_to_host / 1e9,
-             run.kernel_seconds.min() * 1e3, e2e.median() / floor);
+  b.say("\nMQL5-style end to end at {} (CLBufferWrite A, B; CLExecute; CLBufferRead C)\n", n);
+  b.say("  {:.3f} ms (median of {}); transfer floor {:.3f} ms = {:.1f} MB in at {:.1f} "
+        "GB/s + {:.1f} MB out at {:.1f} GB/s (pinned) + kernel {:.3f} ms: {:.2f}x the "
+        "floor\n",
+        e2e.median() * 1e3, b.repeat, floor * 1e3, bytes_in / 1e6, bandwidth.host_to_device / 1e9,
+        bytes_out / 1e6, bandwidth.device_to_host / 1e9, run.kernel_seconds.min() * 1e3,
+        e2e.median() / floor);
   overhead["end_to_end_s"] = e2e.median();
   overhead["transfer_floor_s"] = floor;
   overhead["pinned_host_to_device_gbps"] = bandwidth.host_to_device / 1e9;
@@ -514,17 +541,17 @@ Json measure_bridge_cost(Bench &b) {
   double bridge_call = bridge_seconds_per_set_arg(b.bridge, b.device.ordinal, 200000);
   double raw_call = b.raw.seconds_per_set_arg(200000);
   b.progress.clear();
-  fmt::print("\nbridge overhead ({} at {}, CLExecute + CLBufferRead, {} replays of each path, "
-             "alternating)\n",
-             run.step, n, pairs);
+  b.say("\nbridge overhead ({} at {}, CLExecute + CLBufferRead, {} replays of each path, "
+        "alternating)\n",
+        run.step, n, pairs);
   Json overhead = Json::object();
   if (raw_run.available && bridge_replays.values.size() == raw_run.seconds.values.size()) {
     double through = bridge_replays.median(), direct = raw_run.seconds.median();
     double through_min = bridge_replays.min(), direct_min = raw_run.seconds.min();
-    fmt::print("  medians: through the bridge {:.3f} ms, raw OpenCL {:.3f} ms: {:+.2f}%; "
-               "minimums {:.3f} and {:.3f} ms: {:+.2f}%\n",
-               through * 1e3, direct * 1e3, 100 * (through - direct) / direct, through_min * 1e3,
-               direct_min * 1e3, 100 * (through_min - direct_min) / direct_min);
+    b.say("  medians: through the bridge {:.3f} ms, raw OpenCL {:.3f} ms: {:+.2f}%; "
+          "minimums {:.3f} and {:.3f} ms: {:+.2f}%\n",
+          through * 1e3, direct * 1e3, 100 * (through - direct) / direct, through_min * 1e3,
+          direct_min * 1e3, 100 * (through_min - direct_min) / direct_min);
     overhead["replay_pairs"] = pairs;
     overhead["replay_bridge_s"] = through;
     overhead["replay_raw_s"] = direct;
@@ -532,12 +559,12 @@ Json measure_bridge_cost(Bench &b) {
     overhead["replay_bridge_min_s"] = through_min;
     overhead["replay_raw_min_s"] = direct_min;
   } else if (!raw_run.available) {
-    fmt::print("  raw replay unavailable: {}\n", raw_run.note);
+    b.say("  raw replay unavailable: {}\n", raw_run.note);
   } else {
-    fmt::print("  the bridge's replay failed: {}\n", b.bridge.last_error_text());
+    b.say("  the bridge's replay failed: {}\n", b.bridge.last_error_text());
   }
-  fmt::print("  CLSetKernelArg {:.3f} us, clSetKernelArg {:.3f} us: {:+.3f} us per call\n",
-             bridge_call * 1e6, raw_call * 1e6, (bridge_call - raw_call) * 1e6);
+  b.say("  CLSetKernelArg {:.3f} us, clSetKernelArg {:.3f} us: {:+.3f} us per call\n",
+        bridge_call * 1e6, raw_call * 1e6, (bridge_call - raw_call) * 1e6);
   overhead["set_arg_bridge_us"] = bridge_call * 1e6;
   overhead["set_arg_raw_us"] = raw_call * 1e6;
   overhead["per_call_overhead_us"] = (bridge_call - raw_call) * 1e6;
@@ -545,17 +572,17 @@ Json measure_bridge_cost(Bench &b) {
   return overhead;
 }
 
-void save_bench(const CommandLine &command, const Json &json) {
+void save_bench(const CommandLine &command, const Json &json, const TextReport &say) {
   if (command.output) {
     std::filesystem::create_directories(command.output->parent_path().empty()
                                             ? std::filesystem::path(".")
                                             : command.output->parent_path());
     write_json_file(*command.output, json);
-    fmt::print("\nresults written to {}\n", command.output->string());
+    say("\nresults written to {}\n", command.output->string());
   }
   if (command.chart) {
     write_bench_chart(*command.chart, json);
-    fmt::print("chart written to {}\n", command.chart->string());
+    say("chart written to {}\n", command.chart->string());
   }
 }
 
@@ -570,24 +597,31 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
     sizes = {1000, 2000, 4096};
   const uint32_t repeat = std::max<uint32_t>(command.options.repeat, 5);
 
-  fmt::print("benchmark on device {}: {} ({}, driver {}), {} compute units\n", device.ordinal,
-             device.name, device.platform, device.driver, device.caps.compute_units);
+  const TextReport say(command.format != Format::json);
+  say("benchmark on device {}: {} ({}, driver {}), {} compute units\n", device.ordinal, device.name,
+      device.platform, device.driver, device.caps.compute_units);
   Json json = bench_header(device, bridge, repeat);
+  json["steps_type"] = command.options.double_precision ? "double" : "float";
   Limit fp32;
-  json["limits"] = measure_limits(bridge, runner, device, fp32);
+  json["limits"] = measure_limits(bridge, runner, device, fp32, say);
 
   RawDevice raw(device.platform, device.name);
   ProgressLine progress(stderr, command.format == Format::json);
-  Bench bench{command, catalogue, bridge,   runner,
-              device,  raw,       progress, bench_steps(command, catalogue, device),
-              repeat,  fp32,      {},       {}};
+  Bench bench{command,  catalogue, bridge,
+              runner,   device,    raw,
+              progress, say,       bench_steps(command, catalogue, device),
+              repeat,   fp32,      {},
+              {},       0};
   json["sizes"] = Json::array();
   for (uint32_t n : sizes)
     json["sizes"].push_back(measure_size(bench, n));
   if (bench.overhead_run && raw.ok())
     json["bridge_overhead"] = measure_bridge_cost(bench);
-  save_bench(command, json);
-  return 0;
+  save_bench(command, json, say);
+  if (!say.shown())
+    fmt::print("{}\n", json_text(json, 4));
+  // Wrong products of ours fail the run, as a wrong replay does; the anchors' are reported only.
+  return bench.wrong_products > 0 ? static_cast<int>(ExitCode::wrong_results) : 0;
 }
 
 } // namespace mqlcl::replay

@@ -1,6 +1,9 @@
 #include "cli.hpp"
 
 #include "error.hpp"
+#include "kernel_source.hpp"
+#include "paths.hpp"
+#include "tuning.hpp"
 
 #include <fmt/format.h>
 
@@ -11,6 +14,8 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <regex>
+#include <set>
 
 namespace mqlcl::replay {
 
@@ -68,12 +73,248 @@ void add_step(CommandLine &command, const std::string &name, const std::vector<S
                         close.empty() ? "" : " (did you mean " + close + "?)"));
 }
 
+// One option as a subcommand's --help shows it: its name, its argument (empty for a flag) and what
+// it does there.
+struct OptionHelp {
+  std::string name, argument, meaning;
+};
+
+// A subcommand: how it is called, what it does, every option it takes (in its help's order) and
+// the --format values it prints. The parser refuses any other option, and docs/replay.md lists
+// these helps.
+struct Subcommand {
+  std::string name;
+  Mode mode;
+  std::string synopsis; // after "mqlcl-replay NAME "
+  std::string summary;
+  std::vector<OptionHelp> options;
+  std::vector<std::string> formats;
+  bool takes(const std::string &option) const {
+    return option == "--help" || std::any_of(options.begin(), options.end(),
+                                             [&](const OptionHelp &o) { return o.name == option; });
+  }
+};
+
+OptionHelp device_option() {
+  return {"--device", "N",
+          "OpenCL device ordinal (default: the bridge's first device, CL_USE_ANY)"};
+}
+
+std::vector<OptionHelp> size_options(const std::string &default_size) {
+  return {{"--size", "N", "ROWS1 = COLSROWS = COLS2 = N (default " + default_size + ")"},
+          {"--rows1", "N", "ROWS1 alone, over --size (non-square products)"},
+          {"--colsrows", "N", "COLSROWS alone, over --size"},
+          {"--cols2", "N", "COLS2 alone, over --size"}};
+}
+
+std::vector<OptionHelp> path_options() {
+  return {{"--kernels", "DIR",
+           "kernel directory (default: MQLCL_KERNELS_DIR, then next to the program)"},
+          {"--library", "PATH", "the bridge (default: MQLCL_LIBRARY, then next to the program)"}};
+}
+
+const char *kParamMeaning =
+    "a kernel parameter of the steps beyond the article, one they take (--list shows them); 1 or "
+    "more; 0 is allowed for INFLIGHT, ROUND, PARTS, FLUSH and PAD (switched off), for FMA_ORDER, "
+    "POINTERS, GATHER and CARRY (the first form) and for ROTATE_A, ROTATE_B and PAIRED_LANES (the "
+    "first layout)";
+
+std::vector<OptionHelp> operator+(std::vector<OptionHelp> first,
+                                  const std::vector<OptionHelp> &second) {
+  first.insert(first.end(), second.begin(), second.end());
+  return first;
+}
+
+Subcommand replay_subcommand() {
+  return {
+      "replay",
+      Mode::replay,
+      "<script>[,<script>...]|all [options]",
+      "replays the scripts named (mqlcl-replay --list shows them; all = the article's ten, in "
+      "its order) through the bridge, checks every element of each product against a "
+      "double-precision reference and prints the article's log lines; replay is the default "
+      "subcommand, so mqlcl-replay <script> says the same",
+      std::vector<OptionHelp>{device_option()} + size_options("2000, the article's") +
+          std::vector<OptionHelp>{
+              {"--local", "X[,Y]",
+               "work-group size (default: the runtime chooses, as in the article)"},
+              {"--repeat", "R", "replay CLExecute + CLBufferRead R times; report min and median"},
+              {"--double", "", "REALTYPE double instead of float (needs cl_khr_fp64)"},
+              {"--no-cpu", "", "skip the article's single-core CPU loop (CPUTime)"},
+              {"--seed", "S", "seed of the random matrices (default 2012)"},
+              {"--format", "F", "text (the article's lines, default), json or csv"},
+              {"--chart", "FILE.svg", "draw time and GFLOPS per step"},
+              {"--overlay", "FILE",
+               "add results saved with --format json to the chart (repeatable), or draw one "
+               "benchmark's saved results (bench --output)"},
+              {"--param", "NAME=VALUE", kParamMeaning}} +
+          path_options() +
+          std::vector<OptionHelp>{
+              {"--list", "",
+               "the catalogue: every step, its kernel and parameters (--format csv: rows)"},
+              {"--list-devices", "", "the bridge's OpenCL devices and their ordinals"},
+              {"--version", "", "the program's version"}},
+      {"text", "json", "csv"}};
+}
+
+Subcommand tune_subcommand() {
+  return {"tune",
+          Mode::tune,
+          "<step> [options]",
+          "measures every valid parameter set of a step on the device and caches the fastest, "
+          "keyed by device and driver (MQLCL_TUNE_CACHE, else ~/.cache/mqlcl/); with --gemm "
+          "LAYOUT, tunes the library's CLGemm itself (matr_mul_tuned: FP32, "
+          "matr_mul_wgmma_tma_tf32, matr_mul_wgmma_tma_3xtf32) for that layout of A and B (T: "
+          "stored transposed): from the set it runs now, one parameter at a time, each trial a "
+          "fresh CLGemm verified element by element; its cache entry is what CLGemm reads first",
+          std::vector<OptionHelp>{device_option()} + size_options("2000") +
+              std::vector<OptionHelp>{
+                  {"--local", "X[,Y]", "work-group size of every trial (not with --gemm)"},
+                  {"--repeat", "R",
+                   "replays of each trial, the minimum kept (at least 3; 5 with "
+                   "--gemm)"},
+                  {"--seed", "S", "seed of the random matrices (default 2012; not with --gemm)"},
+                  {"--gemm", "NN|NT|TN|TT", "tune CLGemm for that layout of A and B"},
+                  {"--double", "",
+                   "with --gemm, on matr_mul_tuned: the double product, cached apart from the "
+                   "FP32 one"}} +
+              path_options(),
+          {}};
+}
+
+Subcommand bench_subcommand() {
+  return {
+      "bench",
+      Mode::bench,
+      "[<step>,...] [options]",
+      "times the steps beyond the article (or those named) and the library's CLGemm against "
+      "CLBlast, cuBLAS, OpenBLAS and the device's FP32 limit in one run, every product "
+      "verified against the double-precision reference; then the bridge's cost against raw "
+      "OpenCL (with matr_mul_tuned)",
+      {device_option(),
+       {"--sizes", "N,N,...", "the squares N x N x N to time (default 1000,2000,4096)"},
+       {"--repeat", "R", "kernel runs timed after a warm-up, the minimum reported (at least 5)"},
+       {"--seed", "S", "seed of the random matrices (default 2012)"},
+       {"--double", "",
+        "the steps in REALTYPE double, verified against the double-precision bound (CLGemm "
+        "and the anchors stay FP32)"},
+       {"--local", "X[,Y]", "work-group size of the steps (those whose launch takes one)"},
+       {"--param", "NAME=VALUE", kParamMeaning},
+       {"--format", "F", "text (default) or json: the document --output saves, on stdout"},
+       {"--output", "FILE.json", "save the figures"},
+       {"--chart", "FILE.svg", "draw GFLOPS per step, anchor and size, the limits as lines"},
+       path_options()[0],
+       path_options()[1]},
+      {"text", "json"}};
+}
+
+Subcommand gemm_subcommand() {
+  return {"gemm",
+          Mode::gemm,
+          "[options]",
+          "times the library's CLGemm as an MQL5 program calls it (squares at --sizes with B as "
+          "stored and transposed, network shapes, double, a batch) against cuBLAS on NVIDIA GPUs "
+          "and OpenBLAS on CPUs, every product verified",
+          {device_option(),
+           {"--sizes", "N,N,...",
+            "the squares (default 1000,2000 on CPUs; 1000,2000,4096,4097,8192 on GPUs)"},
+           {"--repeat", "R",
+            "calls timed per case after the first, the minimum reported (at "
+            "least 5)"},
+           {"--format", "F", "text (default) or json: the document --output saves, on stdout"},
+           {"--output", "FILE.json", "save the figures"},
+           path_options()[0],
+           path_options()[1]},
+          {"text", "json"}};
+}
+
+Subcommand gemm_database_subcommand() {
+  return {
+      "gemm-database",
+      Mode::gemm_database,
+      "FILE.json ... [options]",
+      "writes the tuner's matr_mul_tuned entries (tune's cache files) as the source of "
+      "CLGemm's compiled parameter database (bridge/src/gemm/database.inc)",
+      {{"--vendor", "ID", "the vendor of the devices the files do not name (0x10DE)"},
+       {"--architecture", "NAME", "the architecture of the devices the files do not name (sm_90)"},
+       {"--output", "FILE", "write the source there (default: stdout)"}},
+      {}};
+}
+
+Subcommand chart_subcommand() {
+  return {"chart",
+          Mode::replay,
+          "FILE.svg RESULTS.json ...",
+          "draws saved results (--format json, or bench --output) into FILE.svg, as mqlcl-replay "
+          "--chart FILE.svg --overlay RESULTS.json does",
+          {},
+          {}};
+}
+
+// Every subcommand, replay (the default) first.
+const std::vector<Subcommand> &subcommands() {
+  static const std::vector<Subcommand> all{replay_subcommand(),        tune_subcommand(),
+                                           bench_subcommand(),         gemm_subcommand(),
+                                           gemm_database_subcommand(), chart_subcommand()};
+  return all;
+}
+
+const Subcommand *find_subcommand(const std::string &name) {
+  for (const Subcommand &subcommand : subcommands())
+    if (subcommand.name == name)
+      return &subcommand;
+  return nullptr;
+}
+
+// "a, b and c" (or "a, b or c").
+std::string listed(const std::vector<std::string> &items, const char *last = "and") {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == items.size() ? fmt::format(" {} ", last) : ", ") + items[i];
+  return text;
+}
+
+// `text` in lines of at most `width` characters, each after the first indented by `indent`.
+std::string wrapped(const std::string &text, size_t width, size_t indent) {
+  std::string out, line;
+  for (const std::string &word : split(text, ' ')) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n" + std::string(indent, ' ');
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line;
+}
+
+constexpr size_t kHelpWidth = 96;
+
+std::string options_help(const Subcommand &subcommand) {
+  std::string out;
+  std::vector<OptionHelp> shown = subcommand.options;
+  shown.push_back({"--help", "", "this help"});
+  for (const OptionHelp &option : shown) {
+    std::string left = option.name + (option.argument.empty() ? "" : " " + option.argument);
+    out += fmt::format("  {:<22}", left);
+    if (left.size() > 21)
+      out += "\n" + std::string(24, ' ');
+    out += wrapped(option.meaning, kHelpWidth - 24, 24) + "\n";
+  }
+  return out;
+}
+
+const char *kExitStatus =
+    R"(exit status: 0 verified, 1 wrong results, 2 bad input or a size a step rejects,
+             3 the bridge or OpenCL failed
+)";
+
 constexpr uint64_t kMaxSize = std::numeric_limits<uint32_t>::max();
 
-// What the run subcommands (replay, tune, bench, gemm) take, as given: CLI11 collects the text and
-// the conversions below check it, so that every message says what would be right.
+// Every option of every subcommand, as given: CLI11 collects the text and the conversions below
+// check it, so that every message says what would be right; each subcommand then refuses those it
+// does not take.
 struct RawOptions {
-  std::vector<std::string> scripts, overlays, params;
+  std::vector<std::string> positionals, overlays, params;
   std::map<std::string, std::string> values; // by option name
   bool help = false, version = false, list = false, list_devices = false, no_cpu = false,
        double_precision = false;
@@ -85,12 +326,14 @@ struct RawOptions {
 const std::vector<std::string> kFlags{"--help",         "--version", "--list",
                                       "--list-devices", "--no-cpu",  "--double"};
 const std::vector<std::string> kValues{
-    "--device", "--size",  "--rows1",   "--colsrows", "--cols2",  "--local", "--repeat", "--seed",
-    "--format", "--chart", "--kernels", "--library",  "--output", "--sizes", "--gemm"};
+    "--device", "--size",  "--rows1",  "--colsrows", "--cols2",       "--local",
+    "--repeat", "--seed",  "--format", "--chart",    "--kernels",     "--library",
+    "--output", "--sizes", "--gemm",   "--vendor",   "--architecture"};
 
-void add_run_options(CLI::App &app, RawOptions &raw) {
+void add_options(CLI::App &app, RawOptions &raw) {
   app.allow_extras(); // unknown options are refused below, in mqlcl-replay's words
   app.allow_windows_style_options(false); // CLI11's default on Windows reads "/path" as an option
+  app.set_help_flag();                    // --help prints the subcommand's usage
   raw.options["--help"] = app.add_flag("-h,--help", raw.help);
   raw.options["--version"] = app.add_flag("--version", raw.version);
   raw.options["--list"] = app.add_flag("--list", raw.list);
@@ -105,7 +348,7 @@ void add_run_options(CLI::App &app, RawOptions &raw) {
       app.add_option("--overlay", raw.overlays)->expected(1)->allow_extra_args(false)->take_all();
   raw.options["--param"] =
       app.add_option("--param", raw.params)->expected(1)->allow_extra_args(false)->take_all();
-  raw.options["scripts"] = app.add_option("scripts", raw.scripts)->take_all();
+  raw.options["positionals"] = app.add_option("positionals", raw.positionals)->take_all();
 }
 
 // A flag given a value (--no-cpu=1): CLI11 would take it as the flag's count.
@@ -118,11 +361,30 @@ void refuse_flag_values(const std::vector<std::string> &args) {
   }
 }
 
-void refuse_unknown_options(const CLI::App &app) {
+void refuse_unknown_options(const CLI::App &app, const Subcommand &subcommand) {
   for (const std::string &arg : app.remaining())
     if (arg.size() > 1 && arg[0] == '-')
-      bad_input(
-          fmt::format("unknown option {} (mqlcl-replay --help)", arg.substr(0, arg.find('='))));
+      bad_input(fmt::format("unknown option {} (mqlcl-replay {} --help)",
+                            arg.substr(0, arg.find('=')), subcommand.name));
+}
+
+// An option of another subcommand is refused by name, with the subcommands that take it and the
+// options this one takes, rather than ignored.
+void refuse_options_not_taken(const RawOptions &raw, const Subcommand &subcommand) {
+  for (const auto &[name, option] : raw.options) {
+    if (name == "positionals" || option->count() == 0 || subcommand.takes(name))
+      continue;
+    std::vector<std::string> owners, own;
+    for (const Subcommand &other : subcommands())
+      if (other.takes(name))
+        owners.push_back(other.name);
+    for (const OptionHelp &help : subcommand.options)
+      own.push_back(help.name);
+    bad_input(fmt::format("{} belongs to mqlcl-replay {}, not {}: {} {}", name, listed(owners),
+                          subcommand.name, subcommand.name,
+                          own.empty() ? "takes no option but --help"
+                                      : "takes " + listed(own) + " (and --help)"));
+  }
 }
 
 // CLI11's own refusals (an option without its value), in mqlcl-replay's words.
@@ -157,14 +419,12 @@ std::vector<uint32_t> local_sizes(const std::string &text) {
   return local;
 }
 
-Format format_named(const std::string &format) {
-  if (format == "text")
-    return Format::text;
-  if (format == "json")
-    return Format::json;
-  if (format == "csv")
-    return Format::csv;
-  bad_input(fmt::format("--format {}: expected text, json or csv", format));
+Format format_named(const std::string &format, const Subcommand &subcommand) {
+  if (std::find(subcommand.formats.begin(), subcommand.formats.end(), format) ==
+      subcommand.formats.end())
+    bad_input(fmt::format("--format {}: expected {}{}", format, listed(subcommand.formats, "or"),
+                          subcommand.name == "replay" ? "" : " (" + subcommand.name + ")"));
+  return format == "json" ? Format::json : format == "csv" ? Format::csv : Format::text;
 }
 
 void add_param(Params &params, const std::string &text) {
@@ -188,15 +448,23 @@ Sizes sizes_of(const RawOptions &raw) {
   return {one("--rows1"), one("--colsrows"), one("--cols2")};
 }
 
+std::string gemm_layout_of(const std::string &layout) {
+  if (std::find(std::begin(kLayouts), std::end(kLayouts), layout) == std::end(kLayouts))
+    bad_input(fmt::format("--gemm {}: the layout is NN, NT, TN or TT (A, then B; T: stored "
+                          "transposed)",
+                          layout));
+  return layout;
+}
+
 // The options as numbers, paths and names.
-void convert(const RawOptions &raw, CommandLine &command, const std::vector<Step> &catalogue) {
-  command.help = raw.help;
+void convert(const RawOptions &raw, const Subcommand &subcommand, CommandLine &command,
+             const std::vector<Step> &catalogue) {
   command.version = raw.version;
   command.list = raw.list;
   command.list_devices = raw.list_devices;
   command.options.run_cpu = !raw.no_cpu;
   command.options.double_precision = raw.double_precision;
-  for (const std::string &scripts : raw.scripts)
+  for (const std::string &scripts : raw.positionals)
     for (const std::string &name : split(scripts, ','))
       add_step(command, name, catalogue);
   if (raw.given("--device"))
@@ -212,7 +480,7 @@ void convert(const RawOptions &raw, CommandLine &command, const std::vector<Step
     command.options.seed =
         parse_unsigned("--seed", raw.value("--seed"), 0, std::numeric_limits<uint32_t>::max());
   if (raw.given("--format"))
-    command.format = format_named(raw.value("--format"));
+    command.format = format_named(raw.value("--format"), subcommand);
   for (const std::string &param : raw.params)
     add_param(command.options.params, param);
   if (raw.given("--sizes"))
@@ -226,13 +494,83 @@ void convert(const RawOptions &raw, CommandLine &command, const std::vector<Step
     if (raw.given(name))
       *into = raw.value(name);
   command.overlays.assign(raw.overlays.begin(), raw.overlays.end());
-  if (raw.given("--gemm")) {
-    const std::string &layout = raw.value("--gemm");
-    if (std::find(std::begin(kLayouts), std::end(kLayouts), layout) == std::end(kLayouts))
-      bad_input(fmt::format("--gemm {}: the layout is NN, NT, TN or TT (A, then B; T: stored "
-                            "transposed)",
-                            layout));
-    command.gemm_layout = layout;
+  if (raw.given("--gemm"))
+    command.gemm_layout = gemm_layout_of(raw.value("--gemm"));
+}
+
+// The names a step's kernels take as parameters, as the catalogue declares them: the parameters
+// and what `tune` varies of each kernel family the step may run (matr_mul_tuned: step 13's tiles
+// or its CPU form), and of the other steps built from the same kernel file (FLUSH, which
+// matr_mul_wgmma_tf32 leaves at its kernel's default and its split-TF32 variants set).
+std::set<std::string> declared_params(const Step &step, const std::vector<Step> &catalogue) {
+  DeviceCaps any_device;
+  any_device.dedicated_local_memory = true; // where every family may run
+  std::set<std::string> names;
+  for (const Step &family : tuning_families(step, any_device))
+    for (const Step &same_kernel : catalogue) {
+      const Step &declaring = same_kernel.kernel_file == family.kernel_file ? same_kernel : family;
+      for (const auto &[name, value] : declaring.params)
+        names.insert(name);
+      for (const std::vector<Tunable> *tunables :
+           {&declaring.tunables, &declaring.form_tunables, &declaring.layout_tunables})
+        for (const Tunable &tunable : *tunables)
+          names.insert(tunable.name);
+    }
+  return names;
+}
+
+// The switches a step's kernel files test with #ifdef, off unless given: LEAVE_OUT, with which the
+// TF32 kernels leave a slice of K out, for the tests that their verification catches it.
+std::set<std::string> kernel_switches(const Step &step, const std::filesystem::path &kernels) {
+  static const std::regex ifdef(R"(#\s*ifdef\s+([A-Z_][A-Z0-9_]*))");
+  DeviceCaps any_device;
+  any_device.dedicated_local_memory = true;
+  std::set<std::string> names;
+  for (const Step &family : tuning_families(step, any_device)) {
+    if (family.kernel_file.empty())
+      continue;
+    const std::string source = read_kernel_source(kernels / family.kernel_file);
+    for (std::sregex_iterator at(source.begin(), source.end(), ifdef), end; at != end; ++at)
+      names.insert((*at)[1]);
+  }
+  return names;
+}
+
+// The steps --param goes to: those named, else the ones bench times by default.
+std::vector<const Step *> param_targets(const CommandLine &command,
+                                        const std::vector<Step> &catalogue) {
+  std::vector<const Step *> steps;
+  for (const std::string &name : command.steps)
+    steps.push_back(find_step(catalogue, name));
+  if (steps.empty() && command.mode == Mode::bench)
+    for (const Step &step : catalogue)
+      if (step.in_bench)
+        steps.push_back(&step);
+  return steps;
+}
+
+// A --param that none of its steps' kernels takes would reach the compiler as an unused -D, and
+// the run would look as if it had tried it. The kernel files are read only for a name the steps do
+// not declare.
+void refuse_unknown_params(const CommandLine &command, const std::vector<Step> &catalogue) {
+  const std::vector<const Step *> steps = param_targets(command, catalogue);
+  std::set<std::string> taken;
+  for (const Step *step : steps)
+    taken.merge(declared_params(*step, catalogue));
+  bool kernels_read = false;
+  for (const auto &[name, value] : command.options.params) {
+    if (taken.count(name) == 0 && !kernels_read) {
+      for (const Step *step : steps)
+        taken.merge(kernel_switches(*step, find_kernels(command.kernels)));
+      kernels_read = true;
+    }
+    if (taken.count(name) != 0)
+      continue;
+    const bool one = steps.size() == 1;
+    const std::string whose = one ? steps.front()->name : "the steps";
+    bad_input(fmt::format("--param {}: no kernel of {} takes it ({} {})", name,
+                          one ? whose : "these steps", whose + (one ? " takes" : " take"),
+                          taken.empty() ? "no parameter" : listed({taken.begin(), taken.end()})));
   }
 }
 
@@ -240,9 +578,6 @@ void convert(const RawOptions &raw, CommandLine &command, const std::vector<Step
 void check_combinations(const CommandLine &command, const std::vector<Step> &catalogue) {
   if (!command.overlays.empty() && !command.chart)
     bad_input("--overlay adds saved results to a chart: give --chart FILE.svg too");
-  if (command.mode == Mode::bench && !command.overlays.empty())
-    bad_input("bench --chart draws this run; a saved benchmark is drawn with "
-              "mqlcl-replay --chart FILE.svg --overlay RESULTS.json");
   bool command_given = command.help || command.version || command.list || command.list_devices ||
                        (command.chart && !command.overlays.empty());
   if (command.mode == Mode::tune) {
@@ -263,172 +598,107 @@ void check_combinations(const CommandLine &command, const std::vector<Step> &cat
     if (command.options.double_precision && (!command.gemm_layout || step->name != kGemmForms[0]))
       bad_input("tune --double: the double product is tuned as CLGemm runs it, apart from the "
                 "FP32 one: mqlcl-replay tune matr_mul_tuned --gemm LAYOUT --double");
-  } else if (command.gemm_layout) {
-    bad_input("--gemm LAYOUT belongs to mqlcl-replay tune");
   }
-  if (command.mode == Mode::gemm) {
-    if (!command.steps.empty())
-      bad_input("gemm takes no script: it times the library's CLGemm (--sizes, --repeat, "
-                "--output, --device)");
-  } else if (command.mode == Mode::replay) {
-    if (!command.bench_sizes.empty() || command.output)
-      bad_input("--sizes and --output belong to mqlcl-replay bench");
-    if (command.steps.empty() && !command_given)
-      bad_input("name a script, or all (mqlcl-replay --list shows them; --help shows the options)");
-  }
+  if (command.mode == Mode::gemm && !command.steps.empty())
+    bad_input("gemm takes no script: it times the library's CLGemm (mqlcl-replay gemm --help)");
+  if (command.mode == Mode::replay && command.steps.empty() && !command_given)
+    bad_input("name a script, or all (mqlcl-replay --list shows them; --help shows the options)");
+  if (!command.options.params.empty())
+    refuse_unknown_params(command, catalogue);
 }
 
-// gemm-database FILE.json ... [--vendor 0xNNNN] [--architecture NAME] [--output FILE]
-CommandLine parse_gemm_database(const std::vector<std::string> &args) {
-  CommandLine command;
-  command.mode = Mode::gemm_database;
-  CLI::App app("mqlcl-replay gemm-database", "mqlcl-replay gemm-database");
-  app.allow_windows_style_options(false); // "/tmp/x.json" is a path, not an option
-  app.set_help_flag();
-  app.allow_extras();
-  std::string output;
-  std::vector<std::string> files;
-  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.add_option("--vendor", command.gemm_vendor);
-  app.add_option("--architecture", command.gemm_architecture);
-  const CLI::Option *output_option = app.add_option("--output", output);
-  app.add_option("files", files)->take_all();
-  parse_with(app, args);
-  for (const std::string &arg : app.remaining())
-    bad_input(
-        fmt::format("gemm-database takes --vendor, --architecture and --output, not {}", arg));
-  if (output_option->count() > 0)
-    command.output = output;
-  command.tuning_files.assign(files.begin(), files.end());
+// tune --gemm times CLGemm, which sets its own work-groups and matrices.
+void check_tune_gemm(const RawOptions &raw) {
+  for (const char *name : {"--local", "--seed"})
+    if (raw.given("--gemm") && raw.given(name))
+      bad_input(fmt::format("tune --gemm: CLGemm chooses its own work-groups and matrices, so {} "
+                            "belongs to tune without --gemm",
+                            name));
+}
+
+// gemm-database FILE.json ...: the tuner's files, and the device of those that do not name one.
+void take_tuning_files(const RawOptions &raw, CommandLine &command) {
+  command.tuning_files.assign(raw.positionals.begin(), raw.positionals.end());
   if (command.tuning_files.empty())
-    bad_input("gemm-database needs the tuner's JSON files (mqlcl-replay --help)");
-  return command;
+    bad_input("gemm-database needs the tuner's JSON files (mqlcl-replay gemm-database --help)");
+  if (raw.given("--vendor"))
+    command.gemm_vendor = raw.value("--vendor");
+  if (raw.given("--architecture"))
+    command.gemm_architecture = raw.value("--architecture");
+  if (raw.given("--output"))
+    command.output = raw.value("--output");
 }
 
 // chart FILE.svg RESULTS.json ...: saved results drawn, as --chart FILE.svg --overlay RESULTS.json.
-CommandLine parse_chart(const std::vector<std::string> &args) {
-  CommandLine command;
-  CLI::App app("mqlcl-replay chart", "mqlcl-replay chart");
-  app.allow_windows_style_options(false); // "/tmp/x.json" is a path, not an option
-  app.set_help_flag();
-  app.allow_extras();
-  std::vector<std::string> files;
-  app.add_option("files", files)->take_all();
-  parse_with(app, args);
-  refuse_unknown_options(app);
-  if (files.size() < 2)
+void take_chart_files(const RawOptions &raw, CommandLine &command) {
+  if (raw.positionals.size() < 2)
     bad_input("chart takes the chart to write and the results to draw: mqlcl-replay chart "
               "FILE.svg RESULTS.json ...");
-  command.chart = files.front();
-  command.overlays.assign(files.begin() + 1, files.end());
-  return command;
-}
-
-// The subcommands that run steps, and the mode each selects.
-std::optional<Mode> run_mode_named(const std::string &name) {
-  if (name == "replay")
-    return Mode::replay;
-  if (name == "tune")
-    return Mode::tune;
-  if (name == "bench")
-    return Mode::bench;
-  if (name == "gemm")
-    return Mode::gemm;
-  return std::nullopt;
-}
-
-// replay (the default: scripts named first), tune, bench and gemm share their options.
-CommandLine parse_run(const std::vector<std::string> &args, const std::vector<Step> &catalogue) {
-  CommandLine command;
-  std::optional<Mode> named = args.empty() ? std::nullopt : run_mode_named(args[0]);
-  command.mode = named.value_or(Mode::replay);
-  std::vector<std::string> rest(args.begin() + (named ? 1 : 0), args.end());
-  refuse_flag_values(rest);
-  CLI::App app("mqlcl-replay", "mqlcl-replay");
-  app.allow_windows_style_options(false); // "/tmp/x.json" is a path, not an option
-  app.set_help_flag();                    // --help prints usage(), below
-  RawOptions raw;
-  add_run_options(app, raw);
-  parse_with(app, rest);
-  refuse_unknown_options(app);
-  convert(raw, command, catalogue);
-  check_combinations(command, catalogue);
-  return command;
+  command.chart = raw.positionals.front();
+  command.overlays.assign(raw.positionals.begin() + 1, raw.positionals.end());
 }
 
 } // namespace
 
 CommandLine parse_command_line(const std::vector<std::string> &args,
                                const std::vector<Step> &catalogue) {
-  const std::string first = args.empty() ? "" : args[0];
-  if (first == "gemm-database" || first == "chart") {
-    std::vector<std::string> rest(args.begin() + 1, args.end());
-    return first == "chart" ? parse_chart(rest) : parse_gemm_database(rest);
+  const Subcommand *named = args.empty() ? nullptr : find_subcommand(args[0]);
+  const Subcommand &subcommand = named != nullptr ? *named : subcommands().front();
+  CommandLine command;
+  command.mode = subcommand.mode;
+  command.subcommand = named != nullptr ? subcommand.name : "";
+  std::vector<std::string> rest(args.begin() + (named != nullptr ? 1 : 0), args.end());
+  refuse_flag_values(rest);
+  CLI::App app("mqlcl-replay", "mqlcl-replay");
+  RawOptions raw;
+  add_options(app, raw);
+  parse_with(app, rest);
+  refuse_unknown_options(app, subcommand);
+  refuse_options_not_taken(raw, subcommand);
+  command.help = raw.help;
+  if (command.help)
+    return command;
+  if (subcommand.name == "gemm-database") {
+    take_tuning_files(raw, command);
+    return command;
   }
-  return parse_run(args, catalogue);
+  if (subcommand.name == "chart") {
+    take_chart_files(raw, command);
+    return command;
+  }
+  check_tune_gemm(raw);
+  convert(raw, subcommand, command, catalogue);
+  check_combinations(command, catalogue);
+  return command;
 }
 
 std::string usage() {
-  return R"(usage: mqlcl-replay [replay] <script>[,<script>...]|all [options]
-       mqlcl-replay tune <step> [--size N] [--device N] [--gemm NN|NT|TN|TT]
-       mqlcl-replay bench [<step>,...] [--sizes N,N,...] [--repeat R] [--output FILE.json]
-                          [--chart FILE.svg]
-       mqlcl-replay gemm [--sizes N,N,...] [--repeat R] [--output FILE.json]
-       mqlcl-replay gemm-database FILE.json ... [--vendor ID --architecture NAME] [--output F]
-       mqlcl-replay chart FILE.svg RESULTS.json ...
-       mqlcl-replay --chart FILE.svg --overlay FILE [--overlay FILE ...]
-       mqlcl-replay --list | --list-devices | --help | --version
+  std::string out = "usage: ";
+  for (const Subcommand &subcommand : subcommands())
+    out += fmt::format("{}mqlcl-replay {} {}\n", out.size() > 7 ? "       " : "",
+                       subcommand.name == "replay" ? "[replay]" : subcommand.name,
+                       subcommand.synopsis);
+  out += "       mqlcl-replay --chart FILE.svg --overlay FILE [--overlay FILE ...]\n"
+         "       mqlcl-replay --list | --list-devices | --help | --version\n\n"
+         "Replays the scripts of \"OpenCL: From Naive Towards More Insightful Programming\"\n"
+         "(mql5.com/en/articles/407) through the mqlcl bridge, checks every element of each\n"
+         "product against a double-precision reference and prints the article's log lines.\n\n"
+         "options of replay, the default subcommand\n";
+  out += options_help(subcommands().front());
+  out += "\nsubcommands (mqlcl-replay SUBCOMMAND --help: its options)\n";
+  for (const Subcommand &subcommand : subcommands())
+    out += fmt::format("  {:<14}{}\n", subcommand.name,
+                       wrapped(subcommand.summary, kHelpWidth - 16, 16));
+  return out + "\n" + kExitStatus;
+}
 
-Replays the scripts of "OpenCL: From Naive Towards More Insightful Programming"
-(mql5.com/en/articles/407) through the mqlcl bridge, checks every element of each
-product against a double-precision reference and prints the article's log lines.
-
-scripts     the names from --list; all = the article's ten, in its order
-options
-  --device N          OpenCL device ordinal (default: the bridge's first device, CL_USE_ANY)
-  --size N            ROWS1 = COLSROWS = COLS2 = N (default 2000, the article's)
-  --rows1 N, --colsrows N, --cols2 N
-                      non-square sizes (each overrides --size)
-  --local X[,Y]       work-group size (default: the runtime chooses, as in the article)
-  --repeat R          replay CLExecute + CLBufferRead R times; report min and median
-  --double            REALTYPE double instead of float (needs cl_khr_fp64)
-  --no-cpu            skip the article's single-core CPU loop (CPUTime)
-  --seed S            seed of the random matrices (default 2012)
-  --format F          text (the article's lines, default), json or csv
-  --chart FILE.svg    draw time and GFLOPS per step
-  --overlay FILE      add results saved with --format json to the chart (repeatable), or
-                      draw one benchmark's saved results (bench --output)
-  --param NAME=VALUE  a kernel parameter of the steps beyond the article (tile sizes: --list);
-                      1 or more; 0 is allowed for INFLIGHT, ROUND, PARTS, FLUSH and PAD
-                      (switched off), for FMA_ORDER, POINTERS, GATHER and CARRY (the first
-                      form) and for ROTATE_A, ROTATE_B and PAIRED_LANES (the first layout)
-  --kernels DIR       kernel directory (default: MQLCL_KERNELS_DIR, then next to the program)
-  --library PATH      the bridge (default: MQLCL_LIBRARY, then next to the program)
-
-replay      (the default subcommand) replays the scripts named
-chart       draws saved results (--format json or bench --output) into FILE.svg, as
-            --chart FILE.svg --overlay RESULTS.json does
-tune        measures every valid parameter set of a step on the device and caches the
-            fastest, keyed by device and driver (MQLCL_TUNE_CACHE, else ~/.cache/mqlcl/);
-            with --gemm LAYOUT, tunes the library's CLGemm itself (matr_mul_tuned: FP32,
-            matr_mul_wgmma_tma_tf32, matr_mul_wgmma_tma_3xtf32) for that layout of A and B
-            (T: stored transposed): from the set it runs now, one parameter at a time, each
-            trial a fresh CLGemm verified element by element; its cache entry is what CLGemm
-            reads first; with --double, the double product (matr_mul_tuned only)
-bench       times the steps beyond the article against CLBlast, cuBLAS, OpenBLAS and the
-            device's FP32 limit in one run; --output saves the figures as JSON, --chart
-            draws them (GFLOPS per step, anchor and size, the limits as lines)
-gemm        times the library's CLGemm as an MQL5 program calls it (squares at --sizes with
-            B as stored and transposed, network shapes, double, a batch) against cuBLAS on
-            NVIDIA GPUs and OpenBLAS on CPUs, every product verified; --output saves JSON
-gemm-database
-            writes the tuner's matr_mul_tuned entries as the source of CLGemm's compiled
-            parameter database (bridge/src/gemm/database.inc); --vendor and --architecture
-            name the device of files that do not (0x10DE, sm_90)
-
-exit status: 0 verified, 1 wrong results, 2 bad input or a size a step rejects,
-             3 the bridge or OpenCL failed
-)";
+std::string subcommand_usage(const std::string &name) {
+  const Subcommand *subcommand = find_subcommand(name);
+  if (subcommand == nullptr)
+    return usage();
+  return fmt::format("usage: mqlcl-replay {} {}\n\n{}\n\noptions\n{}\n{}", subcommand->name,
+                     subcommand->synopsis, wrapped(subcommand->summary, kHelpWidth, 0),
+                     options_help(*subcommand), kExitStatus);
 }
 
 } // namespace mqlcl::replay

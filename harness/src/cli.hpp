@@ -26,7 +26,8 @@ using gemm::kLayouts;
 
 struct CommandLine {
   Mode mode = Mode::replay;
-  std::vector<uint32_t> bench_sizes;           // bench --sizes
+  std::string subcommand;            // as named on the command line; empty where replay is implied
+  std::vector<uint32_t> bench_sizes; // bench --sizes
   std::optional<std::filesystem::path> output; // bench --output FILE.json
   std::vector<std::string> steps; // catalogue names, in the order given; "all" expanded
   bool list = false;
@@ -49,6 +50,9 @@ struct CommandLine {
 CommandLine parse_command_line(const std::vector<std::string> &args,
                                const std::vector<Step> &catalogue);
 
+// --help: the whole program's, and one subcommand's (replay, tune, bench, gemm, gemm-database,
+// chart), with every option it takes.
 std::string usage();
+std::string subcommand_usage(const std::string &name);
 
 } // namespace mqlcl::replay

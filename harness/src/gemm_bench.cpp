@@ -9,6 +9,8 @@
 #include "gemm_product.hpp"
 #include "json.hpp"
 #include "paths.hpp"
+#include "progress.hpp"
+#include "report.hpp"
 #include "runner.hpp"
 
 #include <fmt/format.h>
@@ -92,12 +94,17 @@ struct CaseResult {
   Checked anchor_checked;
 };
 
+// `step` says which case of how many, on the progress line.
 CaseResult measure_case(const Bridge &bridge, const DeviceInfo &device, const GemmCase &c,
-                        uint32_t repeat) {
+                        uint32_t repeat, ProgressLine &progress, const std::string &step) {
+  const GeneralGemm &g = c.shape;
+  progress.show(fmt::format("{}: {}x{}x{}, the fp64 reference on the host", step, g.m, g.n, g.k));
   const GemmProduct product(c.shape, c.precision);
   CaseResult result;
   result.label = product.label();
+  progress.show(fmt::format("{}: {}, CLGemm", step, result.label));
   result.ours = product.run_library(bridge, device.ordinal, repeat);
+  progress.show(fmt::format("{}: {}, the anchor", step, result.label));
   result.anchor = anchor_for(device, GemmCase{product.shape(), c.precision}, *product.shape().a,
                              *product.shape().b, repeat);
   result.ours_checked = product.check(result.ours.product);
@@ -105,12 +112,12 @@ CaseResult measure_case(const Bridge &bridge, const DeviceInfo &device, const Ge
   return result;
 }
 
-void print_case(const GemmCase &c, const CaseResult &r) {
+void print_case(const GemmCase &c, const CaseResult &r, const TextReport &say) {
   const GeneralGemm &g = c.shape;
   const double flops = 2.0 * g.m * g.n * g.k * g.batch;
   auto gflops = [&](const Samples &s) { return s.empty() ? 0.0 : flops / s.min() / 1e9; };
   if (!r.ours.ok) {
-    fmt::print("  {:<34} unavailable: {}\n", r.label, r.ours.why_not);
+    say("  {:<34} unavailable: {}\n", r.label, r.ours.why_not);
     return;
   }
   std::string anchor = "-";
@@ -118,10 +125,9 @@ void print_case(const GemmCase &c, const CaseResult &r) {
     anchor = fmt::format("{:10.1f} {:>5} {:6.3f}x", gflops(r.anchor.seconds),
                          r.anchor_checked.verified ? "yes" : "NO",
                          r.anchor.seconds.min() / r.ours.seconds.min());
-  fmt::print("  {:<34} {:10.1f} {:9.2e} {:>5} {:9.3f} {:9.3f}   {}\n", r.label,
-             gflops(r.ours.seconds), r.ours_checked.error_ratio,
-             r.ours_checked.verified ? "yes" : "NO", r.ours.first_call_seconds,
-             r.ours.seconds.min() * 1e3, anchor);
+  say("  {:<34} {:10.1f} {:9.2e} {:>5} {:9.3f} {:9.3f}   {}\n", r.label, gflops(r.ours.seconds),
+      r.ours_checked.error_ratio, r.ours_checked.verified ? "yes" : "NO", r.ours.first_call_seconds,
+      r.ours.seconds.min() * 1e3, anchor);
 }
 
 Json case_json(const GemmCase &c, const CaseResult &r) {
@@ -160,10 +166,11 @@ int run_gemm_command(const CommandLine &command) {
     sizes = device.type == "CPU" ? std::vector<uint32_t>{1000, 2000}
                                  : std::vector<uint32_t>{1000, 2000, 4096, 4097, 8192};
   const uint32_t repeat = std::max<uint32_t>(command.options.repeat, 5);
-  fmt::print("CLGemm on device {}: {} ({}, driver {}), {} calls per case after the first\n",
-             device.ordinal, device.name, device.platform, device.driver, repeat);
-  fmt::print("  {:<34} {:>10} {:>9} {:>5} {:>9} {:>9}   {}\n", "case", "GFLOPS", "error", "ok",
-             "first s", "ms", "anchor GFLOPS, verified, ratio (ours / anchor speed)");
+  const TextReport say(command.format != Format::json);
+  say("CLGemm on device {}: {} ({}, driver {}), {} calls per case after the first\n",
+      device.ordinal, device.name, device.platform, device.driver, repeat);
+  say("  {:<34} {:>10} {:>9} {:>5} {:>9} {:>9}   {}\n", "case", "GFLOPS", "error", "ok", "first s",
+      "ms", "anchor GFLOPS, verified, ratio (ours / anchor speed)");
   const char *cache = std::getenv("MQLCL_TUNE_CACHE");
   Json json = {
       {"device", {{"name", device.name}, {"driver", device.driver}, {"platform", device.platform}}},
@@ -171,17 +178,24 @@ int run_gemm_command(const CommandLine &command) {
       {"tuning_cache", cache != nullptr ? cache : ""}};
   Json cases = Json::array();
   bool all_verified = true;
-  for (const GemmCase &c : gemm_cases(sizes, device.type != "CPU")) {
-    CaseResult result = measure_case(bridge, device, c, repeat);
-    print_case(c, result);
+  const std::vector<GemmCase> all_cases = gemm_cases(sizes, device.type != "CPU");
+  ProgressLine progress(stderr, command.format == Format::json);
+  for (const GemmCase &c : all_cases) {
+    CaseResult result =
+        measure_case(bridge, device, c, repeat, progress,
+                     fmt::format("case {} of {}", cases.size() + 1, all_cases.size()));
+    progress.clear();
+    print_case(c, result, say);
     all_verified = all_verified && result.ours.ok && result.ours_checked.verified;
     cases.push_back(case_json(c, result));
   }
   json["cases"] = std::move(cases);
   if (command.output) {
     write_json_file(*command.output, json);
-    fmt::print("results written to {}\n", command.output->string());
+    say("results written to {}\n", command.output->string());
   }
+  if (!say.shown())
+    fmt::print("{}\n", json_text(json, 4));
   return all_verified ? 0 : static_cast<int>(ExitCode::wrong_results);
 }
 

@@ -1,10 +1,10 @@
 #include "report.hpp"
 
 #include "json.hpp"
+#include "progress.hpp"
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cmath>
 
 namespace mqlcl::replay {
@@ -51,7 +51,7 @@ std::string verification_line(const Verification &v) {
 class ConsoleObserver : public Observer {
 public:
   ConsoleObserver(std::FILE *out, std::FILE *err, bool article_lines, bool progress)
-      : out_(out), err_(err), article_(article_lines), progress_(progress) {}
+      : out_(out), err_(err), article_(article_lines), progress_(err, !progress) {}
 
   void started(const StepRun &run) override {
     step_ = run.step;
@@ -68,18 +68,14 @@ public:
   }
 
   void cpu_progress(uint32_t done, uint32_t total) override {
-    if (!progress_)
-      return;
-    auto now = std::chrono::steady_clock::now();
-    if (done < total && now - last_progress_ < std::chrono::milliseconds(250))
-      return;
-    last_progress_ = now;
     if (done < total)
-      fmt::print(err_, "\r{}: CPU loop {:3d}%", step_, static_cast<int>(100.0 * done / total));
+      progress_.show(
+          fmt::format("{}: CPU loop {:3d}%", step_, static_cast<int>(100.0 * done / total)), false);
     else
-      fmt::print(err_, "\r{:60}\r", "");
-    std::fflush(err_);
+      progress_.clear();
   }
+
+  void phase(const std::string &what) override { progress_.show(step_ + ": " + what); }
 
   void cpu_finished(const StepRun &run) override {
     if (article_)
@@ -93,6 +89,7 @@ public:
   }
 
   void finished(const StepRun &run) override {
+    progress_.clear();
     if (run.status == Status::rejected || run.status == Status::failed) {
       fmt::print(err_, "mqlcl-replay: {} {}: {}\n", run.step,
                  run.status == Status::rejected ? "rejected" : "failed", run.message);
@@ -143,6 +140,7 @@ public:
 
 private:
   void line(const std::string &text) {
+    progress_.clear(); // stdout and stderr may be the same terminal
     fmt::print(out_, "{}\n", text);
     std::fflush(out_);
   }
@@ -150,9 +148,8 @@ private:
   std::FILE *out_;
   std::FILE *err_;
   bool article_;
-  bool progress_;
+  ProgressLine progress_; // on err_, on a terminal only
   std::string step_;
-  std::chrono::steady_clock::time_point last_progress_{};
 };
 
 // A finite number, else null (JSON has no NaN or infinity).

@@ -4,9 +4,12 @@
 
 #include "runner.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mqlcl::replay {
@@ -31,5 +34,21 @@ struct Provenance {
 std::string to_json(const std::vector<StepRun> &runs, const Provenance &provenance = {});
 // A header line and one row per run.
 std::string to_csv(const std::vector<StepRun> &runs);
+
+// The text report of a command that prints JSON instead with --format json (bench, gemm): lines
+// on stdout, or nothing, so that the JSON is all stdout holds.
+class TextReport {
+public:
+  explicit TextReport(bool shown) : shown_(shown) {}
+  bool shown() const { return shown_; }
+  template <class... Args>
+  void operator()(fmt::format_string<Args...> format, Args &&...args) const {
+    if (shown_)
+      fmt::print(format, std::forward<Args>(args)...);
+  }
+
+private:
+  bool shown_;
+};
 
 } // namespace mqlcl::replay

@@ -665,12 +665,14 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
   }
   // The references before the device runs rather than between its replays: of the inputs as they
   // are, and of a TF32 product's rounded inputs.
+  observer.phase("the fp64 reference on the host");
   reference_for(options, in);
   if (const InputRounding rounding = arithmetic_of(step).inputs;
       rounding != InputRounding::none && std::is_same_v<T, float>)
     reference_for(options, in, rounding);
 
   DeviceProduct device(bridge_, step, padded, context.get());
+  observer.phase("building the kernel");
   device.build(read_kernel(step.kernel_file), run.build_options);
   device.read_kernel_info(run);
   Matrix<T> buf(options.sizes.rows1, options.sizes.cols2, padded.rows1, padded.cols2,
@@ -684,6 +686,8 @@ void Runner::replay(const Step &chosen, const Options &options, Observer &observ
 
   // executeGPU() + readOutBuf(), timed as the article times them; --repeat replays them.
   for (uint32_t replay = 0; replay < run.repeat; ++replay) {
+    observer.phase(
+        fmt::format("replay {} of {} on the device, then its check", replay + 1, run.repeat));
     device.zero_output(zeros);
     double seconds = 0;
     uint32_t read = device.execute_and_read(run.geometry, buf.data, seconds);

@@ -110,6 +110,8 @@ public:
   virtual void cpu_finished(const StepRun &) {}  // cpu_seconds set
   virtual void read_finished(const StepRun &) {} // elements_read set
   virtual void finished(const StepRun &) {}      // always called, whatever the status
+  // A phase of the device's part begins (the reference, the build, each replay): for progress.
+  virtual void phase(const std::string & /*what*/) {}
 };
 
 class Runner {
