@@ -2,7 +2,6 @@
 
 #include "cl_api.hpp"
 #include "errors.hpp"
-#include "gemm/gemm.hpp"
 
 #include <fmt/format.h>
 
@@ -56,7 +55,9 @@ Context::~Context() {
     } catch (...) {
     }
   }
-  gemm.reset(); // its programs and scratch buffers, before the queue and context they use
+  // Its programs and scratch buffers, before the queue and context they use. The pointer was made
+  // by gemm/gemm.cpp, so its deleter knows the type that this file only declares.
+  gemm.reset();
   release_staging_slots(queue, staging);
   release(address_probe.kernel, &ClApi::clReleaseKernel);
   release(address_probe.program, &ClApi::clReleaseProgram);
