@@ -1,6 +1,7 @@
 #include "objects.hpp"
 
 #include "cl_api.hpp"
+#include "device_health.hpp"
 #include "errors.hpp"
 
 #include <fmt/format.h>
