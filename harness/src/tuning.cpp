@@ -1,5 +1,6 @@
 #include "tuning.hpp"
 
+#include "environment.hpp"
 #include "error.hpp"
 
 #include "json.hpp"
@@ -12,11 +13,6 @@
 namespace mqlcl::replay {
 
 namespace {
-
-std::string environment(const char *name) {
-  const char *value = std::getenv(name);
-  return value != nullptr ? value : "";
-}
 
 std::string size_key(const Sizes &sizes) {
   return fmt::format("{}x{}x{}", sizes.rows1, sizes.colsrows, sizes.cols2);
