@@ -39,10 +39,10 @@ Bridge::Bridge(const std::filesystem::path &library) : path_(library) {
     api_.name = &library_->library.get<std::remove_pointer_t<decltype(api_.name)>>(#name);         \
   else                                                                                             \
     missing.push_back(#name);
-  MQLCL_REPLAY_EXPORTS(MQLCL_REPLAY_RESOLVE)
+  MQLCL_BRIDGE_EXPORTS(MQLCL_REPLAY_RESOLVE)
 #undef MQLCL_REPLAY_RESOLVE
 #define MQLCL_REPLAY_COUNT(name) +1
-  constexpr size_t exports = 0 MQLCL_REPLAY_EXPORTS(MQLCL_REPLAY_COUNT);
+  constexpr size_t exports = 0 MQLCL_BRIDGE_EXPORTS(MQLCL_REPLAY_COUNT);
 #undef MQLCL_REPLAY_COUNT
   if (!missing.empty())
     throw Error(ExitCode::bridge_failure,
