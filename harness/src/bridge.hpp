@@ -3,6 +3,7 @@
 #pragma once
 
 #include "bridge_exports.hpp"
+#include "utf16_text.hpp" // the strings the exports take and give
 
 #include <mqlcl/mqlcl.h>
 
@@ -81,9 +82,5 @@ private:
   Free free_ = nullptr;
   int32_t handle_ = MQLCL_INVALID_HANDLE;
 };
-
-// UTF-8 <-> UTF-16, as MQL5 passes strings (invalid UTF-8 bytes become U+FFFD).
-std::u16string to_utf16(const std::string &text);
-std::string to_utf8(const char16_t *text);
 
 } // namespace mqlcl::replay

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "../../harness/src/bridge_exports.hpp"
+#include "../../harness/src/utf16_text.hpp"
 
 #include <mqlcl/mqlcl.h>
 
@@ -34,18 +35,11 @@ inline std::wstring bridge_path() {
   return executable_folder() + L"mqlcl.dll";
 }
 
-inline std::string narrow(const std::wstring &text) {
-  std::string out;
-  for (wchar_t c : text)
-    out += c < 0x80 ? static_cast<char>(c) : '?';
-  return out;
-}
+using mqlcl::replay::to_utf8; // the harness's: one conversion on the callers' side
 
-inline std::string to_utf8(const char16_t *text) {
-  std::string out;
-  for (; *text != 0; ++text)
-    out += *text < 0x80 ? static_cast<char>(*text) : '?';
-  return out;
+// A wide (UTF-16) string as UTF-8, for messages and narrow file names.
+inline std::string narrow(const std::wstring &text) {
+  return to_utf8(std::u16string(text.begin(), text.end()).c_str());
 }
 
 class LoadedBridge {
