@@ -4,6 +4,7 @@
 #include "boundary.hpp"
 #include "checked_math.hpp"
 #include "cl_api.hpp"
+#include "device_health.hpp"
 #include "objects.hpp"
 #include "os_library.hpp"
 
@@ -344,7 +345,7 @@ int32_t create_buffer(const char *function, int32_t context_handle, uint64_t siz
          CL_INVALID_BUFFER_SIZE);
   buffer->size = size;
   buffer->flags = access == 0 ? (flags | MQLCL_MEM_READ_WRITE) : flags;
-  watching_device(*buffer->context, function, [&] {
+  watching_device(*buffer->context->device, function, [&] {
     const ClApi &cl = cl_api();
     cl_int status = CL_SUCCESS;
     buffer->memory = cl.clCreateBuffer(buffer->context->context, to_cl_flags(buffer->flags),
@@ -370,7 +371,7 @@ uint64_t write_buffer(const char *function, int32_t buffer, const void *data,
   Context &context = *transfer.buffer->context;
   cl_mem memory = transfer.buffer->memory;
   const char *source = static_cast<const char *>(data) + transfer.host_offset;
-  watching_device(context, function, [&] {
+  watching_device(*context.device, function, [&] {
     if (staged(context, memory, transfer.buffer_offset, transfer.bytes,
                [&](StagedTransfer &staged) { staged_write(staged, source); }))
       return;
@@ -389,7 +390,7 @@ uint64_t read_buffer(const char *function, int32_t buffer, void *data, uint64_t 
   Context &context = *transfer.buffer->context;
   cl_mem memory = transfer.buffer->memory;
   char *target = static_cast<char *>(data) + transfer.host_offset;
-  watching_device(context, function, [&] {
+  watching_device(*context.device, function, [&] {
     if (staged(context, memory, transfer.buffer_offset, transfer.bytes,
                [&](StagedTransfer &staged) { staged_read(staged, target); }))
       return;

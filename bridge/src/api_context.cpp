@@ -1,6 +1,8 @@
 // CLContextCreate / CLContextFree, handle types and the per-thread last error.
 #include "boundary.hpp"
 #include "cl_api.hpp"
+#include "device_health.hpp"
+#include "device_selection.hpp"
 #include "objects.hpp"
 #include "utf16.hpp"
 

@@ -3,6 +3,7 @@
 // driver would accept and then fail to run (check_launch_size).
 #include "boundary.hpp"
 #include "cl_api.hpp"
+#include "device_health.hpp"
 #include "objects.hpp"
 
 #include <fmt/format.h>
@@ -168,7 +169,7 @@ namespace mqlcl {
 int64_t last_launch_nanoseconds(Kernel &kernel) {
   LaunchEvent launch(kernel, "CL_KERNEL_EXECUTION_TIME");
   const ClApi &cl = cl_api();
-  watching_device(*kernel.program->context, "CL_KERNEL_EXECUTION_TIME", [&] {
+  watching_device(*kernel.program->context->device, "CL_KERNEL_EXECUTION_TIME", [&] {
     check_cl(cl.clWaitForEvents(1, &launch.event), "clWaitForEvents", MQLCL_ERR_OPENCL_EXECUTE);
   });
   cl_ulong start = 0, end = 0;
@@ -200,7 +201,7 @@ MQLCL_API int32_t CLExecute(int32_t kernel_handle, uint32_t work_dim,
         fail(MQLCL_ERR_OPENCL_EXECUTE,
              fmt::format("CLExecute: argument {} of kernel {} is not set", i, kernel->name),
              CL_INVALID_KERNEL_ARGS);
-    watching_device(context, "CLExecute", [&] {
+    watching_device(*context.device, "CLExecute", [&] {
       cl_event launch = nullptr;
       cl_int status = cl.clEnqueueNDRangeKernel(
           context.queue, kernel->kernel, g.dimensions, g.offset.data(), g.global.data(),
@@ -221,7 +222,7 @@ MQLCL_API int32_t CLExecutionStatus(int32_t kernel_handle) {
   return guarded(-1, [&] {
     auto kernel = kernel_of(kernel_handle, "CLExecutionStatus");
     LaunchEvent launch(*kernel, "CLExecutionStatus");
-    return watching_device(*kernel->program->context, "CLExecutionStatus",
+    return watching_device(*kernel->program->context->device, "CLExecutionStatus",
                            [&] { return launch_status(*kernel, launch.event); });
   });
 }

@@ -2,6 +2,7 @@
 // changes nothing (docs/errors.md lists each refusal with its test).
 #include "boundary.hpp"
 #include "cl_api.hpp"
+#include "device_health.hpp"
 #include "gemm/gemm.hpp"
 #include "gemm/operands.hpp"
 #include "gemm/tensor_cores.hpp"
@@ -177,7 +178,7 @@ MQLCL_API int32_t CLGemm(int32_t buffer_a, int32_t buffer_b, int32_t buffer_c, i
     check_tensor_core_layout(call);
     call.index64 = gemm::needs_index64(call); // after check_extent has filled in ld 0
     Context &context = *call.c.buffer->context;
-    watching_device(context, "CLGemm", [&] { gemm::enqueue(context, call); });
+    watching_device(*context.device, "CLGemm", [&] { gemm::enqueue(context, call); });
     return 1;
   });
 }

@@ -1,6 +1,7 @@
 // CLGetInfoInteger, CLGetInfoString and CLGetDeviceInfo.
 #include "boundary.hpp"
 #include "cl_api.hpp"
+#include "device_health.hpp"
 #include "gemm/gemm.hpp"
 #include "objects.hpp"
 #include "utf16.hpp"
@@ -87,7 +88,7 @@ std::optional<int64_t> process_or_object_property(int32_t handle, int32_t proper
     return last_launch_nanoseconds(*kernel_of(handle, kIntegerFn));
   case MQLCL_CL_GEMM_EXECUTION_TIME: {
     auto context = context_of(handle, kIntegerFn);
-    return watching_device(*context, "CL_GEMM_EXECUTION_TIME",
+    return watching_device(*context->device, "CL_GEMM_EXECUTION_TIME",
                            [&] { return gemm::last_gemm_nanoseconds(*context); });
   }
   case MQLCL_CL_PROGRAM_FROM_CACHE:

@@ -2,6 +2,7 @@
 #include "arg_types.hpp"
 #include "boundary.hpp"
 #include "cl_api.hpp"
+#include "device_health.hpp"
 #include "objects.hpp"
 #include "program_cache.hpp"
 #include "ptx_rewrite.hpp"
@@ -156,7 +157,7 @@ int32_t create_program(const char *function, int32_t context_handle, const char1
     program->cached_args = std::move(loaded->kernel_args);
     program->from_cache = true;
   } else {
-    watching_device(*program->context, function, [&] {
+    watching_device(*program->context->device, function, [&] {
       build_from_source(function, *program, text, source_options, sm90a, driver_options, log);
     });
     program_cache::store(*program->context, key, program->program, program->build_log);

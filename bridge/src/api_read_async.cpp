@@ -5,6 +5,7 @@
 #include "boundary.hpp"
 #include "checked_math.hpp"
 #include "cl_api.hpp"
+#include "device_health.hpp"
 #include "objects.hpp"
 
 #include <fmt/format.h>
@@ -68,7 +69,7 @@ MQLCL_API int32_t CLBufferReadStart(int32_t buffer_handle, uint32_t buffer_offse
     read->host = std::make_unique<char[]>(size);
     read->bytes = size;
     read->buffer_offset = buffer_offset;
-    watching_device(*buffer->context, "CLBufferReadStart", [&] {
+    watching_device(*buffer->context->device, "CLBufferReadStart", [&] {
       const ClApi &cl = cl_api();
       cl_command_queue queue = buffer->context->queue;
       // In order on the context's queue: the read sees every kernel enqueued before it.
@@ -88,7 +89,7 @@ MQLCL_API int32_t CLBufferReadStatus(int32_t buffer_handle) {
     std::lock_guard<std::mutex> lock(buffer->read_mutex);
     if (!buffer->pending_read)
       fail_not_started("CLBufferReadStatus", buffer_handle);
-    return watching_device(*buffer->context, "CLBufferReadStatus", [&] {
+    return watching_device(*buffer->context->device, "CLBufferReadStatus", [&] {
       return read_status(*buffer->pending_read, "CLBufferReadStatus");
     });
   });
@@ -122,7 +123,7 @@ MQLCL_API uint32_t CLBufferReadTake(int32_t buffer_handle, void *data, uint32_t 
              CL_INVALID_VALUE);
       read = std::move(buffer->pending_read); // the read ends here, whatever follows
     }
-    watching_device(*buffer->context, "CLBufferReadTake", [&] {
+    watching_device(*buffer->context->device, "CLBufferReadTake", [&] {
       check_cl(cl_api().clWaitForEvents(1, &read->done), "CLBufferReadTake: clWaitForEvents",
                MQLCL_ERR_OPENCL_EXECUTE);
       read_status(*read, "CLBufferReadTake");

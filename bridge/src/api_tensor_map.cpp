@@ -6,6 +6,7 @@
 #include "boundary.hpp"
 #include "cl_api.hpp"
 #include "cuda_driver.hpp"
+#include "device_health.hpp"
 #include "objects.hpp"
 #include "tensor_maps.hpp"
 
@@ -158,7 +159,7 @@ MQLCL_API int32_t CLBufferTensorMap(int32_t map_buffer, uint32_t map_offset, int
     require_tensor_memory_access(*matrix->context->device, kFunction);
 
     TensorMapRequest request;
-    request.address = watching_device(*matrix->context, kFunction, [&] {
+    request.address = watching_device(*matrix->context->device, kFunction, [&] {
       return device_address(*matrix->context, matrix->memory) + buffer_offset;
     });
     request.rows = rows;
@@ -170,7 +171,7 @@ MQLCL_API int32_t CLBufferTensorMap(int32_t map_buffer, uint32_t map_offset, int
     request.tf32 = element_type == MQLCL_TENSOR_TF32;
     request.pci_bus = pci_bus(*matrix->context->device);
     const std::array<uint64_t, 16> encoded = encode_tensor_map(request, kFunction);
-    watching_device(*map->context, kFunction, [&] {
+    watching_device(*map->context->device, kFunction, [&] {
       check_cl(cl_api().clEnqueueWriteBuffer(map->context->queue, map->memory, CL_TRUE, map_offset,
                                              kMapBytes, encoded.data(), 0, nullptr, nullptr),
                "CLBufferTensorMap: clEnqueueWriteBuffer", MQLCL_ERR_OPENCL_INTERNAL);

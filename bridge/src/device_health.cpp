@@ -1,8 +1,6 @@
 #include "device_health.hpp"
 
 #include "cl_api.hpp"
-#include "devices.hpp"
-#include "objects.hpp"
 
 #include <mqlcl/mqlcl.h>
 
@@ -61,8 +59,7 @@ bool fault_like(cl_int status) {
          status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST || status < -1100;
 }
 
-void rethrow_after_failure(const Context &context, const char *function, const Failure &failure) {
-  const Device &device = *context.device;
+void rethrow_after_failure(const Device &device, const char *function, const Failure &failure) {
   if (device.health->lost.load())
     fail_device_lost(device, function);
   cl_int probe_status = CL_SUCCESS;

@@ -7,24 +7,11 @@
 // no context on it (docs/api.md, "A device that faults").
 #pragma once
 
+#include "devices.hpp"
 #include "errors.hpp"
 #include "opencl.hpp"
 
-#include <atomic>
-#include <mutex>
-#include <string>
-
 namespace mqlcl {
-
-struct Device;
-struct Context;
-
-struct DeviceHealth {
-  std::atomic<bool> lost{false};
-  std::atomic<int> contexts{0}; // the bridge's live contexts on the device
-  std::mutex mutex;             // guards `reason`
-  std::string reason;           // how the loss showed, for the messages that follow it
-};
 
 // Throws Failure(MQLCL_ERR_OPENCL_DEVICE_LOST) naming `function` when `device` is lost.
 void check_device_usable(const Device &device, const char *function);
@@ -34,20 +21,20 @@ void check_device_usable(const Device &device, const char *function);
 // below the Khronos range, such as NVIDIA's -9999).
 bool fault_like(cl_int status);
 
-// After `failure` of `function`'s work on `context`: when its status is fault-like and the device
+// After `failure` of `function`'s work on `device`: when its status is fault-like and the device
 // is found lost (it refuses a new context), marks the device lost and throws the device-lost
 // failure in its place; else rethrows `failure`.
-[[noreturn]] void rethrow_after_failure(const Context &context, const char *function,
+[[noreturn]] void rethrow_after_failure(const Device &device, const char *function,
                                         const Failure &failure);
 
-// Runs `body`, `function`'s work on `context`, turning a failure that shows a lost device into
+// Runs `body`, `function`'s work on `device`, turning a failure that shows a lost device into
 // the device-lost failure.
 template <class Body>
-auto watching_device(const Context &context, const char *function, Body &&body) {
+auto watching_device(const Device &device, const char *function, Body &&body) {
   try {
     return body();
   } catch (const Failure &failure) {
-    rethrow_after_failure(context, function, failure);
+    rethrow_after_failure(device, function, failure);
   }
 }
 

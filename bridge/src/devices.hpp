@@ -4,19 +4,29 @@
 #pragma once
 
 #include "cl_api.hpp"
-#include "device_health.hpp"
 #include "errors.hpp"
 #include "opencl.hpp"
 
 #include <mqlcl/mqlcl.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace mqlcl {
+
+// Whether the driver has ended this process's work on a device: the state that
+// device_health.hpp reads and changes.
+struct DeviceHealth {
+  std::atomic<bool> lost{false};
+  std::atomic<int> contexts{0}; // the bridge's live contexts on the device
+  std::mutex mutex;             // guards `reason`
+  std::string reason;           // how the loss showed, for the messages that follow it
+};
 
 struct Device {
   int32_t ordinal = 0;
@@ -76,10 +86,6 @@ cl_ulong kernel_local_memory(cl_ulong reported, cl_uint vendor_id, uint32_t comp
 
 // Throws Failure(ERR_OPENCL_NOT_SUPPORTED) when OpenCL is missing or has no platform.
 std::shared_ptr<const DeviceList> device_list();
-
-// The device CLContextCreate(selector_or_ordinal) means, after the MQLCL_DEVICE override.
-// Throws Failure(ERR_OPENCL_SELECTDEVICE) when none matches.
-std::shared_ptr<const Device> select_device(int32_t selector_or_ordinal);
 
 // Device ordinal -> device, or nullptr when out of range / no OpenCL.
 std::shared_ptr<const Device> device_by_ordinal(int32_t ordinal);

@@ -1,8 +1,8 @@
 #include "objects.hpp"
 
 #include "cl_api.hpp"
+#include "device_health.hpp"
 #include "errors.hpp"
-#include "gemm/gemm.hpp"
 
 #include <fmt/format.h>
 
@@ -56,7 +56,9 @@ Context::~Context() {
     } catch (...) {
     }
   }
-  gemm.reset(); // its programs and scratch buffers, before the queue and context they use
+  // Its programs and scratch buffers, before the queue and context they use. The pointer was made
+  // by gemm/gemm.cpp, so its deleter knows the type that this file only declares.
+  gemm.reset();
   release_staging_slots(queue, staging);
   release(address_probe.kernel, &ClApi::clReleaseKernel);
   release(address_probe.program, &ClApi::clReleaseProgram);

@@ -1,5 +1,7 @@
 #include "os_library.hpp"
 
+#include "utf16.hpp"
+
 #include <windows.h>
 
 #include <string>
@@ -7,23 +9,14 @@
 namespace mqlcl::os {
 
 namespace {
+// wchar_t is a UTF-16 unit on Windows: the conversions are utf16.hpp's, unit by unit.
 std::wstring widen(const std::string &utf8) {
-  if (utf8.empty())
-    return {};
-  int units =
-      MultiByteToWideChar(CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()), nullptr, 0);
-  std::wstring wide(static_cast<size_t>(units), L'\0');
-  MultiByteToWideChar(CP_UTF8, 0, utf8.data(), static_cast<int>(utf8.size()), wide.data(), units);
-  return wide;
+  const std::u16string wide = utf8_to_utf16(utf8);
+  return std::wstring(wide.begin(), wide.end());
 }
 
 std::string narrow(const std::wstring &wide) {
-  int bytes = WideCharToMultiByte(CP_UTF8, 0, wide.data(), static_cast<int>(wide.size()), nullptr,
-                                  0, nullptr, nullptr);
-  std::string utf8(static_cast<size_t>(bytes), '\0');
-  WideCharToMultiByte(CP_UTF8, 0, wide.data(), static_cast<int>(wide.size()), utf8.data(), bytes,
-                      nullptr, nullptr);
-  return utf8;
+  return utf16_to_utf8(std::u16string(wide.begin(), wide.end()).c_str());
 }
 } // namespace
 

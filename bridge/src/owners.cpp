@@ -1,10 +1,12 @@
-// CLOwnerCreate, CLOwnerSelect, CLOwnerFree. Owner ids are random positive numbers, so a
-// program cannot come upon another's by counting; the calling thread's choice is a trivially
-// destructible thread_local (errors.hpp says why nothing heavier).
+// Owner ids are random positive numbers, so a program cannot come upon another's by counting; the
+// calling thread's choice is a trivially destructible thread_local (errors.hpp says why nothing
+// heavier).
 #include "owners.hpp"
 
-#include "boundary.hpp"
-#include "objects.hpp"
+#include "errors.hpp"
+#include "process_state.hpp"
+
+#include <mqlcl/mqlcl.h>
 
 #include <fmt/format.h>
 
@@ -12,7 +14,7 @@
 #include <random>
 #include <unordered_set>
 
-using namespace mqlcl;
+namespace mqlcl {
 
 namespace {
 
@@ -37,35 +39,12 @@ bool owner_is_live(int32_t owner) {
   return all.live.count(owner) != 0;
 }
 
-int32_t new_owner() {
-  Owners &all = owners();
-  std::lock_guard<std::mutex> lock(all.mutex);
-  std::uniform_int_distribution<int32_t> pick(1, INT32_MAX);
-  int32_t owner = pick(all.random);
-  while (all.live.count(owner) != 0)
-    owner = pick(all.random);
-  all.live.insert(owner);
-  return owner;
-}
-
-// Frees every object `owner` holds, children first, so parents go with their last child.
-size_t release_owned(int32_t owner) {
-  Registry &live = registry();
-  auto kernels = live.kernels.take_owned(owner);
-  auto buffers = live.buffers.take_owned(owner);
-  auto programs = live.programs.take_owned(owner);
-  auto contexts = live.contexts.take_owned(owner);
-  size_t count = kernels.size() + buffers.size() + programs.size() + contexts.size();
-  kernels.clear(); // the releases, in this order, outside the tables' locks
-  buffers.clear();
-  programs.clear();
-  contexts.clear();
-  return count;
+[[noreturn]] void fail_not_live(int32_t owner, const char *function) {
+  fail(MQLCL_ERR_OPENCL_NOT_OWNER,
+       fmt::format("{}: {} is not a live owner (CLOwnerCreate makes one)", function, owner));
 }
 
 } // namespace
-
-namespace mqlcl {
 
 int32_t current_owner() noexcept {
   return selected_owner;
@@ -78,41 +57,33 @@ void check_current_owner_live() {
          fmt::format("this thread acts for owner {}, which has been freed: select another", owner));
 }
 
+int32_t create_owner() {
+  Owners &all = owners();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  std::uniform_int_distribution<int32_t> pick(1, INT32_MAX);
+  int32_t owner = pick(all.random);
+  while (all.live.count(owner) != 0)
+    owner = pick(all.random);
+  all.live.insert(owner);
+  selected_owner = owner;
+  return owner;
+}
+
+void select_owner(int32_t owner, const char *function) {
+  if (owner != 0 && !owner_is_live(owner))
+    fail_not_live(owner, function);
+  selected_owner = owner;
+}
+
+void retire_owner(int32_t owner, const char *function) {
+  {
+    Owners &all = owners();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    if (owner <= 0 || all.live.erase(owner) == 0)
+      fail_not_live(owner, function);
+  }
+  if (selected_owner == owner)
+    selected_owner = 0;
+}
+
 } // namespace mqlcl
-
-extern "C" {
-
-MQLCL_API int32_t CLOwnerCreate(void) {
-  return guarded(-1, [&] {
-    int32_t owner = new_owner();
-    selected_owner = owner;
-    return owner;
-  });
-}
-
-MQLCL_API int32_t CLOwnerSelect(int32_t owner) {
-  return guarded(0, [&] {
-    if (owner != 0 && !owner_is_live(owner))
-      fail(MQLCL_ERR_OPENCL_NOT_OWNER,
-           fmt::format("CLOwnerSelect: {} is not a live owner (CLOwnerCreate makes one)", owner));
-    selected_owner = owner;
-    return 1;
-  });
-}
-
-MQLCL_API int32_t CLOwnerFree(int32_t owner) {
-  return guarded(-1, [&] {
-    {
-      Owners &all = owners();
-      std::lock_guard<std::mutex> lock(all.mutex);
-      if (owner <= 0 || all.live.erase(owner) == 0)
-        fail(MQLCL_ERR_OPENCL_NOT_OWNER,
-             fmt::format("CLOwnerFree: {} is not a live owner (CLOwnerCreate makes one)", owner));
-    }
-    if (selected_owner == owner)
-      selected_owner = 0;
-    return static_cast<int32_t>(release_owned(owner));
-  });
-}
-
-} // extern "C"

@@ -55,6 +55,18 @@ char32_t decode_utf8(std::string_view text, size_t &pos) {
   return code_point;
 }
 
+// Writes `code_point` as one or two UTF-16 units into `units`; returns how many.
+uint32_t encode_utf16(char32_t code_point, char16_t (&units)[2]) {
+  if (code_point < 0x10000) {
+    units[0] = static_cast<char16_t>(code_point);
+    return 1;
+  }
+  code_point -= 0x10000;
+  units[0] = static_cast<char16_t>(0xD800 + (code_point >> 10));
+  units[1] = static_cast<char16_t>(0xDC00 + (code_point & 0x3FF));
+  return 2;
+}
+
 } // namespace
 
 size_t utf16_length(const char16_t *text) noexcept {
@@ -89,6 +101,16 @@ std::string utf16_to_utf8(const char16_t *text) {
   return out;
 }
 
+std::u16string utf8_to_utf16(std::string_view text) {
+  std::u16string out;
+  out.reserve(text.size());
+  for (size_t pos = 0; pos < text.size();) {
+    char16_t units[2];
+    out.append(units, encode_utf16(decode_utf8(text, pos), units));
+  }
+  return out;
+}
+
 bool write_utf16(std::string_view text, char16_t *out, uint32_t capacity) noexcept {
   if (capacity == 0)
     return false; // not even the terminator fits
@@ -96,19 +118,14 @@ bool write_utf16(std::string_view text, char16_t *out, uint32_t capacity) noexce
   size_t pos = 0;
   bool complete = true;
   while (pos < text.size()) {
-    char32_t code_point = decode_utf8(text, pos);
-    uint32_t units = code_point >= 0x10000 ? 2 : 1;
-    if (written + units > capacity - 1) { // keep room for the terminator
+    char16_t units[2];
+    uint32_t count = encode_utf16(decode_utf8(text, pos), units);
+    if (written + count > capacity - 1) { // keep room for the terminator
       complete = false;
       break;
     }
-    if (units == 2) {
-      code_point -= 0x10000;
-      out[written++] = static_cast<char16_t>(0xD800 + (code_point >> 10));
-      out[written++] = static_cast<char16_t>(0xDC00 + (code_point & 0x3FF));
-    } else {
-      out[written++] = static_cast<char16_t>(code_point);
-    }
+    for (uint32_t i = 0; i < count; ++i)
+      out[written++] = units[i];
   }
   out[written] = 0;
   return complete;

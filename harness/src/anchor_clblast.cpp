@@ -22,7 +22,7 @@ AnchorResult RawDevice::clblast_sgemm(const GemmProblem &p, uint32_t repeat) {
   }
   std::string tried;
   auto library = load_first({"libclblast.so.1", "libclblast.so", "clblast.dll"},
-                            {environment_or_empty("MQLCL_CLBLAST_LIBRARY_DIR")}, tried);
+                            {environment("MQLCL_CLBLAST_LIBRARY_DIR")}, tried);
   if (!library) {
     result.note = "CLBlast is not installed (tried " + tried + ")";
     return result;

@@ -21,7 +21,7 @@ struct CudaLibraries {
 const CudaLibraries &cuda_libraries() {
   static const CudaLibraries *const loaded = [] {
     auto *libraries = new CudaLibraries;
-    std::vector<std::string> dirs = {environment_or_empty("MQLCL_CUDA_LIBRARY_DIR"),
+    std::vector<std::string> dirs = {environment("MQLCL_CUDA_LIBRARY_DIR"),
                                      "/usr/local/cuda/lib64"};
     libraries->cudart =
         load_first({"libcudart.so.13", "libcudart.so.12", "libcudart.so"}, dirs, libraries->tried);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "anchors.hpp"
+#include "environment.hpp"
 
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -22,13 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 inline double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// The variable's value, or "" (platform.hpp's environment() gives an optional: another name, so
-// the two never meet in one program).
-inline std::string environment_or_empty(const char *name) {
-  const char *value = std::getenv(name);
-  return value != nullptr ? value : "";
 }
 
 #define MQLCL_RAW_CL(X)                                                                            \

@@ -39,10 +39,10 @@ Bridge::Bridge(const std::filesystem::path &library) : path_(library) {
     api_.name = &library_->library.get<std::remove_pointer_t<decltype(api_.name)>>(#name);         \
   else                                                                                             \
     missing.push_back(#name);
-  MQLCL_REPLAY_EXPORTS(MQLCL_REPLAY_RESOLVE)
+  MQLCL_BRIDGE_EXPORTS(MQLCL_REPLAY_RESOLVE)
 #undef MQLCL_REPLAY_RESOLVE
 #define MQLCL_REPLAY_COUNT(name) +1
-  constexpr size_t exports = 0 MQLCL_REPLAY_EXPORTS(MQLCL_REPLAY_COUNT);
+  constexpr size_t exports = 0 MQLCL_BRIDGE_EXPORTS(MQLCL_REPLAY_COUNT);
 #undef MQLCL_REPLAY_COUNT
   if (!missing.empty())
     throw Error(ExitCode::bridge_failure,
@@ -132,70 +132,6 @@ int64_t Bridge::info_integer(int32_t handle, int32_t property, const char *what)
   if (value == -1 && api_.CLGetLastError() != MQLCL_ERR_SUCCESS)
     fail(fmt::format("CLGetInfoInteger({})", what));
   return value;
-}
-
-std::u16string to_utf16(const std::string &text) {
-  std::u16string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    auto byte = [&](size_t at) { return static_cast<unsigned char>(text[at]); };
-    unsigned char lead = byte(i);
-    size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : 4;
-    if ((lead >= 0x80 && lead < 0xC2) || lead > 0xF4 || i + length > text.size()) {
-      out.push_back(u'\uFFFD');
-      ++i;
-      continue;
-    }
-    char32_t code = length == 1 ? lead : lead & (0x3F >> (length - 1));
-    bool valid = true;
-    for (size_t k = 1; k < length; ++k) {
-      valid = valid && (byte(i + k) & 0xC0) == 0x80;
-      code = (code << 6) | (byte(i + k) & 0x3F);
-    }
-    if (!valid) {
-      out.push_back(u'\uFFFD');
-      ++i;
-      continue;
-    }
-    if (code >= 0x10000) {
-      code -= 0x10000;
-      out.push_back(static_cast<char16_t>(0xD800 + (code >> 10)));
-      out.push_back(static_cast<char16_t>(0xDC00 + (code & 0x3FF)));
-    } else {
-      out.push_back(static_cast<char16_t>(code));
-    }
-    i += length;
-  }
-  return out;
-}
-
-std::string to_utf8(const char16_t *text) {
-  std::string out;
-  for (; *text != 0; ++text) {
-    char32_t code = *text;
-    if (code >= 0xD800 && code < 0xDC00 && text[1] >= 0xDC00 && text[1] < 0xE000) {
-      code = 0x10000 + ((code - 0xD800) << 10) + (text[1] - 0xDC00);
-      ++text;
-    } else if (code >= 0xD800 && code < 0xE000) {
-      code = 0xFFFD; // an unpaired surrogate
-    }
-    if (code < 0x80) {
-      out += static_cast<char>(code);
-    } else if (code < 0x800) {
-      out += static_cast<char>(0xC0 | (code >> 6));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    } else if (code < 0x10000) {
-      out += static_cast<char>(0xE0 | (code >> 12));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (code >> 18));
-      out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    }
-  }
-  return out;
 }
 
 } // namespace mqlcl::replay

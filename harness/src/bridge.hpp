@@ -1,6 +1,9 @@
-// The bridge as MetaTrader sees it: a DLL loaded at run time by path, used only through the 24
-// exported C functions of include/mqlcl/mqlcl.h. Boost.DLL stays inside bridge.cpp.
+// The bridge as MetaTrader sees it: a DLL loaded at run time by path, used only through the
+// exported C functions that bridge_exports.hpp lists. Boost.DLL stays inside bridge.cpp.
 #pragma once
+
+#include "bridge_exports.hpp"
+#include "utf16_text.hpp" // the strings the exports take and give
 
 #include <mqlcl/mqlcl.h>
 
@@ -11,37 +14,10 @@
 
 namespace mqlcl::replay {
 
-// Every export of include/mqlcl/mqlcl.h (tests/bridge/test_abi.cpp checks that list is complete).
-#define MQLCL_REPLAY_EXPORTS(X)                                                                    \
-  X(CLHandleType)                                                                                  \
-  X(CLGetInfoInteger)                                                                              \
-  X(CLGetInfoString)                                                                               \
-  X(CLContextCreate)                                                                               \
-  X(CLContextFree)                                                                                 \
-  X(CLGetDeviceInfo)                                                                               \
-  X(CLProgramCreate)                                                                               \
-  X(CLProgramCreateEx)                                                                             \
-  X(CLProgramFree)                                                                                 \
-  X(CLKernelCreate)                                                                                \
-  X(CLKernelFree)                                                                                  \
-  X(CLSetKernelArg)                                                                                \
-  X(CLSetKernelArgMem)                                                                             \
-  X(CLSetKernelArgMemLocal)                                                                        \
-  X(CLBufferCreate)                                                                                \
-  X(CLBufferFree)                                                                                  \
-  X(CLBufferWrite)                                                                                 \
-  X(CLBufferRead)                                                                                  \
-  X(CLBufferTensorMap)                                                                             \
-  X(CLGemm)                                                                                        \
-  X(CLExecute)                                                                                     \
-  X(CLExecutionStatus)                                                                             \
-  X(CLGetLastError)                                                                                \
-  X(CLResetLastError)
-
 // The exports as plain C function pointers; the signatures come from the header itself.
 struct BridgeApi {
 #define MQLCL_REPLAY_POINTER(name) decltype(&::name) name = nullptr;
-  MQLCL_REPLAY_EXPORTS(MQLCL_REPLAY_POINTER)
+  MQLCL_BRIDGE_EXPORTS(MQLCL_REPLAY_POINTER)
 #undef MQLCL_REPLAY_POINTER
 };
 
@@ -106,9 +82,5 @@ private:
   Free free_ = nullptr;
   int32_t handle_ = MQLCL_INVALID_HANDLE;
 };
-
-// UTF-8 <-> UTF-16, as MQL5 passes strings (invalid UTF-8 bytes become U+FFFD).
-std::u16string to_utf16(const std::string &text);
-std::string to_utf8(const char16_t *text);
 
 } // namespace mqlcl::replay

@@ -5,6 +5,7 @@
 #include "anchors.hpp"
 #include "bridge.hpp"
 #include "commands.hpp"
+#include "environment.hpp"
 #include "error.hpp"
 #include "gemm_product.hpp"
 #include "json.hpp"
@@ -171,11 +172,11 @@ int run_gemm_command(const CommandLine &command) {
       device.ordinal, device.name, device.platform, device.driver, repeat);
   say("  {:<34} {:>10} {:>9} {:>5} {:>9} {:>9}   {}\n", "case", "GFLOPS", "error", "ok", "first s",
       "ms", "anchor GFLOPS, verified, ratio (ours / anchor speed)");
-  const char *cache = std::getenv("MQLCL_TUNE_CACHE");
+  const std::string cache = environment("MQLCL_TUNE_CACHE");
   Json json = {
       {"device", {{"name", device.name}, {"driver", device.driver}, {"platform", device.platform}}},
       {"repeat", repeat},
-      {"tuning_cache", cache != nullptr ? cache : ""}};
+      {"tuning_cache", cache}};
   Json cases = Json::array();
   bool all_verified = true;
   const std::vector<GemmCase> all_cases = gemm_cases(sizes, device.type != "CPU");

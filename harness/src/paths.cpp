@@ -1,5 +1,6 @@
 #include "paths.hpp"
 
+#include "environment.hpp"
 #include "error.hpp"
 #include "platform.hpp"
 
@@ -34,10 +35,10 @@ std::string list(const std::vector<fs::path> &paths) {
 fs::path find_library(const std::optional<fs::path> &option) {
   if (option)
     return *option; // Bridge reports a missing file
-  if (std::optional<std::string> variable = environment("MQLCL_LIBRARY")) {
-    if (!fs::is_regular_file(*variable))
-      bad_input(fmt::format("MQLCL_LIBRARY={} does not name a file", *variable));
-    return *variable;
+  if (std::string variable = environment("MQLCL_LIBRARY"); !variable.empty()) {
+    if (!fs::is_regular_file(variable))
+      bad_input(fmt::format("MQLCL_LIBRARY={} does not name a file", variable));
+    return variable;
   }
   std::vector<fs::path> candidates{executable_dir() / MQLCL_REPLAY_LIBRARY_FILE,
                                    executable_dir() / MQLCL_REPLAY_LIBDIR_FROM_BINDIR /
@@ -56,10 +57,10 @@ fs::path find_kernels(const std::optional<fs::path> &option) {
       bad_input(fmt::format("--kernels {}: no such directory", option->string()));
     return *option;
   }
-  if (std::optional<std::string> variable = environment("MQLCL_KERNELS_DIR")) {
-    if (!fs::is_directory(*variable))
-      bad_input(fmt::format("MQLCL_KERNELS_DIR={}: no such directory", *variable));
-    return *variable;
+  if (std::string variable = environment("MQLCL_KERNELS_DIR"); !variable.empty()) {
+    if (!fs::is_directory(variable))
+      bad_input(fmt::format("MQLCL_KERNELS_DIR={}: no such directory", variable));
+    return variable;
   }
   std::vector<fs::path> candidates{executable_dir() / MQLCL_REPLAY_KERNELS_FROM_BINDIR,
                                    executable_dir() / "kernels",

@@ -1,19 +1,11 @@
 #include "plan_queries.hpp"
 
 #include "error.hpp"
-#include "platform.hpp"
+#include "environment.hpp"
 
 #include <stdexcept>
 
 namespace mqlcl::replay {
-
-namespace {
-
-std::string environment_text(const char *name) {
-  return environment(name).value_or("");
-}
-
-} // namespace
 
 std::vector<gemm::TunedEntry> read_tuning_file(const std::filesystem::path &cache) {
   try {
@@ -24,7 +16,7 @@ std::vector<gemm::TunedEntry> read_tuning_file(const std::filesystem::path &cach
 }
 
 std::filesystem::path tuning_cache_path() {
-  return std::filesystem::path(gemm::tuning_file_path(environment_text));
+  return std::filesystem::path(gemm::tuning_file_path(environment));
 }
 
 std::vector<gemm::TunedEntry> tuned_sets() {

@@ -3,7 +3,6 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 
 #include <cstdint>
-#include <cstdlib>
 
 #if defined(__SANITIZE_THREAD__)
 #define MQLCL_THREAD_SANITIZER 1
@@ -87,13 +86,6 @@ std::optional<uint64_t> default_thread_stack_bytes() {
 #endif
   return bytes;
 #endif
-}
-
-std::optional<std::string> environment(const char *name) {
-  const char *value = std::getenv(name);
-  if (value == nullptr || *value == '\0')
-    return std::nullopt;
-  return std::string(value);
 }
 
 } // namespace mqlcl::replay

@@ -24,7 +24,4 @@ std::string library_load_error(const std::filesystem::path &library);
 // tsan build; absent on Windows.
 std::optional<uint64_t> default_thread_stack_bytes();
 
-// An environment variable, absent when unset or empty.
-std::optional<std::string> environment(const char *name);
-
 } // namespace mqlcl::replay

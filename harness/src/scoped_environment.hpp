@@ -3,6 +3,8 @@
 // (tests/support/scoped_environment.hpp).
 #pragma once
 
+#include "environment.hpp"
+
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -12,9 +14,8 @@ namespace mqlcl::replay {
 class ScopedEnvironment {
 public:
   // std::nullopt unsets the variable for the scope.
-  ScopedEnvironment(const char *name, const std::optional<std::string> &value) : name_(name) {
-    if (const char *old = std::getenv(name))
-      old_ = old;
+  ScopedEnvironment(const char *name, const std::optional<std::string> &value)
+      : name_(name), old_(environment_as_set(name)) {
     set(value);
   }
   ~ScopedEnvironment() { set(old_); }

@@ -8,6 +8,8 @@
 // waits until the file DIR/release exists. Exit status: 0 verified, 1 a product was wrong,
 // 2 a call failed, 3 the rendezvous timed out. Used by test_processes.cpp and
 // tools/gpu-agents.sh.
+#include "../../harness/src/utf16_text.hpp"
+
 #include <mqlcl/mqlcl.h>
 
 #include <algorithm>
@@ -48,10 +50,7 @@ std::string last_error() {
   std::vector<char16_t> text(4096);
   CLGetInfoString(MQLCL_CL_LAST_ERROR, MQLCL_CL_ERROR_DESCRIPTION, text.data(),
                   static_cast<uint32_t>(text.size()));
-  std::string out;
-  for (char16_t *c = text.data(); *c != 0; ++c)
-    out += *c < 0x80 ? static_cast<char>(*c) : '?';
-  return out;
+  return mqlcl::replay::to_utf8(text.data());
 }
 
 [[noreturn]] void failed(const char *what) {

@@ -78,6 +78,7 @@ BOOST_AUTO_TEST_CASE(utf16_round_trips_and_repairs) {
   char16_t out[32];
   BOOST_TEST(write_utf16(utf8, out, 32));
   BOOST_CHECK(std::u16string(out) == std::u16string(text));
+  BOOST_CHECK(utf8_to_utf16(utf8) == std::u16string(text)); // Windows' wide strings
   // Unpaired surrogates become U+FFFD.
   const char16_t broken[] = {u'a', 0xD800, u'b', 0xDC00, 0};
   BOOST_TEST(utf16_to_utf8(broken) == "a\xEF\xBF\xBD"
@@ -93,6 +94,7 @@ BOOST_AUTO_TEST_CASE(utf16_round_trips_and_repairs) {
   // Malformed UTF-8 from a driver is repaired, not trusted.
   BOOST_TEST(write_utf16("\xC0\xAF\xFF", out, 32));
   BOOST_CHECK(std::u16string(out) == u"\uFFFD\uFFFD\uFFFD");
+  BOOST_CHECK(utf8_to_utf16("\xC0\xAF\xFF") == u"\uFFFD\uFFFD\uFFFD");
 }
 
 // NVIDIA's GPUs from Volta on let a kernel's own arrays take more than the 48 KiB the driver

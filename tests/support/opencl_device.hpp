@@ -2,6 +2,8 @@
 // MQLCL_REQUIRE_DEVICE=1 says one must be), plus small RAII owners for bridge handles.
 #pragma once
 
+#include "../../harness/src/utf16_text.hpp"
+
 #include <mqlcl/mqlcl.h>
 
 #include <boost/test/unit_test.hpp>
@@ -25,12 +27,7 @@ inline int32_t device_under_test() {
   return value != nullptr ? std::atoi(value) : MQLCL_USE_ANY;
 }
 
-inline std::string to_utf8(const char16_t *text) {
-  std::string out;
-  for (; *text != 0; ++text)
-    out += *text < 0x80 ? static_cast<char>(*text) : '?';
-  return out;
-}
+using mqlcl::replay::to_utf8; // the harness's: one conversion on the callers' side
 
 inline std::string last_error_text() {
   std::vector<char16_t> text(1 << 16);

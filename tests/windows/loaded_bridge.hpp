@@ -3,6 +3,9 @@
 // unloads it. Shared by the loader test and the process-exit child.
 #pragma once
 
+#include "../../harness/src/bridge_exports.hpp"
+#include "../../harness/src/utf16_text.hpp"
+
 #include <mqlcl/mqlcl.h>
 
 #include <windows.h>
@@ -11,33 +14,6 @@
 #include <vector>
 
 namespace mqlcl_windows {
-
-// The header's functions, with their types taken from the header's own declarations.
-#define MQLCL_BRIDGE_FUNCTIONS(X)                                                                  \
-  X(CLHandleType)                                                                                  \
-  X(CLGetInfoInteger)                                                                              \
-  X(CLGetInfoString)                                                                               \
-  X(CLContextCreate)                                                                               \
-  X(CLContextFree)                                                                                 \
-  X(CLGetDeviceInfo)                                                                               \
-  X(CLProgramCreate)                                                                               \
-  X(CLProgramCreateEx)                                                                             \
-  X(CLProgramFree)                                                                                 \
-  X(CLKernelCreate)                                                                                \
-  X(CLKernelFree)                                                                                  \
-  X(CLSetKernelArg)                                                                                \
-  X(CLSetKernelArgMem)                                                                             \
-  X(CLSetKernelArgMemLocal)                                                                        \
-  X(CLBufferCreate)                                                                                \
-  X(CLBufferFree)                                                                                  \
-  X(CLBufferWrite)                                                                                 \
-  X(CLBufferRead)                                                                                  \
-  X(CLBufferTensorMap)                                                                             \
-  X(CLExecute)                                                                                     \
-  X(CLExecutionStatus)                                                                             \
-  X(CLGemm)                                                                                        \
-  X(CLGetLastError)                                                                                \
-  X(CLResetLastError)
 
 // The folder of the running executable, with a trailing backslash: the tests, the child and
 // the DLLs all sit in the build's bin folder.
@@ -59,24 +35,17 @@ inline std::wstring bridge_path() {
   return executable_folder() + L"mqlcl.dll";
 }
 
-inline std::string narrow(const std::wstring &text) {
-  std::string out;
-  for (wchar_t c : text)
-    out += c < 0x80 ? static_cast<char>(c) : '?';
-  return out;
-}
+using mqlcl::replay::to_utf8; // the harness's: one conversion on the callers' side
 
-inline std::string to_utf8(const char16_t *text) {
-  std::string out;
-  for (; *text != 0; ++text)
-    out += *text < 0x80 ? static_cast<char>(*text) : '?';
-  return out;
+// A wide (UTF-16) string as UTF-8, for messages and narrow file names.
+inline std::string narrow(const std::wstring &text) {
+  return to_utf8(std::u16string(text.begin(), text.end()).c_str());
 }
 
 class LoadedBridge {
 public:
 #define MQLCL_POINTER(name) decltype(&::name) name = nullptr;
-  MQLCL_BRIDGE_FUNCTIONS(MQLCL_POINTER)
+  MQLCL_BRIDGE_EXPORTS(MQLCL_POINTER)
 #undef MQLCL_POINTER
 
   explicit LoadedBridge(const std::wstring &path) : module_(LoadLibraryW(path.c_str())) {
@@ -90,7 +59,7 @@ public:
       reinterpret_cast<decltype(name)>(reinterpret_cast<void *>(GetProcAddress(module_, #name)));  \
   if (name == nullptr)                                                                             \
     missing_.push_back(#name);
-    MQLCL_BRIDGE_FUNCTIONS(MQLCL_RESOLVE)
+    MQLCL_BRIDGE_EXPORTS(MQLCL_RESOLVE)
 #undef MQLCL_RESOLVE
   }
   ~LoadedBridge() {
