@@ -487,46 +487,69 @@ void expect_step_13_rejects(const std::vector<std::pair<std::string, int64_t>> &
   }
 }
 
+// Step 13 at `shape` in one code form, which its build options must show.
+void expect_step_13_form_verifies(int64_t order, int64_t pointers, int64_t gather, int64_t carry,
+                                  const std::array<uint32_t, 3> &shape) {
+  Options options = options_for(shape[0], shape[1], shape[2]);
+  options.params = {{"BM", 64},
+                    {"BN", 64},
+                    {"BK", 16},
+                    {"TM", 4},
+                    {"TN", 4},
+                    {"FMA_ORDER", order},
+                    {"POINTERS", pointers},
+                    {"GATHER", gather},
+                    {"CARRY", carry}};
+  std::string form = fmt::format(
+      "-DCARRY={} -DFMA_ORDER={} -DGATHER={} -DGROUP_M=8 -DPAD=4 -DPAIRED_LANES=0 -DPOINTERS={}",
+      carry, order, gather, pointers);
+  expect_step_13_verifies(options, form, form);
+}
+
+// Edges on every side, none, and an edge only along K (517, no multiple of 4: the 4-byte loads).
+const std::array<std::array<uint32_t, 3>, 3> step_13_edge_shapes{
+    {{128, 96, 64}, {130, 76, 70}, {64, 517, 128}}};
+// The loads step 13 keeps: {POINTERS, GATHER}, POINTERS with GATHER only.
+const std::array<std::array<int64_t, 2>, 3> step_13_loads{{{0, 0}, {0, 1}, {1, 1}}};
+
+void expect_every_load_and_edge_verifies(int64_t order) {
+  for (const auto &[pointers, gather] : step_13_loads)
+    for (const auto &shape : step_13_edge_shapes)
+      expect_step_13_form_verifies(order, pointers, gather, 0, shape);
+}
+
 } // namespace
 
 // Step 13 builds without edge checks where the sizes are whole multiples of its tiles, and in
 // its code forms (FMA_ORDER 0, 2, 3; POINTERS with GATHER only; CARRY): each form verifies with
-// edges on every side, with none, and with an edge only along K (517, no multiple of 4: the 4-byte
-// loads). The forms tried and not kept (FMA_ORDER=1, POINTERS without GATHER) are refused.
+// edges on every side, with none, and with an edge only along K. One case per order of the
+// multiply-adds, since each takes a minute of builds on PoCL.
+BOOST_AUTO_TEST_CASE(step_13_verifies_in_fma_order_0_with_and_without_edges) {
+  expect_every_load_and_edge_verifies(0);
+}
+
+BOOST_AUTO_TEST_CASE(step_13_verifies_in_fma_order_2_with_and_without_edges) {
+  expect_every_load_and_edge_verifies(2);
+}
+
+BOOST_AUTO_TEST_CASE(step_13_verifies_in_fma_order_3_with_and_without_edges) {
+  expect_every_load_and_edge_verifies(3);
+}
+
 // CARRY moves the barrier and the stores, whatever the order of the multiply-adds, so it is
 // checked with one order, and also on a single slice (K = 12 < BK), where its carried fragments
 // are never used.
-BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_code_form_with_and_without_edges) {
-  const std::array<std::array<uint32_t, 3>, 3> shapes{
-      {{128, 96, 64}, {130, 76, 70}, {64, 517, 128}}};
-  auto verify = [](int64_t order, int64_t pointers, int64_t gather, int64_t carry,
-                   const std::array<uint32_t, 3> &shape) {
-    Options options = options_for(shape[0], shape[1], shape[2]);
-    options.params = {{"BM", 64},
-                      {"BN", 64},
-                      {"BK", 16},
-                      {"TM", 4},
-                      {"TN", 4},
-                      {"FMA_ORDER", order},
-                      {"POINTERS", pointers},
-                      {"GATHER", gather},
-                      {"CARRY", carry}};
-    std::string form = fmt::format(
-        "-DCARRY={} -DFMA_ORDER={} -DGATHER={} -DGROUP_M=8 -DPAD=4 -DPAIRED_LANES=0 -DPOINTERS={}",
-        carry, order, gather, pointers);
-    expect_step_13_verifies(options, form, form);
-  };
-  const std::array<std::array<int64_t, 2>, 3> loads{{{0, 0}, {0, 1}, {1, 1}}}; // POINTERS, GATHER
-  for (int64_t order : {0, 2, 3})
-    for (const auto &[pointers, gather] : loads)
-      for (const auto &shape : shapes)
-        verify(order, pointers, gather, 0, shape);
-  for (const auto &[pointers, gather] : loads) {
-    for (const auto &shape : shapes)
-      verify(2, pointers, gather, 1, shape);
+BOOST_AUTO_TEST_CASE(step_13_verifies_carried_across_slices_with_and_without_edges) {
+  for (const auto &[pointers, gather] : step_13_loads) {
+    for (const auto &shape : step_13_edge_shapes)
+      expect_step_13_form_verifies(2, pointers, gather, 1, shape);
     for (int64_t carry : {0, 1})
-      verify(2, pointers, gather, carry, {70, 12, 66});
+      expect_step_13_form_verifies(2, pointers, gather, carry, {70, 12, 66});
   }
+}
+
+// The forms tried and not kept (FMA_ORDER=1, POINTERS without GATHER) are refused.
+BOOST_AUTO_TEST_CASE(step_13_refuses_the_code_forms_it_does_not_keep) {
   expect_step_13_rejects({{"FMA_ORDER", 1},
                           {"FMA_ORDER", 4},
                           {"POINTERS", 1}, // without GATHER
@@ -535,37 +558,52 @@ BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_code_form_with_and_without_edges)
                           {"CARRY", 2}});
 }
 
+namespace {
+
 // The layouts (ROTATE_A, ROTATE_B, PAIRED_LANES) move values between registers, lanes and local
-// positions; every rotation of each operand, with and without paired lanes, in both ways of
-// filling local memory, verifies with edges and without, on warps of 2 and 4 rows. Odd rotations
-// of A carry each slice's first fragments over (CARRY), whose copies the layouts also move.
-BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_layout) {
+// positions; every rotation of each operand, with and without paired lanes, verifies with edges
+// and without, on warps of 2 and 4 rows. Odd rotations of A carry each slice's first fragments
+// over (CARRY), whose copies the layouts also move.
+void expect_every_layout_verifies(int64_t gather) {
   const std::array<std::array<uint32_t, 3>, 2> shapes{{{128, 96, 128}, {130, 517, 70}}};
-  for (int64_t gather : {0, 1})
-    for (int64_t rotate : {0, 1, 2, 3})
-      for (int64_t paired : {0, 1})
-        for (const auto &[rows1, colsrows, cols2] : shapes) {
-          // A and B rotated apart, so that a swap of the two would not verify.
-          const int64_t rotate_b = (rotate + 1 + paired) % 4, rows = paired ? 4 : 2;
-          const int64_t carry = rotate % 2;
-          Options options = options_for(rows1, colsrows, cols2);
-          options.params = {{"BM", 64},
-                            {"BN", 64},
-                            {"BK", 16},
-                            {"TM", 8},
-                            {"TN", 4},
-                            {"WARP_ROWS", rows},
-                            {"GATHER", gather},
-                            {"CARRY", carry},
-                            {"ROTATE_A", rotate},
-                            {"ROTATE_B", rotate_b},
-                            {"PAIRED_LANES", paired}};
-          std::string layout = fmt::format(
-              "-DCARRY={} -DFMA_ORDER=0 -DGATHER={} -DGROUP_M=8 -DPAD=4 -DPAIRED_LANES={} "
-              "-DPOINTERS=0 -DROTATE_A={} -DROTATE_B={} -DTM=8 -DTN=4 -DWARP_ROWS={}",
-              carry, gather, paired, rotate, rotate_b, rows);
-          expect_step_13_verifies(options, layout, layout);
-        }
+  for (int64_t rotate : {0, 1, 2, 3})
+    for (int64_t paired : {0, 1})
+      for (const auto &[rows1, colsrows, cols2] : shapes) {
+        // A and B rotated apart, so that a swap of the two would not verify.
+        const int64_t rotate_b = (rotate + 1 + paired) % 4, rows = paired ? 4 : 2;
+        const int64_t carry = rotate % 2;
+        Options options = options_for(rows1, colsrows, cols2);
+        options.params = {{"BM", 64},
+                          {"BN", 64},
+                          {"BK", 16},
+                          {"TM", 8},
+                          {"TN", 4},
+                          {"WARP_ROWS", rows},
+                          {"GATHER", gather},
+                          {"CARRY", carry},
+                          {"ROTATE_A", rotate},
+                          {"ROTATE_B", rotate_b},
+                          {"PAIRED_LANES", paired}};
+        std::string layout = fmt::format(
+            "-DCARRY={} -DFMA_ORDER=0 -DGATHER={} -DGROUP_M=8 -DPAD=4 -DPAIRED_LANES={} "
+            "-DPOINTERS=0 -DROTATE_A={} -DROTATE_B={} -DTM=8 -DTN=4 -DWARP_ROWS={}",
+            carry, gather, paired, rotate, rotate_b, rows);
+        expect_step_13_verifies(options, layout, layout);
+      }
+}
+
+} // namespace
+
+// Both ways of filling local memory (GATHER), one case each: each takes a minute of builds on PoCL.
+BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_layout_loading_along_k) {
+  expect_every_layout_verifies(0);
+}
+
+BOOST_AUTO_TEST_CASE(step_13_verifies_in_every_layout_gathering_four_lines) {
+  expect_every_layout_verifies(1);
+}
+
+BOOST_AUTO_TEST_CASE(step_13_refuses_layouts_it_cannot_make) {
   expect_step_13_rejects({{"ROTATE_A", 4}, {"ROTATE_B", 4}, {"PAIRED_LANES", 2}});
   Options options = options_for(64, 64, 64);
   options.params = {{"PAIRED_LANES", 1}, {"WARP_ROWS", 1}}; // no lane pairs along a warp's rows

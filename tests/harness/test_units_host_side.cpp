@@ -1,0 +1,257 @@
+// The host's side of a replay: the article's random generator and CPU loops, the reference and its
+// rounding, verification.
+#include "catalogue.hpp"
+#include "matrices.hpp"
+#include "reference.hpp"
+#include "units_support.hpp"
+#include "verify.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+using namespace mqlcl::replay;
+using namespace harness_units;
+
+namespace {
+
+// Naive long double product, the referee of the reference.
+template <class T> std::vector<long double> naive_product(const Inputs<T> &in) {
+  std::vector<long double> c(size_t{in.first.rows} * in.second.cols, 0.0L);
+  for (uint32_t r = 0; r < in.first.rows; ++r)
+    for (uint32_t j = 0; j < in.second.cols; ++j)
+      for (uint32_t k = 0; k < in.first.cols; ++k)
+        c[size_t{r} * in.second.cols + j] +=
+            static_cast<long double>(in.first.at(r, k)) * in.second.at(k, j);
+  return c;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(host_side)
+
+BOOST_AUTO_TEST_CASE(article_random_is_seeded_and_in_the_articles_range) {
+  ArticleRandom a(7), b(7), c(8);
+  bool differs = false;
+  for (int i = 0; i < 10000; ++i) {
+    double x = a.gen_val();
+    BOOST_TEST_REQUIRE(x >= -0.5);
+    BOOST_TEST_REQUIRE(x <= 0.5);
+    BOOST_TEST_REQUIRE(x == b.gen_val());
+    differs = differs || x != c.gen_val();
+    BOOST_TEST_REQUIRE(a.gen_rnd(37) < 37u);
+    b.gen_rnd(37);
+    c.gen_rnd(37);
+  }
+  BOOST_TEST(differs);
+  // std::mt19937's 10000th output is fixed by the C++ standard, so seeds mean the same matrices
+  // with every compiler and on every platform.
+  std::mt19937 engine(5489u);
+  engine.discard(9999);
+  BOOST_TEST(engine() == 4123659995u);
+}
+
+BOOST_AUTO_TEST_CASE(layouts_hold_the_same_matrices) {
+  Sizes sizes{5, 7, 3}, padded{8, 8, 4};
+  ArticleRandom r1(3), r2(3);
+  Inputs<float> rows =
+      generate_inputs<float>(sizes, sizes, Layout::row_major, Layout::row_major, r1);
+  Inputs<float> cols =
+      generate_inputs<float>(sizes, padded, Layout::row_major, Layout::column_major, r2);
+  BOOST_TEST(cols.second.data.size() == 8u * 4u);
+  for (uint32_t r = 0; r < 7; ++r)
+    for (uint32_t c = 0; c < 3; ++c) {
+      BOOST_TEST(rows.second.at(r, c) == cols.second.at(r, c));
+      BOOST_TEST(cols.second.data[r + c * 8u] == cols.second.at(r, c)); // Fig. 13, column-major
+    }
+  BOOST_TEST(cols.first.at(4, 6) == rows.first.data[4 * 7 + 6]);
+  BOOST_TEST(cols.first.data[5 * 8 + 0] == 0.0f); // padding rows are zero
+  BOOST_TEST(cols.second.data[7 + 0 * 8] == 0.0f);
+}
+
+BOOST_AUTO_TEST_CASE(reference_matches_a_naive_product_at_odd_sizes_and_any_thread_count) {
+  Sizes sizes{37, 301, 45}, padded{40, 304, 48};
+  ArticleRandom random(11);
+  Inputs<float> in =
+      generate_inputs<float>(sizes, padded, Layout::row_major, Layout::column_major, random);
+  std::vector<long double> naive = naive_product(in);
+  Reference one = reference_product(in, InputRounding::none, 1);
+  Reference three = reference_product(in, InputRounding::none, 3);
+  BOOST_TEST(one.rows == 37u);
+  BOOST_TEST(one.cols == 45u);
+  double worst = 0;
+  for (size_t i = 0; i < naive.size(); ++i) {
+    worst = std::max(worst, static_cast<double>(std::fabs(one.product[i] - naive[i])));
+    BOOST_TEST_REQUIRE(one.product[i] == three.product[i]);
+  }
+  BOOST_TEST(worst < 1e-13);
+  BOOST_TEST(one.max_abs_first <= 0.5);
+  BOOST_TEST(one.max_abs_first > 0.49);
+}
+
+BOOST_AUTO_TEST_CASE(the_articles_cpu_loops_compute_the_product_in_every_layout) {
+  Sizes sizes{19, 23, 17};
+  for (Layout second : {Layout::row_major, Layout::column_major})
+    for (CpuLoop loop : {CpuLoop::r_cr_c, CpuLoop::c_r_cr}) {
+      ArticleRandom random(5);
+      Inputs<float> in = generate_inputs<float>(sizes, sizes, Layout::row_major, second, random);
+      Matrix<float> third(19, 17, 19, 17, Layout::row_major);
+      uint32_t calls = 0, last_total = 0;
+      cpu_loop(loop, in, third, [&](uint32_t done, uint32_t total) {
+        ++calls;
+        last_total = total;
+        BOOST_TEST_REQUIRE(done <= total);
+      });
+      BOOST_TEST((calls == (loop == CpuLoop::r_cr_c ? 19u : 17u)));
+      BOOST_TEST(last_total == calls);
+      Reference ref = reference_product(in);
+      Verification v = verify(third, ref, tolerance_for<float>(23, 0.5, 0.5));
+      BOOST_TEST(v.passed());
+      BOOST_TEST(v.checked == 19u * 17u);
+    }
+}
+
+// How each TF32 kernel rounds and sums, with its parameters: what its product is checked against.
+BOOST_AUTO_TEST_CASE(each_tf32_step_is_checked_with_its_kernels_rounding) {
+  struct Expected {
+    const char *step;
+    const char *param; // one parameter changed, or nullptr
+    int64_t value;
+    InputRounding inputs;
+    bool tensor_core_sums;
+  };
+  for (const Expected &e :
+       {Expected{"matr_mul_tf32", nullptr, 0, InputRounding::nearest_away, true},
+        Expected{"matr_mul_tf32", "MODE", 3, InputRounding::none, false},
+        Expected{"matr_mul_3xtf32", nullptr, 0, InputRounding::none, false},
+        Expected{"matr_mul_tf32_bf16", nullptr, 0, InputRounding::none, false},
+        Expected{"matr_mul_wgmma_tf32", nullptr, 0, InputRounding::truncated, true},
+        Expected{"matr_mul_wgmma_tf32", "ROUND", 1, InputRounding::nearest_away, true},
+        Expected{"matr_mul_wgmma_tf32_rounded", nullptr, 0, InputRounding::nearest_away, true},
+        Expected{"matr_mul_wgmma_tiled_tf32", nullptr, 0, InputRounding::nearest_away, true},
+        Expected{"matr_mul_wgmma_tma_tf32", nullptr, 0, InputRounding::nearest, true},
+        Expected{"matr_mul_wgmma_tma_tf32", "TMA", 1, InputRounding::truncated, true},
+        Expected{"matr_mul_wgmma_3xtf32", nullptr, 0, InputRounding::none, false},
+        Expected{"matr_mul_wgmma_3xtf32", "FLUSH", 0, InputRounding::none, true},
+        Expected{"matr_mul_wgmma_tiled_3xtf32", nullptr, 0, InputRounding::none, false},
+        Expected{"matr_mul_wgmma_tma_3xtf32", nullptr, 0, InputRounding::none, false},
+        Expected{"matr_mul_tuned", nullptr, 0, InputRounding::none, false},
+        Expected{"matr_mul_vect_v2", nullptr, 0, InputRounding::none, false}}) {
+    Step step = *find_step(replay_steps(), e.step);
+    if (e.param != nullptr)
+      step.params[e.param] = e.value;
+    const Arithmetic arithmetic = arithmetic_of(step);
+    BOOST_TEST((arithmetic.inputs == e.inputs), e.step << " " << (e.param ? e.param : ""));
+    BOOST_TEST(arithmetic.tensor_core_sums == e.tensor_core_sums, e.step);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(tf32_rounding_keeps_ten_mantissa_bits) {
+  const float one_and_half_step = 1.0f + 0x1p-11f; // exactly halfway between 1 and 1 + 2^-10
+  BOOST_TEST(tf32_rounded(one_and_half_step, InputRounding::nearest_away) == 1.0f + 0x1p-10f);
+  BOOST_TEST(tf32_rounded(-one_and_half_step, InputRounding::nearest_away) == -1.0f - 0x1p-10f);
+  BOOST_TEST(tf32_rounded(one_and_half_step, InputRounding::truncated) == 1.0f);
+  BOOST_TEST(tf32_rounded(1.0f + 0x1p-11f + 0x1p-20f, InputRounding::truncated) == 1.0f);
+  BOOST_TEST(tf32_rounded(1.0f + 0x1p-11f - 0x1p-20f, InputRounding::nearest_away) == 1.0f);
+  BOOST_TEST(tf32_rounded(0.3f, InputRounding::none) == 0.3f);
+  BOOST_TEST(tf32_rounded(0.0f, InputRounding::truncated) == 0.0f);
+}
+
+// The reference of rounded inputs is the product of the rounded values.
+BOOST_AUTO_TEST_CASE(a_rounded_reference_multiplies_the_rounded_inputs) {
+  Sizes sizes{9, 700, 7};
+  ArticleRandom random(3);
+  Inputs<float> in =
+      generate_inputs<float>(sizes, sizes, Layout::row_major, Layout::column_major, random);
+  for (InputRounding rounding : {InputRounding::nearest_away, InputRounding::truncated}) {
+    Inputs<float> rounded = in;
+    for (float &a : rounded.first.data)
+      a = tf32_rounded(a, rounding);
+    for (float &b : rounded.second.data)
+      b = tf32_rounded(b, rounding);
+    Reference ref = reference_product(in, rounding);
+    Reference exact = reference_product(rounded);
+    BOOST_TEST((ref.rounding == rounding));
+    BOOST_TEST(ref.product == exact.product); // the same sums of the same exact products
+    BOOST_TEST(ref.product != reference_product(in).product);
+    BOOST_TEST(ref.max_abs_product > 0.0);
+    BOOST_TEST(ref.tie_spread >= 0.0);
+    if (rounding == InputRounding::truncated)
+      BOOST_TEST(ref.tie_spread == 0.0);
+  }
+}
+
+// An input halfway between two TF32 values (4 of the generator's 32768 values are) widens a
+// rounded-to-nearest reference by what rounding it the other way could change.
+BOOST_AUTO_TEST_CASE(a_tie_widens_the_rounded_reference_by_its_step) {
+  Inputs<float> in{Matrix<float>(2, 3, 2, 3, Layout::row_major),
+                   Matrix<float>(3, 2, 3, 2, Layout::column_major)};
+  const float tie = 1.0f + 0x1p-11f; // its TF32 step is 2^-10
+  for (uint32_t k = 0; k < 3; ++k) {
+    in.first.at(0, k) = 0.25f;
+    in.first.at(1, k) = 0.25f;
+    in.second.at(k, 0) = 0.5f;
+    in.second.at(k, 1) = 0.5f;
+  }
+  in.first.at(1, 0) = tie;
+  in.first.at(1, 2) = -tie;
+  Reference ref = reference_product(in, InputRounding::nearest);
+  // Row 1 holds two ties: moved the other way, each changes its product by 2^-10 times |b| <= 0.5.
+  BOOST_TEST(ref.tie_spread == 2 * 0x1p-10 * 0.5 * (1 + 0x1p-10));
+  BOOST_TEST(reference_product(in, InputRounding::nearest_away).tie_spread == ref.tie_spread);
+  BOOST_TEST(reference_product(in, InputRounding::truncated).tie_spread == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(the_tf32_tolerance_is_fp32s_plus_what_the_tensor_cores_and_ties_add) {
+  Reference ref;
+  ref.max_abs_first = 0.5;
+  ref.max_abs_second = 0.25;
+  ref.max_abs_product = 30;
+  ref.tie_spread = 1e-3;
+  const double eps = std::numeric_limits<float>::epsilon();
+  const double fp32 = tolerance_for<float>(4096, 0.5, 0.25);
+  BOOST_TEST(tolerance_of({InputRounding::nearest_away, false}, 4096, ref) == fp32);
+  BOOST_TEST(tolerance_of({InputRounding::truncated, true}, 4096, ref) ==
+             fp32 + 512 * eps * 2 * 30);
+  BOOST_TEST(tolerance_of({InputRounding::nearest, true}, 4096, ref) ==
+             fp32 + 512 * eps * 2 * 30 + 1e-3);
+  BOOST_TEST(tolerance_of({InputRounding::nearest, true}, 4097, ref) ==
+             tolerance_for<float>(4097, 0.5, 0.25) + 513 * eps * 2 * 30 + 1e-3);
+}
+
+BOOST_AUTO_TEST_CASE(verification_finds_every_wrong_element_and_the_worst) {
+  Sizes sizes{16, 64, 12};
+  ArticleRandom random(2);
+  Inputs<float> in =
+      generate_inputs<float>(sizes, sizes, Layout::row_major, Layout::row_major, random);
+  Reference ref = reference_product(in);
+  Matrix<float> got(16, 12, 16, 12, Layout::row_major);
+  for (uint32_t r = 0; r < 16; ++r)
+    for (uint32_t c = 0; c < 12; ++c)
+      got.at(r, c) = static_cast<float>(ref.at(r, c));
+  double tolerance = tolerance_for<float>(64, ref.max_abs_first, ref.max_abs_second);
+  BOOST_TEST(tolerance == kToleranceFactor * 64 * std::numeric_limits<float>::epsilon() *
+                              ref.max_abs_first * ref.max_abs_second);
+  BOOST_TEST(verify(got, ref, tolerance).passed());
+
+  got.at(3, 5) += static_cast<float>(3 * tolerance);
+  got.at(9, 1) = std::numeric_limits<float>::quiet_NaN();
+  Verification v = verify(got, ref, tolerance);
+  BOOST_TEST(!v.passed());
+  BOOST_TEST(v.mismatches == 2u);
+  BOOST_TEST(v.worst_row == 9u);
+  BOOST_TEST(v.worst_col == 1u);
+  BOOST_TEST(std::isinf(v.max_error));
+
+  Verification merged;
+  merge(merged, verify(got, ref, tolerance));
+  merge(merged, v);
+  BOOST_TEST(merged.checked == 2u * 16u * 12u);
+  BOOST_TEST(merged.mismatches == 4u);
+  BOOST_TEST(tolerance_for<double>(64, 0.5, 0.5) < tolerance_for<float>(64, 0.5, 0.5) * 1e-8);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
