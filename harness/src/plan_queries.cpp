@@ -1,7 +1,7 @@
 #include "plan_queries.hpp"
 
-#include "error.hpp"
 #include "environment.hpp"
+#include "error.hpp"
 
 #include <stdexcept>
 
