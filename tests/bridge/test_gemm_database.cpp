@@ -443,6 +443,13 @@ BOOST_AUTO_TEST_CASE(the_tensor_core_plans_take_tuned_sets_of_their_own_family_o
   BOOST_TEST(plan.launch.global[0] == 16u * 16u * 128u);
   // Another family's set, BN 256 for 3xTF32, and tiles past the local memory are not taken.
   BOOST_TEST(tensor_plan(device, shape, Family::tensor_tf32, tuned).origin == "defaults");
+  // TF32 takes sets of its TF32-typed maps only: FP32 maps build, but the inputs are truncated.
+  Tuned truncating{entry("x", 1000, 0, "", "matr_mul_wgmma_tf32.cl"), "test"};
+  truncating.entry.step = kTf32Step;
+  truncating.entry.params = parse_params("TMA=1 MODE=1 BM=64 BN=128 BK=32 STAGES=1 GROUP_M=8");
+  BOOST_TEST(tensor_plan(device, shape, Family::tensor_tf32, truncating).origin == "defaults");
+  truncating.entry.params["TMA"] = 2;
+  BOOST_TEST(tensor_plan(device, shape, Family::tensor_tf32, truncating).origin == "test");
   tuned.entry.params["BN"] = 256;
   BOOST_TEST(tensor_plan(device, shape, Family::tensor_3xtf32, tuned).origin == "defaults");
   tuned.entry.params["BN"] = 128;

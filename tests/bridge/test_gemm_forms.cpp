@@ -136,6 +136,9 @@ BOOST_AUTO_TEST_CASE(the_register_and_tensor_rules_refuse_what_their_kernels_ref
   BOOST_TEST(!three.valid(with(three, {{"BN", 256}}), kGpu, 4)); // over 255 registers
   BOOST_TEST(!three.valid(with(three, {{"FLUSH", 0}}), kGpu, 4));
   BOOST_TEST(!three.valid(with(three, {{"TMA", 2}}), kGpu, 4)); // A through an FP32 map
+  const Form &tf32 = form_of(Family::tensor_tf32);
+  BOOST_TEST(tf32.valid(with(tf32, {{"TMA", 1}}), kGpu, 4)); // builds: the inputs truncated
+  BOOST_TEST(!tf32.valid(with(tf32, {{"TMA", 0}}), kGpu, 4));
 }
 
 BOOST_AUTO_TEST_CASE(the_launches_cover_the_product) {

@@ -55,7 +55,10 @@ Plan tensor_plan(const DeviceLimits &device, const Shape &shape, Family family,
   plan.family = family;
   plan.origin = "defaults";
   plan.params = defaults_of(form_of(family));
-  if (tuned && tuned->entry.kernel_file == kernel_file_of(family) &&
+  // A set takes the form's maps (value_of TMA): TF32's round the inputs, as cuBLAS's TF32 does.
+  const Form &form = form_of(family);
+  if (tuned && tuned->entry.kernel_file == form.kernel_file &&
+      value_of(form, tuned->entry.params, "TMA") == value_of(form, plan.params, "TMA") &&
       fits(device, family, tuned->entry.params, shape.element_size)) {
     plan.origin = tuned->origin;
     plan.params = tuned->entry.params;
