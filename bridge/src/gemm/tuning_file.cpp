@@ -149,15 +149,19 @@ void read_device(const std::string &path, const std::string &device_key, const J
   device.device = device_key.substr(0, bar);
   device.driver = device_key.substr(bar + 3);
   read_device_facts(steps, device);
-  for (const auto &[key, sizes] : steps.items()) {
+  for (const auto &step : steps.items()) {
+    const std::string &key = step.key();
+    const Json &sizes = step.value();
     TunedEntry of_step = device;
     if (key == "_device")
       continue;
     part(reading, path, [&] {
       if (!read_step_key(key, of_step) || !sizes.is_object())
         throw Malformed{device_key + ": \"" + key + "\" is not a step's sets"};
-      for (const auto &[size_key, tuned] : sizes.items())
+      for (const auto &set : sizes.items())
         part(reading, path, [&] {
+          const std::string &size_key = set.key();
+          const Json &tuned = set.value();
           out.push_back(
               entry_of(of_step, size_key, tuned, device_key + ": " + key + ": " + size_key));
         });
@@ -252,8 +256,9 @@ std::vector<TunedEntry> read_tuning_file(const std::string &path, Reading readin
   const Json root = read_json(path, reading, exists);
   std::vector<TunedEntry> entries;
   if (root.is_object())
-    for (const auto &[device_key, steps] : root.items())
-      part(reading, path, [&] { read_device(path, device_key, steps, reading, entries); });
+    for (const auto &device : root.items())
+      part(reading, path,
+           [&] { read_device(path, device.key(), device.value(), reading, entries); });
   return entries;
 }
 
