@@ -450,6 +450,14 @@ BOOST_AUTO_TEST_CASE(the_tensor_core_plans_take_tuned_sets_of_their_own_family_o
   BOOST_TEST(tensor_plan(device, shape, Family::tensor_tf32, truncating).origin == "defaults");
   truncating.entry.params["TMA"] = 2;
   BOOST_TEST(tensor_plan(device, shape, Family::tensor_tf32, truncating).origin == "test");
+  // A set that leaves a name out runs it at the form's default, not at the kernel file's (the
+  // file's BN is step 16's 128; TF32's form takes 256): built and launched alike.
+  truncating.entry.params.erase("BN");
+  plan = tensor_plan(device, shape, Family::tensor_tf32, truncating);
+  BOOST_TEST(plan.origin == "test");
+  BOOST_TEST(plan.params.at("BN") == 256);
+  BOOST_TEST(plan.params.at("INFLIGHT") == 0);
+  BOOST_TEST(plan.launch.global[0] == 16u * 4u * 128u);
   tuned.entry.params["BN"] = 256;
   BOOST_TEST(tensor_plan(device, shape, Family::tensor_3xtf32, tuned).origin == "defaults");
   tuned.entry.params["BN"] = 128;

@@ -113,12 +113,20 @@ bool three_tf32_valid(const Params &p, const DeviceLimits &device, size_t) {
   return tensor_valid(form_of(Family::tensor_3xtf32), p, device);
 }
 
-Launch tensor_launch(const Params &p, const Shape &shape) {
-  const int64_t bm = p.at("BM"), bn = p.at("BN");
+Launch tensor_launch(const Form &form, const Params &p, const Shape &shape) {
+  const int64_t bm = value_of(form, p, "BM"), bn = value_of(form, p, "BN");
   const size_t threads = size_t(bm) * 2; // a warpgroup of 128 work-items per 64 rows
   return {2,
           {ceil_div(shape.m, bm) * ceil_div(shape.n, bn) * threads, shape.batch, 1},
           {threads, 1, 1}};
+}
+
+Launch tf32_launch(const Params &p, const Shape &shape) {
+  return tensor_launch(form_of(Family::tensor_tf32), p, shape);
+}
+
+Launch three_tf32_launch(const Params &p, const Shape &shape) {
+  return tensor_launch(form_of(Family::tensor_3xtf32), p, shape);
 }
 
 // Defaults: step 13's measured on an H100 at 4096 (128 x 128 tiles of 16-deep slices, 8 x 8 per
@@ -192,7 +200,7 @@ constexpr Form kForms[] = {
        {"INFLIGHT", kShape, {0, 1}, 2},
        {"GROUP_M", kShape, {8, 16, 32, 64}, 4}}},
      tf32_valid,
-     tensor_launch},
+     tf32_launch},
     {Family::tensor_3xtf32,
      "tensor_3xtf32",
      "matr_mul_wgmma_tf32.cl",
@@ -214,7 +222,7 @@ constexpr Form kForms[] = {
        {"FLUSH", kShape, {2, 4, 8, 16}, 4},
        {"GROUP_M", kShape, {8, 16, 32, 64}, 4}}},
      three_tf32_valid,
-     tensor_launch},
+     three_tf32_launch},
 };
 
 } // namespace
@@ -243,6 +251,13 @@ Params defaults_of(const Form &form) {
   for (const Value &value : form.defaults)
     if (value.name != nullptr)
       params[value.name] = value.value;
+  return params;
+}
+
+Params over_defaults(const Form &form, const Params &set) {
+  Params params = defaults_of(form);
+  for (const auto &[name, value] : set)
+    params[name] = value;
   return params;
 }
 

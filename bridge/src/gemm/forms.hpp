@@ -86,6 +86,9 @@ const Form &form_of(Family family);
 const Form *form_named(const std::string &name);
 
 Params defaults_of(const Form &form);
+// `set` with the form's defaults for the names it leaves out: what the kernel is built and
+// launched with. (Forms that share a kernel file have defaults of their own, not the file's.)
+Params over_defaults(const Form &form, const Params &set);
 // The form's tunables that vary `what`.
 std::vector<Tunable> tunables_of(const Form &form, Varies what);
 

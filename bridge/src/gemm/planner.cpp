@@ -54,14 +54,14 @@ Plan tensor_plan(const DeviceLimits &device, const Shape &shape, Family family,
   Plan plan;
   plan.family = family;
   plan.origin = "defaults";
-  plan.params = defaults_of(form_of(family));
-  // A set takes the form's maps (value_of TMA): TF32's round the inputs, as cuBLAS's TF32 does.
   const Form &form = form_of(family);
+  plan.params = defaults_of(form);
+  // A set takes the form's maps: TF32's round the inputs, as cuBLAS's TF32 does.
   if (tuned && tuned->entry.kernel_file == form.kernel_file &&
-      value_of(form, tuned->entry.params, "TMA") == value_of(form, plan.params, "TMA") &&
+      value_of(form, tuned->entry.params, "TMA") == plan.params.at("TMA") &&
       fits(device, family, tuned->entry.params, shape.element_size)) {
     plan.origin = tuned->origin;
-    plan.params = tuned->entry.params;
+    plan.params = over_defaults(form, tuned->entry.params);
   }
   set_launch(plan, shape);
   return plan;
@@ -118,6 +118,7 @@ Plan plan_product(const DeviceLimits &device, const Shape &shape, const std::opt
     plan.family = Family::registers;
   else
     return default_plan(device, shape, forced);
+  plan.params = over_defaults(form_of(plan.family), plan.params);
   set_launch(plan, shape);
   return plan;
 }
