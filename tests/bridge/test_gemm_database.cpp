@@ -317,6 +317,13 @@ BOOST_AUTO_TEST_CASE(a_malformed_entry_is_skipped_and_a_malformed_cache_yields_n
   BOOST_TEST((overlay[0].params == Params{{"BM", 64}, {"BN", -2}}));
   BOOST_TEST((overlay[1].step == kAccurateStep && overlay[1].m == 32u));
   BOOST_TEST(overlay[1].params.empty()); // no "params": the kernel's defaults
+  // A "_device" record of another type than the tuner's strings is as good as none.
+  write_file(path, R"({"GPU | 1": {"_device": {"vendor_id": 4318, "architecture": ["sm_90"]},)"
+                   R"( "matr_mul_tuned": {"64x64x64": {"kernel_file": "a.cl"}}}})");
+  overlay = read_tuning_file(path, Reading::tolerant);
+  BOOST_TEST_REQUIRE(overlay.size() == 1u);
+  BOOST_TEST(overlay[0].vendor_id == 0u);
+  BOOST_TEST(overlay[0].architecture.empty());
   for (const char *text :
        {"", "[]", R"("GPU | 1")", R"({"GPU | 1": {}} trailing)",
         R"([{"GPU | 1": {"matr_mul_tuned": {"64x64x64": {"kernel_file": "a"}}}}])"}) {

@@ -100,32 +100,36 @@ void read_params(const Json &tuned, Params &params, const std::string &where) {
   }
 }
 
+// The text of `object`'s member `name`; "" where it is missing or not a string.
+std::string text_of(const Json &object, const char *name) {
+  auto found = object.find(name);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
 TunedEntry entry_of(const TunedEntry &of_step, const std::string &key, const Json &tuned,
                     const std::string &where) {
   if (!tuned.is_object())
     throw Malformed{where + " is not an object"};
   TunedEntry entry = of_step;
-  auto file = tuned.find("kernel_file");
-  if (file == tuned.end() || !file->is_string() || file->get_ref<const std::string &>().empty())
+  entry.kernel_file = text_of(tuned, "kernel_file");
+  if (entry.kernel_file.empty())
     throw Malformed{where + " names no kernel_file"};
-  entry.kernel_file = file->get<std::string>();
   read_sizes(key, tuned, entry, where);
   read_params(tuned, entry.params, where);
   if (auto gflops = tuned.find("gflops"); gflops != tuned.end() && gflops->is_number())
     entry.gflops = gflops->get<double>();
-  if (auto measured = tuned.find("measured"); measured != tuned.end() && measured->is_string())
-    entry.measured = measured->get<std::string>();
+  entry.measured = text_of(tuned, "measured");
   return entry;
 }
 
-// The device's "_device" record into `device`.
+// The device's "_device" record into `device` (the tuner writes strings; anything else is as
+// good as none).
 void read_device_facts(const Json &steps, TunedEntry &device) {
   auto facts = steps.find("_device");
   if (facts == steps.end() || !facts->is_object())
     return;
-  const std::string vendor = facts->value("vendor_id", std::string());
-  device.vendor_id = uint32_t(std::strtoul(vendor.c_str(), nullptr, 0));
-  device.architecture = facts->value("architecture", std::string());
+  device.vendor_id = uint32_t(std::strtoul(text_of(*facts, "vendor_id").c_str(), nullptr, 0));
+  device.architecture = text_of(*facts, "architecture");
 }
 
 // Runs `read` on one part of the file: a malformed part is skipped (tolerant) or thrown as the
@@ -152,9 +156,9 @@ void read_device(const std::string &path, const std::string &device_key, const J
   for (const auto &step : steps.items()) {
     const std::string &key = step.key();
     const Json &sizes = step.value();
-    TunedEntry of_step = device;
     if (key == "_device")
       continue;
+    TunedEntry of_step = device;
     part(reading, path, [&] {
       if (!read_step_key(key, of_step) || !sizes.is_object())
         throw Malformed{device_key + ": \"" + key + "\" is not a step's sets"};
@@ -169,9 +173,8 @@ void read_device(const std::string &path, const std::string &device_key, const J
   }
 }
 
-Json read_json(const std::string &path, Reading reading, bool &exists) {
+Json read_json(const std::string &path, Reading reading) {
   std::ifstream in(path, std::ios::binary);
-  exists = bool(in);
   if (!in)
     return Json::object();
   const Json root = Json::parse(in, nullptr, /*allow_exceptions=*/false);
@@ -252,8 +255,7 @@ std::string tuning_file_path(EnvironmentReader environment) {
 }
 
 std::vector<TunedEntry> read_tuning_file(const std::string &path, Reading reading) {
-  bool exists = false;
-  const Json root = read_json(path, reading, exists);
+  const Json root = read_json(path, reading);
   std::vector<TunedEntry> entries;
   if (root.is_object())
     for (const auto &device : root.items())
@@ -263,8 +265,7 @@ std::vector<TunedEntry> read_tuning_file(const std::string &path, Reading readin
 }
 
 void write_tuned(const std::string &path, const TunedEntry &entry) {
-  bool exists = false;
-  Json root = read_json(path, Reading::strict, exists);
+  Json root = read_json(path, Reading::strict);
   Json record = {{"kernel_file", entry.kernel_file},
                  {"rows1", entry.m},
                  {"colsrows", entry.k},
