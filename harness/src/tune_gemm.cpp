@@ -56,29 +56,18 @@ std::string layout_of(const GeneralGemm &g) {
   return {g.transpose_a ? 'T' : 'N', g.transpose_b ? 'T' : 'N'};
 }
 
-// The plan of `family`'s kernel with `params`, as CL_GEMM_PLAN begins when CLGemm takes it.
-std::string set_text(const Step &family, const Params &params) {
-  gemm::Plan plan;
-  plan.family = gemm::kernel_file_of(gemm::Family::registers) == family.kernel_file
-                    ? gemm::Family::registers
-                    : gemm::Family::tiles;
-  for (gemm::Family tensor : {gemm::Family::tensor_tf32, gemm::Family::tensor_3xtf32})
-    if (family.kernel_file == gemm::kernel_file_of(tensor))
-      plan.family = tensor;
-  plan.params = params;
-  return plan_set_text(plan);
-}
-
 struct GemmTuner {
-  GemmTuner(const Bridge &bridge_, const DeviceInfo &device_, const Step &family_,
-            TunedEntry of_sets_, const GemmProduct &product_, uint32_t repeat_,
+  GemmTuner(const Bridge &bridge_, const DeviceInfo &device_, gemm::Family form_,
+            const Step &family_, TunedEntry of_sets_, const GemmProduct &product_, uint32_t repeat_,
             std::filesystem::path trial_cache_)
-      : bridge(bridge_), device(device_), family(family_), of_sets(std::move(of_sets_)),
-        product(product_), repeat(repeat_), trial_cache(std::move(trial_cache_)) {}
+      : bridge(bridge_), device(device_), form(form_), family(family_),
+        of_sets(std::move(of_sets_)), product(product_), repeat(repeat_),
+        trial_cache(std::move(trial_cache_)) {}
 
   const Bridge &bridge;
   const DeviceInfo &device;
-  const Step &family;
+  gemm::Family form;  // the kernel form CLGemm runs the trials' sets in
+  const Step &family; // the catalogue's step of that kernel: its tunables and rules
   TunedEntry of_sets; // the trials' device, step, element type, layout and sizes
   const GemmProduct &product;
   uint32_t repeat;
@@ -86,13 +75,22 @@ struct GemmTuner {
   size_t trials = 0;
   std::set<Params> tried;
 
+  // `params` as CL_GEMM_PLAN begins when CLGemm runs them: the form's kernel, the set over the
+  // form's defaults.
+  std::string set_text(const Params &params) const {
+    gemm::Plan plan;
+    plan.family = form;
+    plan.params = gemm::over_defaults(gemm::form_of(form), params);
+    return plan_set_text(plan);
+  }
+
   // The product with `params` (none: as CLGemm runs it now); its best time, or none.
   std::optional<double> run(const std::optional<Params> &params, std::string *plan = nullptr) {
     std::optional<ScopedEnvironment> cache;
     if (params) {
       std::filesystem::remove(trial_cache);
       TunedEntry entry = of_sets;
-      entry.kernel_file = family.kernel_file;
+      entry.kernel_file = gemm::kernel_file_of(form);
       entry.params = *params;
       gemm::write_tuned(trial_cache.string(), entry);
       cache.emplace("MQLCL_TUNE_CACHE", trial_cache.string());
@@ -101,7 +99,7 @@ struct GemmTuner {
     ScopedEnvironment no_program_cache("MQLCL_PROGRAM_CACHE", "off");
     LibraryRun run = product.run_library(bridge, device.ordinal, repeat);
     // A set CLGemm did not take (its tiles do not fit at this element size) ran another's.
-    if (params && run.ok && run.plan.substr(0, run.plan.rfind(" (")) != set_text(family, *params)) {
+    if (params && run.ok && run.plan.substr(0, run.plan.rfind(" (")) != set_text(*params)) {
       run.ok = false;
       run.why_not = "not taken: CLGemm ran " + run.plan;
     }
@@ -259,11 +257,11 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
   of_sets.layout = layout;
   const gemm::Plan plan =
       planned_product(device.caps, shape_of(product.shape()), layout, product.precision());
-  const std::string kernel_file = gemm::kernel_file_of(plan.family);
   DeviceCaps either_memory = device.caps; // MQLCL_GEMM_KERNEL=tiles runs step 13's on any device
   either_memory.dedicated_local_memory = true;
   const std::vector<Step> families = tuning_families(step, either_memory);
-  GemmTuner tuner(bridge, device, family_of(families, kernel_file), of_sets, product,
+  GemmTuner tuner(bridge, device, plan.family,
+                  family_of(families, gemm::kernel_file_of(plan.family)), of_sets, product,
                   std::max(command.options.repeat, 5u),
                   std::filesystem::temp_directory_path() /
                       fmt::format("mqlcl-tune-gemm-{}.json", std::random_device{}()));
@@ -287,7 +285,7 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
   fmt::print("\n{} trials; from {} ({:.2f} GFLOPS) to {:.2f} GFLOPS:\n  {}\n", tuner.trials, ran,
              product.flops() / *start / 1e9, gflops, params_text(best.params));
   TunedEntry entry = of_sets;
-  entry.kernel_file = kernel_file;
+  entry.kernel_file = gemm::kernel_file_of(plan.family);
   entry.params = best.params;
   entry.gflops = gflops;
   entry.measured = utc_now();
