@@ -130,20 +130,11 @@ void with_form(Step &step, gemm::Family family) {
   step.tunables = gemm::tunables_of(form, gemm::Varies::shape);
   step.form_tunables = gemm::tunables_of(form, gemm::Varies::code);
   step.layout_tunables = gemm::tunables_of(form, gemm::Varies::layout);
-  switch (family) {
-  case gemm::Family::tiles:
-    step.params_valid = form_params_valid<gemm::Family::tiles>;
-    break;
-  case gemm::Family::registers:
-    step.params_valid = form_params_valid<gemm::Family::registers>;
-    break;
-  case gemm::Family::tensor_tf32:
-    step.params_valid = form_params_valid<gemm::Family::tensor_tf32>;
-    break;
-  case gemm::Family::tensor_3xtf32:
-    step.params_valid = form_params_valid<gemm::Family::tensor_3xtf32>;
-    break;
-  }
+  // Step::params_valid is a plain function: one per form, in Family's order.
+  constexpr decltype(Step::params_valid) kRules[] = {
+      form_params_valid<gemm::Family::tiles>, form_params_valid<gemm::Family::registers>,
+      form_params_valid<gemm::Family::tensor_tf32>, form_params_valid<gemm::Family::tensor_3xtf32>};
+  step.params_valid = kRules[static_cast<size_t>(family)];
 }
 
 // Steps 12 and 13: register blocking, then the same with double-buffered local memory.
