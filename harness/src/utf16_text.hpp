@@ -1,7 +1,8 @@
 // UTF-8 <-> UTF-16 on the callers' side of the ABI, as MQL5 passes strings (invalid UTF-8 bytes
 // become U+FFFD, unpaired surrogates too): the harness's, and the tests' that call the bridge
-// (tests/support/opencl_device.hpp, tests/windows/loaded_bridge.hpp). Header-only, so that a test
-// needs no harness library for it.
+// (tests/support/opencl_device.hpp, tests/windows/loaded_bridge.hpp), and the MQL5 tools' UTF-8
+// encoder (tests/mql5: the lexer's literals, the replay runtime's strings). Header-only, so that a
+// test needs no harness library for it.
 #pragma once
 
 #include <string>
@@ -44,6 +45,25 @@ inline std::u16string to_utf16(const std::string &text) {
   return out;
 }
 
+// One code point appended to `out` as UTF-8.
+inline void append_utf8(std::string &out, char32_t code) {
+  if (code < 0x80) {
+    out += static_cast<char>(code);
+  } else if (code < 0x800) {
+    out += static_cast<char>(0xC0 | (code >> 6));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else if (code < 0x10000) {
+    out += static_cast<char>(0xE0 | (code >> 12));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code >> 18));
+    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  }
+}
+
 // A terminated UTF-16 string as UTF-8.
 inline std::string to_utf8(const char16_t *text) {
   std::string out;
@@ -55,21 +75,7 @@ inline std::string to_utf8(const char16_t *text) {
     } else if (code >= 0xD800 && code < 0xE000) {
       code = 0xFFFD; // an unpaired surrogate
     }
-    if (code < 0x80) {
-      out += static_cast<char>(code);
-    } else if (code < 0x800) {
-      out += static_cast<char>(0xC0 | (code >> 6));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    } else if (code < 0x10000) {
-      out += static_cast<char>(0xE0 | (code >> 12));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (code >> 18));
-      out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    }
+    append_utf8(out, code);
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #include "mql5_lexer.hpp"
 
+#include "../../harness/src/utf16_text.hpp"
+
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -169,24 +171,6 @@ private:
   bool at_line_start_ = true;
 };
 
-void append_utf8(std::string &out, unsigned long code) {
-  if (code < 0x80) {
-    out += static_cast<char>(code);
-  } else if (code < 0x800) {
-    out += static_cast<char>(0xC0 | (code >> 6));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else if (code < 0x10000) {
-    out += static_cast<char>(0xE0 | (code >> 12));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (code >> 18));
-    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  }
-}
-
 } // namespace
 
 std::vector<Token> tokenize(const std::string &text, const std::string &file_name) {
@@ -219,7 +203,8 @@ std::string string_value(const Token &literal) {
       size_t end = i + 1;
       while (end + 1 < t.size() && std::isxdigit(static_cast<unsigned char>(t[end])))
         ++end;
-      append_utf8(out, std::stoul(t.substr(i + 1, end - i - 1), nullptr, 16));
+      mqlcl::replay::append_utf8(
+          out, static_cast<char32_t>(std::stoul(t.substr(i + 1, end - i - 1), nullptr, 16)));
       i = end - 1;
       break;
     }
@@ -265,7 +250,7 @@ std::string utf16_to_utf8(const std::string &bytes, bool little_endian) {
       code = 0x10000 + ((code - 0xD800) << 10) + (unit(i + 2) - 0xDC00);
       i += 2;
     }
-    append_utf8(out, code);
+    mqlcl::replay::append_utf8(out, static_cast<char32_t>(code));
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #include "mql5_runtime.hpp"
 
+#include "../../../harness/src/utf16_text.hpp"
+
 #include <dlfcn.h>
 
 #include <chrono>
@@ -74,21 +76,7 @@ std::string string::utf8() const {
     char32_t c = t[i];
     if (c >= 0xD800 && c < 0xDC00 && i + 1 < t.size())
       c = 0x10000 + ((c - 0xD800) << 10) + (t[++i] - 0xDC00);
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | (c >> 12));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (c >> 18));
-      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
+    mqlcl::replay::append_utf8(out, c);
   }
   return out;
 }
