@@ -73,6 +73,17 @@ struct Outcome {
   std::string out, err;
 };
 
+// `text` with the C runtime's Windows text-mode line ends ("\r\n") as "\n": a program's output
+// reads the same on every system, and a "\r" left in it is one the program wrote itself.
+inline std::string with_unix_line_ends(std::string text) {
+#ifdef _WIN32
+  std::string::size_type at = 0;
+  while ((at = text.find("\r\n", at)) != std::string::npos)
+    text.erase(at, 1);
+#endif
+  return text;
+}
+
 // Runs `program` with `args` (each quoted) and returns its exit status, stdout and stderr.
 inline Outcome run_program(const std::string &program, const std::vector<std::string> &args) {
   static int counter = 0;
@@ -97,8 +108,8 @@ inline Outcome run_program(const std::string &program, const std::vector<std::st
 #else
   outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
 #endif
-  outcome.out = read_file(out);
-  outcome.err = read_file(err);
+  outcome.out = with_unix_line_ends(read_file(out));
+  outcome.err = with_unix_line_ends(read_file(err));
   BOOST_TEST_MESSAGE(std::filesystem::path(program).filename().string()
                      << " exited " << outcome.status << "\n"
                      << outcome.err);
@@ -116,8 +127,7 @@ inline bool has(const std::string &text, const std::string &part) {
   return text.find(part) != std::string::npos;
 }
 
-// The lines of a program's output, without their ends: "\n", or "\r\n" where the C runtime writes
-// text-mode output the Windows way.
+// The lines of a text, without their ends ("\n" or "\r\n").
 inline std::vector<std::string> lines_of(const std::string &text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
