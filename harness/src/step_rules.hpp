@@ -1,21 +1,16 @@
 // The rules of the catalogue's steps: what their parameters must satisfy on a device (the tuner's
-// Step::params_valid), and the small parameter arithmetic that the step table, the launch shapes
-// and the rules share. Internal to the catalogue (catalogue.cpp, launch_shapes.cpp,
-// step_rules.cpp); catalogue.hpp is the harness's view of all three.
+// Step::params_valid), what sizes and devices they can run on, and a step's parameter as its
+// launch shapes read it.
 #pragma once
 
-#include "catalogue.hpp"
 #include "error.hpp"
+#include "step.hpp"
 
 #include <fmt/format.h>
 
 #include <cstdint>
 
 namespace mqlcl::replay {
-
-inline uint32_t round_up(uint32_t value, uint32_t multiple) {
-  return multiple <= 1 ? value : (value + multiple - 1) / multiple * multiple;
-}
 
 inline int64_t param(const GeometryInput &input, const char *name) {
   auto it = input.params.find(name);
@@ -24,14 +19,22 @@ inline int64_t param(const GeometryInput &input, const char *name) {
   return it->second;
 }
 
-inline int64_t param_or(const Params &params, const char *name, int64_t fallback) {
-  auto it = params.find(name);
-  return it == params.end() ? fallback : it->second;
-}
+// What the library's kernel forms' rules need of the device (bridge/src/gemm/forms.hpp).
+gemm::DeviceLimits limits_of(const DeviceCaps &device);
 
-inline uint32_t ceil_div(uint32_t value, uint32_t divisor) {
-  return (value + divisor - 1) / divisor;
-}
+// Whether `device` meets the step's requirement (tensor cores, wgmma).
+bool device_meets(Requirement requirement, const DeviceCaps &device);
+
+// Every reason `sizes` cannot run on `step`, independent of the device; empty when they can.
+std::vector<std::string> size_problems(const Step &step, const Sizes &sizes, size_t element_size);
+
+// The same for what depends on the device: double support, local memory, largest allocation,
+// and on a CPU device the private arrays of a work-group (of --local work-items, or of the
+// largest group the runtime may choose).
+std::vector<std::string> device_problems(const Step &step, const Sizes &padded,
+                                         const DeviceCaps &device, size_t element_size,
+                                         bool double_precision,
+                                         const std::vector<uint32_t> &requested_local = {});
 
 // Whether a set of parameters can build and run on `device`, by kernel family.
 bool single_buffered_valid(const Params &p, const DeviceCaps &device);
