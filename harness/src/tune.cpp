@@ -5,6 +5,7 @@
 #include "bridge.hpp"
 #include "error.hpp"
 #include "paths.hpp"
+#include "progress.hpp"
 #include "runner.hpp"
 #include "tuning.hpp"
 
@@ -128,16 +129,23 @@ int run_tune_command(const CommandLine &command, const std::vector<Step> &catalo
              step.name, device.ordinal, device.name, device.driver, options.sizes.rows1,
              options.sizes.colsrows, options.sizes.cols2, tuning_candidates(families, device.caps),
              kFormFinalists, kLayoutFinalists);
+  ProgressLine progress(stderr, false); // each trial on a terminal; a pipe gets the summary
   std::vector<Trial> trials = tune_families(
-      runner, families, device.caps, options, [](const Trial &trial, size_t done, size_t all) {
+      runner, families, device.caps, options, [&](const Trial &trial, size_t done, size_t all) {
         const StepRun &run = trial.run;
         std::string outcome =
             run.status == Status::verified
-                ? fmt::format("{:9.2f} GFLOPS", *run.gflops(run.kernel_seconds.min()))
-                : fmt::format("{} ({})", status_name(run.status), run.message.substr(0, 60));
-        fmt::print(stderr, "[{:>3}/{}] {:<28} {:<60} {}\n", done, all, trial.kernel_file,
-                   params_text(trial.params), outcome);
+                ? fmt::format("{:.2f} GFLOPS", *run.gflops(run.kernel_seconds.min()))
+                : std::string(status_name(run.status));
+        std::string line = fmt::format("tune: [{}/{}] {} {}: {}", done, all, trial.kernel_file,
+                                       params_text(trial.params), outcome);
+        if (run.status == Status::wrong) { // a kernel bug, not a set that did not fit: kept
+          progress.clear();
+          fmt::print(stderr, "{} ({})\n", line, run.message);
+        }
+        progress.show(line);
       });
+  progress.clear();
   std::vector<const Trial *> passed;
   for (const Trial &trial : trials)
     if (verified(trial))

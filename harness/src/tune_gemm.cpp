@@ -17,6 +17,7 @@
 #include "gemm_product.hpp"
 #include "paths.hpp"
 #include "plan_queries.hpp"
+#include "progress.hpp"
 #include "scoped_environment.hpp"
 #include "tuning.hpp"
 
@@ -74,6 +75,7 @@ struct GemmTuner {
   std::filesystem::path trial_cache;
   size_t trials = 0;
   std::set<Params> tried;
+  ProgressLine progress{stderr, false}; // each trial on a terminal; a pipe gets the summary
 
   // `params` as CL_GEMM_PLAN begins when CLGemm runs them: the form's kernel, the set over the
   // form's defaults.
@@ -111,9 +113,14 @@ struct GemmTuner {
         !run.ok ? "failed: " + run.why_not.substr(0, 60)
         : !checked.verified
             ? "WRONG RESULTS"
-            : fmt::format("{:9.2f} GFLOPS", product.flops() / run.seconds.min() / 1e9);
-    fmt::print(stderr, "[{:>3}] {:<70} {}\n", trials, run.plan.substr(0, run.plan.find(" (")),
-               outcome);
+            : fmt::format("{:.2f} GFLOPS", product.flops() / run.seconds.min() / 1e9);
+    std::string line =
+        fmt::format("tune: [{}] {}: {}", trials, run.plan.substr(0, run.plan.find(" (")), outcome);
+    if (run.ok && !checked.verified) { // a kernel bug, not a set that did not fit: kept
+      progress.clear();
+      fmt::print(stderr, "{}\n", line);
+    }
+    progress.show(line);
     if (!run.ok || !checked.verified || run.seconds.empty())
       return std::nullopt;
     return run.seconds.min();
@@ -251,7 +258,7 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
                             precision_of(step.name));
   fmt::print("tuning CLGemm's {} on device {}: {} ({}), {}, one parameter at a time\n", step.name,
              device.ordinal, device.name, device.driver, product.label());
-  std::fflush(stdout); // before the trials' lines on stderr
+  std::fflush(stdout); // before the trials' progress on stderr
   TunedEntry of_sets = tuned_entry(device.caps, step.name, sizes);
   of_sets.element = double_precision ? gemm::Element::float64 : gemm::Element::float32;
   of_sets.layout = layout;
@@ -280,6 +287,7 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
       if (found->seconds < best.seconds)
         best = *found;
   std::filesystem::remove(tuner.trial_cache);
+  tuner.progress.clear();
 
   const double gflops = product.flops() / best.seconds / 1e9;
   fmt::print("\n{} trials; from {} ({:.2f} GFLOPS) to {:.2f} GFLOPS:\n  {}\n", tuner.trials, ran,

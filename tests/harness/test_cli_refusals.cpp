@@ -20,6 +20,7 @@ using harness_test::needs_device;
 using harness_test::Outcome;
 using harness_test::run_program;
 using harness_test::run_replay;
+using mqlcl::replay::ScopedEnvironment;
 namespace fs = std::filesystem;
 
 namespace {
@@ -85,6 +86,30 @@ const nlohmann::json &result_named(const nlohmann::json &bench, const std::strin
     if (result.at("name") == name)
       return result;
   throw std::runtime_error("no result for " + name);
+}
+
+// `args` run in a pipe, where no progress shows (nothing of `progress_of`), and on a terminal
+// (`script`), where each of `shown` is a state of the line that rewrites itself.
+void check_progress(const std::vector<std::string> &args, const std::string &progress_of,
+                    const std::vector<std::string> &shown) {
+  Outcome piped = run_replay(args);
+  BOOST_TEST_REQUIRE(piped.status == 0, piped.err);
+  BOOST_TEST(!has(piped.err, "\r"), piped.err);
+  BOOST_TEST(!has(piped.out, "\r"));
+  BOOST_TEST(!has(piped.err, progress_of), piped.err);
+#ifndef _WIN32
+  if (!fs::exists("/usr/bin/script")) {
+    BOOST_TEST_MESSAGE("no /usr/bin/script to give the replay a terminal: only the pipe checked");
+    return;
+  }
+  std::string command = "'" + std::string(MQLCL_TEST_REPLAY) + "'";
+  for (const std::string &arg : args)
+    command += " " + arg;
+  Outcome terminal = run_program("/usr/bin/script", {"-qec", command, "/dev/null"});
+  BOOST_TEST_REQUIRE(terminal.status == 0, terminal.out << terminal.err);
+  for (const std::string &line : shown)
+    BOOST_TEST(has(terminal.out, line), terminal.out);
+#endif
 }
 
 } // namespace
@@ -254,25 +279,14 @@ BOOST_AUTO_TEST_CASE(gemm_prints_json_with_format_json) {
 }
 
 BOOST_AUTO_TEST_CASE(progress_shows_on_a_terminal_and_not_in_a_pipe) {
-  const std::vector<std::string> replay{"matr_mul_vect_v2", "--size",   "64",
-                                        "--no-cpu",         "--repeat", "2"};
-  Outcome piped = run_replay(replay);
-  BOOST_TEST_REQUIRE(piped.status == 0, piped.err);
-  BOOST_TEST(piped.err.empty(), piped.err);
-  BOOST_TEST(!has(piped.out, "\r"));
-#ifndef _WIN32
-  if (!fs::exists("/usr/bin/script")) {
-    BOOST_TEST_MESSAGE("no /usr/bin/script to give the replay a terminal: only the pipe checked");
-    return;
-  }
-  std::string command = "'" + std::string(MQLCL_TEST_REPLAY) + "'";
-  for (const std::string &arg : replay)
-    command += " " + arg;
-  Outcome terminal = run_program("/usr/bin/script", {"-qec", command, "/dev/null"});
-  BOOST_TEST_REQUIRE(terminal.status == 0, terminal.out << terminal.err);
-  BOOST_TEST(has(terminal.out, "\rmatr_mul_vect_v2: the fp64 reference on the host"), terminal.out);
-  BOOST_TEST(has(terminal.out, "\rmatr_mul_vect_v2: replay 2 of 2 on the device"), terminal.out);
-#endif
+  check_progress({"matr_mul_vect_v2", "--size", "64", "--no-cpu", "--repeat", "2"}, "replay 2 of 2",
+                 {"\rmatr_mul_vect_v2: the fp64 reference on the host",
+                  "\rmatr_mul_vect_v2: replay 2 of 2 on the device"});
+  // tune's trials: on a terminal each as it ends; in a pipe only the summary.
+  ScopedEnvironment scratch("MQLCL_TUNE_CACHE",
+                            (work_folder("tune-progress") / "tuning.json").string());
+  check_progress({"tune", "matr_mul_tuned", "--gemm", "NN", "--size", "24"}, "GFLOPS",
+                 {"\rtune: [1] matr_mul_", "\rtune: [2] matr_mul_"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()
