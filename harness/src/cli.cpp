@@ -233,8 +233,9 @@ Subcommand gemm_database_subcommand() {
       "gemm-database",
       Mode::gemm_database,
       "FILE.json ... [options]",
-      "writes the tuner's matr_mul_tuned entries (tune's cache files) as the source of "
-      "CLGemm's compiled parameter database (bridge/src/gemm/database.inc)",
+      "writes the sets of CLGemm's kernel forms in tuning files (tune's cache files; "
+      "bridge/src/gemm/tunings/) as the source of CLGemm's compiled parameter database "
+      "(bridge/src/gemm/database.inc), keyed by form, element type and layout",
       {{"--vendor", "ID", "the vendor of the devices the files do not name (0x10DE)"},
        {"--architecture", "NAME", "the architecture of the devices the files do not name (sm_90)"},
        {"--output", "FILE", "write the source there (default: stdout)"}},
