@@ -67,17 +67,18 @@ fs::path work_folder(const std::string &name) {
 // The kernels with matr_mul_sum_local's replaced by one that leaves a term out of every sum.
 fs::path kernels_with_a_wrong_step() {
   fs::path kernels = work_folder("kernels-one-wrong");
-  // File by file: MinGW's fs::copy refuses a folder copied into one that exists ("File exists").
-  const fs::path from = MQLCL_TEST_KERNELS;
+  // File by file into new files: MinGW's libstdc++ refuses fs::copy of a folder into one that
+  // exists and copy_file over a file that exists, overwrite_existing or not ("File exists").
+  const fs::path from = MQLCL_TEST_KERNELS, wrong = MQLCL_TEST_WRONG_KERNELS;
   for (const fs::directory_entry &entry : fs::recursive_directory_iterator(from)) {
     const fs::path to = kernels / fs::relative(entry.path(), from);
     if (entry.is_directory())
       fs::create_directories(to);
+    else if (entry.path().filename() == "matr_mul_sum_local.cl")
+      fs::copy_file(wrong / "matr_mul_sum_local.cl", to);
     else
-      fs::copy_file(entry.path(), to, fs::copy_options::overwrite_existing);
+      fs::copy_file(entry.path(), to);
   }
-  fs::copy_file(fs::path(MQLCL_TEST_WRONG_KERNELS) / "matr_mul_sum_local.cl",
-                kernels / "matr_mul_sum_local.cl", fs::copy_options::overwrite_existing);
   return kernels;
 }
 
