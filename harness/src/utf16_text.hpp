@@ -1,11 +1,12 @@
 // UTF-8 <-> UTF-16 on the callers' side of the ABI, as MQL5 passes strings (invalid UTF-8 bytes
 // become U+FFFD, unpaired surrogates too): the harness's, and the tests' that call the bridge
-// (tests/support/opencl_device.hpp, tests/windows/loaded_bridge.hpp), and the MQL5 tools' UTF-8
-// encoder (tests/mql5: the lexer's literals, the replay runtime's strings). Header-only, so that a
-// test needs no harness library for it.
+// (tests/support/opencl_device.hpp, tests/windows/loaded_bridge.hpp), and the MQL5 tools'
+// (tests/mql5: the lexer's UTF-16 files and literals, the replay runtime's strings). Header-only,
+// so that a test needs no harness library for it.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace mqlcl::replay {
 
@@ -64,20 +65,26 @@ inline void append_utf8(std::string &out, char32_t code) {
   }
 }
 
-// A terminated UTF-16 string as UTF-8.
-inline std::string to_utf8(const char16_t *text) {
+// UTF-16 text as UTF-8.
+inline std::string to_utf8(std::u16string_view text) {
   std::string out;
-  for (; *text != 0; ++text) {
-    char32_t code = *text;
-    if (code >= 0xD800 && code < 0xDC00 && text[1] >= 0xDC00 && text[1] < 0xE000) {
-      code = 0x10000 + ((code - 0xD800) << 10) + (text[1] - 0xDC00);
-      ++text;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char32_t code = text[i];
+    const bool paired = i + 1 < text.size() && text[i + 1] >= 0xDC00 && text[i + 1] < 0xE000;
+    if (code >= 0xD800 && code < 0xDC00 && paired) {
+      code = 0x10000 + ((code - 0xD800) << 10) + (text[i + 1] - 0xDC00);
+      ++i;
     } else if (code >= 0xD800 && code < 0xE000) {
       code = 0xFFFD; // an unpaired surrogate
     }
     append_utf8(out, code);
   }
   return out;
+}
+
+// A terminated UTF-16 string as UTF-8.
+inline std::string to_utf8(const char16_t *text) {
+  return to_utf8(std::u16string_view(text));
 }
 
 } // namespace mqlcl::replay

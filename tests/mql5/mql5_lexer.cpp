@@ -238,21 +238,14 @@ std::string read_file(const std::string &path) {
 }
 
 std::string utf16_to_utf8(const std::string &bytes, bool little_endian) {
-  std::string out;
-  auto unit = [&](size_t i) -> unsigned long {
+  std::u16string units;
+  units.reserve(bytes.size() / 2);
+  for (size_t i = 0; i + 1 < bytes.size(); i += 2) {
     auto lo = static_cast<unsigned char>(bytes[little_endian ? i : i + 1]);
     auto hi = static_cast<unsigned char>(bytes[little_endian ? i + 1 : i]);
-    return lo | (static_cast<unsigned long>(hi) << 8);
-  };
-  for (size_t i = 0; i + 1 < bytes.size(); i += 2) {
-    unsigned long code = unit(i);
-    if (code >= 0xD800 && code < 0xDC00 && i + 3 < bytes.size()) {
-      code = 0x10000 + ((code - 0xD800) << 10) + (unit(i + 2) - 0xDC00);
-      i += 2;
-    }
-    mqlcl::replay::append_utf8(out, static_cast<char32_t>(code));
+    units.push_back(static_cast<char16_t>(lo | (hi << 8)));
   }
-  return out;
+  return mqlcl::replay::to_utf8(units);
 }
 
 } // namespace mql5check

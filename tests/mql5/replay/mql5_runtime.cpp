@@ -46,22 +46,8 @@ int &last_error() {
 // ---- string -------------------------------------------------------------------------------------
 
 string::string(const char *utf8) {
-  if (utf8 == nullptr)
-    return;
-  for (const unsigned char *p = reinterpret_cast<const unsigned char *>(utf8); *p != 0;) {
-    char32_t code = *p++;
-    int extra = code >= 0xF0 ? 3 : code >= 0xE0 ? 2 : code >= 0xC0 ? 1 : 0;
-    code &= extra == 3 ? 0x07 : extra == 2 ? 0x0F : extra == 1 ? 0x1F : 0x7F;
-    for (; extra > 0 && (*p & 0xC0) == 0x80; --extra)
-      code = (code << 6) | (*p++ & 0x3F);
-    if (code >= 0x10000) {
-      code -= 0x10000;
-      buffer_ += static_cast<char16_t>(0xD800 + (code >> 10));
-      buffer_ += static_cast<char16_t>(0xDC00 + (code & 0x3FF));
-    } else {
-      buffer_ += static_cast<char16_t>(code);
-    }
-  }
+  if (utf8 != nullptr)
+    buffer_ = mqlcl::replay::to_utf16(utf8);
 }
 
 std::u16string string::text() const {
@@ -70,15 +56,7 @@ std::u16string string::text() const {
 }
 
 std::string string::utf8() const {
-  std::string out;
-  std::u16string t = text();
-  for (size_t i = 0; i < t.size(); ++i) {
-    char32_t c = t[i];
-    if (c >= 0xD800 && c < 0xDC00 && i + 1 < t.size())
-      c = 0x10000 + ((c - 0xD800) << 10) + (t[++i] - 0xDC00);
-    mqlcl::replay::append_utf8(out, c);
-  }
-  return out;
+  return mqlcl::replay::to_utf8(text());
 }
 
 std::string string::number_text(double number) {
