@@ -175,6 +175,8 @@ Subcommand tune_subcommand() {
                    "--gemm)"},
                   {"--seed", "S", "seed of the random matrices (default 2012; not with --gemm)"},
                   {"--gemm", "NN|NT|TN|TT", "tune CLGemm for that layout of A and B"},
+                  {"--trials", "N",
+                   "stop after N trials, keeping the fastest so far (default: no limit)"},
                   {"--double", "",
                    "with --gemm, on matr_mul_tuned: the double product, cached apart from the "
                    "FP32 one"}} +
@@ -327,9 +329,9 @@ struct RawOptions {
 const std::vector<std::string> kFlags{"--help",         "--version", "--list",
                                       "--list-devices", "--no-cpu",  "--double"};
 const std::vector<std::string> kValues{
-    "--device", "--size",  "--rows1",  "--colsrows", "--cols2",       "--local",
-    "--repeat", "--seed",  "--format", "--chart",    "--kernels",     "--library",
-    "--output", "--sizes", "--gemm",   "--vendor",   "--architecture"};
+    "--device", "--size",  "--rows1",  "--colsrows", "--cols2",        "--local",
+    "--repeat", "--seed",  "--format", "--chart",    "--kernels",      "--library",
+    "--output", "--sizes", "--gemm",   "--vendor",   "--architecture", "--trials"};
 
 void add_options(CLI::App &app, RawOptions &raw) {
   app.allow_extras(); // unknown options are refused below, in mqlcl-replay's words
@@ -497,6 +499,8 @@ void convert(const RawOptions &raw, const Subcommand &subcommand, CommandLine &c
   command.overlays.assign(raw.overlays.begin(), raw.overlays.end());
   if (raw.given("--gemm"))
     command.gemm_layout = gemm_layout_of(raw.value("--gemm"));
+  if (raw.given("--trials"))
+    command.max_trials = parse_unsigned("--trials", raw.value("--trials"), 1, 1000000);
 }
 
 // The names a step's kernels take as parameters, as the catalogue declares them: the parameters

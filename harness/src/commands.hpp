@@ -10,6 +10,7 @@
 #include "tuning.hpp"
 
 #include <functional>
+#include <limits>
 #include <string>
 
 #include <vector>
@@ -62,11 +63,11 @@ size_t tuning_candidates(const std::vector<Step> &families, const DeviceCaps &de
 
 // Replays every valid parameter set of `families` (tuning_families) with `options`, then the other
 // code forms of each family's fastest sets, then the other layouts of its fastest trials, calling
-// `progress` after each (with the count so far and tuning_candidates); returns the trials, fastest
-// verified first, then the rest.
-std::vector<Trial>
-tune_families(Runner &runner, const std::vector<Step> &families, const DeviceCaps &device,
-              const Options &options,
-              const std::function<void(const Trial &, size_t, size_t)> &progress);
+// `progress` after each (with the count so far and the most there will be), `max_trials` at most;
+// returns the trials, fastest verified first, then the rest.
+std::vector<Trial> tune_families(Runner &runner, const std::vector<Step> &families,
+                                 const DeviceCaps &device, const Options &options,
+                                 const std::function<void(const Trial &, size_t, size_t)> &progress,
+                                 size_t max_trials = std::numeric_limits<size_t>::max());
 
 } // namespace mqlcl::replay

@@ -71,11 +71,11 @@ size_t tuning_candidates(const std::vector<Step> &families, const DeviceCaps &de
   return total;
 }
 
-std::vector<Trial>
-tune_families(Runner &runner, const std::vector<Step> &families, const DeviceCaps &device,
-              const Options &options,
-              const std::function<void(const Trial &, size_t, size_t)> &progress) {
-  size_t total = tuning_candidates(families, device), done = 0;
+std::vector<Trial> tune_families(Runner &runner, const std::vector<Step> &families,
+                                 const DeviceCaps &device, const Options &options,
+                                 const std::function<void(const Trial &, size_t, size_t)> &progress,
+                                 size_t max_trials) {
+  size_t total = std::min(tuning_candidates(families, device), max_trials), done = 0;
   Options run_options = options;
   run_options.run_cpu = false;
   run_options.repeat = std::max<uint32_t>(options.repeat, 3);
@@ -84,6 +84,8 @@ tune_families(Runner &runner, const std::vector<Step> &families, const DeviceCap
   Observer quiet;
   std::vector<Trial> trials;
   auto run = [&](const Step &family, const Params &params, std::vector<Trial> &into) {
+    if (done == max_trials)
+      return;
     Step candidate = family;
     candidate.params = params;
     into.push_back({family.kernel_file, params, runner.run(candidate, run_options, quiet)});
@@ -131,7 +133,8 @@ int run_tune_command(const CommandLine &command, const std::vector<Step> &catalo
              kFormFinalists, kLayoutFinalists);
   ProgressLine progress(stderr, false); // each trial on a terminal; a pipe gets the summary
   std::vector<Trial> trials = tune_families(
-      runner, families, device.caps, options, [&](const Trial &trial, size_t done, size_t all) {
+      runner, families, device.caps, options,
+      [&](const Trial &trial, size_t done, size_t all) {
         const StepRun &run = trial.run;
         std::string outcome =
             run.status == Status::verified
@@ -144,7 +147,8 @@ int run_tune_command(const CommandLine &command, const std::vector<Step> &catalo
           fmt::print(stderr, "{} ({})\n", line, run.message);
         }
         progress.show(line);
-      });
+      },
+      command.max_trials.value_or(std::numeric_limits<size_t>::max()));
   progress.clear();
   std::vector<const Trial *> passed;
   for (const Trial &trial : trials)

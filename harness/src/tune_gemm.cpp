@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <random>
 #include <set>
@@ -74,6 +75,7 @@ struct GemmTuner {
   uint32_t repeat;
   std::filesystem::path trial_cache;
   size_t trials = 0;
+  size_t max_trials = std::numeric_limits<size_t>::max(); // tune --trials
   std::set<Params> tried;
   ProgressLine progress{stderr, false}; // each trial on a terminal; a pipe gets the summary
 
@@ -88,6 +90,8 @@ struct GemmTuner {
 
   // The product with `params` (none: as CLGemm runs it now); its best time, or none.
   std::optional<double> run(const std::optional<Params> &params, std::string *plan = nullptr) {
+    if (trials == max_trials)
+      return std::nullopt;
     std::optional<ScopedEnvironment> cache;
     if (params) {
       std::filesystem::remove(trial_cache);
@@ -272,6 +276,7 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
                   std::max(command.options.repeat, 5u),
                   std::filesystem::temp_directory_path() /
                       fmt::format("mqlcl-tune-gemm-{}.json", std::random_device{}()));
+  tuner.max_trials = command.max_trials.value_or(tuner.max_trials);
   std::string ran;
   std::optional<double> start = tuner.run(std::nullopt, &ran);
   if (!start)

@@ -286,8 +286,26 @@ BOOST_AUTO_TEST_CASE(progress_shows_on_a_terminal_and_not_in_a_pipe) {
   // tune's trials: on a terminal each as it ends; in a pipe only the summary.
   ScopedEnvironment scratch("MQLCL_TUNE_CACHE",
                             (work_folder("tune-progress") / "tuning.json").string());
-  check_progress({"tune", "matr_mul_tuned", "--gemm", "NN", "--size", "24"}, "GFLOPS",
-                 {"\rtune: [1] matr_mul_", "\rtune: [2] matr_mul_"});
+  check_progress({"tune", "matr_mul_tuned", "--gemm", "NN", "--size", "24", "--trials", "2"},
+                 "GFLOPS", {"\rtune: [1] matr_mul_", "\rtune: [2] matr_mul_"});
+}
+
+// --trials bounds both tuners, and the fastest of what ran is still cached.
+BOOST_AUTO_TEST_CASE(tune_stops_after_the_trials_it_is_given) {
+  ScopedEnvironment scratch("MQLCL_TUNE_CACHE",
+                            (work_folder("tune-trials") / "tuning.json").string());
+  Outcome gemm =
+      run_replay({"tune", "matr_mul_tuned", "--gemm", "NT", "--size", "24", "--trials", "3"});
+  BOOST_TEST_REQUIRE(gemm.status == 0, gemm.out << gemm.err);
+  BOOST_TEST(has(gemm.out, "\n3 trials; from "), gemm.out);
+  Outcome sets = run_replay({"tune", "matr_mul_tuned", "--size", "24", "--trials", "2"});
+  BOOST_TEST_REQUIRE(sets.status == 0, sets.out << sets.err);
+  BOOST_TEST(has(sets.out, "fastest of "), sets.out);
+  BOOST_TEST(has(sets.out, "cached for "), sets.out);
+  const std::string ran = sets.out.substr(sets.out.find("fastest of "));
+  BOOST_TEST(
+      (has(ran, "fastest of 2 verified (0 failed") || has(ran, "fastest of 1 verified (1 failed")),
+      ran);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
