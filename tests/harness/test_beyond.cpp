@@ -710,9 +710,12 @@ BOOST_AUTO_TEST_CASE(the_tuned_step_runs_the_defaults_where_its_tuned_set_cannot
 BOOST_AUTO_TEST_CASE(the_gemm_tuner_caches_a_set_that_clgemm_then_runs) {
   ScratchCache cache("gemm-tune-cache.json");
   const std::vector<Step> &catalogue = replay_steps();
-  CommandLine command = parse_command_line({"tune", "matr_mul_tuned", "--gemm", "NT", "--size",
-                                            "24", "--device", std::to_string(device().ordinal)},
-                                           catalogue);
+  // Eight trials: the first, CLGemm's own set, and a descent's first steps (a whole tune of step
+  // 13's tiles takes minutes on a GPU and checks nothing more here).
+  CommandLine command =
+      parse_command_line({"tune", "matr_mul_tuned", "--gemm", "NT", "--size", "24", "--trials", "8",
+                          "--device", std::to_string(device().ordinal)},
+                         catalogue);
   BOOST_TEST_REQUIRE(run_tune_command(command, catalogue) == 0);
   Json root = Json::parse(std::ifstream(cache.path));
   const Json &entry = root.at(device().caps.tuning_key).at("matr_mul_tuned NT").at("24x24x24");
@@ -739,7 +742,7 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_keeps_the_double_products_set_apart) {
   const std::vector<Step> &catalogue = replay_steps();
   CommandLine command =
       parse_command_line({"tune", "matr_mul_tuned", "--gemm", "NN", "--double", "--size", "24",
-                          "--device", std::to_string(device().ordinal)},
+                          "--trials", "8", "--device", std::to_string(device().ordinal)},
                          catalogue);
   BOOST_TEST_REQUIRE(run_tune_command(command, catalogue) == 0);
   Json root = Json::parse(std::ifstream(cache.path));
