@@ -28,6 +28,12 @@ void ProgressLine::show(const std::string &text, bool now) {
   std::fflush(stream_);
 }
 
+void ProgressLine::print(std::FILE *stream, const std::string &text) {
+  clear();
+  fmt::print(stream, "{}\n", text);
+  std::fflush(stream);
+}
+
 void ProgressLine::clear() {
   if (!enabled_ || width_ == 0)
     return;

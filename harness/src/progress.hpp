@@ -20,6 +20,9 @@ public:
   void show(const std::string &text, bool now = true);
   // Takes the line away, leaving the terminal as it was.
   void clear();
+  // `text` as a line of its own on `stream`, a terminal or not (what must stay in a log), after
+  // taking the progress line away: the two may share a terminal. The next show() draws it again.
+  void print(std::FILE *stream, const std::string &text);
 
 private:
   std::FILE *stream_;

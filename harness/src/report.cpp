@@ -139,11 +139,7 @@ public:
   }
 
 private:
-  void line(const std::string &text) {
-    progress_.clear(); // stdout and stderr may be the same terminal
-    fmt::print(out_, "{}\n", text);
-    std::fflush(out_);
-  }
+  void line(const std::string &text) { progress_.print(out_, text); }
 
   std::FILE *out_;
   std::FILE *err_;

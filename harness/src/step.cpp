@@ -1,5 +1,7 @@
 #include "step.hpp"
 
+#include <algorithm>
+
 namespace mqlcl::replay {
 
 const char *dim_name(Dim dim) {

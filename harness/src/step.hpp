@@ -6,7 +6,6 @@
 
 #include "gemm/forms.hpp"
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>

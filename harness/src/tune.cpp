@@ -142,10 +142,8 @@ int run_tune_command(const CommandLine &command, const std::vector<Step> &catalo
                 : std::string(status_name(run.status));
         std::string line = fmt::format("tune: [{}/{}] {} {}: {}", done, all, trial.kernel_file,
                                        params_text(trial.params), outcome);
-        if (run.status == Status::wrong) { // a kernel bug, not a set that did not fit: kept
-          progress.clear();
-          fmt::print(stderr, "{} ({})\n", line, run.message);
-        }
+        if (run.status == Status::wrong) // a kernel bug, not a set that did not fit: kept
+          progress.print(stderr, fmt::format("{} ({})", line, run.message));
         progress.show(line);
       },
       command.max_trials.value_or(std::numeric_limits<size_t>::max()));

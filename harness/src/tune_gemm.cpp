@@ -120,10 +120,8 @@ struct GemmTuner {
             : fmt::format("{:.2f} GFLOPS", product.flops() / run.seconds.min() / 1e9);
     std::string line =
         fmt::format("tune: [{}] {}: {}", trials, run.plan.substr(0, run.plan.find(" (")), outcome);
-    if (run.ok && !checked.verified) { // a kernel bug, not a set that did not fit: kept
-      progress.clear();
-      fmt::print(stderr, "{}\n", line);
-    }
+    if (run.ok && !checked.verified) // a kernel bug, not a set that did not fit: kept
+      progress.print(stderr, line);
     progress.show(line);
     if (!run.ok || !checked.verified || run.seconds.empty())
       return std::nullopt;
