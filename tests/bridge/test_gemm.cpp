@@ -594,13 +594,20 @@ BOOST_AUTO_TEST_CASE(a_tuned_set_says_whether_operands_are_copied) {
 }
 
 // The double product takes the sets tuned for it (`tune --gemm LAYOUT --double`, "matr_mul_tuned
-// double NN"), and the FP32 product does not: the same shape in float runs its own plan.
+// double NN", or on FP64 tensor cores "matr_mul_dmma double NN"), and the FP32 product does not:
+// the same shape in float runs its own plan.
 BOOST_AUTO_TEST_CASE(the_double_product_takes_its_own_tuned_sets) {
   const auto cache = std::filesystem::temp_directory_path() /
                      ("mqlcl-test-double-" + std::to_string(std::random_device{}()) + ".json");
   const std::string key = tuning_key();
+  // Step 13's set, and step 19's where the device has FP64 tensor cores (both 16-deep).
+  const std::string fp64_entry =
+      "{\"64x64x64\": {\"kernel_file\": \"matr_mul_dmma.cl\", \"params\": {\"BM\": 64, "
+      "\"BN\": 64, \"BK\": 16, \"WM\": 32, \"WN\": 32, \"MMA_K\": 16, \"STAGES\": 2, "
+      "\"GROUP_M\": 8}}}";
   std::ofstream(cache) << "{\"" << key
-                       << "\": {\"matr_mul_tuned double NN\": " << tiles_entry(16, 1) << "}}";
+                       << "\": {\"matr_mul_tuned double NN\": " << tiles_entry(16, 1)
+                       << ", \"matr_mul_dmma double NN\": " << fp64_entry << "}}";
   ScopedEnvironment overlay("MQLCL_TUNE_CACHE", cache.string());
   Context context = make_context();
   for (bool double_precision : {true, false}) {

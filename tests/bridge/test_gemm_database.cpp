@@ -472,3 +472,43 @@ BOOST_AUTO_TEST_CASE(the_tensor_core_plans_take_tuned_sets_of_their_own_family_o
   tuned.entry.params["BK"] = 32;
   BOOST_TEST(tensor_plan(device, shape, Family::tensor_3xtf32, tuned).origin == "defaults");
 }
+
+// Double runs step 19 on FP64 tensor cores: its own tuned sets ("matr_mul_dmma double LAYOUT"),
+// else its defaults; never step 14's sets of step 13's tiles. A family forced (MQLCL_GEMM_KERNEL,
+// an operand only step 13 reads in place), float, a device without them, or K past the kernel's
+// 32-bit indices runs step 14's plan as before.
+BOOST_AUTO_TEST_CASE(double_runs_on_fp64_tensor_cores_where_the_device_has_them) {
+  DeviceLimits hopper = gpu();
+  hopper.kernel_local_bytes = 226 << 10;
+  hopper.fp64_tensor_cores = true;
+  const Shape doubles{4096, 4096, 4096, 1, 8};
+  std::vector<TunedEntry> database = {
+      layout_entry("NVIDIA H100 80GB HBM3", 4096, 128, "NN", Element::float64)};
+  TunedEntry fp64 = layout_entry("NVIDIA H100 80GB HBM3", 2000, 64, "NN", Element::float64);
+  fp64.step = kFp64Step;
+  fp64.kernel_file = "matr_mul_dmma.cl";
+  fp64.params = parse_params("BM=64 BN=128 BK=16 WM=32 WN=32 MMA_K=16 STAGES=4 GROUP_M=8");
+  const TunedSets none{{}, {}}, with_fp64{{}, {fp64}}, tiles_only{{}, database};
+
+  Plan plan = exact_plan(hopper, kH200, doubles, none, "NN");
+  BOOST_TEST((plan.family == Family::tensor_fp64));
+  BOOST_TEST(plan.origin == "defaults");
+  BOOST_TEST(plan.copy_k_down_operands);
+  BOOST_TEST(plan.launch.local[0] == 256u);
+  BOOST_TEST((exact_plan(hopper, kH200, doubles, tiles_only, "NN").family == Family::tensor_fp64));
+  plan = exact_plan(hopper, kH200, doubles, with_fp64, "NN");
+  BOOST_TEST(plan.origin.find("database") != std::string::npos, plan.origin);
+  BOOST_TEST(plan.params.at("STAGES") == 4);
+  BOOST_TEST(plan_text(plan).rfind("matr_mul_dmma.cl ", 0) == 0, plan_text(plan));
+
+  BOOST_TEST(
+      (exact_plan(hopper, kH200, doubles, none, "NN", Family::tiles).family == Family::tiles));
+  BOOST_TEST((exact_plan(hopper, kH200, Shape{4096, 4096, 4096, 1, 4}, none, "NN").family ==
+              Family::tiles));
+  BOOST_TEST((exact_plan(gpu(), kH200, doubles, none, "NN").family == Family::tiles));
+  BOOST_TEST((exact_plan(hopper, kH200, Shape{64, 64, 1u << 31, 1, 8}, none, "NN").family ==
+              Family::tiles));
+  BOOST_TEST(fp64_tensor_cores_of(0x10DE, 90));
+  BOOST_TEST(!fp64_tensor_cores_of(0x10DE, 89)); // Ada: m8n8k4 at best, at a sliver of the rate
+  BOOST_TEST(!fp64_tensor_cores_of(0x1002, 90));
+}

@@ -36,6 +36,8 @@ int forms_of_file(const std::string &file) {
 // A Hopper-like GPU and a CPU as PoCL reports one.
 const DeviceLimits kGpu{48 << 10, 1024, 1024, 132, true};
 const DeviceLimits kCpu{256 << 10, 4096, 4096, 2, false};
+// An H200 as NVIDIA's OpenCL reports one, with the local memory a kernel may take there.
+const DeviceLimits kHopper{226 << 10, 1024, 1024, 132, true, true};
 
 Params with(const Form &form, std::initializer_list<std::pair<const char *, int64_t>> changes) {
   Params params = defaults_of(form);
@@ -83,7 +85,9 @@ BOOST_AUTO_TEST_CASE(every_form_is_found_by_its_family_and_name) {
 
 BOOST_AUTO_TEST_CASE(every_default_set_and_tunable_value_is_one_the_rules_may_take) {
   for (const Form *form = forms_begin(); form != forms_end(); ++form) {
-    const DeviceLimits &device = form->family == Family::registers ? kCpu : kGpu;
+    const DeviceLimits &device = form->family == Family::registers     ? kCpu
+                                 : form->family == Family::tensor_fp64 ? kHopper
+                                                                       : kGpu;
     BOOST_TEST(form->valid(defaults_of(*form), device, 4), form->name);
     for (Varies varies : {Varies::shape, Varies::code, Varies::layout})
       for (const Tunable &tunable : tunables_of(*form, varies)) {
@@ -158,4 +162,29 @@ BOOST_AUTO_TEST_CASE(the_launches_cover_the_product) {
       form_of(Family::tensor_tf32).launch(defaults_of(form_of(Family::tensor_tf32)), shape);
   BOOST_TEST(tensor.local[0] == 128u); // a warpgroup per 64 rows
   BOOST_TEST(tensor.global[0] == 16u * 3u * 128u);
+  const Launch fp64 =
+      form_of(Family::tensor_fp64).launch(defaults_of(form_of(Family::tensor_fp64)), shape);
+  BOOST_TEST(fp64.local[0] == 256u); // 128 / 64 x 128 / 32 warps
+  BOOST_TEST(fp64.global[0] == 8u * 5u * 256u);
+  BOOST_TEST(fp64.global[1] == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(the_fp64_tensor_rules_refuse_what_their_kernel_refuses) {
+  const Form &fp64 = form_of(Family::tensor_fp64);
+  BOOST_TEST(fp64.valid(defaults_of(fp64), kHopper, 8));
+  BOOST_TEST(!fp64.valid(defaults_of(fp64), kGpu, 8)); // 96 KiB of tiles in three stages
+  BOOST_TEST(fp64.valid(with(fp64, {{"STAGES", 2}, {"BN", 64}}), kGpu, 8)); // exactly 48 KiB
+  BOOST_TEST(!fp64.valid(with(fp64, {{"MMA_K", 4}}), kHopper, 8));          // m16n8k4: not a choice
+  BOOST_TEST(!fp64.valid(with(fp64, {{"BK", 8}}), kHopper, 8)); // less than one m16n8k16
+  BOOST_TEST(fp64.valid(with(fp64, {{"BK", 8}, {"MMA_K", 8}}), kHopper, 8));
+  BOOST_TEST(!fp64.valid(with(fp64, {{"WM", 48}}), kHopper, 8));    // 128 rows in warps of 48
+  BOOST_TEST(!fp64.valid(with(fp64, {{"WN", 12}}), kHopper, 8));    // not whole n8 tiles
+  BOOST_TEST(!fp64.valid(with(fp64, {{"STAGES", 1}}), kHopper, 8)); // nothing in flight
+  BOOST_TEST(!fp64.valid(with(fp64, {{"STAGES", 5}}), kHopper, 8));
+  BOOST_TEST(!fp64.valid(with(fp64, {{"WN", 64}}), kHopper, 8)); // 128 accumulator doubles
+  // 16 warps of 16 x 16 cannot share 8-deep tiles of 64 lines out in whole 16-byte copies.
+  BOOST_TEST(fp64.valid(with(fp64, {{"BM", 64}, {"BN", 64}, {"BK", 8}, {"MMA_K", 8}}), kHopper, 8));
+  BOOST_TEST(!fp64.valid(
+      with(fp64, {{"BM", 64}, {"BN", 64}, {"BK", 8}, {"MMA_K", 8}, {"WM", 16}, {"WN", 16}}),
+      kHopper, 8));
 }

@@ -129,11 +129,40 @@ Launch three_tf32_launch(const Params &p, const Shape &shape) {
   return tensor_launch(form_of(Family::tensor_3xtf32), p, shape);
 }
 
+// Step 19 (kernels/matr_mul_dmma.cl): its #error lines, whole warps of WM x WN, and STAGES
+// slices of (BM + BN) rows of BK doubles; its accumulators take 8 * (WM / 16) * (WN / 8)
+// registers of a lane, which must leave room for the fragments (at most 64 doubles).
+bool fp64_valid(const Params &p, const DeviceLimits &device, size_t) {
+  const Form &form = form_of(Family::tensor_fp64);
+  auto v = [&](const char *name) { return value_of(form, p, name); };
+  const int64_t bm = v("BM"), bn = v("BN"), bk = v("BK"), wm = v("WM"), wn = v("WN");
+  const int64_t mma_k = v("MMA_K"), stages = v("STAGES");
+  if (bm <= 0 || bn <= 0 || wm <= 0 || wn <= 0 || bm % wm || bn % wn || wm % 16 || wn % 8 ||
+      !one_of(mma_k, {8, 16}) || bk <= 0 || bk % mma_k || stages < 2 || stages > 4 ||
+      v("GROUP_M") < 1 || (wm / 16) * (wn / 8) * 4 > 64)
+    return false;
+  const int64_t threads = (bm / wm) * (bn / wn) * 32, chunks = bk / 2;
+  if ((bm * chunks) % threads || (bn * chunks) % threads)
+    return false; // the tiles split into whole 16-byte copies over the work-group
+  const uint64_t local = uint64_t(stages) * uint64_t(bm + bn) * uint64_t(bk) * 8;
+  return group_fits(device, uint64_t(threads), local);
+}
+
+Launch fp64_launch(const Params &p, const Shape &shape) {
+  const Form &form = form_of(Family::tensor_fp64);
+  const int64_t bm = value_of(form, p, "BM"), bn = value_of(form, p, "BN");
+  const size_t threads = size_t(bm / value_of(form, p, "WM")) * (bn / value_of(form, p, "WN")) * 32;
+  return {2,
+          {ceil_div(shape.m, bm) * ceil_div(shape.n, bn) * threads, shape.batch, 1},
+          {threads, 1, 1}};
+}
+
 // Defaults: step 13's measured on an H100 at 4096 (128 x 128 tiles of 16-deep slices, 8 x 8 per
 // work-item); step 14's for PoCL on AVX2; step 18's measured on an H100 at 4096: TF32 through
 // TF32-typed maps in 64 x 256 tiles of 32-deep slices, one stage; 3xTF32 with A through an FP32
 // map, split in registers, and B split and tiled by the pass, 64 x 128 tiles of 16-deep slices
-// in two stages, sums flushed every 8 slices.
+// in two stages, sums flushed every 8 slices; step 19's are an untuned start (128 x 128 tiles of
+// 16-deep slices in three stages, 64 x 32 per warp): the database holds what was measured.
 // Step 13's FMA_ORDER=1 and POINTERS=1 without GATHER=1 were tried and not kept (the kernel's
 // header comment); its rules refuse them.
 constexpr Varies kShape = Varies::shape, kCode = Varies::code, kLayout = Varies::layout;
@@ -223,6 +252,27 @@ constexpr Form kForms[] = {
        {"GROUP_M", kShape, {8, 16, 32, 64}, 4}}},
      three_tf32_valid,
      three_tf32_launch},
+    {Family::tensor_fp64,
+     "tensor_fp64",
+     "matr_mul_dmma.cl",
+     {{{"BM", 128},
+       {"BN", 128},
+       {"BK", 16},
+       {"WM", 64},
+       {"WN", 32},
+       {"MMA_K", 16},
+       {"STAGES", 3},
+       {"GROUP_M", 8}}},
+     {{{"BM", kShape, {64, 128}, 2},
+       {"BN", kShape, {64, 128}, 2},
+       {"BK", kShape, {8, 16, 32}, 3},
+       {"WM", kShape, {32, 64}, 2},
+       {"WN", kShape, {16, 32, 64}, 3},
+       {"MMA_K", kShape, {8, 16}, 2},
+       {"STAGES", kShape, {2, 3, 4}, 3},
+       {"GROUP_M", kShape, {8, 16, 32}, 3}}},
+     fp64_valid,
+     fp64_launch},
 };
 
 } // namespace
@@ -280,7 +330,12 @@ int64_t value_of(const Form &form, const Params &params, const char *name) {
 }
 
 bool is_tensor(Family family) {
-  return family == Family::tensor_tf32 || family == Family::tensor_3xtf32;
+  return family == Family::tensor_tf32 || family == Family::tensor_3xtf32 ||
+         family == Family::tensor_fp64;
+}
+
+bool fp64_tensor_cores_of(uint32_t vendor_id, uint32_t compute_capability) {
+  return vendor_id == 0x10DE && compute_capability == 90;
 }
 
 } // namespace mqlcl::gemm

@@ -17,9 +17,9 @@ namespace mqlcl::gemm {
 using Params = std::map<std::string, int64_t>;
 
 // Step 13's tiles staged in dedicated local memory (GPUs), step 14's register-blocked form where
-// local memory is part of global memory (CPUs), and on Hopper's tensor cores step 18's TF32
-// product and its 3xTF32 (FP32-accurate) form.
-enum class Family { tiles, registers, tensor_tf32, tensor_3xtf32 };
+// local memory is part of global memory (CPUs), on Hopper's tensor cores step 18's TF32
+// product and its 3xTF32 (FP32-accurate) form, and step 19's double product on its FP64 ones.
+enum class Family { tiles, registers, tensor_tf32, tensor_3xtf32, tensor_fp64 };
 
 // What a form's rules need of a device.
 struct DeviceLimits {
@@ -28,7 +28,14 @@ struct DeviceLimits {
   uint64_t max_work_item_size0 = 0; // CL_DEVICE_MAX_WORK_ITEM_SIZES[0]
   uint32_t compute_units = 0;
   bool dedicated_local_memory = false; // CL_DEVICE_LOCAL_MEM_TYPE == CL_LOCAL
+  // FP64 tensor cores that step 19's mma.sync shapes reach: an NVIDIA GPU of compute
+  // capability 9.0 (fp64_tensor_cores_of).
+  bool fp64_tensor_cores = false;
 };
+
+// Whether a device of `vendor_id` and `compute_capability` (major * 10 + minor; 0 where the
+// driver says none) has them.
+bool fp64_tensor_cores_of(uint32_t vendor_id, uint32_t compute_capability);
 
 // A product's dimensions and element size (4 float, 8 double).
 struct Shape {

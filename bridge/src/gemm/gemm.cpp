@@ -82,30 +82,56 @@ std::optional<Family> family_for(const Call &call) {
   return forced_family(os::environment);
 }
 
-// The planned kernel, or the defaults' where a tuned set does not build on this device.
+// The planned kernel. Where a tuned set does not build on this device, the form's defaults;
+// where step 19's FP64 tensor-core product does not build at all (a driver without its PTX), the
+// context runs step 13's from then on.
 cl_kernel product_kernel(const Context &context, ContextState &state, const Call &call, Plan &plan,
                          const Shape &shape, Operands &operands) {
-  operands = plan_operands(call, plan);
-  plan.index64 = call.index64;
-  try {
-    return kernel_for(context, state, kernel_file_of(plan.family),
-                      product_options(call, plan, operands.a, operands.b), "gemm");
-  } catch (const Failure &) {
-    if (plan.origin == "defaults")
-      throw;
-    plan = default_plan(limits_of(*context.device), shape, family_for(call));
-    plan.index64 = call.index64;
+  auto build = [&] {
     operands = plan_operands(call, plan);
+    plan.index64 = call.index64;
     return kernel_for(context, state, kernel_file_of(plan.family),
                       product_options(call, plan, operands.a, operands.b), "gemm");
+  };
+  const bool fp64 = plan.family == Family::tensor_fp64;
+  try {
+    return build();
+  } catch (const Failure &failure) {
+    if (plan.origin == "defaults" && !fp64)
+      throw;
+    if (fp64 && plan.origin == "defaults" && failure.code() == MQLCL_ERR_OPENCL_PROGRAM_CREATE)
+      state.fp64_tensor_cores = ContextState::TensorCores::unavailable;
   }
+  const DeviceLimits limits = limits_of(*context.device);
+  if (fp64 && plan.origin != "defaults") {
+    plan = tensor_plan(limits, shape, Family::tensor_fp64);
+    try {
+      return build();
+    } catch (const Failure &failure) {
+      if (failure.code() == MQLCL_ERR_OPENCL_PROGRAM_CREATE)
+        state.fp64_tensor_cores = ContextState::TensorCores::unavailable;
+    }
+  }
+  plan = default_plan(limits, shape, fp64 ? std::optional(Family::tiles) : family_for(call));
+  return build();
 }
 
-// The element type's own arithmetic: step 13's tiles on GPUs, step 14's CPU form elsewhere.
+// The plan of a product in the element type's own arithmetic: step 19's on FP64 tensor cores for
+// double where the device has them, else step 13's tiles on GPUs and step 14's CPU form elsewhere.
+Plan exact_product_plan(const Context &context, ContextState &state, const Call &call,
+                        const Shape &shape) {
+  const DeviceLimits limits = limits_of(*context.device);
+  const std::optional<Family> forced = family_for(call);
+  if (runs_fp64_tensor_cores(limits, shape, forced) &&
+      state.fp64_tensor_cores != ContextState::TensorCores::unavailable)
+    return tensor_plan(limits, shape, Family::tensor_fp64,
+                       tuned_for(context, state, call, step_of(Family::tensor_fp64)));
+  return plan_product(limits, shape, tuned_for(context, state, call, kExactStep), forced);
+}
+
 void run_exact_product(const Context &context, ContextState &state, const Call &call, bool &first) {
   const Shape shape{call.m, call.n, call.k, call.batch, call.double_precision ? 8u : 4u};
-  Plan plan = plan_product(limits_of(*context.device), shape,
-                           tuned_for(context, state, call, kExactStep), family_for(call));
+  Plan plan = exact_product_plan(context, state, call, shape);
   Operands operands;
   cl_kernel kernel = product_kernel(context, state, call, plan, shape, operands);
   state.last_plan = plan_text(plan);

@@ -87,6 +87,8 @@ struct ContextState {
   std::list<std::string> maps_order;    // oldest first, for eviction
   // Whether this context's tensor-core products built (unknown until the first is tried).
   enum class TensorCores { untried, built, unavailable } tensor_cores = TensorCores::untried;
+  // Whether its FP64 tensor-core product (step 19) built; unavailable: double runs step 13's.
+  TensorCores fp64_tensor_cores = TensorCores::untried;
   cl_event first_launch = nullptr, last_launch = nullptr; // of the last call
   std::string last_plan; // the last call's kernel, parameters and their origin (planner.hpp)
   ~ContextState();

@@ -58,7 +58,7 @@ Plan tensor_plan(const DeviceLimits &device, const Shape &shape, Family family,
   plan.params = defaults_of(form);
   // A set takes the form's maps: TF32's round the inputs, as cuBLAS's TF32 does.
   if (tuned && tuned->entry.kernel_file == form.kernel_file &&
-      value_of(form, tuned->entry.params, "TMA") == plan.params.at("TMA") &&
+      value_of(form, tuned->entry.params, "TMA") == value_of(form, plan.params, "TMA") &&
       fits(device, family, tuned->entry.params, shape.element_size)) {
     plan.origin = tuned->origin;
     plan.params = over_defaults(form, tuned->entry.params);
@@ -123,9 +123,20 @@ Plan plan_product(const DeviceLimits &device, const Shape &shape, const std::opt
   return plan;
 }
 
+bool runs_fp64_tensor_cores(const DeviceLimits &device, const Shape &shape,
+                            std::optional<Family> forced) {
+  constexpr uint32_t kIndexLimit = uint32_t{1} << 31;
+  return shape.element_size == 8 && device.fp64_tensor_cores && !forced && shape.m < kIndexLimit &&
+         shape.n < kIndexLimit && shape.k < kIndexLimit;
+}
+
 Plan exact_plan(const DeviceLimits &limits, const DeviceFacts &device, const Shape &shape,
                 const TunedSets &sets, const std::string &layout, std::optional<Family> forced) {
   const Element element = shape.element_size == 8 ? Element::float64 : Element::float32;
+  if (runs_fp64_tensor_cores(limits, shape, forced))
+    return tensor_plan(limits, shape, Family::tensor_fp64,
+                       find_tuned(sets.overlay, sets.database, device, shape.m, shape.n, shape.k,
+                                  kFp64Step, element, layout));
   return plan_product(limits, shape,
                       find_tuned(sets.overlay, sets.database, device, shape.m, shape.n, shape.k,
                                  kExactStep, element, layout),

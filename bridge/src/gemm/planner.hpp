@@ -46,11 +46,17 @@ Plan plan_product(const DeviceLimits &device, const Shape &shape, const std::opt
 Plan default_plan(const DeviceLimits &device, const Shape &shape,
                   std::optional<Family> forced = std::nullopt);
 
-// Step 18's tensor-core product (kernels/matr_mul_wgmma_tf32.cl, TMA) in `family` (tensor_tf32 or
-// tensor_3xtf32): the tuned entry of its form where it is one of that family's that fits the
-// device, else the defaults, the parameters measured fastest on an H100 at 4096.
+// A tensor-core product in `family`: step 18's (kernels/matr_mul_wgmma_tf32.cl, TMA; tensor_tf32
+// or tensor_3xtf32) or step 19's (tensor_fp64): the tuned entry of its form where it is one of
+// that family's that fits the device, else the form's defaults.
 Plan tensor_plan(const DeviceLimits &device, const Shape &shape, Family family,
                  const std::optional<Tuned> &tuned = std::nullopt);
+
+// Whether a double product of `shape` runs step 19 on `device`: a device with FP64 tensor cores,
+// no family forced (MQLCL_GEMM_KERNEL, or an operand that only step 13 reads), and sizes within
+// the kernel's 32-bit K and tile indices.
+bool runs_fp64_tensor_cores(const DeviceLimits &device, const Shape &shape,
+                            std::optional<Family> forced);
 
 // The sets a lookup searches: the tuning file's, then the compiled database's.
 struct TunedSets {
@@ -60,7 +66,8 @@ struct TunedSets {
 
 // The plan for an exact product of `shape` in `layout`, as CLGemm plans it: the set that
 // find_tuned picks among `sets` for `device` (step 14's, of the element's type), run by the form
-// that takes it on `limits`; `forced` as for plan_product.
+// that takes it on `limits`; `forced` as for plan_product. A double product that
+// runs_fp64_tensor_cores takes step 19's set instead (tensor_plan).
 Plan exact_plan(const DeviceLimits &limits, const DeviceFacts &device, const Shape &shape,
                 const TunedSets &sets, const std::string &layout,
                 std::optional<Family> forced = std::nullopt);

@@ -217,6 +217,7 @@ DeviceLimits limits_of(const Device &device) {
   limits.max_work_item_size0 = device.max_work_item_sizes[0];
   limits.compute_units = device.compute_units;
   limits.dedicated_local_memory = device.dedicated_local_memory;
+  limits.fp64_tensor_cores = fp64_tensor_cores_of(device.vendor_id, device.compute_capability);
   return limits;
 }
 

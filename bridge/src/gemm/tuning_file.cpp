@@ -196,6 +196,8 @@ const char *step_of(Family family) {
     return kTf32Step;
   case Family::tensor_3xtf32:
     return kAccurateStep;
+  case Family::tensor_fp64:
+    return kFp64Step;
   case Family::tiles:
   case Family::registers:
     break;

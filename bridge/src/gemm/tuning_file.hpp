@@ -22,10 +22,11 @@ enum class Element { float32, float64 };
 const char *element_name(Element element); // "float", "double"
 
 // The tuner's steps whose sets CLGemm runs: step 14's exact product (step 13's tiles or its CPU
-// form), and step 18's TF32 and 3xTF32 products.
+// form), step 18's TF32 and 3xTF32 products, and step 19's double product on FP64 tensor cores.
 inline constexpr const char *kExactStep = "matr_mul_tuned";
 inline constexpr const char *kTf32Step = "matr_mul_wgmma_tma_tf32";
 inline constexpr const char *kAccurateStep = "matr_mul_wgmma_tma_3xtf32";
+inline constexpr const char *kFp64Step = "matr_mul_dmma";
 // A set tuned for one layout of A and B (`tune --gemm LAYOUT`: A, then B; T stored transposed).
 inline constexpr const char *kLayouts[] = {"NN", "NT", "TN", "TT"};
 
