@@ -82,7 +82,8 @@ void with_form(Step &step, gemm::Family family) {
   // Step::params_valid is a plain function: one per form, in Family's order.
   constexpr decltype(Step::params_valid) kRules[] = {
       form_params_valid<gemm::Family::tiles>, form_params_valid<gemm::Family::registers>,
-      form_params_valid<gemm::Family::tensor_tf32>, form_params_valid<gemm::Family::tensor_3xtf32>};
+      form_params_valid<gemm::Family::tensor_tf32>, form_params_valid<gemm::Family::tensor_3xtf32>,
+      form_params_valid<gemm::Family::tensor_fp64>};
   step.params_valid = kRules[static_cast<size_t>(family)];
 }
 
@@ -303,12 +304,28 @@ std::vector<Step> tensor_map_steps(const Step &wgmma) {
   return {mapped, mapped3};
 }
 
+// Step 19: the double product on Hopper's FP64 tensor cores (mma.sync m16n8k16 f64), what
+// CLGemm runs for double there.
+Step fp64_tensor_step(Step dmma) {
+  dmma.name = "matr_mul_dmma";
+  dmma.source = "beyond the article, step 19: Hopper's FP64 tensor cores through inline PTX";
+  dmma.change = "mma.sync f64 products (each an FP64 fused multiply-add: FP64 accuracy) from "
+                "tiles copied by cp.async, the instructions cuBLAS's DGEMM runs; double only";
+  dmma.kernel_file = "matr_mul_dmma.cl";
+  dmma.geometry = &warp_tiles_1d;
+  with_form(dmma, gemm::Family::tensor_fp64);
+  dmma.requirement = Requirement::nvidia_fp64_mma;
+  dmma.double_only = true;
+  dmma.in_bench = false; // bench times FP32; `gemm` times it as CLGemm's double product
+  return dmma;
+}
+
 void append(std::vector<Step> &steps, std::vector<Step> more) {
   for (Step &step : more)
     steps.push_back(std::move(step));
 }
 
-// Steps 11-18, in their order, one family at a time.
+// Steps 11-19, in their order, one family at a time.
 std::vector<Step> beyond_the_article() {
   Step base;
   base.in_article = false;
@@ -323,6 +340,7 @@ std::vector<Step> beyond_the_article() {
   append(steps, wgmma_steps(wgmma));
   append(steps, tiled_operand_steps(wgmma));
   append(steps, tensor_map_steps(wgmma));
+  steps.push_back(fp64_tensor_step(base));
   return steps;
 }
 

@@ -39,7 +39,8 @@ bool offers_tensor_cores(const DeviceCaps &device) {
 } // namespace
 
 gemm::Plan planned_product(const DeviceCaps &device, const gemm::Shape &shape,
-                           const std::string &layout, int32_t precision) {
+                           const std::string &layout, int32_t precision,
+                           std::optional<gemm::Family> forced) {
   const std::vector<gemm::TunedEntry> overlay = tuned_sets();
   const std::vector<gemm::TunedEntry> database = gemm::compiled_entries();
   const gemm::DeviceLimits limits = limits_of(device);
@@ -48,7 +49,7 @@ gemm::Plan planned_product(const DeviceCaps &device, const gemm::Shape &shape,
                       (precision == MQLCL_GEMM_TF32 || precision == MQLCL_GEMM_ACCURATE ||
                        precision == MQLCL_GEMM_FASTEST);
   if (!tensor)
-    return gemm::exact_plan(limits, facts, shape, {overlay, database}, layout);
+    return gemm::exact_plan(limits, facts, shape, {overlay, database}, layout, forced);
   const gemm::Family family =
       precision == MQLCL_GEMM_TF32 ? gemm::Family::tensor_tf32 : gemm::Family::tensor_3xtf32;
   return gemm::tensor_plan(limits, shape, family,

@@ -9,6 +9,7 @@
 #include <mqlcl/mqlcl.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,11 @@ gemm::DeviceFacts facts_of(const DeviceCaps &device);
 
 // The plan CLGemm makes on `device` for a product of `shape` with A and B in `layout` ("NN" ...
 // "TT") and `precision` (MQLCL_GEMM_*): the tuning file's set (read strictly), else the compiled
-// database's, else the defaults, in the form the precision runs on the device.
+// database's, else the defaults, in the form the precision runs on the device; an exact product in
+// `forced`'s family where one is given (MQLCL_GEMM_KERNEL).
 gemm::Plan planned_product(const DeviceCaps &device, const gemm::Shape &shape,
-                           const std::string &layout, int32_t precision);
+                           const std::string &layout, int32_t precision,
+                           std::optional<gemm::Family> forced = std::nullopt);
 
 // "FILE NAME=value ...", a plan's kernel and set as CL_GEMM_PLAN begins: what a run that took
 // the plan reports before its origin.

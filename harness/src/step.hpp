@@ -168,7 +168,8 @@ extern const LaunchShape register_blocks_2d;
 enum class Requirement {
   none,
   nvidia_tensor_cores, // NVIDIA's compiler (inline PTX) and mma.sync TF32: compute capability 8.0+
-  nvidia_wgmma         // and Hopper's wgmma, through the bridge's -mqlcl-nv-sm90a: exactly 9.0
+  nvidia_wgmma,        // and Hopper's wgmma, through the bridge's -mqlcl-nv-sm90a: exactly 9.0
+  nvidia_fp64_mma      // mma.sync's f64 shapes of sm_90 (gemm::fp64_tensor_cores_of)
 };
 
 // What the tuning cache gives a step on the device at hand.
@@ -281,7 +282,8 @@ struct Step {
   // How the kernel rounds its inputs and sums its products with the parameters it is built with;
   // nullptr: FP32 (or REALTYPE) arithmetic on the inputs as they are (arithmetic_of).
   Arithmetic (*arithmetic)(const Params &) = nullptr;
-  bool float_only = false; // no REALTYPE double variant
+  bool float_only = false;  // no REALTYPE double variant
+  bool double_only = false; // computes in double only (--double)
   // Options for the bridge beyond the -D definitions (wgmma: -mqlcl-nv-sm90a).
   std::string build_options;
   std::optional<OperandPass> operand_pass;

@@ -127,6 +127,8 @@ gemm::DeviceLimits limits_of(const DeviceCaps &device) {
   limits.max_work_item_size0 = device.max_work_item_sizes[0];
   limits.compute_units = device.compute_units;
   limits.dedicated_local_memory = device.dedicated_local_memory;
+  limits.fp64_tensor_cores =
+      gemm::fp64_tensor_cores_of(device.vendor_id, device.compute_capability);
   return limits;
 }
 
@@ -179,6 +181,8 @@ bool device_meets(Requirement requirement, const DeviceCaps &device) {
     return device.vendor_id == 0x10DE && device.compute_capability >= 80;
   case Requirement::nvidia_wgmma:
     return device.vendor_id == 0x10DE && device.compute_capability == 90;
+  case Requirement::nvidia_fp64_mma:
+    return gemm::fp64_tensor_cores_of(device.vendor_id, device.compute_capability);
   case Requirement::none:
     break;
   }
@@ -233,6 +237,12 @@ Problem requirement_problem(const Step &step, const DeviceCaps &device) {
            "9.0 (H100, H200); this device is not one, so nothing was run. "
            "matr_mul_double_buffered and matr_mul_tuned compute the same product in FP32 on any "
            "device";
+  case Requirement::nvidia_fp64_mma:
+    return "it runs on NVIDIA tensor cores in FP64 (mma.sync's f64 shapes of sm_90, through inline "
+           "PTX that only NVIDIA's OpenCL compiler accepts) and needs an NVIDIA GPU of compute "
+           "capability 9.0 (H100, H200); this device is not one, so nothing was run. "
+           "matr_mul_double_buffered and matr_mul_tuned compute the same product with --double on "
+           "any device with cl_khr_fp64";
   case Requirement::none:
     break;
   }
@@ -298,6 +308,8 @@ std::vector<std::string> device_problems(const Step &step, const Sizes &padded,
     problems.push_back("--double needs a device with cl_khr_fp64, and this one has none");
   if (double_precision && step.float_only)
     problems.push_back("this step computes in float only (it has no REALTYPE double variant)");
+  if (!double_precision && step.double_only)
+    problems.push_back("this step computes in double only (FP64 tensor cores): give --double");
   add(requirement_problem(step, device));
   add(tile_params_problem(step, device));
   add(local_column_problem(step, padded, device, element_size));

@@ -10,7 +10,8 @@
 // product is built and run exactly as an MQL5 program's would be. The winner goes into the user's
 // tuning cache, which CLGemm searches first and `gemm-database` turns into the compiled database.
 // With --double, the double product is tuned (kept as "matr_mul_tuned double LAYOUT"), from its own
-// set and the FP32 one's.
+// set and the FP32 one's; on a device with FP64 tensor cores, CLGemm's double product there, step
+// 19's (kept as "matr_mul_dmma double LAYOUT").
 #include "commands.hpp"
 
 #include "error.hpp"
@@ -224,10 +225,18 @@ std::vector<Params> other_sets(const DeviceInfo &device, const Step &family,
   return sets;
 }
 
-const Step &family_of(const std::vector<Step> &families, const std::string &kernel_file) {
+// The step whose tunables and rules the trials follow: the family of `families` that runs the
+// plan's kernel, else the catalogue's step of the plan's form (step 19's, where CLGemm runs the
+// double product on FP64 tensor cores in place of step 14's families).
+const Step &family_of(const std::vector<Step> &families, const std::vector<Step> &catalogue,
+                      gemm::Family form) {
+  const std::string kernel_file = gemm::kernel_file_of(form);
   for (const Step &family : families)
     if (family.kernel_file == kernel_file)
       return family;
+  if (const Step *step = find_step(catalogue, gemm::step_of(form));
+      step != nullptr && step->kernel_file == kernel_file)
+    return *step;
   throw Error(ExitCode::bad_input,
               fmt::format("CLGemm ran kernels/{}, which this step does not tune", kernel_file));
 }
@@ -261,17 +270,16 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
   fmt::print("tuning CLGemm's {} on device {}: {} ({}), {}, one parameter at a time\n", step.name,
              device.ordinal, device.name, device.driver, product.label());
   std::fflush(stdout); // before the trials' progress on stderr
-  TunedEntry of_sets = tuned_entry(device.caps, step.name, sizes);
-  of_sets.element = double_precision ? gemm::Element::float64 : gemm::Element::float32;
-  of_sets.layout = layout;
   const gemm::Plan plan =
       planned_product(device.caps, shape_of(product.shape()), layout, product.precision());
+  TunedEntry of_sets = tuned_entry(device.caps, gemm::step_of(plan.family), sizes);
+  of_sets.element = double_precision ? gemm::Element::float64 : gemm::Element::float32;
+  of_sets.layout = layout;
   DeviceCaps either_memory = device.caps; // MQLCL_GEMM_KERNEL=tiles runs step 13's on any device
   either_memory.dedicated_local_memory = true;
   const std::vector<Step> families = tuning_families(step, either_memory);
-  GemmTuner tuner(bridge, device, plan.family,
-                  family_of(families, gemm::kernel_file_of(plan.family)), of_sets, product,
-                  std::max(command.options.repeat, 5u),
+  GemmTuner tuner(bridge, device, plan.family, family_of(families, catalogue, plan.family), of_sets,
+                  product, std::max(command.options.repeat, 5u),
                   std::filesystem::temp_directory_path() /
                       fmt::format("mqlcl-tune-gemm-{}.json", std::random_device{}()));
   tuner.max_trials = command.max_trials.value_or(tuner.max_trials);

@@ -66,13 +66,16 @@ Step *family_with(std::vector<Step> &families, const std::string &kernel_file,
 
 // Step 14 runs what the library's CLGemm would run for the product (A by rows, B by columns:
 // CLGemm's NT): the tuning file's set for this device, else the compiled database's for it or
-// its architecture, else the defaults, planned by the library's own planner.
+// its architecture, else the defaults, planned by the library's own planner; for double on FP64
+// tensor cores, where CLGemm runs step 19, what it runs with step 13's tiles (MQLCL_GEMM_KERNEL).
 Step tuned_for_device(const Step &tuned, const DeviceCaps &device, const Sizes &sizes,
                       bool double_precision) {
   std::vector<Step> families = tuned_families(tuned, device);
   const gemm::Shape shape{sizes.rows1, sizes.cols2, sizes.colsrows, 1,
                           double_precision ? sizeof(double) : sizeof(float)};
-  const gemm::Plan plan = planned_product(device, shape, "NT", MQLCL_GEMM_EXACT);
+  gemm::Plan plan = planned_product(device, shape, "NT", MQLCL_GEMM_EXACT);
+  if (plan.family == gemm::Family::tensor_fp64) // step 19's, not one of step 14's families
+    plan = planned_product(device, shape, "NT", MQLCL_GEMM_EXACT, gemm::Family::tiles);
   Step *family = family_with(families, gemm::kernel_file_of(plan.family), plan.params);
   if (family == nullptr) // the plan's tiles where local memory is not dedicated: the CPU form
     family = family_with(families, gemm::kernel_file_of(gemm::Family::registers), {});

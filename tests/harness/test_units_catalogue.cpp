@@ -68,7 +68,8 @@ BOOST_AUTO_TEST_CASE(lists_the_articles_ten_scripts_in_order_then_the_fixed_vari
                                     "matr_mul_wgmma_tiled_tf32",
                                     "matr_mul_wgmma_tiled_3xtf32",
                                     "matr_mul_wgmma_tma_tf32",
-                                    "matr_mul_wgmma_tma_3xtf32"};
+                                    "matr_mul_wgmma_tma_3xtf32",
+                                    "matr_mul_dmma"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   for (size_t i = 0; i < replay_steps().size(); ++i)
     BOOST_TEST(replay_steps()[i].in_article == (i < 10), replay_steps()[i].name);
