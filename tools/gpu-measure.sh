@@ -19,7 +19,8 @@
 #             of tools/gemm-tunes.txt (or of the file $GEMM_TUNES) whose card column names this
 #             GPU: OUT/tuning.json, for `mqlcl-replay gemm-database`
 #   gemm      `mqlcl-replay gemm` as an MQL5 program meets CLGemm, with no tuning cache, at
-#             1000, 2000, 4096, 4097 and 8192 (GEMM_SIZES=N,M for others): gemm-gpu.json
+#             1000, 2000, 4096, 4097 and 8192 (GEMM_SIZES=N,M for others; GEMM_ARGS=--double
+#             for the double rows only): gemm-gpu.json
 #   bench     `mqlcl-replay bench` at 2000, 4096 and 8192: bench-gpu.json (BENCH_STEPS=A,B
 #             and BENCH_SIZES=N,M to bench only those)
 #   unstaged  the bench's bridge-cost part at 2000 with the bridge's pinned staging off
@@ -172,8 +173,9 @@ for phase in "$@"; do
   gemm)
     step gemm
     # A path that is never written: every product runs the compiled database's sets.
+    # shellcheck disable=SC2086 # GEMM_ARGS is a list of arguments (--double)
     MQLCL_TUNE_CACHE=$out/no-tuning-cache.json "$replay" gemm --device 0 \
-      --sizes "${GEMM_SIZES:-1000,2000,4096,4097,8192}" --output "$out/gemm-gpu.json"
+      --sizes "${GEMM_SIZES:-1000,2000,4096,4097,8192}" ${GEMM_ARGS:-} --output "$out/gemm-gpu.json"
     ;;
   unstaged)
     step "bench at 2000, staging off"

@@ -223,6 +223,9 @@ Subcommand gemm_subcommand() {
            {"--repeat", "R",
             "calls timed per case after the first, the minimum reported (at "
             "least 5)"},
+           {"--double", "",
+            "the double products only (MQL5's matrix): every square, with B and with A "
+            "transposed"},
            {"--format", "F", "text (default) or json: the document --output saves, on stdout"},
            {"--output", "FILE.json", "save the figures"},
            path_options()[0],

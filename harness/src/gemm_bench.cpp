@@ -29,11 +29,18 @@ struct GemmCase {
 
 // The squares at `sizes` both ways (B as stored by rows, and transposed), FP32-accurate at each
 // with B transposed, then on GPUs TF32 and FP32-accurate at 4096 both ways and the network
-// shapes with each operand transposed; double at the first size (and on GPUs at 4096) and a
-// batch. On CPUs FP32-accurate runs at the largest size only (it is the exact product there) and
-// TF32 not at all.
-std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu) {
+// shapes with each operand transposed; double at the first size (on GPUs at every size, NN, NT
+// and TN) and a batch. On CPUs FP32-accurate runs at the largest size only (it is the exact product
+// there) and TF32 not at all. `double_only` (gemm --double): the double products at every size, as
+// stored, with B and with A transposed.
+std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu, bool double_only) {
   std::vector<GemmCase> cases;
+  if (double_only) {
+    for (uint32_t n : sizes)
+      for (int t = 0; t <= 2; ++t)
+        cases.push_back({GeneralGemm{n, n, n, 1, t == 2, t == 1, true}});
+    return cases;
+  }
   for (uint32_t n : sizes)
     for (bool transpose_b : {false, true})
       cases.push_back({GeneralGemm{n, n, n, 1, false, transpose_b}});
@@ -54,10 +61,13 @@ std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu) {
         shape.transpose_b = t == 2;
         cases.push_back({shape});
       }
-  cases.push_back(
-      {GeneralGemm{sizes.front(), sizes.front(), sizes.front(), 1, false, false, true}});
-  if (gpu && sizes.front() != 4096)
-    cases.push_back({GeneralGemm{4096, 4096, 4096, 1, false, false, true}});
+  if (gpu) // MQL5's own type: at every size, as stored, with B and with A transposed
+    for (uint32_t n : sizes)
+      for (int t = 0; t <= 2; ++t)
+        cases.push_back({GeneralGemm{n, n, n, 1, t == 2, t == 1, true}});
+  else
+    cases.push_back(
+        {GeneralGemm{sizes.front(), sizes.front(), sizes.front(), 1, false, false, true}});
   cases.push_back({GeneralGemm{256, 256, 64, 64}});
   return cases;
 }
@@ -179,7 +189,8 @@ int run_gemm_command(const CommandLine &command) {
       {"tuning_cache", cache}};
   Json cases = Json::array();
   bool all_verified = true;
-  const std::vector<GemmCase> all_cases = gemm_cases(sizes, device.type != "CPU");
+  const std::vector<GemmCase> all_cases =
+      gemm_cases(sizes, device.type != "CPU", command.options.double_precision);
   ProgressLine progress(stderr, command.format == Format::json);
   for (const GemmCase &c : all_cases) {
     CaseResult result =

@@ -168,7 +168,7 @@ BOOST_AUTO_TEST_CASE(the_cases_that_were_ignored) {
   BOOST_TEST(has(singular.err, "--size belongs to mqlcl-replay replay and tune, not gemm: gemm "
                                "takes --device, --sizes,"),
              singular.err);
-  for (std::vector<std::string> args : {std::vector<std::string>{"gemm", "--double"},
+  for (std::vector<std::string> args : {std::vector<std::string>{"gemm", "--seed", "3"},
                                         {"gemm", "--local", "8"},
                                         {"tune", "matr_mul_tuned", "--param", "BM=64"},
                                         {"tune", "matr_mul_tuned", "--no-cpu"},
