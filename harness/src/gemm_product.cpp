@@ -38,30 +38,47 @@ std::vector<double> k_contiguous(const std::vector<double> &x, uint32_t lines, u
   return out;
 }
 
-// The fp64 product of every matrix of the batch, on every hardware thread. Each dot product sums in
-// four interleaved partial sums, so that its additions do not wait on one another.
+// Rows of the reference computed together, and columns: each value read serves this many dot
+// products (one dot product at a time streamed all of B once per row of A, memory-bound at 8192).
+constexpr uint32_t kReferenceBlock = 4;
+
+// C's block at rows i0.. and columns j0.. (clipped to m x n) from K-contiguous rows and columns;
+// rows and columns past the edge repeat the last one, and are not stored.
+void reference_block(const double *rows, const double *cols, const GeneralGemm &g, uint32_t i0,
+                     uint32_t j0, double *c) {
+  constexpr uint32_t B = kReferenceBlock;
+  const double *x[B], *y[B];
+  for (uint32_t q = 0; q < B; ++q) {
+    x[q] = rows + size_t{std::min(i0 + q, g.m - 1)} * g.k;
+    y[q] = cols + size_t{std::min(j0 + q, g.n - 1)} * g.k;
+  }
+  double sums[B][B] = {};
+  for (uint32_t l = 0; l < g.k; ++l)
+    for (uint32_t r = 0; r < B; ++r)
+      for (uint32_t q = 0; q < B; ++q)
+        sums[r][q] += x[r][l] * y[q][l];
+  for (uint32_t r = 0; r < B && i0 + r < g.m; ++r)
+    for (uint32_t q = 0; q < B && j0 + q < g.n; ++q)
+      c[size_t{i0 + r} * g.n + j0 + q] = sums[r][q];
+}
+
+// The fp64 product of every matrix of the batch, on every hardware thread.
 std::vector<double> reference_product(const GeneralGemm &g, const std::vector<double> &a,
                                       const std::vector<double> &b) {
   std::vector<double> c(size_t{g.m} * g.n * g.batch);
+  if (g.m == 0 || g.n == 0)
+    return c;
   for (uint32_t p = 0; p < g.batch; ++p) {
     std::vector<double> rows = k_contiguous(a, g.m, g.k, g.transpose_a, size_t{p} * g.m * g.k);
     std::vector<double> cols = k_contiguous(b, g.n, g.k, !g.transpose_b, size_t{p} * g.n * g.k);
+    double *product = c.data() + size_t{p} * g.m * g.n;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::thread> workers;
     for (unsigned t = 0; t < threads; ++t)
       workers.emplace_back([&, t] {
-        for (uint32_t i = t; i < g.m; i += threads)
-          for (uint32_t j = 0; j < g.n; ++j) {
-            const double *x = &rows[size_t{i} * g.k], *y = &cols[size_t{j} * g.k];
-            double sums[4] = {0, 0, 0, 0};
-            uint32_t l = 0;
-            for (; l + 4 <= g.k; l += 4)
-              for (uint32_t s = 0; s < 4; ++s)
-                sums[s] += x[l + s] * y[l + s];
-            for (; l < g.k; ++l)
-              sums[0] += x[l] * y[l];
-            c[(size_t{p} * g.m + i) * g.n + j] = (sums[0] + sums[1]) + (sums[2] + sums[3]);
-          }
+        for (uint32_t i = t * kReferenceBlock; i < g.m; i += threads * kReferenceBlock)
+          for (uint32_t j = 0; j < g.n; j += kReferenceBlock)
+            reference_block(rows.data(), cols.data(), g, i, j, product);
       });
     for (std::thread &worker : workers)
       worker.join();
