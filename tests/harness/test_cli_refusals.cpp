@@ -279,6 +279,23 @@ BOOST_AUTO_TEST_CASE(gemm_prints_json_with_format_json) {
   BOOST_TEST(!has(run.err, "\r"), run.err); // no progress in a pipe
 }
 
+// gemm --double: MQL5's matrix products only, each square as stored, with B and with A transposed.
+BOOST_AUTO_TEST_CASE(gemm_double_times_the_double_products_only) {
+  Outcome run =
+      run_replay({"gemm", "--double", "--sizes", "24,17", "--repeat", "1", "--format", "json"});
+  BOOST_TEST_REQUIRE(run.status == 0, run.out << run.err);
+  const nlohmann::json gemm = nlohmann::json::parse(run.out);
+  std::vector<std::string> cases;
+  for (const nlohmann::json &c : gemm.at("cases")) {
+    cases.push_back(c.at("case").get<std::string>());
+    BOOST_TEST(c.at("verified").get<bool>(), c.dump());
+  }
+  const std::vector<std::string> expected{"24x24x24 NN double", "24x24x24 NT double",
+                                          "24x24x24 TN double", "17x17x17 NN double",
+                                          "17x17x17 NT double", "17x17x17 TN double"};
+  BOOST_TEST(cases == expected, boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(progress_shows_on_a_terminal_and_not_in_a_pipe) {
   check_progress({"matr_mul_vect_v2", "--size", "64", "--no-cpu", "--repeat", "2"}, "replay 2 of 2",
                  {"\rmatr_mul_vect_v2: the fp64 reference on the host",
