@@ -65,24 +65,11 @@
 #define M_ ROWS1
 #define N_ COLS2
 #define K_ COLSROWS
-#ifdef GEMM
-#define KERNEL_NAME gemm
-#define GEMM_ARGS                                                                                  \
-  , ulong offset_a, ulong offset_b, ulong offset_c, ulong stride_a, ulong stride_b,                \
-      ulong stride_c, double alpha, double beta
-#else
-#define KERNEL_NAME matricesMul
-#define GEMM_ARGS
-#define LDA K_
-#define LDB K_
-#define LDC N_
-#define ALIGNED 1
+#ifndef REALTYPE // CLGemm passes double (its only element type here); the replay, nothing
+#define REALTYPE double
 #endif
-#if INDEX64
-typedef long index_t;
-#else
-typedef int index_t;
-#endif
+// KERNEL_NAME, GEMM_ARGS, LDA ... ALIGNED without -DGEMM, index_t, RESULT: shared with step 13.
+#include "gemm/interface.cl"
 
 #define WARPS ((BM / WM) * (BN / WN))
 #define THREADS (WARPS * 32)
@@ -179,13 +166,6 @@ inline void mma_f64(double d[4], const double a[A_REGS], const double b[B_REGS])
       : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
 #endif
 }
-
-// C's element at c for the product's value v: v itself, or for the GEMM alpha * v + beta * c.
-#ifdef GEMM
-#define RESULT(v, c) (beta != 0 ? alpha * (v) + beta * (c) : alpha * (v))
-#else
-#define RESULT(v, c) (v)
-#endif
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
 KERNEL_NAME(__global const double *in1, __global const double *in2,

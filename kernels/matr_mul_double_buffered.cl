@@ -22,7 +22,8 @@
 // register number on NVIDIA GPUs, as far as their machine code shows), and which lanes of a warp
 // read the same float4, which sets how fast local memory returns it.
 //
-// Tried, not kept (no tuning on the H100 chose them, at any size of bridge/src/gemm/tunings/tuning-h100.json):
+// Tried, not kept (no tuning on the H100 chose them, at any size of
+// bridge/src/gemm/tunings/tuning-h100.json):
 // - FMA_ORDER=1: the multiply-adds column by column, every column in the same direction.
 // - POINTERS=1 without GATHER: float4s along K read through addresses computed once per work-item.
 //
@@ -75,19 +76,19 @@
 #ifndef WARP_ROWS // a warp's 32 work-items cover WARP_ROWS x (32 / WARP_ROWS) of the thread grid
 #define WARP_ROWS 2
 #endif
-#ifndef FMA_ORDER // the TM x TN multiply-adds of one k: 0 row by row, 2 the same with every other
+#ifndef FMA_ORDER   // the TM x TN multiply-adds of one k: 0 row by row, 2 the same with every other
 #define FMA_ORDER 0 // row run backwards, 3 column by column with every other column run backwards
 #endif
 #ifndef POINTERS // 1 (with GATHER 1): load addresses computed once per work-item, advanced by each
 #define POINTERS 0 // slice
 #endif
-#ifndef GATHER // 1: each piece of a slice is 4 lines at one k, read 4 bytes at a time and stored
+#ifndef GATHER   // 1: each piece of a slice is 4 lines at one k, read 4 bytes at a time and stored
 #define GATHER 0 // as one float4, in place of a float4 along K stored as 4 floats
 #endif
-#ifndef CARRY // 1: each slice's barrier comes before its last k's multiply-adds, and the next
+#ifndef CARRY   // 1: each slice's barrier comes before its last k's multiply-adds, and the next
 #define CARRY 0 // slice's first fragments are read after it and carried over (see the loop)
 #endif
-#ifndef ROTATE_A // local position 4q+s of A's (B's) tile holds line 4q+((s+ROTATE_A)&3): each
+#ifndef ROTATE_A   // local position 4q+s of A's (B's) tile holds line 4q+((s+ROTATE_A)&3): each
 #define ROTATE_A 0 // float4 read in the loop brings its 4 lines in a rotated order
 #endif
 #ifndef ROTATE_B
@@ -99,7 +100,7 @@
 #ifndef B_LINES // 1 (GEMM only): B is stored K x N, rows LDB apart (row-major, not transposed)
 #define B_LINES 0
 #endif
-#ifndef PAIRED_LANES // 1: lanes n and n^1 of a warp read the same A float4, lanes n and n^2 the
+#ifndef PAIRED_LANES   // 1: lanes n and n^1 of a warp read the same A float4, lanes n and n^2 the
 #define PAIRED_LANES 0 // same B float4, so that local memory returns both at twice the rate
 #endif
 #ifndef INDEX64 // 1: lines, k and leading dimensions in 64 bits, for sizes whose indices pass 2^31
@@ -109,19 +110,8 @@
 #define M_ ROWS1
 #define N_ COLS2
 #define K_ COLSROWS
-#ifdef GEMM
-#define KERNEL_NAME gemm
-#define GEMM_ARGS                                                                                  \
-  , ulong offset_a, ulong offset_b, ulong offset_c, ulong stride_a, ulong stride_b,              \
-      ulong stride_c, REALTYPE alpha, REALTYPE beta
-#else
-#define KERNEL_NAME matricesMul
-#define GEMM_ARGS
-#define LDA K_
-#define LDB K_
-#define LDC N_
-#define ALIGNED 1
-#endif
+// KERNEL_NAME, GEMM_ARGS, LDA ... ALIGNED without -DGEMM, index_t, RESULT: shared with step 19.
+#include "gemm/interface.cl"
 // Rows of A and B that start 16-byte aligned, for float4 loads along K; likewise C's rows.
 #define VECTOR_K (K_ % 4 == 0 && LDA % 4 == 0 && LDB % 4 == 0 && ALIGNED)
 #define VECTOR_C (N_ % 4 == 0 && LDC % 4 == 0 && ALIGNED)
@@ -145,11 +135,6 @@
 #define CONCAT_(a, b) a##b
 #define CONCAT(a, b) CONCAT_(a, b)
 #define REALTYPE4 CONCAT(REALTYPE, 4)
-#if INDEX64
-typedef long index_t;
-#else
-typedef int index_t;
-#endif
 // A float4 of lines 4q..4q+3 as it is stored rotated by r, and a line's rotated position.
 #define ROTATE4(v, r) ((r) == 0 ? (v) : (r) == 1 ? (v).yzwx : (r) == 2 ? (v).zwxy : (v).wxyz)
 #define ROTATED_POSITION(line, r) (((line) & ~3) | (((line) - (r)) & 3))
@@ -184,13 +169,6 @@ typedef int index_t;
 
 // How each slice travels from global memory through registers into the local tiles.
 #include "tiles/slice_copies.cl" // load_k4, load_lines4, gather_lines4; LOAD_SLICE, STORE_SLICE
-
-// C's element at c for the product's value v: v itself, or for the GEMM alpha * v + beta * c.
-#ifdef GEMM
-#define RESULT(v, c) (beta != 0 ? alpha * (v) + beta * (c) : alpha * (v))
-#else
-#define RESULT(v, c) (v)
-#endif
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
 KERNEL_NAME(__global const REALTYPE *in1, __global const REALTYPE *in2,
