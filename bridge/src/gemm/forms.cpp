@@ -51,13 +51,20 @@ bool tiles_valid(const Params &p, const DeviceLimits &device, size_t element_siz
   return group_fits(device, uint64_t(threads), local);
 }
 
-Launch tiles_launch(const Params &p, const Shape &shape) {
-  const Form &form = form_of(Family::tiles);
+// The tiled forms' launch: a work-group of `threads` per BM x BN tile of C along the first
+// dimension, the batch along the second.
+Launch group_per_tile(const Form &form, const Params &p, const Shape &shape, size_t threads) {
   const int64_t bm = value_of(form, p, "BM"), bn = value_of(form, p, "BN");
-  const size_t threads = size_t(bm / value_of(form, p, "TM")) * (bn / value_of(form, p, "TN"));
   return {2,
           {ceil_div(shape.m, bm) * ceil_div(shape.n, bn) * threads, shape.batch, 1},
           {threads, 1, 1}};
+}
+
+Launch tiles_launch(const Params &p, const Shape &shape) {
+  const Form &form = form_of(Family::tiles);
+  const size_t threads = size_t(value_of(form, p, "BM") / value_of(form, p, "TM")) *
+                         (value_of(form, p, "BN") / value_of(form, p, "TN"));
+  return group_per_tile(form, p, shape, threads);
 }
 
 // Step 14's CPU form (kernels/matr_mul_tuned.cl): RM x RN elements of C per work-item, K read
@@ -114,11 +121,8 @@ bool three_tf32_valid(const Params &p, const DeviceLimits &device, size_t) {
 }
 
 Launch tensor_launch(const Form &form, const Params &p, const Shape &shape) {
-  const int64_t bm = value_of(form, p, "BM"), bn = value_of(form, p, "BN");
-  const size_t threads = size_t(bm) * 2; // a warpgroup of 128 work-items per 64 rows
-  return {2,
-          {ceil_div(shape.m, bm) * ceil_div(shape.n, bn) * threads, shape.batch, 1},
-          {threads, 1, 1}};
+  // A warpgroup of 128 work-items per 64 rows.
+  return group_per_tile(form, p, shape, size_t(value_of(form, p, "BM")) * 2);
 }
 
 Launch tf32_launch(const Params &p, const Shape &shape) {
@@ -150,11 +154,9 @@ bool fp64_valid(const Params &p, const DeviceLimits &device, size_t) {
 
 Launch fp64_launch(const Params &p, const Shape &shape) {
   const Form &form = form_of(Family::tensor_fp64);
-  const int64_t bm = value_of(form, p, "BM"), bn = value_of(form, p, "BN");
-  const size_t threads = size_t(bm / value_of(form, p, "WM")) * (bn / value_of(form, p, "WN")) * 32;
-  return {2,
-          {ceil_div(shape.m, bm) * ceil_div(shape.n, bn) * threads, shape.batch, 1},
-          {threads, 1, 1}};
+  const size_t warps = size_t(value_of(form, p, "BM") / value_of(form, p, "WM")) *
+                       (value_of(form, p, "BN") / value_of(form, p, "WN"));
+  return group_per_tile(form, p, shape, warps * 32);
 }
 
 // Defaults: step 13's measured on an H100 at 4096 (128 x 128 tiles of 16-deep slices, 8 x 8 per
