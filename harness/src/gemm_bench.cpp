@@ -33,12 +33,17 @@ struct GemmCase {
 // and TN) and a batch. On CPUs FP32-accurate runs at the largest size only (it is the exact product
 // there) and TF32 not at all. `double_only` (gemm --double): the double products at every size, as
 // stored, with B and with A transposed.
+// MQL5's own type: the double product at each size, as stored, with B and with A transposed.
+void append_double_cases(std::vector<GemmCase> &cases, const std::vector<uint32_t> &sizes) {
+  for (uint32_t n : sizes)
+    for (int t = 0; t <= 2; ++t)
+      cases.push_back({GeneralGemm{n, n, n, 1, t == 2, t == 1, true}});
+}
+
 std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu, bool double_only) {
   std::vector<GemmCase> cases;
   if (double_only) {
-    for (uint32_t n : sizes)
-      for (int t = 0; t <= 2; ++t)
-        cases.push_back({GeneralGemm{n, n, n, 1, t == 2, t == 1, true}});
+    append_double_cases(cases, sizes);
     return cases;
   }
   for (uint32_t n : sizes)
@@ -61,10 +66,8 @@ std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu, b
         shape.transpose_b = t == 2;
         cases.push_back({shape});
       }
-  if (gpu) // MQL5's own type: at every size, as stored, with B and with A transposed
-    for (uint32_t n : sizes)
-      for (int t = 0; t <= 2; ++t)
-        cases.push_back({GeneralGemm{n, n, n, 1, t == 2, t == 1, true}});
+  if (gpu)
+    append_double_cases(cases, sizes);
   else
     cases.push_back(
         {GeneralGemm{sizes.front(), sizes.front(), sizes.front(), 1, false, false, true}});
