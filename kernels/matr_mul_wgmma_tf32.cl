@@ -55,6 +55,10 @@
 // C = alpha * A * B + beta * C, C unread when beta is 0. tile_operand then reads B's lines LDB
 // apart from offset + product * stride (B_ALIGNED 1: all multiples of 4) and zero-pads them to
 // whole fills of K.
+// Built with -DGEMM and TMA 0, it is the same product where no tensor map can be written (no CUDA
+// driver: MetaTrader under Wine): a pass, tile_lines, lays A out (and with MODE 1, B) in the very
+// tiles a map's copies would write, BK-deep and swizzled, rounded to TF32 with MODE 1; each slice
+// of a tile is then one contiguous bulk copy, as in step 17, and there is no `maps` argument.
 //
 // This file holds the design and the parameters; the code is in parts under nv/, included at
 // its end in this order. The host inlines them as it reads the file (harness/src/kernel_source.cpp;
@@ -113,16 +117,18 @@
 #ifndef TMA // 1 or 2 (FP32 or TF32-typed maps): tiles copied from in1 and in2 through tensor maps
 #define TMA 0
 #endif
-#define BULK (TILED || TMA) // step 17's product: tiles copied whole by the copy engine
 #ifndef GEMM
 #define GEMM 0
 #endif
-#if GEMM && !TMA
-#error "GEMM: the tensor-map product (TMA 1 or 2)"
+// Steps 17 and 18's products, and CLGemm's (GEMM, through maps or passes): tiles copied whole by
+// the copy engine.
+#define BULK (TILED || TMA || GEMM)
+#if GEMM && TILED
+#error "GEMM: the tensor-map product (TMA 1 or 2) or the one after tile_lines (TMA 0)"
 #endif
-// Step 18's 3xTF32: A through its tensor map as it is, split in registers; B split and tiled by
-// step 17's pass.
-#define SPLIT_B (TMA && MODE == 3)
+// Step 18's 3xTF32 (and CLGemm's without maps): A as it is, split in registers; B split and tiled
+// by step 17's pass.
+#define SPLIT_B ((TMA || GEMM) && MODE == 3)
 
 #define ROUNDING (MODE == 1 && ROUND)
 #define M_ ROWS1
@@ -142,6 +148,9 @@
 #ifndef B_TILES_SHARED // GEMM: the batch shares one B, tiled once
 #define B_TILES_SHARED 0
 #endif
+#ifndef A_TILES_SHARED // GEMM without maps: the batch shares one A, tiled once
+#define A_TILES_SHARED 0
+#endif
 // Floats per row of in1 and in2: round_to_tf32 pads its copies' rows to whole groups of 8.
 #define K_ (PARTS ? (COLSROWS + 7) / 8 * 8 : COLSROWS)
 #define THREADS (BM * 2) // a warpgroup (128) per 64 rows
@@ -157,18 +166,19 @@
 #if TILED && TMA
 #error "TILED and TMA exclude each other"
 #endif
-#if TMA && (ROUND || BK < 16 || (COLSROWS % 4 && !GEMM) || (MODE == 1 && PARTS) ||                \
-            (MODE == 3 && (TMA != 1 || PARTS != 2 || (COLSROWS % BK && !GEMM) || INFLIGHT)) ||     \
-            (MODE != 1 && MODE != 3))
-#error "TMA: ROUND 0, BK 16 or 32, rows of whole 16-byte chunks (COLSROWS % 4 == 0); MODE 1 with PARTS 0, or MODE 3 with FP32 maps (TMA 1), B split by the pass (PARTS 2), K a multiple of BK, INFLIGHT 0"
+#if (TMA || GEMM) &&                                                                              \
+    (ROUND || BK < 16 || (COLSROWS % 4 && !GEMM) || (MODE == 1 && PARTS) ||                        \
+     (MODE == 3 && (TMA > 1 || PARTS != 2 || (COLSROWS % BK && !GEMM) || INFLIGHT)) ||             \
+     (MODE != 1 && MODE != 3))
+#error "TMA: ROUND 0, BK 16 or 32, rows of whole 16-byte chunks (COLSROWS % 4 == 0); MODE 1 with PARTS 0, or MODE 3 with FP32 maps (TMA 1) or none, B split by the pass (PARTS 2), K a multiple of BK, INFLIGHT 0"
 #endif
 #if TILED && ((MODE != 1 && MODE != 3) || PARTS != (MODE == 3 ? 2 : 1) || ROUND || BK != 16)
 #error "TILED: MODE 1 with PARTS 1 or MODE 3 with PARTS 2 (the pass's floats per float), BK 16"
 #endif
 #if BULK
-#if STAGES < (TMA ? 1 : 2) || INFLIGHT < 0 || INFLIGHT > 1 || INFLIGHT >= STAGES ||             \
+#if STAGES < (TILED ? 2 : 1) || INFLIGHT < 0 || INFLIGHT > 1 || INFLIGHT >= STAGES ||             \
     (MODE == 3 && (FLUSH < 1 || BN > 128))
-#error "TILED: STAGES at least 2 (TMA: 1), INFLIGHT 0 or 1 and below STAGES; MODE 3: FLUSH at least 1, BN at most 128"
+#error "TILED: STAGES at least 2 (TMA, GEMM: 1), INFLIGHT 0 or 1 and below STAGES; MODE 3: FLUSH at least 1, BN at most 128"
 #endif
 #else
 #if MODE == 3 && (BM != BN || BM * (BN + 1) > STAGES * (BM + BN) * BK)

@@ -2,6 +2,7 @@
 // changes nothing (docs/errors.md lists each refusal with its test).
 #include "boundary.hpp"
 #include "cl_api.hpp"
+#include "cuda_driver.hpp"
 #include "device_health.hpp"
 #include "gemm/gemm.hpp"
 #include "gemm/operands.hpp"
@@ -120,11 +121,13 @@ void check_device(const gemm::Call &call, int32_t precision) {
 
 // After check_extent: the layouts are whole (ld 0 filled in).
 void check_tensor_core_layout(const gemm::Call &call) {
-  if (call.precision == gemm::Precision::tf32 && !gemm::fits_tensor_cores(call))
+  if (call.precision == gemm::Precision::tf32 &&
+      !gemm::fits_tensor_cores(call, tensor_maps_unavailable().empty()))
     fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED,
-         fmt::format("CLGemm: MQLCL_GEMM_TF32 takes m, n and k below 2^31, n * k below 2^33, "
-                     "and no batch of A or B whose matrices share elements where it copies them "
-                     "(m {}, n {}, k {}); MQLCL_GEMM_EXACT reads such operands in place",
+         fmt::format("CLGemm: MQLCL_GEMM_TF32 takes m, n and k below 2^31, n * k (without tensor "
+                     "maps m * k too) below 2^33, and no batch of A or B whose matrices share "
+                     "elements where it copies "
+                     "them (m {}, n {}, k {}); MQLCL_GEMM_EXACT reads such operands in place",
                      call.m, call.n, call.k));
 }
 

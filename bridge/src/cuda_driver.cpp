@@ -138,10 +138,16 @@ void *primary_context(CudaDriver &driver, int pci_bus, const char *function) {
 
 } // namespace
 
+std::string tensor_maps_unavailable() {
+  if (os::environment("MQLCL_CUDA_DRIVER") == "off")
+    return "MQLCL_CUDA_DRIVER=off: the CUDA driver is not used";
+  return cuda_driver().load_error;
+}
+
 std::array<uint64_t, 16> encode_tensor_map(const TensorMapRequest &request, const char *function) {
+  if (const std::string why = tensor_maps_unavailable(); !why.empty())
+    fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED, fmt::format("{}: {}", function, why));
   CudaDriver &driver = cuda_driver();
-  if (!driver.load_error.empty())
-    fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED, fmt::format("{}: {}", function, driver.load_error));
   std::lock_guard<std::mutex> lock(driver.mutex);
   void *context = primary_context(driver, request.pci_bus, function);
   if (CuResult status = driver.push_context(context); status != 0)

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 namespace mqlcl {
 
@@ -20,8 +21,13 @@ struct TensorMapRequest {
   int pci_bus = -1;     // the device's (CL_DEVICE_PCI_BUS_ID_NV); -1: unknown
 };
 
-// The 128-byte CUtensorMap. Throws Failure(ERR_OPENCL_NOT_SUPPORTED) when the CUDA driver or its
-// encoder cannot be loaded, Failure(ERR_OPENCL_INTERNAL) when the encoder refuses the request.
+// Why this process writes no tensor map, empty where it can: the CUDA driver does not load (as
+// under Wine, which has no nvcuda.dll), or MQLCL_CUDA_DRIVER=off, read at each call, makes the
+// bridge behave so without loading it (to test and measure that case where the driver exists).
+std::string tensor_maps_unavailable();
+
+// The 128-byte CUtensorMap. Throws Failure(ERR_OPENCL_NOT_SUPPORTED) when tensor maps are
+// unavailable (above), Failure(ERR_OPENCL_INTERNAL) when the encoder refuses the request.
 std::array<uint64_t, 16> encode_tensor_map(const TensorMapRequest &request, const char *function);
 
 } // namespace mqlcl

@@ -1,5 +1,6 @@
 // The operand passes of matr_mul_wgmma_tf32.cl, which the host runs on A and B before the
-// product: round_to_tf32 (PARTS 1) and tile_operand (TILED 1, and B's for TMA 1 with MODE 3).
+// product: round_to_tf32 (PARTS 1), tile_operand (TILED 1, and B's for 3xTF32 in CLGemm) and
+// tile_lines (CLGemm without tensor maps).
 // They take the product's parameters and layout (SWIZZLED_AT, SLICES, KPS): included after it.
 
 // The operand pass of PARTS 1: a copy of a K-contiguous matrix (`lines` rows of COLSROWS floats)
@@ -29,6 +30,17 @@ __kernel void round_to_tf32(__global const float *in, __global float *out, int l
   dst[1] = tf32_rounded((float4)(v[4], v[5], v[6], v[7]));
 #endif
 }
+
+#if TILED || SPLIT_B || (GEMM && !TMA)
+// Four floats of a line from its value k on, zeros past K; one 16-byte load where `aligned` says
+// the line starts on a 16-byte boundary.
+inline float4 line_chunk(const __global float *src, int k, bool aligned) {
+  if (aligned && k + 4 <= COLSROWS)
+    return *(const __global float4 *)src;
+  return (float4)(src[0], k + 1 < COLSROWS ? src[1] : 0.0f, k + 2 < COLSROWS ? src[2] : 0.0f,
+                  k + 3 < COLSROWS ? src[3] : 0.0f);
+}
+#endif
 
 #if TILED || SPLIT_B
 // The operand pass of TILED 1: a K-contiguous matrix (`lines` rows of COLSROWS floats) as the
@@ -65,15 +77,8 @@ __kernel void tile_operand(__global const float *in, __global float *out, int li
   const int line = g / LINE_CHUNKS, k = g % LINE_CHUNKS * 4, r = line % block;
   const __global float *src = in + (size_t)line * IN_LD + k;
   float4 v = (float4)(0.0f);
-  if (line < lines && k < COLSROWS) {
-#if IN_ALIGNED
-    if (k + 4 <= COLSROWS)
-      v = *(const __global float4 *)src;
-    else
-#endif
-      v = (float4)(src[0], k + 1 < COLSROWS ? src[1] : 0.0f, k + 2 < COLSROWS ? src[2] : 0.0f,
-                   k + 3 < COLSROWS ? src[3] : 0.0f);
-  }
+  if (line < lines && k < COLSROWS)
+    v = line_chunk(src, k, IN_ALIGNED);
   __global float *const tile = out + ((size_t)(line / block) * SLICES + k / KPS) * block * 16;
   // The last chunk of a line also zeroes the rest of its slice.
   const int end = k + 4 < COLSROWS ? k % KPS + 4 : KPS;
@@ -85,5 +90,47 @@ __kernel void tile_operand(__global const float *in, __global float *out, int li
 #endif
     v = (float4)(0.0f);
   }
+}
+#endif
+
+#if GEMM && !TMA
+// The operand pass of CLGemm's product without tensor maps: an operand's `lines` lines of K, from
+// offset + product * stride, as a tensor map's copies would have written them: per block of
+// `block` lines (BM for A, BN for B), FILLS tiles of BK-deep rows in TILE_AT's swizzle one after
+// another, zeros past the edges. MODE 1 rounds each value to TF32, as TMA 2's TF32-typed maps do;
+// MODE 3 copies A's values as they are (the product splits them). One work-item per 4 values of a
+// line. K-contiguous lines (`k_down` 0) are `ld` floats apart, and neighbours read neighbouring
+// chunks of a line, as in tile_operand; lines with K down the stored rows (`k_down` 1, rows `ld`
+// apart) are read in place, so the pass is the transposing copy too: each 32 neighbours take 8
+// lines by 4 chunks, reading whole 32-byte sectors of 16 stored rows and writing whole sectors of
+// 8 tile rows. (Neighbours on neighbouring lines, one chunk each, wrote 16 bytes per sector and
+// ran slower than a transposing copy and the pass on an H200.) 2-D: ceil(lines / block) * block *
+// FILLS * BK / 4 work-items, then the batch.
+__kernel void tile_lines(__global const float *in, __global float *out, int lines, int block,
+                         ulong offset, ulong stride, ulong ld, int k_down) {
+  const int line_chunks = FILLS * BK / 4, blocks = (lines + block - 1) / block;
+  const int g = get_global_id(0);
+  if (g >= blocks * block * line_chunks)
+    return;
+  const size_t product = get_global_id(1); // of the batch
+  in += offset + product * stride;
+  out += product * (size_t)blocks * FILLS * block * BK;
+  const int octets = blocks * block / 8, group = g / 32, lane = g % 32;
+  const int line = k_down ? group % octets * 8 + lane % 8 : g / line_chunks;
+  const int k = (k_down ? group / octets * 4 + lane / 8 : g % line_chunks) * 4;
+  const bool aligned = offset % 4 == 0 && stride % 4 == 0 && ld % 4 == 0;
+  float4 v = (float4)(0.0f);
+  if (line < lines && k < COLSROWS && !k_down)
+    v = line_chunk(in + line * ld + k, k, aligned);
+  if (line < lines && k < COLSROWS && k_down) {
+    const __global float *const src = in + k * ld + line;
+    v = (float4)(src[0], k + 1 < COLSROWS ? src[ld] : 0.0f, k + 2 < COLSROWS ? src[2 * ld] : 0.0f,
+                 k + 3 < COLSROWS ? src[3 * ld] : 0.0f);
+  }
+#if MODE == 1
+  v = tf32_rounded(v);
+#endif
+  __global float *const tile = out + ((size_t)(line / block) * FILLS + k / BK) * block * BK;
+  *(__global float4 *)(tile + TILE_AT(line % block, k % BK)) = v;
 }
 #endif

@@ -40,7 +40,7 @@
 // through CLGemm, two 32-deep stages (80 KiB) ran at 133 against 120.
 #if TILED || SPLIT_B
 #define KPS (16 / PARTS) // values of K per slice of a tiled operand (the pass's)
-#elif TMA
+#else
 #define KPS BK
 #endif
 #if BULK
@@ -152,10 +152,14 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 ) {
 #if GEMM
   const size_t product = get_group_id(1); // of the batch
-  maps += product * 32;
   out += c_offset + product * c_stride;
-#if SPLIT_B && !B_TILES_SHARED
-  in2 += product * (size_t)((N_ + BN - 1) / BN) * SLICES * BN * 16;
+#if TMA
+  maps += product * 32;
+#elif !A_TILES_SHARED // tile_lines' tiles of each A one after another
+  in1 += product * (size_t)((M_ + BM - 1) / BM) * FILLS * TILE_A;
+#endif
+#if (SPLIT_B || !TMA) && !B_TILES_SHARED // the pass's tiles of each B
+  in2 += product * (size_t)((N_ + BN - 1) / BN) * FILLS * TILE_B;
 #endif
 #endif
   __local float tiles[STAGES * (TILE_A + TILE_B)] __attribute__((aligned(1024)));
@@ -192,15 +196,15 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
   barrier(CLK_LOCAL_MEM_FENCE);
 #if TMA
 #define COPY_A(s, bar) tensor_copy(As + (s) % STAGES * TILE_A, maps, (s) * BK, block_m, bar)
-#else
-  const __global float *const a_tiles = in1 + (size_t)(block_m / BM) * SLICES * TILE_A;
+#else // a pass's tiles: FILLS slices of BM rows per block
+  const __global float *const a_tiles = in1 + (size_t)(block_m / BM) * FILLS * TILE_A;
 #define COPY_A(s, bar)                                                                             \
   bulk_copy(As + (s) % STAGES * TILE_A, a_tiles + (size_t)(s) * TILE_A, TILE_A * 4, bar)
 #endif
 #if TMA && !SPLIT_B
 #define COPY_B(s, bar) tensor_copy(Bs + (s) % STAGES * TILE_B, maps + 16, (s) * BK, block_n, bar)
-#else // the pass's tiles: SLICES slices of BN rows of 16 floats per block
-  const __global float *const b_tiles = in2 + (size_t)(block_n / BN) * SLICES * BN * 16;
+#else // a pass's tiles: FILLS slices of BN rows per block
+  const __global float *const b_tiles = in2 + (size_t)(block_n / BN) * FILLS * TILE_B;
 #define COPY_B(s, bar)                                                                             \
   bulk_copy(Bs + (s) % STAGES * TILE_B, b_tiles + (size_t)(s) * TILE_B, TILE_B * 4, bar)
 #endif

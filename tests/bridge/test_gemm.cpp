@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <vector>
@@ -315,6 +316,35 @@ BOOST_AUTO_TEST_CASE(the_last_call_reports_its_plan) {
   BOOST_TEST((plan.rfind("matr_mul_", 0) == 0 && plan.find(".cl ") != std::string::npos &&
               plan.back() == ')'),
              plan);
+}
+
+// Where the CUDA driver writes no tensor map (no libcuda, as under Wine; MQLCL_CUDA_DRIVER=off
+// makes the bridge behave so, read at each call), TF32 and FP32-accurate stay on the tensor cores:
+// the same products after passes that lay the tiles out (TMA=0), and the plan says why. With the
+// switch gone, the next call reads maps again. (test_bridge_gemm_no_cuda_driver runs the
+// tensor-core cases above in every layout with the switch on.)
+BOOST_AUTO_TEST_CASE(without_tensor_maps_the_tensor_core_products_stay_offered) {
+  Context context = make_context();
+  if (!offers_tf32(context)) {
+    BOOST_TEST_MESSAGE("no tensor-core precisions on this device");
+    return;
+  }
+  for (bool maps : {false, true}) {
+    ScopedEnvironment driver("MQLCL_CUDA_DRIVER",
+                             maps ? std::nullopt : std::optional<std::string>("off"));
+    for (int32_t precision : {MQLCL_GEMM_ACCURATE, MQLCL_GEMM_TF32}) {
+      Case c{300, 200, 96, false, true};
+      c.precision = precision;
+      run_case(context, c);
+      const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
+      BOOST_TEST_MESSAGE(c << ": " << plan);
+      BOOST_TEST(plan.rfind("matr_mul_wgmma_tf32.cl ", 0) == 0, plan);
+      BOOST_TEST((plan.find(" TMA=0 ") != std::string::npos) == !maps, plan);
+      BOOST_TEST((plan.find("; no tensor maps: MQLCL_CUDA_DRIVER=off") != std::string::npos) ==
+                     !maps,
+                 plan);
+    }
+  }
 }
 
 // C's matrices of a batch side by side in one row (the heads of multi-head attention: ldc a

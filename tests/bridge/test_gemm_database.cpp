@@ -473,6 +473,30 @@ BOOST_AUTO_TEST_CASE(the_tensor_core_plans_take_tuned_sets_of_their_own_family_o
   BOOST_TEST(tensor_plan(device, shape, Family::tensor_3xtf32, tuned).origin == "defaults");
 }
 
+// Where no tensor map can be written, a product takes the set it would take through maps, with
+// TMA 0 (its tiles laid out by a pass): the tuned set of either family, or the defaults.
+BOOST_AUTO_TEST_CASE(without_tensor_maps_the_tensor_core_plans_keep_their_sets) {
+  DeviceLimits device = gpu();
+  Shape shape{1000, 1000, 1000, 1, 4};
+  Tuned tuned{entry("x", 1000, 0, "", "matr_mul_wgmma_tf32.cl"), "test"};
+  tuned.entry.step = kTf32Step;
+  tuned.entry.params = parse_params("TMA=2 MODE=1 BM=64 BN=256 BK=32 STAGES=1 GROUP_M=8");
+  for (Family family : {Family::tensor_tf32, Family::tensor_3xtf32}) {
+    const Plan mapped = tensor_plan(device, shape, family);
+    const Plan passes = tensor_plan(device, shape, family, std::nullopt, false);
+    BOOST_TEST(mapped.params.at("TMA") > 0);
+    BOOST_TEST(passes.params.at("TMA") == 0);
+    Params without_tma = passes.params;
+    without_tma["TMA"] = mapped.params.at("TMA");
+    BOOST_TEST((without_tma == mapped.params));
+    BOOST_TEST((passes.launch.global == mapped.launch.global));
+  }
+  const Plan passes = tensor_plan(device, shape, Family::tensor_tf32, tuned, false);
+  BOOST_TEST(passes.origin == "test");
+  BOOST_TEST(passes.params.at("TMA") == 0);
+  BOOST_TEST(passes.params.at("BN") == 256);
+}
+
 // Double runs step 19 on FP64 tensor cores: its own tuned sets ("matr_mul_dmma double LAYOUT"),
 // else its defaults; never step 14's sets of step 13's tiles. A family forced (MQLCL_GEMM_KERNEL,
 // an operand only step 13 reads in place), float, a device without them, or K past the kernel's

@@ -142,7 +142,14 @@ BOOST_AUTO_TEST_CASE(the_register_and_tensor_rules_refuse_what_their_kernels_ref
   BOOST_TEST(!three.valid(with(three, {{"TMA", 2}}), kGpu, 4)); // A through an FP32 map
   const Form &tf32 = form_of(Family::tensor_tf32);
   BOOST_TEST(tf32.valid(with(tf32, {{"TMA", 1}}), kGpu, 4)); // builds: the inputs truncated
-  BOOST_TEST(!tf32.valid(with(tf32, {{"TMA", 0}}), kGpu, 4));
+  BOOST_TEST(!tf32.valid(with(tf32, {{"TMA", 3}}), kGpu, 4));
+  // TMA 0, no maps (the tiles laid out by a pass): both forms, with the maps' rules.
+  for (Family family : {Family::tensor_tf32, Family::tensor_3xtf32}) {
+    const Form &tensor = form_of(family);
+    BOOST_TEST(tensor.valid(with(tensor, {{"TMA", 0}}), kGpu, 4), tensor.name);
+    BOOST_TEST(!tensor.valid(with(tensor, {{"TMA", 0}, {"BK", 8}}), kGpu, 4), tensor.name);
+    BOOST_TEST(!tensor.valid(with(tensor, {{"TMA", -1}}), kGpu, 4), tensor.name);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(the_launches_cover_the_product) {

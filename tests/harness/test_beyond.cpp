@@ -453,6 +453,96 @@ BOOST_AUTO_TEST_CASE(the_tiled_pass_writes_every_float_of_its_tiles) {
   }
 }
 
+// CLGemm's pass where no tensor map can be written (tile_lines, the wgmma file built with GEMM,
+// TMA 0 and PASSES_ONLY), into buffers filled with NaN first: for each product of a batch of two,
+// every float of the tiles must be where and what a tensor map's copy would have put it, bit for
+// bit: per block of 64 lines, the BK-deep slices one after another, rows swizzled by TILE_AT, zeros
+// past the lines and past K; rounded to TF32 (MODE 1) or as they are (MODE 3's A). Lines read at
+// an offset, ld and stride that are multiples of 4 (16-byte loads) and that are not, and with K
+// down the stored rows (read in place: the pass is also the transposing copy).
+BOOST_AUTO_TEST_CASE(the_lines_pass_writes_the_tiles_a_map_would) {
+  const BridgeApi &cl = bridge().api();
+  Handle context(cl.CLContextFree, cl.CLContextCreate(harness_test::device_under_test()));
+  BOOST_TEST_REQUIRE(context.get() != MQLCL_INVALID_HANDLE);
+  const std::u16string source = to_utf16(
+      read_kernel_source(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl"));
+  const uint32_t lines = 70, block = 64, padded_lines = 128, k_values = 41, batch = 2;
+  auto tf32 = [](float x) {
+    uint32_t bits;
+    std::memcpy(&bits, &x, 4);
+    bits = (bits + 0x1000u) & 0xffffe000u;
+    std::memcpy(&x, &bits, 4);
+    return x;
+  };
+  struct Build {
+    int mode;
+    uint32_t bk;
+    uint64_t offset, ld, stride;
+    int32_t k_down;
+  };
+  for (const Build &build : {Build{1, 32, 3, 45, 45 * 70 + 1, 0}, Build{1, 16, 4, 44, 44 * 72, 0},
+                             Build{3, 16, 5, 41, 41 * 70, 0}, Build{3, 32, 0, 48, 48 * 70, 0},
+                             Build{1, 32, 1, 73, 73 * 41, 1}, Build{3, 16, 0, 72, 72 * 44, 1}}) {
+    const std::string what = fmt::format("MODE {} BK {} offset {} ld {} k_down {}", build.mode,
+                                         build.bk, build.offset, build.ld, build.k_down);
+    const uint32_t fills = (k_values + build.bk - 1) / build.bk;
+    const size_t stored =
+        build.offset + build.stride * (batch - 1) + (build.k_down ? k_values : lines) * build.ld;
+    std::vector<float> operand(stored);
+    for (size_t i = 0; i < operand.size(); ++i) // low mantissa bits set, so rounding shows
+      operand[i] = (i % 2 ? -1.0f : 1.0f) * (1.0f + static_cast<float>(i) * 7.3e-4f + 3.1e-7f);
+    const std::u16string options = to_utf16(
+        fmt::format("-Dasm=__asm__ -DPASSES_ONLY=1 -DGEMM=1 -DTMA=0 -DMODE={} -DPARTS={} -DBK={} "
+                    "-DBM=64 -DBN=128 -DCOLSROWS={}",
+                    build.mode, build.mode == 3 ? 2 : 0, build.bk, k_values));
+    Handle program(cl.CLProgramFree, cl.CLProgramCreateEx(context.get(), source.c_str(),
+                                                          options.c_str(), nullptr, 0));
+    BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, what);
+    Handle pass(cl.CLKernelFree, cl.CLKernelCreate(program.get(), u"tile_lines"));
+    const uint32_t product_floats = padded_lines * fills * build.bk;
+    const uint32_t tile_floats = product_floats * batch;
+    Handle in(cl.CLBufferFree,
+              cl.CLBufferCreate(context.get(), uint32_t(stored * 4), MQLCL_MEM_READ_WRITE));
+    Handle out(cl.CLBufferFree,
+               cl.CLBufferCreate(context.get(), tile_floats * 4, MQLCL_MEM_READ_WRITE));
+    const std::vector<float> nans(tile_floats, std::numeric_limits<float>::quiet_NaN());
+    BOOST_TEST_REQUIRE(cl.CLBufferWrite(in.get(), operand.data(), 0, 0, uint32_t(stored), 4) ==
+                       stored);
+    BOOST_TEST_REQUIRE(cl.CLBufferWrite(out.get(), nans.data(), 0, 0, tile_floats, 4) ==
+                       tile_floats);
+    const int32_t line_count = lines, tile_lines = block;
+    BOOST_TEST_REQUIRE(cl.CLSetKernelArgMem(pass.get(), 0, in.get()) != 0);
+    BOOST_TEST_REQUIRE(cl.CLSetKernelArgMem(pass.get(), 1, out.get()) != 0);
+    BOOST_TEST_REQUIRE(cl.CLSetKernelArg(pass.get(), 2, &line_count, 4) != 0);
+    BOOST_TEST_REQUIRE(cl.CLSetKernelArg(pass.get(), 3, &tile_lines, 4) != 0);
+    const uint64_t layout[3] = {build.offset, build.stride, build.ld};
+    for (uint32_t i = 0; i < 3; ++i)
+      BOOST_TEST_REQUIRE(cl.CLSetKernelArg(pass.get(), 4 + i, &layout[i], 8) != 0);
+    BOOST_TEST_REQUIRE(cl.CLSetKernelArg(pass.get(), 7, &build.k_down, 4) != 0);
+    const uint32_t offset[2] = {0, 0}, global[2] = {product_floats / 4, batch};
+    BOOST_TEST_REQUIRE(cl.CLExecute(pass.get(), 2, offset, global, nullptr) != 0, what);
+    std::vector<float> tiles(tile_floats);
+    BOOST_TEST_REQUIRE(cl.CLBufferRead(out.get(), tiles.data(), 0, 0, tile_floats, 4) ==
+                       tile_floats);
+    uint32_t mismatches = 0;
+    const uint32_t bk = build.bk;
+    for (uint32_t product = 0; product < batch; ++product)
+      for (uint32_t line = 0; line < padded_lines; ++line)
+        for (uint32_t k = 0; k < fills * bk; ++k) {
+          const size_t element = build.offset + product * build.stride +
+                                 (build.k_down ? k * build.ld + line : line * build.ld + k);
+          const float x = line < lines && k < k_values ? operand[element] : 0.0f;
+          const float expected = build.mode == 1 ? tf32(x) : x;
+          const uint32_t r = line % block, kk = k % bk;
+          const size_t at = product * product_floats +
+                            (size_t{line / block} * fills + k / bk) * block * bk + r * bk +
+                            (((kk / 4) ^ (r / (32 / bk) % (bk / 4))) * 4) + kk % 4;
+          mismatches += std::memcmp(&tiles[at], &expected, 4) != 0;
+        }
+    BOOST_TEST(mismatches == 0u, what);
+  }
+}
+
 // Sizes that are no multiple of any tile, nor of each other: the steps pad inside the kernel, so
 // nothing is asked of the user (the 1000, 1023 and 4097; 4097 is measured on the GPU).
 BOOST_AUTO_TEST_CASE(fp32_steps_verify_at_sizes_that_fit_no_tile) {

@@ -92,14 +92,15 @@ Launch registers_launch(const Params &p, const Shape &shape) {
 // with an mbarrier each, INFLIGHT 0 or 1 below STAGES. 3xTF32 (MODE 3) takes A through an FP32
 // map (TMA 1) and B split by step 17's pass (PARTS 2), whose heads and tails take twice the
 // local memory, with nothing in flight; plain TF32 (MODE 1) reads TF32-typed maps (TMA 2), which
-// round the inputs, or FP32 maps (TMA 1), whose inputs the tensor cores truncate.
+// round the inputs, or FP32 maps (TMA 1), whose inputs the tensor cores truncate. TMA 0, where no
+// map can be written: the same product after a pass that lays the tiles out (rounded for TF32).
 bool tensor_valid(const Form &form, const Params &p, const DeviceLimits &device) {
   auto v = [&](const char *name) { return value_of(form, p, name); };
   const bool three = form.family == Family::tensor_3xtf32;
   const int64_t bm = v("BM"), bn = v("BN"), bk = v("BK"), stages = v("STAGES");
   const int64_t inflight = v("INFLIGHT");
   const int64_t tma = v("TMA");
-  if ((three ? tma != 1 : tma != 1 && tma != 2) || v("MODE") != (three ? 3 : 1) ||
+  if (tma < 0 || tma > (three ? 1 : 2) || v("MODE") != (three ? 3 : 1) ||
       v("PARTS") != (three ? 2 : 0) || v("TILED") != 0 || v("ROUND") != 0 || v("A_REGS") != 0)
     return false;
   if (bm < 64 || bm % 64 || !one_of(bn, {64, 128, 256}) || !one_of(bk, {16, 32}) || stages < 1 ||

@@ -157,12 +157,14 @@ void run_exact_product(const Context &context, ContextState &state, const Call &
 void run_product(Context &context, ContextState &state, const Call &call) {
   bool first = true;
   const bool wants_tensor_cores = !call.double_precision && call.precision != Precision::exact &&
-                                  offers_tensor_cores(*context.device) && fits_tensor_cores(call);
+                                  offers_tensor_cores(*context.device) &&
+                                  fits_tensor_cores(call, tensor_maps_missing(state).empty());
   if (wants_tensor_cores && state.tensor_cores != ContextState::TensorCores::unavailable) {
     try {
-      run_tensor_core_product(context, state, call, first);
-      state.tensor_cores = ContextState::TensorCores::built;
-      return;
+      if (run_tensor_core_product(context, state, call, first)) {
+        state.tensor_cores = ContextState::TensorCores::built;
+        return;
+      }
     } catch (const Failure &failure) {
       // Whatever was enqueued wrote only scratch buffers.
       if (call.precision == Precision::tf32)

@@ -58,9 +58,10 @@ struct Built {
 };
 
 // The context's scratch buffers: copies of A and B the products read in place of the caller's
-// (transposed or padded), and B's tiles for the 3xTF32 product.
-enum class ScratchSlot { a, b, b_tiles };
-constexpr size_t kScratchSlots = 3;
+// (transposed or padded), and the tiles the tensor-core products' passes lay out: B's for 3xTF32,
+// A's and B's without tensor maps.
+enum class ScratchSlot { a, b, b_tiles, a_tiles };
+constexpr size_t kScratchSlots = 4;
 
 // Tensor maps written once for a product's operands and kept: `memory` holds the batch's maps.
 // An entry of the caller's buffers is good while they live (`owners`); scratch buffers bump
@@ -89,6 +90,9 @@ struct ContextState {
   enum class TensorCores { untried, built, unavailable } tensor_cores = TensorCores::untried;
   // Whether its FP64 tensor-core product (step 19) built; unavailable: double runs step 13's.
   TensorCores fp64_tensor_cores = TensorCores::untried;
+  // Why the CUDA driver wrote no tensor map for this context's device, once it refused one: its
+  // products then lay their tiles out by passes (tensor_cores.hpp).
+  std::string maps_refused;
   cl_event first_launch = nullptr, last_launch = nullptr; // of the last call
   std::string last_plan; // the last call's kernel, parameters and their origin (planner.hpp)
   ~ContextState();

@@ -50,7 +50,7 @@ Params kernel_params(Params params) {
 } // namespace
 
 Plan tensor_plan(const DeviceLimits &device, const Shape &shape, Family family,
-                 const std::optional<Tuned> &tuned) {
+                 const std::optional<Tuned> &tuned, bool tensor_maps) {
   Plan plan;
   plan.family = family;
   plan.origin = "defaults";
@@ -63,6 +63,8 @@ Plan tensor_plan(const DeviceLimits &device, const Shape &shape, Family family,
     plan.origin = tuned->origin;
     plan.params = over_defaults(form, tuned->entry.params);
   }
+  if (!tensor_maps && plan.params.count("TMA") != 0)
+    plan.params["TMA"] = 0;
   set_launch(plan, shape);
   return plan;
 }

@@ -48,9 +48,10 @@ Plan default_plan(const DeviceLimits &device, const Shape &shape,
 
 // A tensor-core product in `family`: step 18's (kernels/matr_mul_wgmma_tf32.cl, TMA; tensor_tf32
 // or tensor_3xtf32) or step 19's (tensor_fp64): the tuned entry of its form where it is one of
-// that family's that fits the device, else the form's defaults.
+// that family's that fits the device, else the form's defaults. Without `tensor_maps` (TF32 and
+// 3xTF32 where the CUDA driver writes none), the same set with TMA 0: tiles laid out by passes.
 Plan tensor_plan(const DeviceLimits &device, const Shape &shape, Family family,
-                 const std::optional<Tuned> &tuned = std::nullopt);
+                 const std::optional<Tuned> &tuned = std::nullopt, bool tensor_maps = true);
 
 // Whether a double product of `shape` runs step 19 on `device`: a device with FP64 tensor cores,
 // no family forced (MQLCL_GEMM_KERNEL, or an operand that only step 13 reads), and sizes within

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace mqlcl::gemm {
@@ -35,19 +36,23 @@ bool mappable(const Lines &lines, uint32_t batch) {
          (batch == 1 || lines.stride % 4 == 0);
 }
 
-// Which operands the product copies before it reads them: those a map cannot read as they are;
-// for 3xTF32, B always, by its pass (split and tiled per product), after a transposing copy where K
-// runs down B's rows.
+// Which operands the product copies before it reads them (a, b: K-contiguous copies) and which it
+// does not read as the caller stored them (a_rewritten, b_rewritten: copied or laid out by a
+// pass, once per product of the batch). Through maps: the operands a map cannot read as they are;
+// for 3xTF32, B always, by its pass, after a copy where K runs down B's rows. Without maps: both,
+// by the passes; tile_lines reads K down the rows itself, B's split pass after a copy.
 struct Copies {
-  bool a = false, b_transposed = false, b = false;
+  bool a = false, b = false;
+  bool a_rewritten = false, b_rewritten = false;
 };
 
-Copies copies_of(const Call &call, const Lines &a, const Lines &b) {
+Copies copies_of(const Call &call, const Lines &a, const Lines &b, bool tensor_maps) {
   const bool three = call.precision != Precision::tf32;
   Copies copies;
-  copies.a = !mappable(a, call.batch);
-  copies.b_transposed = three ? b.k_runs_down : !mappable(b, call.batch);
-  copies.b = three || copies.b_transposed;
+  copies.a = tensor_maps && !mappable(a, call.batch);
+  copies.b = three ? b.k_runs_down : tensor_maps && !mappable(b, call.batch);
+  copies.a_rewritten = copies.a || !tensor_maps;
+  copies.b_rewritten = copies.b || three || !tensor_maps;
   return copies;
 }
 
@@ -68,15 +73,15 @@ PassShape pass_shape(const Call &call, const Plan &plan) {
   return shape;
 }
 
-std::string product_options(const Call &call, const Plan &plan, const Lines &b) {
+std::string product_options(const Call &call, const Plan &plan, const Lines &a, const Lines &b) {
   const bool c_pairs = call.c.ld % 2 == 0 && call.c.offset % 2 == 0 && call.c.stride % 2 == 0;
   const bool b_aligned = b.offset % 4 == 0 && b.stride % 4 == 0;
-  const bool b_shared = call.batch > 1 && b.stride == 0;
+  const bool a_shared = call.batch > 1 && a.stride == 0, b_shared = call.batch > 1 && b.stride == 0;
   std::string options =
       fmt::format("-DGEMM=1 -DROWS1={} -DCOLS2={} -DCOLSROWS={} -DLDB={} -DLDC={} -DC_PAIRS={} "
-                  "-DB_ALIGNED={} -DB_TILES_SHARED={}",
+                  "-DB_ALIGNED={} -DA_TILES_SHARED={} -DB_TILES_SHARED={}",
                   call.m, call.n, call.k, b.ld, call.c.ld, c_pairs ? 1 : 0, b_aligned ? 1 : 0,
-                  b_shared ? 1 : 0);
+                  a_shared ? 1 : 0, b_shared ? 1 : 0);
   for (const auto &[name, value] : plan.params)
     options += fmt::format(" -D{}={}", name, value);
   return options;
@@ -157,19 +162,22 @@ cl_mem maps_for(Context &context, ContextState &state, const Call &call, const P
   return kept.memory;
 }
 
-// The product's kernels (and B's pass for 3xTF32), from one program.
+// The product's kernels and its passes, from one program: B's split pass for 3xTF32, and
+// tile_lines where the product reads no maps.
 struct TensorKernels {
-  cl_kernel product = nullptr, pass = nullptr;
+  cl_kernel product = nullptr, pass = nullptr, lines = nullptr;
 };
 
 TensorKernels build_kernels(const Context &context, ContextState &state, const Call &call,
-                            const Plan &plan, const Lines &b_as_read) {
-  const std::string options = product_options(call, plan, b_as_read);
+                            const Plan &plan, const Lines &a_as_read, const Lines &b_as_read) {
+  const std::string options = product_options(call, plan, a_as_read, b_as_read);
   const char *file = kernel_file_of(plan.family);
   TensorKernels kernels;
   kernels.product = kernel_for(context, state, file, options, "matricesMul", true);
   if (plan.family == Family::tensor_3xtf32)
     kernels.pass = kernel_for(context, state, file, options, "tile_operand", true);
+  if (param(plan, "TMA") == 0)
+    kernels.lines = kernel_for(context, state, file, options, "tile_lines", true);
   return kernels;
 }
 
@@ -191,66 +199,136 @@ cl_mem enqueue_pass(const Context &context, ContextState &state, const Call &cal
   return tiles;
 }
 
+// Without maps: `lines` (K down the stored rows or not) laid out by tile_lines into scratch `slot`
+// in the tiles a map's copies would write, blocks of `block` lines (BM for A, BN for B), FILLS
+// slices of BK deep each.
+cl_mem enqueue_tile_lines(const Context &context, ContextState &state, const Call &call,
+                          const Plan &plan, cl_kernel pass, const Lines &lines, uint32_t block,
+                          ScratchSlot slot, bool &first) {
+  const uint64_t bk = param(plan, "BK");
+  const uint64_t padded_lines = round_up(lines.lines, block),
+                 line_chunks = round_up(call.k, bk) / 4;
+  const uint32_t copies = lines.stride == 0 ? 1 : call.batch;
+  cl_mem tiles = scratch(context, state, slot, padded_lines * line_chunks * 4 * copies * 4);
+  set_arg(pass, 0, lines.memory);
+  set_arg(pass, 1, tiles);
+  set_arg(pass, 2, cl_int(lines.lines));
+  set_arg(pass, 3, cl_int(block));
+  set_arg(pass, 4, cl_ulong(lines.offset));
+  set_arg(pass, 5, cl_ulong(lines.stride));
+  set_arg(pass, 6, cl_ulong(lines.ld));
+  set_arg(pass, 7, cl_int(lines.k_runs_down ? 1 : 0));
+  const size_t global[2] = {round_up(padded_lines * line_chunks, kPassGroup), copies};
+  const size_t local[2] = {kPassGroup, 1};
+  launch(context, state, pass, 2, global, local, first);
+  return tiles;
+}
+
+// A K-contiguous copy's layout, for the build options: lines `pitch` apart, packed per product.
+Lines as_copied(const Lines &lines, uint64_t pitch) {
+  return Lines{lines.operand, lines.lines, false, true,
+               nullptr,       0,           pitch, lines.stride == 0 ? 0 : lines.lines * pitch};
+}
+
+// The product through tensor maps, or, where `no_maps` says why there are none, after passes.
+void run_product_with(Context &context, ContextState &state, const Call &call,
+                      const std::string &no_maps, bool &first) {
+  const Shape shape{call.m, call.n, call.k, call.batch, 4};
+  const bool three = call.precision != Precision::tf32, maps = no_maps.empty();
+  const Family family = three ? Family::tensor_3xtf32 : Family::tensor_tf32;
+  const DeviceLimits limits = limits_of(*context.device);
+  Plan plan =
+      tensor_plan(limits, shape, family, tuned_for(context, state, call, step_of(family)), maps);
+  Lines a = lines_of_a(call), b = lines_of_b(call);
+  const uint64_t pitch = round_up(call.k, 4);
+  const Copies copies = copies_of(call, a, b, maps);
+  const Lines a_as_read = copies.a ? as_copied(a, pitch) : a;
+  const Lines b_as_read = copies.b ? as_copied(b, pitch) : b;
+  TensorKernels kernels;
+  try {
+    kernels = build_kernels(context, state, call, plan, a_as_read, b_as_read);
+  } catch (const Failure &) {
+    if (plan.origin == "defaults")
+      throw;
+    plan = tensor_plan(limits, shape, family, std::nullopt, maps); // a tuned set that fails here
+    kernels = build_kernels(context, state, call, plan, a_as_read, b_as_read);
+  }
+  state.last_plan = plan_text(plan);
+  if (!maps) // CL_GEMM_PLAN says why the tiles come from passes
+    state.last_plan.insert(state.last_plan.size() - 1, "; no tensor maps: " + no_maps);
+
+  if (copies.a)
+    copy_as_k_lines(context, state, call, a, ScratchSlot::a, pitch, first);
+  if (copies.b)
+    copy_as_k_lines(context, state, call, b, ScratchSlot::b, pitch, first);
+  cl_mem operand_a = a.memory, operand_b = b.memory, tensor_maps = nullptr;
+  if (maps)
+    tensor_maps = maps_for(context, state, call, plan, a, b, !three);
+  else
+    operand_a = enqueue_tile_lines(context, state, call, plan, kernels.lines, a, param(plan, "BM"),
+                                   ScratchSlot::a_tiles, first);
+  if (three)
+    operand_b = enqueue_pass(context, state, call, plan, kernels.pass, b, first);
+  else if (!maps)
+    operand_b = enqueue_tile_lines(context, state, call, plan, kernels.lines, b, param(plan, "BN"),
+                                   ScratchSlot::b_tiles, first);
+  cl_uint arg = 0;
+  set_arg(kernels.product, arg++, operand_a);
+  set_arg(kernels.product, arg++, operand_b);
+  set_arg(kernels.product, arg++, call.c.buffer->memory);
+  if (maps)
+    set_arg(kernels.product, arg++, tensor_maps);
+  set_arg(kernels.product, arg++, cl_ulong(call.c.offset));
+  set_arg(kernels.product, arg++, cl_ulong(call.c.stride));
+  set_arg(kernels.product, arg++, static_cast<float>(call.alpha));
+  set_arg(kernels.product, arg, static_cast<float>(call.beta));
+  launch(context, state, kernels.product, plan.launch.dimensions, plan.launch.global.data(),
+         plan.launch.local.data(), first);
+}
+
 } // namespace
 
 bool offers_tensor_cores(const Device &device) {
   return device.vendor_id == 0x10DE && device.compute_capability == 90;
 }
 
-bool fits_tensor_cores(const Call &call) {
+std::string tensor_maps_missing(const ContextState &state) {
+  return state.maps_refused.empty() ? tensor_maps_unavailable() : state.maps_refused;
+}
+
+bool fits_tensor_cores(const Call &call, bool tensor_maps) {
   constexpr uint64_t kIndexLimit = uint64_t{1} << 31;
-  const uint64_t pass_items = round_up(call.n, 128) * round_up(call.k, 32) / 4;
+  // The passes' work-items: B's split pass, and without maps tile_lines over A and B (blocks of
+  // at most 256 lines, whole 32-deep slices).
+  const uint64_t lines = tensor_maps ? call.n : std::max(call.m, call.n);
+  const uint64_t pass_items = round_up(lines, tensor_maps ? 128 : 256) * round_up(call.k, 32) / 4;
   if (call.m >= kIndexLimit || call.n >= kIndexLimit || call.k >= kIndexLimit ||
       pass_items >= kIndexLimit)
     return false;
   const Lines a = lines_of_a(call), b = lines_of_b(call);
-  const Copies copies = copies_of(call, a, b);
-  return !(copies.a && lines_share_elements(call, a)) &&
-         !(copies.b && lines_share_elements(call, b));
+  const Copies copies = copies_of(call, a, b, tensor_maps);
+  return !(copies.a_rewritten && lines_share_elements(call, a)) &&
+         !(copies.b_rewritten && lines_share_elements(call, b));
 }
 
-void run_tensor_core_product(Context &context, ContextState &state, const Call &call, bool &first) {
-  const Shape shape{call.m, call.n, call.k, call.batch, 4};
-  const bool three = call.precision != Precision::tf32;
-  const Family family = three ? Family::tensor_3xtf32 : Family::tensor_tf32;
-  Plan plan = tensor_plan(limits_of(*context.device), shape, family,
-                          tuned_for(context, state, call, step_of(family)));
-  Lines a = lines_of_a(call), b = lines_of_b(call);
-  const uint64_t pitch = round_up(call.k, 4);
-  const Copies copies = copies_of(call, a, b);
-  Lines b_as_read = b;
-  if (copies.b_transposed) // the copy's layout, for the build options
-    b_as_read = Lines{b.operand, b.lines, false, true,
-                      nullptr,   0,       pitch, b.stride == 0 ? 0 : b.lines * pitch};
-  TensorKernels kernels;
-  try {
-    kernels = build_kernels(context, state, call, plan, b_as_read);
-  } catch (const Failure &) {
-    if (plan.origin == "defaults")
-      throw;
-    plan = tensor_plan(limits_of(*context.device), shape,
-                       family); // a tuned set that does not build here
-    kernels = build_kernels(context, state, call, plan, b_as_read);
+bool run_tensor_core_product(Context &context, ContextState &state, const Call &call, bool &first) {
+  std::string no_maps = tensor_maps_missing(state);
+  if (no_maps.empty()) {
+    try {
+      run_product_with(context, state, call, no_maps, first);
+      return true;
+    } catch (const Failure &failure) {
+      if (failure.code() != MQLCL_ERR_OPENCL_NOT_SUPPORTED)
+        throw;
+      // The driver loaded but wrote no map for this device: what was enqueued wrote only
+      // scratch buffers; from now on the context lays its tiles out by passes.
+      state.maps_refused = no_maps = failure.message();
+    }
+    if (!fits_tensor_cores(call, false))
+      return false;
   }
-  state.last_plan = plan_text(plan);
-
-  if (copies.a)
-    copy_as_k_lines(context, state, call, a, ScratchSlot::a, pitch, first);
-  if (copies.b_transposed)
-    copy_as_k_lines(context, state, call, b, ScratchSlot::b, pitch, first);
-  cl_mem maps = maps_for(context, state, call, plan, a, b, !three);
-  cl_mem operand_b =
-      three ? enqueue_pass(context, state, call, plan, kernels.pass, b, first) : b.memory;
-  set_arg(kernels.product, 0, a.memory);
-  set_arg(kernels.product, 1, operand_b);
-  set_arg(kernels.product, 2, call.c.buffer->memory);
-  set_arg(kernels.product, 3, maps);
-  set_arg(kernels.product, 4, cl_ulong(call.c.offset));
-  set_arg(kernels.product, 5, cl_ulong(call.c.stride));
-  set_arg(kernels.product, 6, static_cast<float>(call.alpha));
-  set_arg(kernels.product, 7, static_cast<float>(call.beta));
-  launch(context, state, kernels.product, plan.launch.dimensions, plan.launch.global.data(),
-         plan.launch.local.data(), first);
+  run_product_with(context, state, call, no_maps, first);
+  return true;
 }
 
 } // namespace mqlcl::gemm

@@ -3,22 +3,31 @@
 // writes. TF32 reads both operands through TF32-typed maps; 3xTF32 (FP32 accuracy) reads A
 // through an FP32 map and splits it in registers, and B from a pass that splits it into TF32
 // heads and tails laid out in tiles. An operand a map cannot read as it is (K down its rows, or
-// rows not on 16-byte boundaries) is copied first.
+// rows not on 16-byte boundaries) is copied first. Where the CUDA driver writes no tensor map
+// (under Wine, or MQLCL_CUDA_DRIVER=off), the same products read tiles that a pass, tile_lines,
+// lays out as the maps' copies would (TMA 0): TF32 and FP32 accuracy stay offered.
 #pragma once
 
 #include "gemm/gemm.hpp"
 
 namespace mqlcl::gemm {
 
-// Whether `call` fits the tensor-core kernels: their index arithmetic (32-bit tile and pass
-// indices), and no copy of an operand whose batch's matrices share elements (operands.hpp: such a
-// copy repeats them once per product; the exact product reads them in place).
-bool fits_tensor_cores(const Call &call);
+// Why the context's products read no tensor maps (cuda_driver.hpp's reason, or the driver's
+// refusal of a map for its device); empty where they do.
+std::string tensor_maps_missing(const ContextState &state);
 
-// Enqueues the product: TF32 for Precision::tf32, 3xTF32 otherwise. Its kernels are built before
-// anything is enqueued; a driver that cannot build them throws
-// Failure(ERR_OPENCL_PROGRAM_CREATE), one without the CUDA driver's tensor-map encoder
-// Failure(ERR_OPENCL_NOT_SUPPORTED).
-void run_tensor_core_product(Context &context, ContextState &state, const Call &call, bool &first);
+// Whether `call` fits the tensor-core kernels, through maps or not: their index arithmetic
+// (32-bit tile and pass indices), and no copy or pass over an operand whose batch's matrices share
+// elements (operands.hpp: it would repeat them once per product; the exact product reads them in
+// place).
+bool fits_tensor_cores(const Call &call, bool tensor_maps);
+
+// Enqueues the product: TF32 for Precision::tf32, 3xTF32 otherwise, through tensor maps where
+// tensor_maps_missing is empty, else after the passes; a map the driver refuses switches the
+// context to the passes for good. Its kernels are built before anything is enqueued; a driver
+// that cannot build them throws Failure(ERR_OPENCL_PROGRAM_CREATE). Returns false, having
+// enqueued nothing the caller reads, where the call fits the maps' form, the driver refuses the
+// maps, and the call does not fit the passes' (fits_tensor_cores).
+bool run_tensor_core_product(Context &context, ContextState &state, const Call &call, bool &first);
 
 } // namespace mqlcl::gemm
