@@ -61,6 +61,9 @@ std::string catalogue_listing(const std::vector<Step> &steps) {
       details += "; NVIDIA tensor cores only (compute capability 8.0+)";
     if (step.requirement == Requirement::nvidia_wgmma)
       details += "; NVIDIA tensor cores only, through wgmma (compute capability 9.0)";
+    if (step.requirement == Requirement::nvidia_tensor_maps)
+      details += "; NVIDIA tensor cores only, through wgmma and tensor maps (compute capability "
+                 "9.0 and the CUDA driver)";
     out += fmt::format("  {:<26} {}\n", "", details);
   }
   return out;
@@ -73,10 +76,11 @@ std::string catalogue_csv(const std::vector<Step> &steps) {
   std::string out = "step,article,bench,beyond,tuned,tf32,requirement\n";
   auto yes = [](bool value) { return value ? "yes" : "no"; };
   for (const Step &step : steps) {
-    const char *requirement = step.requirement == Requirement::nvidia_wgmma ? "nvidia_wgmma"
-                              : step.requirement == Requirement::nvidia_tensor_cores
-                                  ? "nvidia_tensor_cores"
-                                  : "none";
+    const char *requirement =
+        step.requirement == Requirement::nvidia_wgmma          ? "nvidia_wgmma"
+        : step.requirement == Requirement::nvidia_tensor_maps  ? "nvidia_tensor_maps"
+        : step.requirement == Requirement::nvidia_tensor_cores ? "nvidia_tensor_cores"
+                                                               : "none";
     out +=
         fmt::format("{},{},{},{},{},{},{}\n", step.name, yes(step.in_article), yes(step.in_bench),
                     yes(step.in_bench && !step.in_article), yes(step.tuning != DeviceTuning::none),

@@ -282,6 +282,8 @@ std::vector<Step> tensor_map_steps(const Step &wgmma) {
                   "FP32 accuracy";
   mapped.variant_of = "matr_mul_wgmma_tf32";
   with_form(mapped, gemm::Family::tensor_tf32);
+  mapped.params_valid = mapped_params_valid<gemm::Family::tensor_tf32>;
+  mapped.requirement = Requirement::nvidia_tensor_maps;
   mapped.args = {{KernelArg::Kind::matrix_a},
                  {KernelArg::Kind::matrix_b},
                  {KernelArg::Kind::matrix_c},
@@ -297,6 +299,7 @@ std::vector<Step> tensor_map_steps(const Step &wgmma) {
                    "and tails in registers; only B through step 17's pass (half of it): "
                    "FP32-level accuracy";
   with_form(mapped3, gemm::Family::tensor_3xtf32);
+  mapped3.params_valid = mapped_params_valid<gemm::Family::tensor_3xtf32>;
   mapped3.operand_pass = tiling_pass(8); // B's 8 heads and their 8 tails per tile row
   mapped3.operand_pass->operand_a = false;
   mapped3.padding.colsrows = 32; // whole stages of K: B's tiles hold no partial slice

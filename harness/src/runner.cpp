@@ -108,6 +108,23 @@ std::string join(const std::vector<std::string> &items) {
   return out;
 }
 
+// Why no tensor map can be written in `context` (Hopper: the CUDA driver does not load, as under
+// Wine, or MQLCL_CUDA_DRIVER=off), empty where one can: one map of a small buffer, as step 18
+// writes them.
+std::string tensor_maps_missing(const Bridge &bridge, int32_t context) {
+  const BridgeApi &cl = bridge.api();
+  Handle map(cl.CLBufferFree, cl.CLBufferCreate(context, 128, MQLCL_MEM_READ_WRITE));
+  Handle matrix(cl.CLBufferFree, cl.CLBufferCreate(context, 8 * 64, MQLCL_MEM_READ_WRITE));
+  if (map.get() == MQLCL_INVALID_HANDLE || matrix.get() == MQLCL_INVALID_HANDLE)
+    bridge.fail("CLBufferCreate for a tensor map's probe");
+  if (cl.CLBufferTensorMap(map.get(), 0, matrix.get(), 0, 8, 16, 64, 8, 16, 64,
+                           MQLCL_TENSOR_FLOAT32) == 1)
+    return "";
+  std::string why = bridge.last_error_text();
+  cl.CLResetLastError();
+  return why;
+}
+
 const char *device_type_name(int64_t type) {
   if (type & 4) // CL_DEVICE_TYPE_GPU
     return "GPU";
@@ -186,6 +203,8 @@ DeviceInfo Runner::read_device(int32_t context) const {
       std::memcpy(&minor, raw, 4);
     cl.CLResetLastError(); // an older NVIDIA driver without the extension: no tensor-core steps
     caps.compute_capability = major * 10 + minor;
+    if (caps.compute_capability == 90)
+      caps.tensor_maps_missing = tensor_maps_missing(b, context);
   }
   caps.device_name = info.name;
   caps.driver = info.driver;

@@ -67,6 +67,7 @@ struct DeviceCaps {
   uint32_t compute_units = 0;
   uint32_t vendor_id = 0;              // 0x10DE NVIDIA, 0x1002 AMD, 0x8086 Intel, ...
   uint32_t compute_capability = 0;     // NVIDIA only: major * 10 + minor (90 for Hopper)
+  std::string tensor_maps_missing;     // Hopper: why CLBufferTensorMap fails here; empty if not
   bool dedicated_local_memory = false; // CL_DEVICE_LOCAL_MEM_TYPE == CL_LOCAL
   std::string device_name;             // CL_DEVICE_NAME
   std::string driver;                  // CL_DRIVER_VERSION
@@ -169,6 +170,7 @@ enum class Requirement {
   none,
   nvidia_tensor_cores, // NVIDIA's compiler (inline PTX) and mma.sync TF32: compute capability 8.0+
   nvidia_wgmma,        // and Hopper's wgmma, through the bridge's -mqlcl-nv-sm90a: exactly 9.0
+  nvidia_tensor_maps,  // and tensor maps, which the CUDA driver writes (none under Wine)
   nvidia_fp64_mma      // mma.sync's f64 shapes of sm_90 (gemm::fp64_tensor_cores_of)
 };
 

@@ -181,6 +181,9 @@ bool device_meets(Requirement requirement, const DeviceCaps &device) {
     return device.vendor_id == 0x10DE && device.compute_capability >= 80;
   case Requirement::nvidia_wgmma:
     return device.vendor_id == 0x10DE && device.compute_capability == 90;
+  case Requirement::nvidia_tensor_maps:
+    return device.vendor_id == 0x10DE && device.compute_capability == 90 &&
+           device.tensor_maps_missing.empty();
   case Requirement::nvidia_fp64_mma:
     return gemm::fp64_tensor_cores_of(device.vendor_id, device.compute_capability);
   case Requirement::none:
@@ -235,6 +238,18 @@ Problem requirement_problem(const Step &step, const DeviceCaps &device) {
     return "it runs on NVIDIA tensor cores through Hopper's wgmma (inline PTX for sm_90a, which "
            "the bridge builds with -mqlcl-nv-sm90a) and needs an NVIDIA GPU of compute capability "
            "9.0 (H100, H200); this device is not one, so nothing was run. "
+           "matr_mul_double_buffered and matr_mul_tuned compute the same product in FP32 on any "
+           "device";
+  case Requirement::nvidia_tensor_maps:
+    if (device_meets(Requirement::nvidia_wgmma, device))
+      return "it runs on NVIDIA tensor cores with its tiles copied through tensor maps, which the "
+             "bridge writes with the CUDA driver, and none can be written here (" +
+             device.tensor_maps_missing +
+             "), so nothing was run. matr_mul_wgmma_tiled_tf32 and _3xtf32 are the same products "
+             "with their tiles laid out by a pass, and CLGemm's tensor-core precisions run without "
+             "maps; matr_mul_double_buffered computes the product in FP32 on any device";
+    return "it runs on NVIDIA tensor cores through Hopper's wgmma and tensor maps (compute "
+           "capability 9.0: H100, H200); this device is not one, so nothing was run. "
            "matr_mul_double_buffered and matr_mul_tuned compute the same product in FP32 on any "
            "device";
   case Requirement::nvidia_fp64_mma:

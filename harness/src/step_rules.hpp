@@ -48,4 +48,11 @@ template <gemm::Family family> bool form_params_valid(const Params &p, const Dev
   return gemm::form_of(family).valid(p, limits_of(device), sizeof(float));
 }
 
+// Step 18's: its form's rules, tiles read through maps (TMA 1 or 2). The form's TMA 0, tiles laid
+// out by tile_lines where no map can be written, is CLGemm's (GEMM builds only).
+template <gemm::Family family> bool mapped_params_valid(const Params &p, const DeviceCaps &device) {
+  return form_params_valid<family>(p, device) &&
+         gemm::value_of(gemm::form_of(family), p, "TMA") != 0;
+}
+
 } // namespace mqlcl::replay

@@ -53,8 +53,9 @@ bool has_wgmma() {
   return has_tensor_cores() && device().caps.compute_capability == 90;
 }
 
+// Step 18's also needs tensor maps, which the CUDA driver writes (none under Wine).
 bool runs_on_this_device(const std::string &name) {
-  return name.find("wgmma") == std::string::npos ? has_tensor_cores() : has_wgmma();
+  return device_meets(find_step(replay_steps(), name)->requirement, device().caps);
 }
 
 Options options_for(uint32_t rows1, uint32_t colsrows, uint32_t cols2) {
@@ -138,17 +139,23 @@ BOOST_AUTO_TEST_CASE(rounding_the_operands_beforehand_lowers_wgmma_tf32_errors) 
     StepRun truncated = replay("matr_mul_wgmma_tf32", options);
     StepRun rounded = replay("matr_mul_wgmma_tf32_rounded", options);
     StepRun tiled = replay("matr_mul_wgmma_tiled_tf32", options); // rounded by its own pass
-    StepRun mapped = replay("matr_mul_wgmma_tma_tf32", options);  // rounded by the copy engine
-    Options truncating = options;
-    truncating.params["TMA"] = 1; // FP32-typed maps: the tensor cores truncate
-    StepRun mapped_truncated = replay("matr_mul_wgmma_tma_tf32", truncating);
-    for (const StepRun *run : {&truncated, &rounded, &tiled, &mapped, &mapped_truncated})
+    for (const StepRun *run : {&truncated, &rounded, &tiled})
       BOOST_TEST_REQUIRE((run->status == Status::verified), run->message);
     // Truncation errs 2.7-3x as much as rounding (docs/performance.md).
     // (The errors against the unrounded inputs' product: each is checked against its own.)
     const auto error = [](const StepRun *run) { return run->verification.user_error(); };
     BOOST_TEST(error(&truncated) > 1.5 * error(&rounded), size);
     BOOST_TEST(error(&truncated) > 1.5 * error(&tiled), size);
+    if (!runs_on_this_device("matr_mul_wgmma_tma_tf32")) {
+      BOOST_TEST_MESSAGE("no tensor maps here: " << device().caps.tensor_maps_missing);
+      continue;
+    }
+    StepRun mapped = replay("matr_mul_wgmma_tma_tf32", options); // rounded by the copy engine
+    Options truncating = options;
+    truncating.params["TMA"] = 1; // FP32-typed maps: the tensor cores truncate
+    StepRun mapped_truncated = replay("matr_mul_wgmma_tma_tf32", truncating);
+    for (const StepRun *run : {&mapped, &mapped_truncated})
+      BOOST_TEST_REQUIRE((run->status == Status::verified), run->message);
     BOOST_TEST(error(&truncated) > 1.5 * error(&mapped), size);
     BOOST_TEST(error(&mapped_truncated) > 1.5 * error(&mapped), size);
   }
