@@ -7,7 +7,7 @@
 #                                                  (tools/gpu-measure.sh BIN OUT suite) for Linux
 # pack: PACK/wine.tar.xz, Debian's Wine 8 trimmed to what a console program, wineboot and its
 # services load (WINE_FILES below, found with WINEDEBUG=+loaddll; stripped: about 11 MB), with
-# ntdll.so's libunwind, which the GPU machine's image lacks; PACK/build-mingw.tar.xz, the mingw
+# ntdll.so's libunwind, which a server image may lack; PACK/build-mingw.tar.xz, the mingw
 # tree as ctest reads it, debug sections stripped (about 14 MB); PACK/source-dir.
 # run: a fresh prefix (wineboot, 2 s), NVIDIA's OpenCL registered for the host's ICD loader, which
 # Wine's OpenCL.dll calls; then OUT/wine-replay.txt (mqlcl-replay.exe matr_mul_vect_v2),
@@ -123,7 +123,7 @@ case ${1:-} in
 pack) pack "$2" "$3" ;;
 run) run "$2" "$3" "${4:-}" ;;
 *)
-  sed -n '2,16p' "$0" >&2
+  sed -n '2,17p' "$0" >&2
   exit 2
   ;;
 esac
