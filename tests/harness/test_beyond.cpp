@@ -27,6 +27,9 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace mqlcl::replay;
 namespace gemm = mqlcl::gemm;
@@ -379,24 +382,86 @@ __kernel void matricesMul(__global const float *in1, __global const float *in2,
   }
 }
 
-// The same pass through the bridge alone, into buffers filled with NaN first: every float of the
-// tiles, the zeros past the operand's lines and past K included, must be what the layout says,
-// bit for bit: heads and tails rounded to TF32 (to nearest, ties away from zero), 64-byte rows
-// whose 16-byte chunks are permuted by (row / 2) % 4, slices of a block one after another.
-BOOST_AUTO_TEST_CASE(the_tiled_pass_writes_every_float_of_its_tiles) {
+namespace {
+
+// TF32 as the passes round: to nearest, ties away from zero.
+float tf32_rounded(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  bits = (bits + 0x1000u) & 0xffffe000u;
+  std::memcpy(&x, &bits, 4);
+  return x;
+}
+
+// `count` values with low mantissa bits set, so that a rounding shows.
+std::vector<float> rounding_probe(size_t count) {
+  std::vector<float> values(count);
+  for (size_t i = 0; i < count; ++i)
+    values[i] = (i % 2 ? -1.0f : 1.0f) * (1.0f + static_cast<float>(i) * 7.3e-4f + 3.1e-7f);
+  return values;
+}
+
+// Float k of tile row r in rows of `row` floats (8, 16 or 32): nv/wgmma_tiles.cl's SWIZZLED_AT.
+size_t swizzled_at(uint32_t r, uint32_t k, uint32_t row) {
+  return size_t{r} * row + (((k / 4) ^ (r / (32 / row) % (row / 4))) * 4) + k % 4;
+}
+
+// A pass of the wgmma file, built alone (PASSES_ONLY) with `options`, over an operand into
+// `tile_floats` floats filled with NaN first: its arguments in, out, lines and block, then `more`
+// from index 4, launched on `global` (one size per dimension).
+struct PassCall {
+  std::string options;
+  const char16_t *kernel = nullptr;
+  int32_t lines = 0, block = 0;
+  uint32_t tile_floats = 0;
+  std::vector<std::pair<const void *, uint32_t>> more; // value, size
+  std::vector<uint32_t> global;
+};
+
+std::vector<float> run_pass(const PassCall &call, const std::vector<float> &operand) {
   const BridgeApi &cl = bridge().api();
   Handle context(cl.CLContextFree, cl.CLContextCreate(harness_test::device_under_test()));
   BOOST_TEST_REQUIRE(context.get() != MQLCL_INVALID_HANDLE);
   const std::u16string source = to_utf16(
       read_kernel_source(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl"));
+  const std::u16string options = to_utf16("-Dasm=__asm__ -DPASSES_ONLY=1 " + call.options);
+  Handle program(cl.CLProgramFree,
+                 cl.CLProgramCreateEx(context.get(), source.c_str(), options.c_str(), nullptr, 0));
+  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, call.options);
+  Handle pass(cl.CLKernelFree, cl.CLKernelCreate(program.get(), call.kernel));
+  const auto stored = static_cast<uint32_t>(operand.size());
+  Handle in(cl.CLBufferFree, cl.CLBufferCreate(context.get(), stored * 4, MQLCL_MEM_READ_WRITE));
+  Handle out(cl.CLBufferFree,
+             cl.CLBufferCreate(context.get(), call.tile_floats * 4, MQLCL_MEM_READ_WRITE));
+  const std::vector<float> nans(call.tile_floats, std::numeric_limits<float>::quiet_NaN());
+  BOOST_TEST_REQUIRE(cl.CLBufferWrite(in.get(), operand.data(), 0, 0, stored, 4) == stored);
+  BOOST_TEST_REQUIRE(cl.CLBufferWrite(out.get(), nans.data(), 0, 0, call.tile_floats, 4) ==
+                     call.tile_floats);
+  BOOST_TEST_REQUIRE(cl.CLSetKernelArgMem(pass.get(), 0, in.get()) != 0);
+  BOOST_TEST_REQUIRE(cl.CLSetKernelArgMem(pass.get(), 1, out.get()) != 0);
+  BOOST_TEST_REQUIRE(cl.CLSetKernelArg(pass.get(), 2, &call.lines, 4) != 0);
+  BOOST_TEST_REQUIRE(cl.CLSetKernelArg(pass.get(), 3, &call.block, 4) != 0);
+  for (uint32_t i = 0; i < call.more.size(); ++i)
+    BOOST_TEST_REQUIRE(
+        cl.CLSetKernelArg(pass.get(), 4 + i, call.more[i].first, call.more[i].second) != 0);
+  const std::vector<uint32_t> offset(call.global.size(), 0);
+  BOOST_TEST_REQUIRE(cl.CLExecute(pass.get(), static_cast<uint32_t>(call.global.size()),
+                                  offset.data(), call.global.data(), nullptr) != 0,
+                     call.options);
+  std::vector<float> tiles(call.tile_floats);
+  BOOST_TEST_REQUIRE(cl.CLBufferRead(out.get(), tiles.data(), 0, 0, call.tile_floats, 4) ==
+                     call.tile_floats);
+  return tiles;
+}
+
+} // namespace
+
+// The same pass through the bridge alone, into buffers filled with NaN first: every float of the
+// tiles, the zeros past the operand's lines and past K included, must be what the layout says,
+// bit for bit: heads and tails rounded to TF32 (to nearest, ties away from zero), 64-byte rows
+// whose 16-byte chunks are permuted by (row / 2) % 4, slices of a block one after another.
+BOOST_AUTO_TEST_CASE(the_tiled_pass_writes_every_float_of_its_tiles) {
   const uint32_t lines = 70, block = 64, padded_lines = 128;
-  auto tf32 = [](float x) {
-    uint32_t bits;
-    std::memcpy(&bits, &x, 4);
-    bits = (bits + 0x1000u) & 0xffffe000u;
-    std::memcpy(&x, &bits, 4);
-    return x;
-  };
   // 3xTF32's heads and tails, then TF32's rounded values; K = 41: 11 chunks of 4, 48 values in
   // whole slices, so the last chunk zeroes the rest. Step 18's 3xTF32 builds the pass for B alone,
   // with 32-deep stages of its own and K a multiple of them (the host pads it): the same layout.
@@ -410,51 +475,28 @@ BOOST_AUTO_TEST_CASE(the_tiled_pass_writes_every_float_of_its_tiles) {
         Build{2, "-DTMA=1 -DMODE=3 -DBK=32", 64}}) {
     const int parts = build.parts;
     const uint32_t k_values = build.k_values;
-    std::vector<float> operand(lines * k_values);
-    for (size_t i = 0; i < operand.size(); ++i) // low mantissa bits set, so rounding shows
-      operand[i] = (i % 2 ? -1.0f : 1.0f) * (1.0f + static_cast<float>(i) * 7.3e-4f + 3.1e-7f);
+    const std::vector<float> operand = rounding_probe(lines * k_values);
     const uint32_t per_slice = 16 / parts, slices = (k_values + per_slice - 1) / per_slice;
-    const std::u16string options = to_utf16(
-        fmt::format("-Dasm=__asm__ -DPASSES_ONLY=1 {} -DPARTS={} -DBM=64 -DBN=128 -DCOLSROWS={}",
-                    build.defines, parts, k_values));
-    Handle program(cl.CLProgramFree, cl.CLProgramCreateEx(context.get(), source.c_str(),
-                                                          options.c_str(), nullptr, 0));
-    BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, build.defines);
-    Handle pass(cl.CLKernelFree, cl.CLKernelCreate(program.get(), u"tile_operand"));
-    const uint32_t tile_floats = padded_lines * slices * 16;
-    Handle in(cl.CLBufferFree,
-              cl.CLBufferCreate(context.get(), lines * k_values * 4, MQLCL_MEM_READ_WRITE));
-    Handle out(cl.CLBufferFree,
-               cl.CLBufferCreate(context.get(), tile_floats * 4, MQLCL_MEM_READ_WRITE));
-    const std::vector<float> nans(tile_floats, std::numeric_limits<float>::quiet_NaN());
-    BOOST_TEST_REQUIRE(cl.CLBufferWrite(in.get(), operand.data(), 0, 0, lines * k_values, 4) ==
-                       lines * k_values);
-    BOOST_TEST_REQUIRE(cl.CLBufferWrite(out.get(), nans.data(), 0, 0, tile_floats, 4) ==
-                       tile_floats);
-    const int32_t line_count = lines, tile_lines = block;
-    BOOST_TEST_REQUIRE(cl.CLSetKernelArgMem(pass.get(), 0, in.get()) != 0);
-    BOOST_TEST_REQUIRE(cl.CLSetKernelArgMem(pass.get(), 1, out.get()) != 0);
-    BOOST_TEST_REQUIRE(cl.CLSetKernelArg(pass.get(), 2, &line_count, 4) != 0);
-    BOOST_TEST_REQUIRE(cl.CLSetKernelArg(pass.get(), 3, &tile_lines, 4) != 0);
-    const uint32_t offset[1] = {0}, global[1] = {padded_lines * ((k_values + 3) / 4)};
-    BOOST_TEST_REQUIRE(cl.CLExecute(pass.get(), 1, offset, global, nullptr) != 0);
-    std::vector<float> tiles(tile_floats);
-    BOOST_TEST_REQUIRE(cl.CLBufferRead(out.get(), tiles.data(), 0, 0, tile_floats, 4) ==
-                       tile_floats);
+    PassCall call;
+    call.options =
+        fmt::format("{} -DPARTS={} -DBM=64 -DBN=128 -DCOLSROWS={}", build.defines, parts, k_values);
+    call.kernel = u"tile_operand";
+    call.lines = lines;
+    call.block = block;
+    call.tile_floats = padded_lines * slices * 16;
+    call.global = {padded_lines * ((k_values + 3) / 4)};
+    const std::vector<float> tiles = run_pass(call, operand);
     uint32_t mismatches = 0;
     for (uint32_t line = 0; line < padded_lines; ++line)
       for (uint32_t s = 0; s < slices; ++s)
         for (uint32_t kk = 0; kk < per_slice; ++kk) {
           const uint32_t k = s * per_slice + kk, r = line % block;
           const float x = line < lines && k < k_values ? operand[line * k_values + k] : 0.0f;
-          const float head = tf32(x), tail = tf32(x - head);
-          const size_t row = (size_t{line / block} * slices + s) * block * 16 + r * 16;
-          auto at = [&](uint32_t column) {
-            return row + (((column / 4) ^ (r / 2 % 4)) * 4) + column % 4;
-          };
-          mismatches += std::memcmp(&tiles[at(kk)], &head, 4) != 0;
+          const float head = tf32_rounded(x), tail = tf32_rounded(x - head);
+          const size_t row = (size_t{line / block} * slices + s) * block * 16;
+          mismatches += std::memcmp(&tiles[row + swizzled_at(r, kk, 16)], &head, 4) != 0;
           if (parts == 2)
-            mismatches += std::memcmp(&tiles[at(8 + kk)], &tail, 4) != 0;
+            mismatches += std::memcmp(&tiles[row + swizzled_at(r, 8 + kk, 16)], &tail, 4) != 0;
         }
     BOOST_TEST(mismatches == 0u, build.defines);
   }
@@ -468,19 +510,7 @@ BOOST_AUTO_TEST_CASE(the_tiled_pass_writes_every_float_of_its_tiles) {
 // an offset, ld and stride that are multiples of 4 (16-byte loads) and that are not, and with K
 // down the stored rows (read in place: the pass is also the transposing copy).
 BOOST_AUTO_TEST_CASE(the_lines_pass_writes_the_tiles_a_map_would) {
-  const BridgeApi &cl = bridge().api();
-  Handle context(cl.CLContextFree, cl.CLContextCreate(harness_test::device_under_test()));
-  BOOST_TEST_REQUIRE(context.get() != MQLCL_INVALID_HANDLE);
-  const std::u16string source = to_utf16(
-      read_kernel_source(std::filesystem::path(MQLCL_TEST_KERNELS) / "matr_mul_wgmma_tf32.cl"));
   const uint32_t lines = 70, block = 64, padded_lines = 128, k_values = 41, batch = 2;
-  auto tf32 = [](float x) {
-    uint32_t bits;
-    std::memcpy(&bits, &x, 4);
-    bits = (bits + 0x1000u) & 0xffffe000u;
-    std::memcpy(&x, &bits, 4);
-    return x;
-  };
   struct Build {
     int mode;
     uint32_t bk;
@@ -492,58 +522,32 @@ BOOST_AUTO_TEST_CASE(the_lines_pass_writes_the_tiles_a_map_would) {
                              Build{1, 32, 1, 73, 73 * 41, 1}, Build{3, 16, 0, 72, 72 * 44, 1}}) {
     const std::string what = fmt::format("MODE {} BK {} offset {} ld {} k_down {}", build.mode,
                                          build.bk, build.offset, build.ld, build.k_down);
-    const uint32_t fills = (k_values + build.bk - 1) / build.bk;
-    const size_t stored =
-        build.offset + build.stride * (batch - 1) + (build.k_down ? k_values : lines) * build.ld;
-    std::vector<float> operand(stored);
-    for (size_t i = 0; i < operand.size(); ++i) // low mantissa bits set, so rounding shows
-      operand[i] = (i % 2 ? -1.0f : 1.0f) * (1.0f + static_cast<float>(i) * 7.3e-4f + 3.1e-7f);
-    const std::u16string options = to_utf16(
-        fmt::format("-Dasm=__asm__ -DPASSES_ONLY=1 -DGEMM=1 -DTMA=0 -DMODE={} -DPARTS={} -DBK={} "
-                    "-DBM=64 -DBN=128 -DCOLSROWS={}",
-                    build.mode, build.mode == 3 ? 2 : 0, build.bk, k_values));
-    Handle program(cl.CLProgramFree, cl.CLProgramCreateEx(context.get(), source.c_str(),
-                                                          options.c_str(), nullptr, 0));
-    BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, what);
-    Handle pass(cl.CLKernelFree, cl.CLKernelCreate(program.get(), u"tile_lines"));
-    const uint32_t product_floats = padded_lines * fills * build.bk;
-    const uint32_t tile_floats = product_floats * batch;
-    Handle in(cl.CLBufferFree,
-              cl.CLBufferCreate(context.get(), uint32_t(stored * 4), MQLCL_MEM_READ_WRITE));
-    Handle out(cl.CLBufferFree,
-               cl.CLBufferCreate(context.get(), tile_floats * 4, MQLCL_MEM_READ_WRITE));
-    const std::vector<float> nans(tile_floats, std::numeric_limits<float>::quiet_NaN());
-    BOOST_TEST_REQUIRE(cl.CLBufferWrite(in.get(), operand.data(), 0, 0, uint32_t(stored), 4) ==
-                       stored);
-    BOOST_TEST_REQUIRE(cl.CLBufferWrite(out.get(), nans.data(), 0, 0, tile_floats, 4) ==
-                       tile_floats);
-    const int32_t line_count = lines, tile_lines = block;
-    BOOST_TEST_REQUIRE(cl.CLSetKernelArgMem(pass.get(), 0, in.get()) != 0);
-    BOOST_TEST_REQUIRE(cl.CLSetKernelArgMem(pass.get(), 1, out.get()) != 0);
-    BOOST_TEST_REQUIRE(cl.CLSetKernelArg(pass.get(), 2, &line_count, 4) != 0);
-    BOOST_TEST_REQUIRE(cl.CLSetKernelArg(pass.get(), 3, &tile_lines, 4) != 0);
-    const uint64_t layout[3] = {build.offset, build.stride, build.ld};
-    for (uint32_t i = 0; i < 3; ++i)
-      BOOST_TEST_REQUIRE(cl.CLSetKernelArg(pass.get(), 4 + i, &layout[i], 8) != 0);
-    BOOST_TEST_REQUIRE(cl.CLSetKernelArg(pass.get(), 7, &build.k_down, 4) != 0);
-    const uint32_t offset[2] = {0, 0}, global[2] = {product_floats / 4, batch};
-    BOOST_TEST_REQUIRE(cl.CLExecute(pass.get(), 2, offset, global, nullptr) != 0, what);
-    std::vector<float> tiles(tile_floats);
-    BOOST_TEST_REQUIRE(cl.CLBufferRead(out.get(), tiles.data(), 0, 0, tile_floats, 4) ==
-                       tile_floats);
+    const uint32_t fills = (k_values + build.bk - 1) / build.bk, bk = build.bk;
+    const std::vector<float> operand = rounding_probe(build.offset + build.stride * (batch - 1) +
+                                                      (build.k_down ? k_values : lines) * build.ld);
+    const uint32_t product_floats = padded_lines * fills * bk;
+    PassCall call;
+    call.options = fmt::format("-DGEMM=1 -DTMA=0 -DMODE={} -DPARTS={} -DBK={} -DBM=64 -DBN=128 "
+                               "-DCOLSROWS={}",
+                               build.mode, build.mode == 3 ? 2 : 0, bk, k_values);
+    call.kernel = u"tile_lines";
+    call.lines = lines;
+    call.block = block;
+    call.tile_floats = product_floats * batch;
+    call.more = {{&build.offset, 8}, {&build.stride, 8}, {&build.ld, 8}, {&build.k_down, 4}};
+    call.global = {product_floats / 4, batch};
+    const std::vector<float> tiles = run_pass(call, operand);
     uint32_t mismatches = 0;
-    const uint32_t bk = build.bk;
     for (uint32_t product = 0; product < batch; ++product)
       for (uint32_t line = 0; line < padded_lines; ++line)
         for (uint32_t k = 0; k < fills * bk; ++k) {
           const size_t element = build.offset + product * build.stride +
                                  (build.k_down ? k * build.ld + line : line * build.ld + k);
           const float x = line < lines && k < k_values ? operand[element] : 0.0f;
-          const float expected = build.mode == 1 ? tf32(x) : x;
-          const uint32_t r = line % block, kk = k % bk;
+          const float expected = build.mode == 1 ? tf32_rounded(x) : x;
           const size_t at = product * product_floats +
-                            (size_t{line / block} * fills + k / bk) * block * bk + r * bk +
-                            (((kk / 4) ^ (r / (32 / bk) % (bk / 4))) * 4) + kk % 4;
+                            (size_t{line / block} * fills + k / bk) * block * bk +
+                            swizzled_at(line % block, k % bk, bk);
           mismatches += std::memcmp(&tiles[at], &expected, 4) != 0;
         }
     BOOST_TEST(mismatches == 0u, what);
