@@ -42,20 +42,13 @@
 #ifndef INDEX64 // 1: rows, columns and k in 64 bits, for sizes whose indices pass 2^31 (the
 #define INDEX64 0 // library's GEMM sets it per call); 0 keeps the faster 32-bit arithmetic
 #endif
-#ifdef GEMM
-#define KERNEL_NAME gemm
-#define GEMM_ARGS                                                                                  \
-  , ulong offset_a, ulong offset_b, ulong offset_c, ulong stride_a, ulong stride_b,              \
-      ulong stride_c, REALTYPE alpha, REALTYPE beta
-#define RESULT(v, c) (beta != 0 ? alpha * (v) + beta * (c) : alpha * (v))
-#else
-#define KERNEL_NAME matricesMul
-#define GEMM_ARGS
-#define RESULT(v, c) (v)
-#define LDA COLSROWS
-#define LDB COLSROWS
-#define LDC COLS2
-#endif
+
+#define M_ ROWS1
+#define N_ COLS2
+#define K_ COLSROWS
+// KERNEL_NAME, GEMM_ARGS, LDA ... ALIGNED without -DGEMM, index_t, RESULT: shared with steps 13
+// and 19.
+#include "gemm/interface.cl"
 
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -67,11 +60,6 @@
 #define real4 CONCAT(REALTYPE, 4)
 #define real2 CONCAT(REALTYPE, 2)
 #define vloadVK CONCAT(vload, VK)
-#if INDEX64
-typedef long index_t;
-#else
-typedef int index_t;
-#endif
 
 inline REALTYPE horizontal_sum(realVK v) {
 #if VK == 16

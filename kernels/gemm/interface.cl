@@ -1,5 +1,5 @@
-// The interface of CLGemm's exact products, a part of step 13's and step 19's files (included
-// after M_, N_, K_, REALTYPE and INDEX64; bridge/src/gemm/gemm.cpp sets the arguments of both).
+// The interface of CLGemm's exact products, a part of steps 13, 14 and 19's files (included after
+// M_, N_, K_, REALTYPE and INDEX64; bridge/src/gemm/gemm.cpp sets the arguments of all three).
 // Built with -DGEMM, the kernel is `gemm`: after (in1, in2, out), element offsets of A, B and C,
 // the strides of a batch, alpha and beta; LDA, LDB, LDC and ALIGNED come from the host. Without
 // it, the replay's matricesMul(in1, in2, out) on packed matrices. index_t: lines, k and leading
