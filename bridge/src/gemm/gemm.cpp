@@ -157,8 +157,7 @@ void run_exact_product(const Context &context, ContextState &state, const Call &
 void run_product(Context &context, ContextState &state, const Call &call) {
   bool first = true;
   const bool wants_tensor_cores = !call.double_precision && call.precision != Precision::exact &&
-                                  offers_tensor_cores(*context.device) &&
-                                  fits_tensor_cores(call, tensor_maps_missing(state).empty());
+                                  offers_tensor_cores(*context.device);
   if (wants_tensor_cores && state.tensor_cores != ContextState::TensorCores::unavailable) {
     try {
       if (run_tensor_core_product(context, state, call, first)) {

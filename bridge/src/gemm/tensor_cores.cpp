@@ -230,6 +230,12 @@ Lines as_copied(const Lines &lines, uint64_t pitch) {
                nullptr,       0,           pitch, lines.stride == 0 ? 0 : lines.lines * pitch};
 }
 
+// Why the context's products read no tensor maps (cuda_driver.hpp's reason, or the driver's
+// refusal of a map for its device); empty where they do.
+std::string tensor_maps_missing(const ContextState &state) {
+  return state.maps_refused.empty() ? tensor_maps_unavailable() : state.maps_refused;
+}
+
 // The product through tensor maps, or, where `no_maps` says why there are none, after passes.
 void run_product_with(Context &context, ContextState &state, const Call &call,
                       const std::string &no_maps, bool &first) {
@@ -292,10 +298,6 @@ bool offers_tensor_cores(const Device &device) {
   return device.vendor_id == 0x10DE && device.compute_capability == 90;
 }
 
-std::string tensor_maps_missing(const ContextState &state) {
-  return state.maps_refused.empty() ? tensor_maps_unavailable() : state.maps_refused;
-}
-
 bool fits_tensor_cores(const Call &call, bool tensor_maps) {
   constexpr uint64_t kIndexLimit = uint64_t{1} << 31;
   // The passes' work-items: B's split pass, and without maps tile_lines over A and B (blocks of
@@ -312,7 +314,9 @@ bool fits_tensor_cores(const Call &call, bool tensor_maps) {
 }
 
 bool run_tensor_core_product(Context &context, ContextState &state, const Call &call, bool &first) {
-  std::string no_maps = tensor_maps_missing(state);
+  std::string no_maps = tensor_maps_missing(state); // read once: the switch may change meanwhile
+  if (!fits_tensor_cores(call, no_maps.empty()))
+    return false;
   if (no_maps.empty()) {
     try {
       run_product_with(context, state, call, no_maps, first);

@@ -12,22 +12,18 @@
 
 namespace mqlcl::gemm {
 
-// Why the context's products read no tensor maps (cuda_driver.hpp's reason, or the driver's
-// refusal of a map for its device); empty where they do.
-std::string tensor_maps_missing(const ContextState &state);
-
 // Whether `call` fits the tensor-core kernels, through maps or not: their index arithmetic
 // (32-bit tile and pass indices), and no copy or pass over an operand whose batch's matrices share
 // elements (operands.hpp: it would repeat them once per product; the exact product reads them in
 // place).
 bool fits_tensor_cores(const Call &call, bool tensor_maps);
 
-// Enqueues the product: TF32 for Precision::tf32, 3xTF32 otherwise, through tensor maps where
-// tensor_maps_missing is empty, else after the passes; a map the driver refuses switches the
-// context to the passes for good. Its kernels are built before anything is enqueued; a driver
-// that cannot build them throws Failure(ERR_OPENCL_PROGRAM_CREATE). Returns false, having
-// enqueued nothing the caller reads, where the call fits the maps' form, the driver refuses the
-// maps, and the call does not fit the passes' (fits_tensor_cores).
+// Enqueues the product: TF32 for Precision::tf32, 3xTF32 otherwise, through tensor maps where the
+// CUDA driver writes them, else after the passes; a map the driver refuses switches the context
+// to the passes for good. Its kernels are built before anything is enqueued; a driver that cannot
+// build them throws Failure(ERR_OPENCL_PROGRAM_CREATE). Returns false, having enqueued nothing the
+// caller reads, where the call does not fit the form it takes (fits_tensor_cores), the passes'
+// after a refused map included.
 bool run_tensor_core_product(Context &context, ContextState &state, const Call &call, bool &first);
 
 } // namespace mqlcl::gemm
