@@ -134,11 +134,11 @@ bool staging_ready(Context &context) {
   for (StagingSlot &slot : staging.slots) {
     cl_int status = CL_SUCCESS;
     slot.memory = cl.clCreateBuffer(context.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
-                                    Staging::kSlotBytes, nullptr, &status);
+                                    Staging::chunk_bytes(), nullptr, &status);
     void *host = nullptr;
     if (status == CL_SUCCESS && slot.memory != nullptr)
       host = cl.clEnqueueMapBuffer(context.queue, slot.memory, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
-                                   0, Staging::kSlotBytes, 0, nullptr, nullptr, &status);
+                                   0, Staging::chunk_bytes(), 0, nullptr, nullptr, &status);
     if (status != CL_SUCCESS || host == nullptr) {
       release_staging_slots(context.queue, staging);
       staging.slots.clear();
@@ -200,14 +200,13 @@ struct StagedTransfer {
   cl_mem memory;
   size_t offset; // in the buffer
   size_t bytes;
-  size_t chunks = (bytes + Staging::kSlotBytes - 1) / Staging::kSlotBytes;
+  size_t chunk_size = Staging::chunk_bytes();
+  size_t chunks = (bytes + chunk_size - 1) / chunk_size;
   size_t lanes = std::min(chunks, Staging::lane_count());
   std::atomic<bool> stop{false}; // a lane failed: the others end early
 
-  size_t start_of(size_t chunk) const { return chunk * Staging::kSlotBytes; }
-  size_t length_of(size_t chunk) const {
-    return std::min(Staging::kSlotBytes, bytes - start_of(chunk));
-  }
+  size_t start_of(size_t chunk) const { return chunk * chunk_size; }
+  size_t length_of(size_t chunk) const { return std::min(chunk_size, bytes - start_of(chunk)); }
   StagingSlot &slot(size_t lane, size_t index) const {
     return context.staging.slots[lane * Staging::kSlotsPerLane + index];
   }

@@ -3,10 +3,12 @@
 #include "cl_api.hpp"
 #include "device_health.hpp"
 #include "errors.hpp"
+#include "os_library.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string>
 #include <thread>
 
 namespace mqlcl {
@@ -23,8 +25,32 @@ template <class Handle, class Release> void release(Handle handle, Release ClApi
 }
 } // namespace
 
+namespace {
+// A whole number from the environment within [low, high], else `otherwise`.
+size_t setting(const char *name, size_t low, size_t high, size_t otherwise) noexcept {
+  try {
+    const std::string text = os::environment(name);
+    size_t used = 0;
+    const unsigned long long value = text.empty() ? 0 : std::stoull(text, &used);
+    if (used == text.size() && value >= low && value <= high)
+      return static_cast<size_t>(value);
+  } catch (...) {
+  }
+  return otherwise;
+}
+} // namespace
+
+size_t Staging::chunk_bytes() noexcept {
+  static const size_t bytes = setting("MQLCL_STAGING_CHUNK_KIB", 64, 65536, 2048) << 10;
+  return bytes;
+}
+
 size_t Staging::lane_count() noexcept {
-  return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, kMaxLanes);
+  static const size_t lanes = [] {
+    const size_t threads = std::max<size_t>(std::thread::hardware_concurrency(), 1);
+    return std::min(setting("MQLCL_STAGING_LANES", 1, 64, 4), threads);
+  }();
+  return lanes;
 }
 
 void release_staging_slots(cl_command_queue queue, Staging &staging) noexcept {

@@ -35,13 +35,15 @@ struct StagingSlot {
 
 struct Staging {
   enum class State { untried, ready, unavailable };
-  static constexpr size_t kSlotBytes = size_t{2} << 20; // one chunk of a transfer
   static constexpr size_t kSlotsPerLane = 2; // one is filled or drained while the other moves
-  static constexpr size_t kMaxLanes = 4;     // threads copying at once in one transfer
   // Smaller transfers go direct (under MQLCL_STAGING=auto): measured on an H100, staging gains
   // nothing at 2 MiB, little at 4 MiB and doubles the speed from 16 MiB on.
   static constexpr size_t kThresholdBytes = size_t{4} << 20;
-  // kMaxLanes, or fewer on a machine with fewer hardware threads.
+  // One chunk of a transfer, the size of a slot: MQLCL_STAGING_CHUNK_KIB, else the default;
+  // read once per process.
+  static size_t chunk_bytes() noexcept;
+  // Threads copying at once in one transfer: MQLCL_STAGING_LANES, else the default, at most the
+  // hardware threads; read once per process.
   static size_t lane_count() noexcept;
 
   std::mutex mutex; // one staged transfer per context at a time; guards everything below

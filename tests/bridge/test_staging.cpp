@@ -29,7 +29,7 @@ using mqlcl_fault::Kind;
 
 namespace {
 
-constexpr size_t kChunk = Staging::kSlotBytes;
+const size_t kChunk = Staging::chunk_bytes();
 
 using mqlcl_fault::InstallOverDriver;
 BOOST_TEST_GLOBAL_FIXTURE(InstallOverDriver);
@@ -115,7 +115,8 @@ BOOST_AUTO_TEST_CASE(transfers_of_every_shape_round_trip_byte_for_byte) {
   LeakCheck leaks;
   {
     Context context = make_context();
-    const uint32_t buffer_bytes = static_cast<uint32_t>(10 * kChunk + 65536);
+    const uint32_t buffer_bytes =
+        static_cast<uint32_t>(std::max(10 * kChunk, Staging::kThresholdBytes) + 65536);
     Buffer buffer = make_buffer(context, buffer_bytes);
     std::vector<uint8_t> device_image(buffer_bytes, 0); // what the buffer must hold
 
@@ -134,7 +135,7 @@ BOOST_AUTO_TEST_CASE(transfers_of_every_shape_round_trip_byte_for_byte) {
         {2 * kChunk, 8, 40, 2},                  // exactly two chunks
         {3 * kChunk + 4097, 1, 65535, 11},       // several chunks, neither a multiple of 4
         {9 * kChunk + 4097, 1, 8191, 13},        // enough chunks to refill every lane's slots
-        {10 * kChunk + 65536, 4, 0, 0},          // the whole buffer
+        {buffer_bytes, 4, 0, 0},                 // the whole buffer
     };
     uint32_t seed = 1;
     for (const Shape &shape : shapes) {
