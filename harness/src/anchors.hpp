@@ -106,6 +106,13 @@ private:
 // OpenBLAS cblas_sgemm on the host with `threads` threads.
 AnchorResult openblas_sgemm(const GemmProblem &problem, uint32_t repeat, int threads);
 
+// cblas_sgemm (float) or cblas_dgemm (double) on `threads` host threads: C (m x n, row-major) =
+// A (m x k, row-major) times B (k x n row-major, or stored n x k when `b_transposed`); one
+// warm-up call, then `repeat` timed ones. The product is left in c, not in the result.
+template <class T>
+AnchorResult openblas_gemm(uint32_t m, uint32_t n, uint32_t k, const T *a, const T *b,
+                           bool b_transposed, T *c, uint32_t repeat, int threads);
+
 // cuBLAS cublasSgemm on CUDA device 0: FP32 (pedantic math) or TF32 tensor-op math.
 AnchorResult cublas_sgemm(const GemmProblem &problem, uint32_t repeat, bool tf32);
 

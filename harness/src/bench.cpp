@@ -8,6 +8,7 @@
 #include "chart.hpp"
 #include "commands.hpp"
 #include "gemm_product.hpp"
+#include "host_to_host.hpp"
 #include "json.hpp"
 #include "paths.hpp"
 #include "progress.hpp"
@@ -586,6 +587,17 @@ void save_bench(const CommandLine &command, const Json &json, const TextReport &
   }
 }
 
+// The sizes of the section from host arrays to host arrays: as given, else up to 8192 on GPUs
+// and 2048 on CPUs (where OpenBLAS and the device share the cores).
+std::vector<uint32_t> host_sizes(const CommandLine &command, const DeviceInfo &device) {
+  if (!command.host_sizes.empty())
+    return command.host_sizes;
+  std::vector<uint32_t> sizes{256, 512, 1024, 2048};
+  if (device.type != "CPU")
+    sizes.insert(sizes.end(), {4096, 8192});
+  return sizes;
+}
+
 } // namespace
 
 int run_bench_command(const CommandLine &command, const std::vector<Step> &catalogue) {
@@ -601,27 +613,36 @@ int run_bench_command(const CommandLine &command, const std::vector<Step> &catal
   say("benchmark on device {}: {} ({}, driver {}), {} compute units\n", device.ordinal, device.name,
       device.platform, device.driver, device.caps.compute_units);
   Json json = bench_header(device, bridge, repeat);
-  json["steps_type"] = command.options.double_precision ? "double" : "float";
-  Limit fp32;
-  json["limits"] = measure_limits(bridge, runner, device, fp32, say);
-
   RawDevice raw(device.platform, device.name);
   ProgressLine progress(stderr, command.format == Format::json);
-  Bench bench{command,  catalogue, bridge,
-              runner,   device,    raw,
-              progress, say,       bench_steps(command, catalogue, device),
-              repeat,   fp32,      {},
-              {},       0};
-  json["sizes"] = Json::array();
-  for (uint32_t n : sizes)
-    json["sizes"].push_back(measure_size(bench, n));
-  if (bench.overhead_run && raw.ok())
-    json["bridge_overhead"] = measure_bridge_cost(bench);
+  size_t wrong_products = 0;
+  if (!command.host_only) {
+    json["steps_type"] = command.options.double_precision ? "double" : "float";
+    Limit fp32;
+    json["limits"] = measure_limits(bridge, runner, device, fp32, say);
+    Bench bench{command,  catalogue, bridge,
+                runner,   device,    raw,
+                progress, say,       bench_steps(command, catalogue, device),
+                repeat,   fp32,      {},
+                {},       0};
+    json["sizes"] = Json::array();
+    for (uint32_t n : sizes)
+      json["sizes"].push_back(measure_size(bench, n));
+    if (bench.overhead_run && raw.ok())
+      json["bridge_overhead"] = measure_bridge_cost(bench);
+    wrong_products = bench.wrong_products;
+  }
+  HostToHostRun host = measure_host_to_host(
+      bridge, device, raw,
+      HostToHostSettings{host_sizes(command, device), repeat, command.options.run_cpu}, say,
+      progress);
+  json["host_to_host"] = std::move(host.json);
+  wrong_products += host.wrong_products;
   save_bench(command, json, say);
   if (!say.shown())
     fmt::print("{}\n", json_text(json, 4));
   // Wrong products of ours fail the run, as a wrong replay does; the anchors' are reported only.
-  return bench.wrong_products > 0 ? static_cast<int>(ExitCode::wrong_results) : 0;
+  return wrong_products > 0 ? static_cast<int>(ExitCode::wrong_results) : 0;
 }
 
 } // namespace mqlcl::replay

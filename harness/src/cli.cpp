@@ -192,7 +192,8 @@ Subcommand bench_subcommand() {
       "times the steps beyond the article (or those named) and the library's CLGemm against "
       "CLBlast, cuBLAS, OpenBLAS and the device's FP32 limit in one run, every product "
       "verified against the double-precision reference; then the bridge's cost against raw "
-      "OpenCL (with matr_mul_tuned)",
+      "OpenCL (with matr_mul_tuned), and CLGemm from host arrays to host arrays against the "
+      "transfer floor and OpenBLAS on every host thread",
       {device_option(),
        {"--sizes", "N,N,...", "the squares N x N x N to time (default 1000,2000,4096)"},
        {"--repeat", "R", "kernel runs timed after a warm-up, the minimum reported (at least 5)"},
@@ -205,6 +206,12 @@ Subcommand bench_subcommand() {
        {"--format", "F", "text (default) or json: the document --output saves, on stdout"},
        {"--output", "FILE.json", "save the figures"},
        {"--chart", "FILE.svg", "draw GFLOPS per step, anchor and size, the limits as lines"},
+       {"--host-sizes", "N,N,...",
+        "the squares of the section from host arrays to host arrays: write A and B, CLGemm, "
+        "read C against the transfer floor and OpenBLAS (default 256,512,1024,2048,4096,8192 on "
+        "GPUs; 256,512,1024,2048 on CPUs)"},
+       {"--host-only", "", "that section alone"},
+       {"--no-cpu", "", "that section without OpenBLAS (and so without the crossover)"},
        path_options()[0],
        path_options()[1]},
       {"text", "json"}};
@@ -323,18 +330,18 @@ struct RawOptions {
   std::vector<std::string> positionals, overlays, params;
   std::map<std::string, std::string> values; // by option name
   bool help = false, version = false, list = false, list_devices = false, no_cpu = false,
-       double_precision = false;
+       double_precision = false, host_only = false;
   std::map<std::string, const CLI::Option *> options; // by name, to ask whether one was given
   bool given(const std::string &name) const { return options.at(name)->count() > 0; }
   const std::string &value(const std::string &name) const { return values.at(name); }
 };
 
-const std::vector<std::string> kFlags{"--help",         "--version", "--list",
-                                      "--list-devices", "--no-cpu",  "--double"};
+const std::vector<std::string> kFlags{"--help",   "--version", "--list",     "--list-devices",
+                                      "--no-cpu", "--double",  "--host-only"};
 const std::vector<std::string> kValues{
-    "--device", "--size",  "--rows1",  "--colsrows", "--cols2",        "--local",
-    "--repeat", "--seed",  "--format", "--chart",    "--kernels",      "--library",
-    "--output", "--sizes", "--gemm",   "--vendor",   "--architecture", "--trials"};
+    "--device", "--size",   "--rows1",        "--colsrows", "--cols2",     "--local",  "--repeat",
+    "--seed",   "--format", "--chart",        "--kernels",  "--library",   "--output", "--sizes",
+    "--gemm",   "--vendor", "--architecture", "--trials",   "--host-sizes"};
 
 void add_options(CLI::App &app, RawOptions &raw) {
   app.allow_extras(); // unknown options are refused below, in mqlcl-replay's words
@@ -346,6 +353,7 @@ void add_options(CLI::App &app, RawOptions &raw) {
   raw.options["--list-devices"] = app.add_flag("--list-devices", raw.list_devices);
   raw.options["--no-cpu"] = app.add_flag("--no-cpu", raw.no_cpu);
   raw.options["--double"] = app.add_flag("--double", raw.double_precision);
+  raw.options["--host-only"] = app.add_flag("--host-only", raw.host_only);
   for (const std::string &name : kValues)
     raw.options[name] = app.add_option(name, raw.values[name])
                             ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -493,6 +501,11 @@ void convert(const RawOptions &raw, const Subcommand &subcommand, CommandLine &c
     for (const std::string &part : split(raw.value("--sizes"), ','))
       command.bench_sizes.push_back(
           static_cast<uint32_t>(parse_unsigned("--sizes", part, 1, 65536)));
+  if (raw.given("--host-sizes")) // at most 16384: n x n doubles fit a 32-bit CLBufferCreate
+    for (const std::string &part : split(raw.value("--host-sizes"), ','))
+      command.host_sizes.push_back(
+          static_cast<uint32_t>(parse_unsigned("--host-sizes", part, 1, 16384)));
+  command.host_only = raw.host_only;
   for (const auto &[name, into] : {std::pair{"--chart", &command.chart},
                                    {"--output", &command.output},
                                    {"--kernels", &command.kernels},

@@ -28,6 +28,8 @@ struct CommandLine {
   Mode mode = Mode::replay;
   std::string subcommand;            // as named on the command line; empty where replay is implied
   std::vector<uint32_t> bench_sizes; // bench --sizes
+  std::vector<uint32_t> host_sizes;  // bench --host-sizes
+  bool host_only = false;            // bench --host-only
   std::optional<std::filesystem::path> output; // bench --output FILE.json
   std::vector<std::string> steps; // catalogue names, in the order given; "all" expanded
   bool list = false;

@@ -993,14 +993,53 @@ BOOST_AUTO_TEST_CASE(the_tuner_tries_other_forms_and_layouts_on_the_fastest_only
   BOOST_TEST((base == unpaired.front())); // the fastest of the first twelve, in the other layout
 }
 
+// The section from host arrays to host arrays: each type the device has, each size, verified, its
+// calls timed one by one beside the whole, the floor from the pinned rates, the CPU's product or
+// why not.
+void check_host_to_host(const Json &host, const std::vector<uint32_t> &sizes) {
+  BOOST_TEST(host.at("pinned_host_to_device_gbps").get<double>() > 0);
+  BOOST_TEST(host.at("host_memcpy_gbps_by_threads").at("1").get<double>() > 0);
+  const Json &types = host.at("types");
+  BOOST_TEST_REQUIRE(types.size() == (device().caps.fp64 ? 2u : 1u));
+  BOOST_TEST(types[0].at("type") == "float");
+  for (const Json &type : types) {
+    BOOST_TEST(type.contains("gpu_wins_from"));
+    BOOST_TEST_REQUIRE(type.at("rows").size() == sizes.size());
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const Json &row = type.at("rows")[i];
+      BOOST_TEST_CONTEXT(type.at("type") << " at " << sizes[i]) {
+        BOOST_TEST(row.at("n") == sizes[i]);
+        BOOST_TEST_REQUIRE(row.at("available").get<bool>(), row.dump());
+        BOOST_TEST(row.at("verified").get<bool>(), row.dump());
+        const double total = row.at("end_to_end_s").at("median");
+        BOOST_TEST(total > 0);
+        BOOST_TEST(row.at("transfer_floor_s").get<double>() > 0);
+        BOOST_TEST(std::abs(row.at("ratio_to_floor").get<double>() -
+                            total / row.at("transfer_floor_s").get<double>()) < 1e-9);
+        const Json &calls = row.at("calls");
+        for (const char *call : {"write_a", "write_b", "gemm", "read_c"})
+          BOOST_TEST(calls.at(call).at("median_s").get<double>() > 0, call);
+        BOOST_TEST(calls.at("kernel_min_s").get<double>() > 0);
+        const Json &cpu = row.at("cpu");
+        BOOST_TEST((cpu.at("available").get<bool>() ? cpu.at("median_s").get<double>() > 0
+                                                    : !cpu.at("note").get<std::string>().empty()));
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(bench_measures_ours_and_the_anchors_and_saves_json) {
   std::filesystem::path output = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "bench.json";
   std::filesystem::path chart = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "bench.svg";
   std::filesystem::remove(output);
   std::filesystem::remove(chart);
-  std::vector<std::string> args{"bench",     "matr_mul_tuned",   "--sizes",   "48",
-                                "--library", MQLCL_TEST_LIBRARY, "--kernels", MQLCL_TEST_KERNELS,
-                                "--output",  output.string(),    "--chart",   chart.string()};
+  std::vector<std::string> args{"bench",        "matr_mul_tuned",
+                                "--sizes",      "48",
+                                "--library",    MQLCL_TEST_LIBRARY,
+                                "--kernels",    MQLCL_TEST_KERNELS,
+                                "--output",     output.string(),
+                                "--chart",      chart.string(),
+                                "--host-sizes", "40,56"};
   BOOST_TEST(run_replay_command(args) == 0);
   const std::string drawn = harness_test::read_file(chart);
   BOOST_TEST(drawn.find("<title>matr_mul_tuned: ") != std::string::npos); // this run's bar
@@ -1033,6 +1072,20 @@ BOOST_AUTO_TEST_CASE(bench_measures_ours_and_the_anchors_and_saves_json) {
   }
   BOOST_TEST(ours);
   BOOST_TEST(library);
+  check_host_to_host(json.at("host_to_host"), {40, 56});
+}
+
+// bench --host-only: the section from host arrays to host arrays and nothing else.
+BOOST_AUTO_TEST_CASE(bench_host_only_times_the_path_from_host_arrays_alone) {
+  std::filesystem::path output = std::filesystem::path(MQLCL_TEST_WORK_DIR) / "bench-host.json";
+  std::filesystem::remove(output);
+  BOOST_TEST(run_replay_command({"bench", "--host-only", "--host-sizes", "33", "--repeat", "5",
+                                 "--library", MQLCL_TEST_LIBRARY, "--kernels", MQLCL_TEST_KERNELS,
+                                 "--output", output.string()}) == 0);
+  const Json json = Json::parse(harness_test::read_file(output));
+  BOOST_TEST(!json.contains("sizes"));
+  BOOST_TEST(!json.contains("limits"));
+  check_host_to_host(json.at("host_to_host"), {33});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -172,7 +172,7 @@ BOOST_AUTO_TEST_CASE(the_cases_that_were_ignored) {
                                         {"gemm", "--local", "8"},
                                         {"tune", "matr_mul_tuned", "--param", "BM=64"},
                                         {"tune", "matr_mul_tuned", "--no-cpu"},
-                                        {"bench", "--no-cpu"},
+                                        {"gemm", "--host-only"},
                                         {"bench", "--size", "64"}}) {
     Outcome run = run_replay(args);
     BOOST_TEST(run.status == 2, args[0] << " " << args[1]);
@@ -274,8 +274,12 @@ BOOST_AUTO_TEST_CASE(gemm_prints_json_with_format_json) {
   BOOST_TEST_REQUIRE(run.status == 0, run.out << run.err);
   const nlohmann::json gemm = nlohmann::json::parse(run.out); // nothing but the document
   BOOST_TEST(gemm.at("cases").size() >= 4u);
-  for (const nlohmann::json &c : gemm.at("cases"))
+  for (const nlohmann::json &c : gemm.at("cases")) {
     BOOST_TEST(c.at("verified").get<bool>(), c.dump());
+    // The first call cold (an empty program cache) and warm (a new context, the cache filled).
+    BOOST_TEST(c.at("first_call_s").get<double>() > 0, c.dump());
+    BOOST_TEST(c.at("warm_first_call_s").get<double>() > 0, c.dump());
+  }
   BOOST_TEST(!has(run.err, "\r"), run.err); // no progress in a pipe
 }
 

@@ -1,6 +1,7 @@
 // The host's side of a replay: the article's random generator and CPU loops, the reference and its
 // rounding, verification.
 #include "catalogue.hpp"
+#include "host_to_host.hpp"
 #include "matrices.hpp"
 #include "reference.hpp"
 #include "units_support.hpp"
@@ -255,3 +256,19 @@ BOOST_AUTO_TEST_CASE(verification_finds_every_wrong_element_and_the_worst) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// The crossover bench reports: the smallest size from which the GPU stays ahead.
+BOOST_AUTO_TEST_CASE(the_gpu_wins_from_the_size_after_which_it_stays_ahead) {
+  using mqlcl::replay::gpu_wins_from;
+  using mqlcl::replay::SizeTimes;
+  const std::vector<SizeTimes> ahead_then_behind_then_ahead{
+      {256, 1.0, 0.5}, {512, 1.0, 2.0}, {1024, 3.0, 2.0}, {2048, 1.0, 4.0}, {4096, 2.0, 9.0}};
+  BOOST_TEST(gpu_wins_from(ahead_then_behind_then_ahead).value_or(0) == 2048u);
+  const std::vector<SizeTimes> always{{256, 0.1, 0.5}, {512, 0.2, 2.0}};
+  BOOST_TEST(gpu_wins_from(always).value_or(0) == 256u);
+  const std::vector<SizeTimes> behind_at_the_largest{{256, 0.1, 0.5}, {512, 2.0, 2.0}};
+  BOOST_TEST(!gpu_wins_from(behind_at_the_largest).has_value());
+  const std::vector<SizeTimes> without_a_cpu{{256, 0.1, 0.5}, {512, 0.2, std::nullopt}};
+  BOOST_TEST(!gpu_wins_from(without_a_cpu).has_value());
+  BOOST_TEST(!gpu_wins_from({}).has_value());
+}

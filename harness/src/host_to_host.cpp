@@ -1,0 +1,381 @@
+#include "host_to_host.hpp"
+
+#include "reference.hpp"
+#include "verify.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <thread>
+#include <type_traits>
+
+namespace mqlcl::replay {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Above this the host reference (blocked fp64 on the host's threads) takes too long: the check is
+// then against OpenBLAS's product.
+constexpr uint32_t kLargestHostReference = 4096;
+
+// One size of one element type.
+struct HostRow {
+  uint32_t n = 0;
+  bool ok = false;
+  std::string why_not;
+  Samples end_to_end; // the four calls as a program makes them
+  // The same calls timed one by one, the product waited for (CL_GEMM_EXECUTION_TIME) before the
+  // read, so that each call's time is its own.
+  Samples write_a, write_b, product, kernel, read_c;
+  double floor_a = 0, floor_b = 0, floor_c = 0; // pinned DMA of each transfer
+  AnchorResult cpu;
+  bool verified = false;
+  double max_error_ratio = 0; // max |C - ref| / max |ref|
+  std::string check;          // what C was checked against
+
+  double floor() const { return floor_a + floor_b + floor_c + (kernel.empty() ? 0 : kernel.min()); }
+};
+
+// The device buffers of one size and the calls on them, as mqlclMatMul makes them.
+template <class T> class DeviceProduct {
+public:
+  DeviceProduct(const BridgeApi &cl, int32_t context, uint32_t n)
+      : cl_(cl), context_(context), n_(n) {
+    const auto bytes = static_cast<uint32_t>(elements() * sizeof(T));
+    a_ = Handle(cl.CLBufferFree, cl.CLBufferCreate(context, bytes, MQLCL_MEM_READ_ONLY));
+    b_ = Handle(cl.CLBufferFree, cl.CLBufferCreate(context, bytes, MQLCL_MEM_READ_ONLY));
+    c_ = Handle(cl.CLBufferFree, cl.CLBufferCreate(context, bytes, MQLCL_MEM_READ_WRITE));
+  }
+  bool ok() const { return a_.get() >= 0 && b_.get() >= 0 && c_.get() >= 0; }
+
+  std::optional<double> end_to_end(const T *a, const T *b, T *c) {
+    auto start = Clock::now();
+    if (!write(a_, a) || !write(b_, b) || !gemm() || !read(c))
+      return std::nullopt;
+    return seconds_since(start);
+  }
+
+  bool call_by_call(const T *a, const T *b, T *c, HostRow &row) {
+    auto start = Clock::now();
+    if (!write(a_, a))
+      return false;
+    row.write_a.values.push_back(seconds_since(start));
+    start = Clock::now();
+    if (!write(b_, b))
+      return false;
+    row.write_b.values.push_back(seconds_since(start));
+    start = Clock::now();
+    int64_t nanoseconds =
+        gemm() ? cl_.CLGetInfoInteger(context_, MQLCL_CL_GEMM_EXECUTION_TIME) : -1;
+    if (nanoseconds <= 0)
+      return false;
+    row.product.values.push_back(seconds_since(start));
+    row.kernel.values.push_back(double(nanoseconds) * 1e-9);
+    start = Clock::now();
+    if (!read(c))
+      return false;
+    row.read_c.values.push_back(seconds_since(start));
+    return true;
+  }
+
+private:
+  size_t elements() const { return size_t{n_} * n_; }
+  bool write(const Handle &to, const T *from) {
+    return cl_.CLBufferWrite(to.get(), from, 0, 0, uint32_t(elements()), sizeof(T)) != 0;
+  }
+  bool read(T *to) {
+    return cl_.CLBufferRead(c_.get(), to, 0, 0, uint32_t(elements()), sizeof(T)) != 0;
+  }
+  bool gemm() {
+    return cl_.CLGemm(a_.get(), b_.get(), c_.get(),
+                      std::is_same_v<T, double> ? MQLCL_GEMM_DOUBLE : MQLCL_GEMM_FLOAT,
+                      MQLCL_GEMM_EXACT, 0, 0, n_, n_, n_, 1.0, 0.0, 0, 0, 0, 0, 0, 0, 1, 0, 0,
+                      0) != 0;
+  }
+
+  const BridgeApi &cl_;
+  int32_t context_;
+  uint32_t n_;
+  Handle a_, b_, c_;
+};
+
+template <class T> std::vector<T> random_values(size_t count, uint32_t seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<double> value(-1, 1);
+  std::vector<T> values(count);
+  for (T &v : values)
+    v = T(value(random));
+  return values;
+}
+
+// C against the host's fp64 reference within the type's bound, or (past kLargestHostReference)
+// against OpenBLAS's product within twice it: each is within the bound of the exact product.
+template <class T>
+void check_product(const std::vector<T> &a, const std::vector<T> &b, const std::vector<T> &c,
+                   const std::vector<T> &cpu_c, HostRow &row) {
+  const uint32_t n = row.n;
+  std::vector<double> reference;
+  double tolerance = tolerance_for<T>(n, 1, 1); // inputs lie in [-1, 1]
+  if (n <= kLargestHostReference) {
+    Inputs<T> in{Matrix<T>(n, n, n, n, Layout::row_major),
+                 Matrix<T>(n, n, n, n, Layout::row_major)};
+    in.first.data = a;
+    in.second.data = b;
+    reference = reference_product(in).product;
+    row.check = "the host's fp64 product, within the type's bound";
+  } else if (row.cpu.available) {
+    reference.assign(cpu_c.begin(), cpu_c.end());
+    tolerance *= 2;
+    row.check = "OpenBLAS's product, within twice the type's bound";
+  } else {
+    row.check = "nothing: no host reference at this size without OpenBLAS";
+    return;
+  }
+  double worst = 0, largest = 0;
+  bool finite = true;
+  for (size_t i = 0; i < c.size(); ++i) {
+    finite = finite && std::isfinite(double(c[i]));
+    worst = std::max(worst, std::fabs(double(c[i]) - reference[i]));
+    largest = std::max(largest, std::fabs(reference[i]));
+  }
+  row.verified = finite && worst <= tolerance;
+  row.max_error_ratio = largest > 0 ? worst / largest : worst;
+}
+
+// What every size of one run works with.
+struct Section {
+  const Bridge &bridge;
+  const DeviceInfo &device;
+  const HostToHostSettings &settings;
+  double host_to_device = 0, device_to_host = 0; // pinned DMA, bytes per second
+  int cpu_threads = 1;
+  const TextReport &say;
+  ProgressLine &progress;
+};
+
+// One size: the warm-up (the product's build and the staging set up), then end-to-end and
+// call-by-call passes alternating, so that both see the same state of the machine; then OpenBLAS.
+template <class T> HostRow measure_size(const Section &section, int32_t context, uint32_t n) {
+  const BridgeApi &cl = section.bridge.api();
+  HostRow row;
+  row.n = n;
+  const size_t elements = size_t{n} * n;
+  const std::vector<T> a = random_values<T>(elements, 1), b = random_values<T>(elements, 2);
+  std::vector<T> c(elements), cpu_c(elements);
+  DeviceProduct<T> device(cl, context, n);
+  bool ok = device.ok() && device.end_to_end(a.data(), b.data(), c.data());
+  for (uint32_t r = 0; ok && r < section.settings.repeat; ++r) {
+    std::optional<double> seconds = device.end_to_end(a.data(), b.data(), c.data());
+    ok = seconds && device.call_by_call(a.data(), b.data(), c.data(), row);
+    if (ok)
+      row.end_to_end.values.push_back(*seconds);
+  }
+  if (!ok) {
+    row.why_not = section.bridge.last_error_text();
+    return row;
+  }
+  row.ok = true;
+  const double bytes = double(elements) * sizeof(T);
+  row.floor_a = row.floor_b = bytes / section.host_to_device;
+  row.floor_c = bytes / section.device_to_host;
+  if (section.settings.with_cpu)
+    row.cpu = openblas_gemm(n, n, n, a.data(), b.data(), false, cpu_c.data(),
+                            section.settings.repeat, section.cpu_threads);
+  else
+    row.cpu.note = "not run (--no-cpu)";
+  check_product(a, b, c, cpu_c, row);
+  return row;
+}
+
+double median_ms(const Samples &s) {
+  return s.empty() ? 0 : s.median() * 1e3;
+}
+
+void print_header(const TextReport &say, const char *type) {
+  say("\n  {:<6} {:>6} {:>9} {:>9} {:>7}   {:>7} {:>7} {:>7} {:>7} {:>7}   {:>10} {:>8}  {}\n",
+      type, "n", "total ms", "floor ms", "x floor", "write A", "write B", "product", "kernel",
+      "read C", "CPU ms", "GPU gain", "verified");
+}
+
+void print_row(const TextReport &say, const HostRow &row) {
+  if (!row.ok) {
+    say("  {:<6} {:>6} unavailable: {}\n", "", row.n, row.why_not);
+    return;
+  }
+  const double total = row.end_to_end.median();
+  std::string cpu = "-", gain = "-";
+  if (row.cpu.available) {
+    cpu = fmt::format("{:.3f}", row.cpu.seconds.median() * 1e3);
+    gain = fmt::format("{:.2f}x", row.cpu.seconds.median() / total);
+  }
+  say("  {:<6} {:>6} {:>9.3f} {:>9.3f} {:>6.2f}x   {:>7.3f} {:>7.3f} {:>7.3f} {:>7.3f} {:>7.3f}   "
+      "{:>10} {:>8}  {}\n",
+      "", row.n, total * 1e3, row.floor() * 1e3, total / row.floor(), median_ms(row.write_a),
+      median_ms(row.write_b), median_ms(row.product), row.kernel.min() * 1e3, median_ms(row.read_c),
+      cpu, gain, row.verified ? "yes" : (row.check.rfind("nothing", 0) == 0 ? "-" : "NO"));
+}
+
+Json phase_json(const Samples &s, double floor) {
+  Json json = {{"median_s", s.empty() ? 0 : s.median()}};
+  if (floor > 0)
+    json["floor_s"] = floor;
+  return json;
+}
+
+Json row_json(const HostRow &row) {
+  Json json = {
+      {"n", row.n}, {"available", row.ok}, {"verified", row.verified}, {"check", row.check}};
+  if (!row.ok) {
+    json["note"] = row.why_not;
+    return json;
+  }
+  json["end_to_end_s"] = {{"min", row.end_to_end.min()}, {"median", row.end_to_end.median()}};
+  json["transfer_floor_s"] = row.floor();
+  json["ratio_to_floor"] = row.end_to_end.median() / row.floor();
+  json["max_error_over_max_ref"] = row.max_error_ratio;
+  json["calls"] = {{"write_a", phase_json(row.write_a, row.floor_a)},
+                   {"write_b", phase_json(row.write_b, row.floor_b)},
+                   {"gemm", phase_json(row.product, 0)},
+                   {"kernel_min_s", row.kernel.min()},
+                   {"read_c", phase_json(row.read_c, row.floor_c)}};
+  json["cpu"] = {{"name", row.cpu.name}, {"available", row.cpu.available}, {"note", row.cpu.note}};
+  if (row.cpu.available) {
+    json["cpu"]["median_s"] = row.cpu.seconds.median();
+    json["gpu_gain"] = row.cpu.seconds.median() / row.end_to_end.median();
+  }
+  return json;
+}
+
+// Every size of one element type on one context; its rows printed and returned as JSON.
+template <class T> Json measure_type(const Section &section, size_t &wrong) {
+  const char *type = std::is_same_v<T, double> ? "double" : "float";
+  const BridgeApi &cl = section.bridge.api();
+  const TextReport &say = section.say;
+  Handle context(cl.CLContextFree, cl.CLContextCreate(section.device.ordinal));
+  std::vector<HostRow> rows;
+  for (uint32_t n : section.settings.sizes) {
+    section.progress.show(fmt::format("from host to host: {} at {}", type, n));
+    if (context.get() < 0) {
+      rows.emplace_back();
+      rows.back().n = n;
+      rows.back().why_not = section.bridge.last_error_text();
+    } else {
+      rows.push_back(measure_size<T>(section, context.get(), n));
+    }
+    section.progress.clear();
+    if (rows.size() == 1)
+      print_header(say, type);
+    print_row(say, rows.back());
+    wrong += rows.back().ok && !rows.back().verified && rows.back().check.rfind("nothing", 0) != 0;
+  }
+  Json json = {{"type", type}, {"rows", Json::array()}};
+  for (const HostRow &row : rows)
+    json["rows"].push_back(row_json(row));
+  std::vector<SizeTimes> times;
+  for (const HostRow &row : rows)
+    times.push_back(
+        {row.n, row.ok ? row.end_to_end.median() : 0,
+         row.ok && row.cpu.available ? std::optional(row.cpu.seconds.median()) : std::nullopt});
+  std::optional<uint32_t> from = gpu_wins_from(times);
+  json["gpu_wins_from"] = from ? Json(*from) : Json();
+  say("  {:<6} the GPU path wins from: {}\n", "",
+      from                                          ? fmt::format("n = {}", *from)
+      : rows.empty() || !rows.front().cpu.available ? std::string("- (no CPU product)")
+                                                    : std::string("no size measured"));
+  if (!rows.empty())
+    say("  {:<6} CPU: {}{}\n", "",
+        rows.front().cpu.name.empty() ? "" : rows.front().cpu.name + ": ", rows.front().cpu.note);
+  return json;
+}
+
+// Host memcpy between touched arrays on `threads` threads, bytes per second (best of three).
+double memcpy_rate(size_t bytes, unsigned threads) {
+  std::vector<char> from(bytes, 1), to(bytes, 0);
+  double best = 0;
+  for (int r = 0; r < 3; ++r) {
+    auto start = Clock::now();
+    std::vector<std::thread> pool;
+    const size_t share = bytes / threads;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back(
+          [&, t] { std::memcpy(to.data() + t * share, from.data() + t * share, share); });
+    for (std::thread &thread : pool)
+      thread.join();
+    best = std::max(best, double(share) * threads / seconds_since(start));
+  }
+  return best;
+}
+
+} // namespace
+
+std::optional<uint32_t> gpu_wins_from(const std::vector<SizeTimes> &sizes) {
+  std::optional<uint32_t> from;
+  for (const SizeTimes &size : sizes) {
+    if (!size.cpu_seconds || size.gpu_seconds <= 0)
+      return std::nullopt;
+    if (size.gpu_seconds >= *size.cpu_seconds)
+      from.reset();
+    else if (!from)
+      from = size.n;
+  }
+  return from;
+}
+
+HostToHostRun measure_host_to_host(const Bridge &bridge, const DeviceInfo &device, RawDevice &raw,
+                                   const HostToHostSettings &settings, const TextReport &say,
+                                   ProgressLine &progress) {
+  HostToHostRun run;
+  progress.show("from host to host: the pinned rates and the host's memcpy");
+  const uint32_t largest = *std::max_element(settings.sizes.begin(), settings.sizes.end());
+  RawDevice::Bandwidth pinned = raw.pinned_bandwidth(size_t{largest} * largest * 4);
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  const Section section{bridge,
+                        device,
+                        settings,
+                        pinned.host_to_device,
+                        pinned.device_to_host,
+                        static_cast<int>(hardware),
+                        say,
+                        progress};
+  Json copies = Json::object();
+  std::string copy_text;
+  for (unsigned threads : {1u, 4u, 8u, 16u})
+    if (threads <= hardware) {
+      double rate = memcpy_rate(size_t{256} << 20, threads);
+      copies[std::to_string(threads)] = rate / 1e9;
+      copy_text += fmt::format("{}{:.1f} GB/s on {} thread{}", copy_text.empty() ? "" : ", ",
+                               rate / 1e9, threads, threads == 1 ? "" : "s");
+    }
+  progress.clear();
+  say("\nfrom host arrays to host arrays (mqlclMatMul's calls: CLBufferWrite A and B, CLGemm "
+      "EXACT, CLBufferRead C; ms, medians of {})\n",
+      settings.repeat);
+  run.json = {{"repeat", settings.repeat},
+              {"pinned_host_to_device_gbps", section.host_to_device / 1e9},
+              {"pinned_device_to_host_gbps", section.device_to_host / 1e9},
+              {"host_memcpy_gbps_by_threads", copies},
+              {"types", Json::array()}};
+  if (section.host_to_device <= 0 || section.device_to_host <= 0) {
+    say("  unavailable: the pinned rates could not be measured ({})\n", raw.why_not());
+    return run;
+  }
+  say("  floor: A and B in at the pinned {:.1f} GB/s, C out at {:.1f} GB/s, plus the kernel; "
+      "host memcpy {}\n",
+      section.host_to_device / 1e9, section.device_to_host / 1e9, copy_text);
+  run.json["types"].push_back(measure_type<float>(section, run.wrong_products));
+  if (device.caps.fp64)
+    run.json["types"].push_back(measure_type<double>(section, run.wrong_products));
+  return run;
+}
+
+} // namespace mqlcl::replay

@@ -1,0 +1,47 @@
+// `mqlcl-replay bench`'s section from host arrays to host arrays: the calls an MQL5 program makes
+// for c = a.MatMul(b) through the DLL (mqlclMatMul: CLBufferWrite A and B, CLGemm, CLBufferRead
+// C), timed whole and call by call against the device's transfer floor, next to OpenBLAS (what
+// MQL5's own matrix.MatMul runs) on every host thread; and the size from which the GPU wins.
+#pragma once
+
+#include "anchors.hpp"
+#include "bridge.hpp"
+#include "json.hpp"
+#include "progress.hpp"
+#include "report.hpp"
+#include "runner.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace mqlcl::replay {
+
+struct HostToHostRun {
+  Json json;
+  size_t wrong_products = 0; // of CLGemm: the bench's exit status is 1 when any is wrong
+};
+
+// One size's end-to-end time through the GPU and the CPU's (nothing where the CPU did not run).
+struct SizeTimes {
+  uint32_t n = 0;
+  double gpu_seconds = 0;
+  std::optional<double> cpu_seconds;
+};
+
+// The smallest n of `sizes` (ascending) from which the GPU is faster than the CPU at it and at
+// every larger n; nothing when it is not faster at the largest, or the CPU did not run somewhere.
+std::optional<uint32_t> gpu_wins_from(const std::vector<SizeTimes> &sizes);
+
+struct HostToHostSettings {
+  std::vector<uint32_t> sizes; // n x n x n, NN
+  uint32_t repeat = 5;         // timed passes after a warm-up
+  bool with_cpu = true;        // OpenBLAS beside the GPU
+};
+
+// Float, then double (where the device has fp64); printed with `say`.
+HostToHostRun measure_host_to_host(const Bridge &bridge, const DeviceInfo &device, RawDevice &raw,
+                                   const HostToHostSettings &settings, const TextReport &say,
+                                   ProgressLine &progress);
+
+} // namespace mqlcl::replay
