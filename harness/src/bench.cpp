@@ -592,7 +592,7 @@ void save_bench(const CommandLine &command, const Json &json, const TextReport &
 std::vector<uint32_t> host_sizes(const CommandLine &command, const DeviceInfo &device) {
   if (!command.host_sizes.empty())
     return command.host_sizes;
-  std::vector<uint32_t> sizes{256, 512, 1024, 2048};
+  std::vector<uint32_t> sizes{64, 128, 256, 512, 1024, 2048};
   if (device.type != "CPU")
     sizes.insert(sizes.end(), {4096, 8192});
   return sizes;

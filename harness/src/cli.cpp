@@ -208,8 +208,8 @@ Subcommand bench_subcommand() {
        {"--chart", "FILE.svg", "draw GFLOPS per step, anchor and size, the limits as lines"},
        {"--host-sizes", "N,N,...",
         "the squares of the section from host arrays to host arrays: write A and B, CLGemm, "
-        "read C against the transfer floor and OpenBLAS (default 256,512,1024,2048,4096,8192 on "
-        "GPUs; 256,512,1024,2048 on CPUs)"},
+        "read C against the transfer floor and OpenBLAS (default 64,128,...,2048 on CPUs, "
+        "to 8192 on GPUs)"},
        {"--host-only", "", "that section alone"},
        {"--no-cpu", "", "that section without OpenBLAS (and so without the crossover)"},
        path_options()[0],
@@ -599,6 +599,10 @@ void refuse_unknown_params(const CommandLine &command, const std::vector<Step> &
 void check_combinations(const CommandLine &command, const std::vector<Step> &catalogue) {
   if (!command.overlays.empty() && !command.chart)
     bad_input("--overlay adds saved results to a chart: give --chart FILE.svg too");
+  if (command.host_only &&
+      (command.chart || !command.steps.empty() || !command.bench_sizes.empty()))
+    bad_input("bench --host-only times the path from host arrays alone: --chart, --sizes and "
+              "steps belong to the rest of bench");
   bool command_given = command.help || command.version || command.list || command.list_devices ||
                        (command.chart && !command.overlays.empty());
   if (command.mode == Mode::tune) {

@@ -288,10 +288,13 @@ template <class T> Json measure_type(const Section &section, size_t &wrong) {
          row.ok && row.cpu.available ? std::optional(row.cpu.seconds.median()) : std::nullopt});
   std::optional<uint32_t> from = gpu_wins_from(times);
   json["gpu_wins_from"] = from ? Json(*from) : Json();
-  say("  {:<6} the GPU path wins from: {}\n", "",
-      from                                          ? fmt::format("n = {}", *from)
-      : rows.empty() || !rows.front().cpu.available ? std::string("- (no CPU product)")
-                                                    : std::string("no size measured"));
+  std::string wins = "none of the sizes measured";
+  if (from)
+    wins =
+        fmt::format("n = {}{}", *from, *from == rows.front().n ? " (the smallest measured)" : "");
+  else if (rows.empty() || !rows.front().cpu.available)
+    wins = "- (no CPU product)";
+  say("  {:<6} the GPU path wins from: {}\n", "", wins);
   if (!rows.empty())
     say("  {:<6} CPU: {}{}\n", "",
         rows.front().cpu.name.empty() ? "" : rows.front().cpu.name + ": ", rows.front().cpu.note);
@@ -337,7 +340,9 @@ HostToHostRun measure_host_to_host(const Bridge &bridge, const DeviceInfo &devic
   HostToHostRun run;
   progress.show("from host to host: the pinned rates and the host's memcpy");
   const uint32_t largest = *std::max_element(settings.sizes.begin(), settings.sizes.end());
-  RawDevice::Bandwidth pinned = raw.pinned_bandwidth(size_t{largest} * largest * 4);
+  // The rates of large transfers (at least 64 MiB): small ones measure latency, not rate.
+  RawDevice::Bandwidth pinned =
+      raw.pinned_bandwidth(std::max(size_t{largest} * largest * 4, size_t{64} << 20));
   const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
   const Section section{bridge,
                         device,

@@ -1101,9 +1101,20 @@ BOOST_AUTO_TEST_CASE(tune_and_bench_command_lines) {
                                          {"matr_mul_tuned", "--param", "bm=4"},
                                          {"matr_mul_tuned", "--param", "BM"},
                                          {"matr_mul_tuned", "--sizes", "64"},
-                                         {"bench", "--sizes", "64,x"}}) {
+                                         {"bench", "--sizes", "64,x"},
+                                         {"bench", "--host-sizes", "0"},
+                                         {"bench", "--host-sizes", "16385"},
+                                         {"bench", "--host-only", "--chart", "x.svg"},
+                                         {"bench", "--host-only", "--sizes", "64"},
+                                         {"bench", "matr_mul_tuned", "--host-only"}}) {
     BOOST_CHECK_THROW(parse_command_line(wrong, steps), Error);
   }
+  CommandLine host =
+      parse_command_line({"bench", "--host-only", "--host-sizes", "64,16384", "--no-cpu"}, steps);
+  BOOST_TEST(host.host_only);
+  BOOST_TEST(host.host_sizes == std::vector<uint32_t>({64, 16384}),
+             boost::test_tools::per_element());
+  BOOST_TEST(!host.options.run_cpu);
   CommandLine bench = parse_command_line({"bench", "--sizes", "64,128", "--param", "BM=64"}, steps);
   BOOST_TEST((bench.mode == Mode::bench));
   BOOST_TEST(bench.bench_sizes == std::vector<uint32_t>({64, 128}),
