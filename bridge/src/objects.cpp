@@ -23,9 +23,7 @@ template <class Handle, class Release> void release(Handle handle, Release ClApi
   } catch (...) {
   }
 }
-} // namespace
 
-namespace {
 // A whole number from the environment within [low, high], else `otherwise`.
 size_t setting(const char *name, size_t low, size_t high, size_t otherwise) noexcept {
   try {
@@ -40,9 +38,9 @@ size_t setting(const char *name, size_t low, size_t high, size_t otherwise) noex
 }
 } // namespace
 
-// The defaults: on an H200's host (16 threads) 2 MiB chunks on up to 8 lanes brought 256 MiB
-// transfers to 1.15-1.2x the pinned DMA time, from 1.4-1.7x on 4 lanes; smaller chunks were slower
-// (docs/performance.md, "From host arrays to host arrays").
+// The defaults: on an H200's host (16 threads) 2 MiB chunks on up to 8 lanes took mqlclMatMul's
+// calls at 8192 from 1.57-1.66x the transfer floor on 4 lanes to 1.18-1.21x; smaller chunks were
+// slower (docs/performance.md, "From host arrays to host arrays").
 size_t Staging::chunk_bytes() noexcept {
   static const size_t bytes = setting("MQLCL_STAGING_CHUNK_KIB", 64, 65536, 2048) << 10;
   return bytes;

@@ -109,59 +109,6 @@ template <class T> std::vector<T> narrowed(const std::vector<double> &values) {
   return std::vector<T>(values.begin(), values.end());
 }
 
-// A context with the three buffers of one product, A and B written: the calls a program makes.
-template <class T> class ProductOnDevice {
-public:
-  ProductOnDevice(const BridgeApi &cl, int32_t device, const GeneralGemm &g, int32_t precision,
-                  const std::vector<T> &host_a, const std::vector<T> &host_b)
-      : cl_(cl), g_(g), precision_(precision),
-        context_(cl.CLContextFree, cl.CLContextCreate(device)) {
-    const size_t c_elements = size_t{g.m} * g.n * g.batch;
-    a_ = buffer(host_a.size());
-    b_ = buffer(host_b.size());
-    c_ = buffer(c_elements);
-    ok_ = c_.get() >= 0 && write(a_, host_a) && write(b_, host_b);
-  }
-  bool ok() const { return ok_; }
-  int32_t context() const { return context_.get(); }
-
-  bool call() const {
-    const GeneralGemm &g = g_;
-    return cl_.CLGemm(a_.get(), b_.get(), c_.get(),
-                      g.double_precision ? MQLCL_GEMM_DOUBLE : MQLCL_GEMM_FLOAT, precision_,
-                      g.transpose_a, g.transpose_b, g.m, g.n, g.k, 1.0, 0.0, 0, 0, 0, 0, 0, 0,
-                      g.batch, g.batch > 1 ? uint64_t{g.m} * g.k : 0,
-                      g.batch > 1 ? uint64_t{g.n} * g.k : 0,
-                      g.batch > 1 ? uint64_t{g.m} * g.n : 0) != 0;
-  }
-  bool read(std::vector<T> &host_c) const {
-    return cl_.CLBufferRead(c_.get(), host_c.data(), 0, 0, uint32_t(host_c.size()), sizeof(T)) != 0;
-  }
-  // The first call and the read of C, timed: its build (or its load from the program cache)
-  // included.
-  std::optional<double> first_call(std::vector<T> &host_c) const {
-    auto start = Clock::now();
-    if (!call() || !read(host_c))
-      return std::nullopt;
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  }
-
-private:
-  Handle buffer(size_t elements) const {
-    return Handle(cl_.CLBufferFree,
-                  cl_.CLBufferCreate(context_.get(), uint32_t(elements * sizeof(T)), 1));
-  }
-  bool write(const Handle &to, const std::vector<T> &from) const {
-    return cl_.CLBufferWrite(to.get(), from.data(), 0, 0, uint32_t(from.size()), sizeof(T)) != 0;
-  }
-
-  const BridgeApi &cl_;
-  GeneralGemm g_;
-  int32_t precision_;
-  Handle context_, a_, b_, c_;
-  bool ok_ = false;
-};
-
 template <class T>
 LibraryRun run_typed(const Bridge &bridge, int32_t device, const GeneralGemm &g, int32_t precision,
                      const std::vector<T> &host_a, const std::vector<T> &host_b, uint32_t repeat) {
@@ -170,8 +117,9 @@ LibraryRun run_typed(const Bridge &bridge, int32_t device, const GeneralGemm &g,
   std::vector<T> host_c(size_t{g.m} * g.n * g.batch);
   std::optional<double> first;
   {
-    const ProductOnDevice<T> product(cl, device, g, precision, host_a, host_b);
-    first = product.ok() ? product.first_call(host_c) : std::nullopt;
+    const ProductOnDevice<T> product(cl, device, g, precision);
+    first = product.write_inputs(host_a.data(), host_b.data()) ? product.first_call(host_c)
+                                                               : std::nullopt;
     bool ok = first.has_value();
     if (ok)
       run.plan = bridge.info_string(product.context(), MQLCL_CL_GEMM_PLAN, "CL_GEMM_PLAN");
@@ -183,15 +131,16 @@ LibraryRun run_typed(const Bridge &bridge, int32_t device, const GeneralGemm &g,
       if (ok)
         run.seconds.values.push_back(double(nanoseconds) * 1e-9);
     }
-    if (!ok || !product.read(host_c)) {
+    if (!ok || !product.read(host_c.data())) {
       run.why_not = bridge.last_error_text();
       return run;
     }
   }
   // A new context's first call: the program cache now holds what the first call built.
   std::vector<T> again(host_c.size());
-  const ProductOnDevice<T> warm(cl, device, g, precision, host_a, host_b);
-  std::optional<double> warm_first = warm.ok() ? warm.first_call(again) : std::nullopt;
+  const ProductOnDevice<T> warm(cl, device, g, precision);
+  std::optional<double> warm_first =
+      warm.write_inputs(host_a.data(), host_b.data()) ? warm.first_call(again) : std::nullopt;
   if (!warm_first || again != host_c) {
     run.why_not =
         warm_first ? "a new context's first call gave another C" : bridge.last_error_text();
@@ -205,6 +154,65 @@ LibraryRun run_typed(const Bridge &bridge, int32_t device, const GeneralGemm &g,
 }
 
 } // namespace
+
+template <class T>
+ProductOnDevice<T>::ProductOnDevice(const BridgeApi &cl, int32_t device, const GeneralGemm &g,
+                                    int32_t precision)
+    : cl_(cl), g_(g), precision_(precision),
+      context_(cl.CLContextFree, cl.CLContextCreate(device)) {
+  const size_t batch = g.batch;
+  auto buffer = [&](size_t elements, uint32_t flags) {
+    return Handle(cl.CLBufferFree,
+                  cl.CLBufferCreate(context_.get(), uint32_t(elements * batch * sizeof(T)), flags));
+  };
+  a_ = buffer(size_t{g.m} * g.k, MQLCL_MEM_READ_ONLY);
+  b_ = buffer(size_t{g.k} * g.n, MQLCL_MEM_READ_ONLY);
+  c_ = buffer(size_t{g.m} * g.n, MQLCL_MEM_READ_WRITE);
+}
+
+template <class T> bool ProductOnDevice<T>::ok() const {
+  return a_.get() >= 0 && b_.get() >= 0 && c_.get() >= 0;
+}
+
+template <class T> bool ProductOnDevice<T>::write_a(const T *a) const {
+  return cl_.CLBufferWrite(a_.get(), a, 0, 0, uint32_t(size_t{g_.m} * g_.k * g_.batch),
+                           sizeof(T)) != 0;
+}
+
+template <class T> bool ProductOnDevice<T>::write_b(const T *b) const {
+  return cl_.CLBufferWrite(b_.get(), b, 0, 0, uint32_t(size_t{g_.k} * g_.n * g_.batch),
+                           sizeof(T)) != 0;
+}
+
+template <class T> bool ProductOnDevice<T>::write_inputs(const T *a, const T *b) const {
+  return ok() && write_a(a) && write_b(b);
+}
+
+template <class T> bool ProductOnDevice<T>::call() const {
+  const GeneralGemm &g = g_;
+  return cl_.CLGemm(a_.get(), b_.get(), c_.get(),
+                    g.double_precision ? MQLCL_GEMM_DOUBLE : MQLCL_GEMM_FLOAT, precision_,
+                    g.transpose_a, g.transpose_b, g.m, g.n, g.k, 1.0, 0.0, 0, 0, 0, 0, 0, 0,
+                    g.batch, g.batch > 1 ? uint64_t{g.m} * g.k : 0,
+                    g.batch > 1 ? uint64_t{g.n} * g.k : 0,
+                    g.batch > 1 ? uint64_t{g.m} * g.n : 0) != 0;
+}
+
+template <class T> bool ProductOnDevice<T>::read(T *c) const {
+  return cl_.CLBufferRead(c_.get(), c, 0, 0, uint32_t(size_t{g_.m} * g_.n * g_.batch), sizeof(T)) !=
+         0;
+}
+
+template <class T>
+std::optional<double> ProductOnDevice<T>::first_call(std::vector<T> &host_c) const {
+  auto start = Clock::now();
+  if (!call() || !read(host_c.data()))
+    return std::nullopt;
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+template class ProductOnDevice<float>;
+template class ProductOnDevice<double>;
 
 GemmProduct::GemmProduct(const GeneralGemm &shape, int32_t precision)
     : shape_(shape), precision_(precision),

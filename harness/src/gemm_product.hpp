@@ -37,6 +37,30 @@ struct LibraryRun {
   std::vector<double> product;
 };
 
+// A context of its own with the three buffers of one product (A and B read-only, C read-write,
+// packed), and the calls a program makes on them; each returns false with the bridge's last
+// error set.
+template <class T> class ProductOnDevice {
+public:
+  ProductOnDevice(const BridgeApi &cl, int32_t device, const GeneralGemm &g, int32_t precision);
+  bool ok() const; // the context and the buffers were made
+  int32_t context() const { return context_.get(); }
+  bool write_a(const T *a) const;
+  bool write_b(const T *b) const;
+  bool write_inputs(const T *a, const T *b) const; // ok(), then A and B
+  bool call() const;                               // CLGemm: enqueues the product
+  bool read(T *c) const;                           // waits for it
+  // The call and the read of C into host_c, timed: on a context's first call, its build (or its
+  // load from the program cache) included.
+  std::optional<double> first_call(std::vector<T> &host_c) const;
+
+private:
+  const BridgeApi &cl_;
+  GeneralGemm g_;
+  int32_t precision_;
+  Handle context_, a_, b_, c_;
+};
+
 class GemmProduct {
 public:
   // `shape` without its data: the inputs are made here (uniform in [-1, 1), seeds 1 and 2,

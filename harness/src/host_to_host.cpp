@@ -1,5 +1,6 @@
 #include "host_to_host.hpp"
 
+#include "gemm_product.hpp"
 #include "reference.hpp"
 #include "verify.hpp"
 
@@ -46,68 +47,40 @@ struct HostRow {
   double floor() const { return floor_a + floor_b + floor_c + (kernel.empty() ? 0 : kernel.min()); }
 };
 
-// The device buffers of one size and the calls on them, as mqlclMatMul makes them.
-template <class T> class DeviceProduct {
-public:
-  DeviceProduct(const BridgeApi &cl, int32_t context, uint32_t n)
-      : cl_(cl), context_(context), n_(n) {
-    const auto bytes = static_cast<uint32_t>(elements() * sizeof(T));
-    a_ = Handle(cl.CLBufferFree, cl.CLBufferCreate(context, bytes, MQLCL_MEM_READ_ONLY));
-    b_ = Handle(cl.CLBufferFree, cl.CLBufferCreate(context, bytes, MQLCL_MEM_READ_ONLY));
-    c_ = Handle(cl.CLBufferFree, cl.CLBufferCreate(context, bytes, MQLCL_MEM_READ_WRITE));
-  }
-  bool ok() const { return a_.get() >= 0 && b_.get() >= 0 && c_.get() >= 0; }
+// The four calls as a program makes them, timed whole.
+template <class T>
+std::optional<double> end_to_end(const ProductOnDevice<T> &device, const T *a, const T *b, T *c) {
+  auto start = Clock::now();
+  if (!device.write_a(a) || !device.write_b(b) || !device.call() || !device.read(c))
+    return std::nullopt;
+  return seconds_since(start);
+}
 
-  std::optional<double> end_to_end(const T *a, const T *b, T *c) {
-    auto start = Clock::now();
-    if (!write(a_, a) || !write(b_, b) || !gemm() || !read(c))
-      return std::nullopt;
-    return seconds_since(start);
-  }
-
-  bool call_by_call(const T *a, const T *b, T *c, HostRow &row) {
-    auto start = Clock::now();
-    if (!write(a_, a))
-      return false;
-    row.write_a.values.push_back(seconds_since(start));
-    start = Clock::now();
-    if (!write(b_, b))
-      return false;
-    row.write_b.values.push_back(seconds_since(start));
-    start = Clock::now();
-    int64_t nanoseconds =
-        gemm() ? cl_.CLGetInfoInteger(context_, MQLCL_CL_GEMM_EXECUTION_TIME) : -1;
-    if (nanoseconds <= 0)
-      return false;
-    row.product.values.push_back(seconds_since(start));
-    row.kernel.values.push_back(double(nanoseconds) * 1e-9);
-    start = Clock::now();
-    if (!read(c))
-      return false;
-    row.read_c.values.push_back(seconds_since(start));
-    return true;
-  }
-
-private:
-  size_t elements() const { return size_t{n_} * n_; }
-  bool write(const Handle &to, const T *from) {
-    return cl_.CLBufferWrite(to.get(), from, 0, 0, uint32_t(elements()), sizeof(T)) != 0;
-  }
-  bool read(T *to) {
-    return cl_.CLBufferRead(c_.get(), to, 0, 0, uint32_t(elements()), sizeof(T)) != 0;
-  }
-  bool gemm() {
-    return cl_.CLGemm(a_.get(), b_.get(), c_.get(),
-                      std::is_same_v<T, double> ? MQLCL_GEMM_DOUBLE : MQLCL_GEMM_FLOAT,
-                      MQLCL_GEMM_EXACT, 0, 0, n_, n_, n_, 1.0, 0.0, 0, 0, 0, 0, 0, 0, 1, 0, 0,
-                      0) != 0;
-  }
-
-  const BridgeApi &cl_;
-  int32_t context_;
-  uint32_t n_;
-  Handle a_, b_, c_;
-};
+// The same calls timed one by one, into the row's samples.
+template <class T>
+bool call_by_call(const BridgeApi &cl, const ProductOnDevice<T> &device, const T *a, const T *b,
+                  T *c, HostRow &row) {
+  auto start = Clock::now();
+  if (!device.write_a(a))
+    return false;
+  row.write_a.values.push_back(seconds_since(start));
+  start = Clock::now();
+  if (!device.write_b(b))
+    return false;
+  row.write_b.values.push_back(seconds_since(start));
+  start = Clock::now();
+  const int64_t nanoseconds =
+      device.call() ? cl.CLGetInfoInteger(device.context(), MQLCL_CL_GEMM_EXECUTION_TIME) : -1;
+  if (nanoseconds <= 0)
+    return false;
+  row.product.values.push_back(seconds_since(start));
+  row.kernel.values.push_back(double(nanoseconds) * 1e-9);
+  start = Clock::now();
+  if (!device.read(c))
+    return false;
+  row.read_c.values.push_back(seconds_since(start));
+  return true;
+}
 
 template <class T> std::vector<T> random_values(size_t count, uint32_t seed) {
   std::mt19937 random(seed);
@@ -165,18 +138,20 @@ struct Section {
 
 // One size: the warm-up (the product's build and the staging set up), then end-to-end and
 // call-by-call passes alternating, so that both see the same state of the machine; then OpenBLAS.
-template <class T> HostRow measure_size(const Section &section, int32_t context, uint32_t n) {
+template <class T> HostRow measure_size(const Section &section, uint32_t n) {
   const BridgeApi &cl = section.bridge.api();
   HostRow row;
   row.n = n;
   const size_t elements = size_t{n} * n;
   const std::vector<T> a = random_values<T>(elements, 1), b = random_values<T>(elements, 2);
   std::vector<T> c(elements), cpu_c(elements);
-  DeviceProduct<T> device(cl, context, n);
-  bool ok = device.ok() && device.end_to_end(a.data(), b.data(), c.data());
+  const ProductOnDevice<T> device(cl, section.device.ordinal,
+                                  GeneralGemm{n, n, n, 1, false, false, std::is_same_v<T, double>},
+                                  MQLCL_GEMM_EXACT);
+  bool ok = device.ok() && end_to_end(device, a.data(), b.data(), c.data());
   for (uint32_t r = 0; ok && r < section.settings.repeat; ++r) {
-    std::optional<double> seconds = device.end_to_end(a.data(), b.data(), c.data());
-    ok = seconds && device.call_by_call(a.data(), b.data(), c.data(), row);
+    std::optional<double> seconds = end_to_end(device, a.data(), b.data(), c.data());
+    ok = seconds && call_by_call(cl, device, a.data(), b.data(), c.data(), row);
     if (ok)
       row.end_to_end.values.push_back(*seconds);
   }
@@ -256,22 +231,15 @@ Json row_json(const HostRow &row) {
   return json;
 }
 
-// Every size of one element type on one context; its rows printed and returned as JSON.
+// Every size of one element type, each on a context of its own; its rows printed and returned
+// as JSON.
 template <class T> Json measure_type(const Section &section, size_t &wrong) {
   const char *type = std::is_same_v<T, double> ? "double" : "float";
-  const BridgeApi &cl = section.bridge.api();
   const TextReport &say = section.say;
-  Handle context(cl.CLContextFree, cl.CLContextCreate(section.device.ordinal));
   std::vector<HostRow> rows;
   for (uint32_t n : section.settings.sizes) {
     section.progress.show(fmt::format("from host to host: {} at {}", type, n));
-    if (context.get() < 0) {
-      rows.emplace_back();
-      rows.back().n = n;
-      rows.back().why_not = section.bridge.last_error_text();
-    } else {
-      rows.push_back(measure_size<T>(section, context.get(), n));
-    }
+    rows.push_back(measure_size<T>(section, n));
     section.progress.clear();
     if (rows.size() == 1)
       print_header(say, type);
