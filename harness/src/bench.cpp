@@ -587,11 +587,15 @@ void save_bench(const CommandLine &command, const Json &json, const TextReport &
   }
 }
 
-// The sizes of the section from host arrays to host arrays: as given, else up to 8192 on GPUs
-// and 2048 on CPUs (where OpenBLAS and the device share the cores).
+// The sizes of the section from host arrays to host arrays: as given (ascending), else up to 8192
+// on GPUs and 2048 on CPUs (where OpenBLAS and the device share the cores).
 std::vector<uint32_t> host_sizes(const CommandLine &command, const DeviceInfo &device) {
-  if (!command.host_sizes.empty())
-    return command.host_sizes;
+  if (!command.host_sizes.empty()) { // ascending, as the crossover reads them
+    std::vector<uint32_t> sizes = command.host_sizes;
+    std::sort(sizes.begin(), sizes.end());
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    return sizes;
+  }
   std::vector<uint32_t> sizes{64, 128, 256, 512, 1024, 2048};
   if (device.type != "CPU")
     sizes.insert(sizes.end(), {4096, 8192});
