@@ -40,9 +40,7 @@ struct HostRow {
   Samples write_a, write_b, product, kernel, read_c;
   double floor_a = 0, floor_b = 0, floor_c = 0; // pinned DMA of each transfer
   AnchorResult cpu;
-  bool checked = false, verified = false;
-  double max_error_ratio = 0; // max |C - ref| / max |ref|
-  std::string check;          // what C was checked against
+  HostCheck check;
 
   double floor() const { return floor_a + floor_b + floor_c + (kernel.empty() ? 0 : kernel.min()); }
 };
@@ -91,12 +89,12 @@ template <class T> std::vector<T> random_values(size_t count, uint32_t seed) {
   return values;
 }
 
-// C against the host's fp64 reference within the type's bound, or (past kLargestHostReference)
-// against OpenBLAS's product within twice it: each is within the bound of the exact product.
+} // namespace
+
 template <class T>
-void check_product(const std::vector<T> &a, const std::vector<T> &b, const std::vector<T> &c,
-                   const std::vector<T> &cpu_c, HostRow &row) {
-  const uint32_t n = row.n;
+HostCheck check_host_product(uint32_t n, const std::vector<T> &a, const std::vector<T> &b,
+                             const std::vector<T> &c, const std::vector<T> *cpu_c) {
+  HostCheck result;
   std::vector<double> reference;
   double tolerance = tolerance_for<T>(n, 1, 1); // inputs lie in [-1, 1]
   if (n <= kLargestHostReference) {
@@ -105,16 +103,15 @@ void check_product(const std::vector<T> &a, const std::vector<T> &b, const std::
     in.first.data = a;
     in.second.data = b;
     reference = reference_product(in).product;
-    row.check = "the host's fp64 product, within the type's bound";
-  } else if (row.cpu.available) {
-    reference.assign(cpu_c.begin(), cpu_c.end());
+    result.how = "the host's fp64 product, within the type's bound";
+  } else if (cpu_c != nullptr) {
+    reference.assign(cpu_c->begin(), cpu_c->end());
     tolerance *= 2;
-    row.check = "OpenBLAS's product, within twice the type's bound";
+    result.how = "OpenBLAS's product, within twice the type's bound";
   } else {
-    row.check = "nothing: no host reference at this size without OpenBLAS";
-    return;
+    result.how = "nothing: no host reference at this size without OpenBLAS";
+    return result;
   }
-  row.checked = true;
   double worst = 0, largest = 0;
   bool finite = true;
   for (size_t i = 0; i < c.size(); ++i) {
@@ -122,9 +119,21 @@ void check_product(const std::vector<T> &a, const std::vector<T> &b, const std::
     worst = std::max(worst, std::fabs(double(c[i]) - reference[i]));
     largest = std::max(largest, std::fabs(reference[i]));
   }
-  row.verified = finite && worst <= tolerance;
-  row.max_error_ratio = largest > 0 ? worst / largest : worst;
+  result.checked = true;
+  result.verified = finite && worst <= tolerance;
+  result.error_ratio = largest > 0 ? worst / largest : worst;
+  return result;
 }
+
+template HostCheck check_host_product<float>(uint32_t, const std::vector<float> &,
+                                             const std::vector<float> &, const std::vector<float> &,
+                                             const std::vector<float> *);
+template HostCheck check_host_product<double>(uint32_t, const std::vector<double> &,
+                                              const std::vector<double> &,
+                                              const std::vector<double> &,
+                                              const std::vector<double> *);
+
+namespace {
 
 // What every size of one run works with.
 struct Section {
@@ -169,7 +178,7 @@ template <class T> HostRow measure_size(const Section &section, uint32_t n) {
                             section.settings.repeat, section.cpu_threads);
   else
     row.cpu.note = "not run (--no-cpu)";
-  check_product(a, b, c, cpu_c, row);
+  row.check = check_host_product(n, a, b, c, row.cpu.available ? &cpu_c : nullptr);
   return row;
 }
 
@@ -198,7 +207,7 @@ void print_row(const TextReport &say, const HostRow &row) {
       "{:>10} {:>8}  {}\n",
       "", row.n, total * 1e3, row.floor() * 1e3, total / row.floor(), median_ms(row.write_a),
       median_ms(row.write_b), median_ms(row.product), row.kernel.min() * 1e3, median_ms(row.read_c),
-      cpu, gain, row.verified ? "yes" : (row.checked ? "NO" : "-"));
+      cpu, gain, row.check.verified ? "yes" : (row.check.checked ? "NO" : "-"));
 }
 
 Json phase_json(const Samples &s, double floor) {
@@ -209,8 +218,10 @@ Json phase_json(const Samples &s, double floor) {
 }
 
 Json row_json(const HostRow &row) {
-  Json json = {
-      {"n", row.n}, {"available", row.ok}, {"verified", row.verified}, {"check", row.check}};
+  Json json = {{"n", row.n},
+               {"available", row.ok},
+               {"verified", row.check.verified},
+               {"check", row.check.how}};
   if (!row.ok) {
     json["note"] = row.why_not;
     return json;
@@ -218,7 +229,7 @@ Json row_json(const HostRow &row) {
   json["end_to_end_s"] = {{"min", row.end_to_end.min()}, {"median", row.end_to_end.median()}};
   json["transfer_floor_s"] = row.floor();
   json["ratio_to_floor"] = row.end_to_end.median() / row.floor();
-  json["max_error_over_max_ref"] = row.max_error_ratio;
+  json["max_error_over_max_ref"] = row.check.error_ratio;
   json["calls"] = {{"write_a", phase_json(row.write_a, row.floor_a)},
                    {"write_b", phase_json(row.write_b, row.floor_b)},
                    {"gemm", phase_json(row.product, 0)},
@@ -245,7 +256,7 @@ template <class T> Json measure_type(const Section &section, size_t &wrong) {
     if (rows.size() == 1)
       print_header(say, type);
     print_row(say, rows.back());
-    wrong += rows.back().ok && rows.back().checked && !rows.back().verified;
+    wrong += rows.back().ok && rows.back().check.checked && !rows.back().check.verified;
   }
   Json json = {{"type", type}, {"rows", Json::array()}};
   for (const HostRow &row : rows)

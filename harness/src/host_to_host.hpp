@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace mqlcl::replay {
@@ -21,6 +22,19 @@ struct HostToHostRun {
   Json json;
   size_t wrong_products = 0; // of CLGemm: the bench's exit status is 1 when any is wrong
 };
+
+// How a product of bench's host section was checked: C (n x n) against the host's fp64 product of
+// a and b (row-major, values in [-1, 1]) within the type's bound, or past 4096 (where that takes
+// too long) against OpenBLAS's product `cpu_c` within twice it (each is within the bound of the
+// exact product); nothing past 4096 without it.
+struct HostCheck {
+  bool checked = false, verified = false;
+  double error_ratio = 0; // max |C - ref| / max |ref|
+  std::string how;
+};
+template <class T>
+HostCheck check_host_product(uint32_t n, const std::vector<T> &a, const std::vector<T> &b,
+                             const std::vector<T> &c, const std::vector<T> *cpu_c);
 
 // One size's end-to-end time through the GPU and the CPU's (nothing where the CPU did not run).
 struct SizeTimes {

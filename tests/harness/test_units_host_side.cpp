@@ -272,3 +272,33 @@ BOOST_AUTO_TEST_CASE(the_gpu_wins_from_the_size_after_which_it_stays_ahead) {
   BOOST_TEST(!gpu_wins_from(without_a_cpu).has_value());
   BOOST_TEST(!gpu_wins_from({}).has_value());
 }
+
+// bench's host section fails a wrong C: one element off by more than the bound, or not finite.
+BOOST_AUTO_TEST_CASE(the_host_sections_check_finds_a_wrong_product) {
+  using mqlcl::replay::check_host_product;
+  const uint32_t n = 17;
+  std::vector<float> a(n * n), b(n * n), c(n * n, 0.0f);
+  for (uint32_t i = 0; i < n * n; ++i) {
+    a[i] = float(int(i % 7) - 3) / 4;
+    b[i] = float(int(i % 5) - 2) / 3;
+  }
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (uint32_t l = 0; l < n; ++l)
+        sum += double(a[i * n + l]) * b[l * n + j];
+      c[i * n + j] = float(sum);
+    }
+  const auto right = check_host_product<float>(n, a, b, c, nullptr);
+  BOOST_TEST(right.checked);
+  BOOST_TEST(right.verified, right.how);
+  std::vector<float> off = c;
+  off[5 * n + 11] += 1e-3f;
+  const auto wrong = check_host_product<float>(n, a, b, off, nullptr);
+  BOOST_TEST(wrong.checked);
+  BOOST_TEST(!wrong.verified);
+  BOOST_TEST(wrong.error_ratio > 1e-4);
+  std::vector<float> not_finite = c;
+  not_finite[0] = std::numeric_limits<float>::quiet_NaN();
+  BOOST_TEST(!check_host_product<float>(n, a, b, not_finite, nullptr).verified);
+}
