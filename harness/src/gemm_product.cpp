@@ -19,15 +19,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::vector<double> random_matrix(size_t count, uint32_t seed) {
-  std::mt19937 random(seed);
-  std::uniform_real_distribution<double> value(-1, 1);
-  std::vector<double> values(count);
-  for (double &v : values)
-    v = value(random);
-  return values;
-}
-
 // Rows of op(X) for the reference: `lines` x k with k contiguous.
 std::vector<double> k_contiguous(const std::vector<double> &x, uint32_t lines, uint32_t k,
                                  bool k_runs_down, size_t first) {
@@ -155,6 +146,18 @@ LibraryRun run_typed(const Bridge &bridge, int32_t device, const GeneralGemm &g,
 
 } // namespace
 
+template <class T> std::vector<T> random_values(size_t count, uint32_t seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<double> value(-1, 1);
+  std::vector<T> values(count);
+  for (T &v : values)
+    v = T(value(random));
+  return values;
+}
+
+template std::vector<float> random_values<float>(size_t, uint32_t);
+template std::vector<double> random_values<double>(size_t, uint32_t);
+
 template <class T>
 ProductOnDevice<T>::ProductOnDevice(const BridgeApi &cl, int32_t device, const GeneralGemm &g,
                                     int32_t precision)
@@ -216,8 +219,8 @@ template class ProductOnDevice<double>;
 
 GemmProduct::GemmProduct(const GeneralGemm &shape, int32_t precision)
     : shape_(shape), precision_(precision),
-      a_(random_matrix(size_t{shape.m} * shape.k * shape.batch, 1)),
-      b_(random_matrix(size_t{shape.k} * shape.n * shape.batch, 2)) {
+      a_(random_values<double>(size_t{shape.m} * shape.k * shape.batch, 1)),
+      b_(random_values<double>(size_t{shape.k} * shape.n * shape.batch, 2)) {
   if (!shape.double_precision) { // the inputs as the float product sees them
     for (double &v : a_)
       v = float(v);

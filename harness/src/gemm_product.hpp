@@ -37,6 +37,10 @@ struct LibraryRun {
   std::vector<double> product;
 };
 
+// `count` values uniform in [-1, 1), drawn as doubles from mt19937(seed) and rounded to T: a
+// product's inputs (seeds 1 and 2), the same for gemm and bench's host section.
+template <class T> std::vector<T> random_values(size_t count, uint32_t seed);
+
 // A context of its own with the three buffers of one product (A and B read-only, C read-write,
 // packed), and the calls a program makes on them; each returns false with the bridge's last
 // error set.

@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
-#include <random>
 #include <thread>
 #include <type_traits>
 
@@ -80,48 +79,39 @@ bool call_by_call(const BridgeApi &cl, const ProductOnDevice<T> &device, const T
   return true;
 }
 
-template <class T> std::vector<T> random_values(size_t count, uint32_t seed) {
-  std::mt19937 random(seed);
-  std::uniform_real_distribution<double> value(-1, 1);
-  std::vector<T> values(count);
-  for (T &v : values)
-    v = T(value(random));
-  return values;
-}
-
 } // namespace
 
 template <class T>
 HostCheck check_host_product(uint32_t n, const std::vector<T> &a, const std::vector<T> &b,
                              const std::vector<T> &c, const std::vector<T> *cpu_c) {
   HostCheck result;
-  std::vector<double> reference;
+  Reference reference;
   double tolerance = tolerance_for<T>(n, 1, 1); // inputs lie in [-1, 1]
   if (n <= kLargestHostReference) {
     Inputs<T> in{Matrix<T>(n, n, n, n, Layout::row_major),
                  Matrix<T>(n, n, n, n, Layout::row_major)};
     in.first.data = a;
     in.second.data = b;
-    reference = reference_product(in).product;
+    reference = reference_product(in);
     result.how = "the host's fp64 product, within the type's bound";
   } else if (cpu_c != nullptr) {
-    reference.assign(cpu_c->begin(), cpu_c->end());
+    reference.rows = reference.cols = n;
+    reference.product.assign(cpu_c->begin(), cpu_c->end());
+    for (double v : reference.product)
+      reference.max_abs_product = std::max(reference.max_abs_product, std::fabs(v));
     tolerance *= 2;
     result.how = "OpenBLAS's product, within twice the type's bound";
   } else {
     result.how = "nothing: no host reference at this size without OpenBLAS";
     return result;
   }
-  double worst = 0, largest = 0;
-  bool finite = true;
-  for (size_t i = 0; i < c.size(); ++i) {
-    finite = finite && std::isfinite(double(c[i]));
-    worst = std::max(worst, std::fabs(double(c[i]) - reference[i]));
-    largest = std::max(largest, std::fabs(reference[i]));
-  }
+  Matrix<T> got(n, n, n, n, Layout::row_major);
+  got.data = c;
+  const Verification v = verify(got, reference, tolerance);
   result.checked = true;
-  result.verified = finite && worst <= tolerance;
-  result.error_ratio = largest > 0 ? worst / largest : worst;
+  result.verified = v.passed();
+  result.error_ratio =
+      reference.max_abs_product > 0 ? v.max_error / reference.max_abs_product : v.max_error;
   return result;
 }
 

@@ -302,3 +302,21 @@ BOOST_AUTO_TEST_CASE(the_host_sections_check_finds_a_wrong_product) {
   not_finite[0] = std::numeric_limits<float>::quiet_NaN();
   BOOST_TEST(!check_host_product<float>(n, a, b, not_finite, nullptr).verified);
 }
+
+// Past 4096 the host reference takes too long: C is checked against OpenBLAS's product within
+// twice the bound, and without one it is not checked (nor counted as wrong).
+BOOST_AUTO_TEST_CASE(past_4096_the_host_sections_check_takes_openblass_product) {
+  using mqlcl::replay::check_host_product;
+  const uint32_t n = 4097;
+  const std::vector<float> a(size_t{n} * n, 0.5f), b(size_t{n} * n, 0.25f);
+  std::vector<float> c(size_t{n} * n, float(0.125 * n)), cpu_c = c;
+  const auto same = check_host_product<float>(n, a, b, c, &cpu_c);
+  BOOST_TEST(same.checked);
+  BOOST_TEST(same.verified, same.how);
+  BOOST_TEST(same.how.find("OpenBLAS") != std::string::npos, same.how);
+  cpu_c[size_t{n} * 7 + 3] += 1.0f;
+  BOOST_TEST(!check_host_product<float>(n, a, b, c, &cpu_c).verified);
+  const auto without = check_host_product<float>(n, a, b, c, nullptr);
+  BOOST_TEST(!without.checked);
+  BOOST_TEST(!without.verified);
+}
