@@ -587,11 +587,14 @@ void save_bench(const CommandLine &command, const Json &json, const TextReport &
   }
 }
 
-// The sizes of the section from host arrays to host arrays: as given (ascending), else up to 8192
-// on GPUs and 2048 on CPUs (where OpenBLAS and the device share the cores).
+// The sizes of the section from host arrays to host arrays: --host-sizes, else --sizes (a run at
+// chosen sizes stays at them), ascending; else up to 8192 on GPUs and 2048 on CPUs (where OpenBLAS
+// and the device share the cores).
 std::vector<uint32_t> host_sizes(const CommandLine &command, const DeviceInfo &device) {
-  if (!command.host_sizes.empty()) { // ascending, as the crossover reads them
-    std::vector<uint32_t> sizes = command.host_sizes;
+  const std::vector<uint32_t> &given =
+      command.host_sizes.empty() ? command.bench_sizes : command.host_sizes;
+  if (!given.empty()) { // ascending, as the crossover reads them
+    std::vector<uint32_t> sizes = given;
     std::sort(sizes.begin(), sizes.end());
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
     return sizes;

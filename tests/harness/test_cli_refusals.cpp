@@ -252,6 +252,11 @@ BOOST_AUTO_TEST_CASE(bench_double_verifies_against_the_double_bound) {
   BOOST_TEST(step.at("verified").get<bool>(), step.dump());
   BOOST_TEST(step.at("tolerance").get<double>() < 1e-12); // a float bound would be about 1e-5
   BOOST_TEST(result_named(bench, "CLGemm FP32").at("verified").get<bool>());
+  // The section from host arrays follows --sizes when --host-sizes is not given.
+  for (const nlohmann::json &type : bench.at("host_to_host").at("types")) {
+    BOOST_TEST_REQUIRE(type.at("rows").size() == 1u, type.dump());
+    BOOST_TEST(type.at("rows")[0].at("n") == 32, type.dump());
+  }
 }
 
 BOOST_AUTO_TEST_CASE(bench_exits_1_when_a_product_is_wrong_and_says_why) {
