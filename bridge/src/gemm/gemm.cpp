@@ -4,6 +4,7 @@
 #include "errors.hpp"
 #include "gemm/kernels.hpp"
 #include "gemm/operands.hpp"
+#include "gemm/ozaki.hpp"
 #include "gemm/planner.hpp"
 #include "gemm/runtime.hpp"
 #include "gemm/tensor_cores.hpp"
@@ -172,6 +173,15 @@ void run_product(Context &context, ContextState &state, const Call &call) {
           failure.code() == MQLCL_ERR_OPENCL_NOT_SUPPORTED)
         state.tensor_cores = ContextState::TensorCores::unavailable;
     }
+  }
+  if (call.double_precision && call.precision != Precision::exact &&
+      ozaki_forced(os::environment)) {
+    const std::optional<std::string> declined = run_ozaki_product(context, state, call, first);
+    if (!declined)
+      return;
+    run_exact_product(context, state, call, first);
+    state.last_plan += fmt::format(" [the Ozaki scheme declined: {}]", *declined);
+    return;
   }
   if (call.precision == Precision::tf32)
     fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED,

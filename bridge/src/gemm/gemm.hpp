@@ -58,10 +58,23 @@ struct Built {
 };
 
 // The context's scratch buffers: copies of A and B the products read in place of the caller's
-// (transposed or padded), and the tiles the tensor-core products' passes lay out: B's for 3xTF32,
-// A's and B's without tensor maps.
-enum class ScratchSlot { a, b, b_tiles, a_tiles };
-constexpr size_t kScratchSlots = 4;
+// (transposed or padded), the tiles the tensor-core products' passes lay out (B's for 3xTF32,
+// A's and B's without tensor maps), and the Ozaki scheme's lines' statistics, residues, the
+// product's residue planes, its values and their largest elements (ozaki.hpp).
+enum class ScratchSlot {
+  a,
+  b,
+  b_tiles,
+  a_tiles,
+  ozaki_stats_a,
+  ozaki_stats_b,
+  ozaki_residues_a,
+  ozaki_residues_b,
+  ozaki_planes,
+  ozaki_values,
+  ozaki_largest
+};
+constexpr size_t kScratchSlots = 11;
 
 // Tensor maps written once for a product's operands and kept: `memory` holds the batch's maps.
 // An entry of the caller's buffers is good while they live (`owners`); scratch buffers bump

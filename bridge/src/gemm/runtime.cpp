@@ -159,10 +159,8 @@ cl_mem scratch(const Context &context, ContextState &state, ScratchSlot slot, si
     cl_int status = CL_SUCCESS;
     state.scratch[index] =
         cl_api().clCreateBuffer(context.context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
-    check_cl(
-        status,
-        fmt::format("CLGemm: clCreateBuffer of {} bytes for a copy of an operand", bytes).c_str(),
-        MQLCL_ERR_OPENCL_BUFFER_CREATE);
+    check_cl(status, fmt::format("CLGemm: clCreateBuffer of {} bytes of scratch", bytes).c_str(),
+             MQLCL_ERR_OPENCL_BUFFER_CREATE);
     state.scratch_bytes[index] = bytes;
   }
   return state.scratch[index];

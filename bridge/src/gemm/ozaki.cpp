@@ -1,0 +1,356 @@
+#include "gemm/ozaki.hpp"
+
+#include "cl_api.hpp"
+#include "errors.hpp"
+#include "gemm/operands.hpp"
+#include "gemm/runtime.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+#include <utility>
+
+namespace mqlcl::gemm {
+
+namespace {
+
+constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
+// The bound's share of 2^-53 (FP64's unit roundoff) of the largest element; the other half is the
+// rounding of each element, done once.
+constexpr int kBoundLog2 = -54;
+constexpr int kMostBits = 120; // a line's integers stay far inside double's exponents
+constexpr const char *kFile = "ozaki.cl";
+constexpr size_t kStatsGroup = 64, kProductTile = 16, kReconstructGroup = 64;
+
+// x^-1 modulo p, for x coprime to p (extended Euclid).
+int inverse_modulo(int x, int p) {
+  int r0 = p, r1 = ((x % p) + p) % p, t0 = 0, t1 = 1;
+  while (r1 != 0) {
+    const int q = r0 / r1;
+    std::tie(r0, r1) = std::make_pair(r1, r0 - q * r1);
+    std::tie(t0, t1) = std::make_pair(t1, t0 - q * t1);
+  }
+  return ((t0 % p) + p) % p;
+}
+
+// log2(2^x + 2^y + ...), without overflow.
+double log2_sum(std::initializer_list<double> terms) {
+  const double top = std::max(terms);
+  if (top == kMinusInfinity)
+    return top;
+  double sum = 0;
+  for (double term : terms)
+    sum += std::exp2(term - top);
+  return top + std::log2(sum);
+}
+
+bool is_zero(const OperandSummary &operand) {
+  return operand.top_exponent == INT_MIN;
+}
+
+// The bits an operand's lines must keep for its share of the bound (0.45 of it; the other
+// operand's as much, the third term the rest) in one product.
+int bits_needed(const OperandSummary &operand, const OperandSummary &other, double largest_log2) {
+  const double needed = operand.top_exponent + std::log2(other.largest_sum) -
+                        (kBoundLog2 + std::log2(0.45) + largest_log2);
+  return std::max(1, static_cast<int>(std::ceil(needed)));
+}
+
+} // namespace
+
+std::array<int, kOzakiModuli.size()> ozaki_inverses() {
+  std::array<int, kOzakiModuli.size()> inverses{};
+  for (size_t l = 0; l < kOzakiModuli.size(); ++l) {
+    const int p = kOzakiModuli[l];
+    int before = 1; // the product of the moduli before p, modulo p
+    for (size_t s = 0; s < l; ++s)
+      before = before * kOzakiModuli[s] % p;
+    inverses[l] = inverse_modulo(before, p);
+  }
+  return inverses;
+}
+
+double ozaki_bits_of(unsigned count) {
+  double bits = 0;
+  for (unsigned l = 0; l < count && l < kOzakiModuli.size(); ++l)
+    bits += std::log2(static_cast<double>(kOzakiModuli[l]));
+  return bits;
+}
+
+std::vector<OperandSummary> summarise(const std::vector<double> &stats, uint32_t products,
+                                      uint32_t lines) {
+  std::vector<OperandSummary> summaries(products);
+  for (uint32_t p = 0; p < products; ++p)
+    for (uint32_t line = 0; line < lines; ++line) {
+      const double largest = stats[2 * (size_t(p) * lines + line)];
+      const double sum = stats[2 * (size_t(p) * lines + line) + 1];
+      OperandSummary &summary = summaries[p];
+      if (!std::isfinite(largest) || !std::isfinite(sum))
+        summary.finite = false;
+      else if (largest > 0)
+        summary.top_exponent = std::max(summary.top_exponent, std::ilogb(largest));
+      summary.largest_sum = std::max(summary.largest_sum, sum);
+    }
+  return summaries;
+}
+
+std::vector<double> guess_largest_log2(const std::vector<OperandSummary> &a,
+                                       const std::vector<OperandSummary> &b, uint32_t k) {
+  std::vector<double> guesses(a.size(), kMinusInfinity);
+  for (size_t p = 0; p < a.size(); ++p)
+    if (!is_zero(a[p]) && !is_zero(b[p]))
+      guesses[p] = std::log2(a[p].largest_sum) + std::log2(b[p].largest_sum) - 1.5 * std::log2(k);
+  return guesses;
+}
+
+double ozaki_error_bound_log2(const OperandSummary &a, const OperandSummary &b, uint32_t k,
+                              const OzakiDigits &digits) {
+  if (is_zero(a) || is_zero(b))
+    return kMinusInfinity;
+  const double a_off = a.top_exponent - digits.bits_a, b_off = b.top_exponent - digits.bits_b;
+  return log2_sum({a_off + std::log2(b.largest_sum), b_off + std::log2(a.largest_sum),
+                   std::log2(k) + a_off + b_off});
+}
+
+OzakiChoice choose_digits(const std::vector<OperandSummary> &a,
+                          const std::vector<OperandSummary> &b, uint32_t k,
+                          const std::vector<double> &largest_log2) {
+  OzakiDigits digits;
+  for (size_t p = 0; p < a.size(); ++p) {
+    if (!a[p].finite || !b[p].finite)
+      return {std::nullopt, "an operand holds infinities, NaNs or sums past the largest double"};
+    if (is_zero(a[p]) || is_zero(b[p]))
+      continue; // a zero operand: the product is exactly zero at any bits
+    if (largest_log2[p] == kMinusInfinity)
+      return {std::nullopt, fmt::format("product {} of the batch is zero from operands that are "
+                                        "not: it cancels past what any bound certifies",
+                                        p)};
+    digits.bits_a = std::max(digits.bits_a, bits_needed(a[p], b[p], largest_log2[p]));
+    digits.bits_b = std::max(digits.bits_b, bits_needed(b[p], a[p], largest_log2[p]));
+  }
+  const double needed = digits.bits_a + digits.bits_b + std::log2(2.0 * k);
+  if (digits.bits_a > kMostBits || digits.bits_b > kMostBits ||
+      needed >= ozaki_bits_of(kOzakiModuli.size()))
+    return {std::nullopt,
+            fmt::format("the operands' lines span too many binades: {} and {} bits per line and "
+                        "{:.0f} bits of product, past the {:.0f} that {} moduli carry",
+                        digits.bits_a, digits.bits_b, needed, ozaki_bits_of(kOzakiModuli.size()),
+                        kOzakiModuli.size())};
+  while (ozaki_bits_of(digits.count) <= needed + 1e-9)
+    ++digits.count;
+  return {digits, {}};
+}
+
+bool ozaki_forced(EnvironmentReader environment) {
+  return environment("MQLCL_GEMM_KERNEL") == "ozaki";
+}
+
+namespace {
+
+struct OzakiKernels {
+  cl_kernel stats, residues, products, reconstruct, apply;
+};
+
+OzakiKernels ozaki_kernels(const Context &context, ContextState &state) {
+  const std::string options =
+      fmt::format("-DOZAKI_COUNT={} -DOZAKI_MODULI={} -DOZAKI_INVERSES={} -DPRODUCT_TILE={}",
+                  kOzakiModuli.size(), fmt::join(kOzakiModuli, ","),
+                  fmt::join(ozaki_inverses(), ","), kProductTile);
+  OzakiKernels kernels{};
+  kernels.stats = kernel_for(context, state, kFile, options, "line_stats");
+  kernels.residues = kernel_for(context, state, kFile, options, "residues");
+  kernels.products = kernel_for(context, state, kFile, options, "residue_products");
+  kernels.reconstruct = kernel_for(context, state, kFile, options, "reconstruct");
+  kernels.apply = kernel_for(context, state, kFile, options, "apply");
+  return kernels;
+}
+
+size_t rounded_up(size_t value, size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// Where element h of line `line` of an operand lies: line * line_step + h * step.
+struct LineWalk {
+  const Lines *lines;
+  cl_ulong line_step, step;
+};
+
+LineWalk walk_of(const Lines &lines) {
+  return {&lines, lines.k_runs_down ? 1 : lines.ld, lines.k_runs_down ? lines.ld : 1};
+}
+
+void set_walk_args(cl_kernel kernel, const LineWalk &walk, uint32_t k) {
+  set_arg(kernel, 0, walk.lines->memory);
+  set_arg(kernel, 1, cl_ulong(walk.lines->offset));
+  set_arg(kernel, 2, cl_ulong(walk.lines->stride));
+  set_arg(kernel, 3, walk.line_step);
+  set_arg(kernel, 4, walk.step);
+  set_arg(kernel, 5, cl_uint(walk.lines->lines));
+  set_arg(kernel, 6, cl_uint(k));
+}
+
+template <class T> std::vector<T> read_all(const Context &context, cl_mem memory, size_t count) {
+  std::vector<T> values(count);
+  check_cl(cl_api().clEnqueueReadBuffer(context.queue, memory, CL_TRUE, 0, count * sizeof(T),
+                                        values.data(), 0, nullptr, nullptr),
+           "CLGemm: clEnqueueReadBuffer of the Ozaki scheme's statistics",
+           MQLCL_ERR_OPENCL_EXECUTE);
+  return values;
+}
+
+// The statistics of one operand's lines, read back: largest |x| and sum of |x| per line.
+std::vector<double> line_stats(const Context &context, ContextState &state, const OzakiKernels &k,
+                               const LineWalk &walk, const Call &call, cl_mem stats, bool &first) {
+  set_walk_args(k.stats, walk, call.k);
+  set_arg(k.stats, 7, stats);
+  const size_t global[] = {kStatsGroup * walk.lines->lines, call.batch};
+  const size_t local[] = {kStatsGroup, 1};
+  launch(context, state, k.stats, 2, global, local, first);
+  return read_all<double>(context, stats, size_t(2) * walk.lines->lines * call.batch);
+}
+
+struct Scratch {
+  cl_mem stats_a, stats_b, residues_a, residues_b, planes, values, largest;
+};
+
+// Residues, integer products and their reconstruction: the products' values and, read back,
+// log2 of each product's largest |element|.
+std::vector<double> scheme_values(const Context &context, ContextState &state,
+                                  const OzakiKernels &k, const Call &call, const LineWalk &a,
+                                  const LineWalk &b, const Scratch &s, const OzakiDigits &digits,
+                                  bool &first) {
+  for (unsigned l = 0; l < digits.count; ++l) {
+    for (const auto &[walk, stats, out, bits] :
+         {std::make_tuple(a, s.stats_a, s.residues_a, digits.bits_a),
+          std::make_tuple(b, s.stats_b, s.residues_b, digits.bits_b)}) {
+      set_walk_args(k.residues, walk, call.k);
+      set_arg(k.residues, 7, stats);
+      set_arg(k.residues, 8, cl_int(bits));
+      set_arg(k.residues, 9, cl_uint(l));
+      set_arg(k.residues, 10, out);
+      const size_t global[] = {call.k, walk.lines->lines, call.batch};
+      launch(context, state, k.residues, 3, global, nullptr, first);
+    }
+    const cl_uint sizes[] = {call.m, call.n, call.k, l};
+    set_arg(k.products, 0, s.residues_a);
+    set_arg(k.products, 1, s.residues_b);
+    set_arg(k.products, 2, s.planes);
+    for (cl_uint i = 0; i < 4; ++i)
+      set_arg(k.products, 3 + i, sizes[i]);
+    const size_t global[] = {rounded_up(call.n, kProductTile), rounded_up(call.m, kProductTile),
+                             call.batch};
+    const size_t local[] = {kProductTile, kProductTile, 1};
+    launch(context, state, k.products, 3, global, local, first);
+  }
+  const cl_mem reconstruct_args[] = {s.planes, s.stats_a, s.stats_b};
+  for (cl_uint i = 0; i < 3; ++i)
+    set_arg(k.reconstruct, i, reconstruct_args[i]);
+  const cl_int bits[] = {digits.bits_a, digits.bits_b};
+  const cl_uint sizes[] = {call.m, call.n, digits.count};
+  set_arg(k.reconstruct, 3, bits[0]);
+  set_arg(k.reconstruct, 4, bits[1]);
+  for (cl_uint i = 0; i < 3; ++i)
+    set_arg(k.reconstruct, 5 + i, sizes[i]);
+  set_arg(k.reconstruct, 8, s.values);
+  set_arg(k.reconstruct, 9, s.largest);
+  const size_t groups = rounded_up(call.n, kReconstructGroup) / kReconstructGroup;
+  const size_t global[] = {groups * kReconstructGroup, call.m, call.batch};
+  const size_t local[] = {kReconstructGroup, 1, 1};
+  launch(context, state, k.reconstruct, 3, global, local, first);
+  const std::vector<double> largest =
+      read_all<double>(context, s.largest, groups * call.m * call.batch);
+  std::vector<double> largest_log2(call.batch, kMinusInfinity);
+  for (size_t p = 0; p < call.batch; ++p) {
+    const auto begin = largest.begin() + static_cast<ptrdiff_t>(p * groups * call.m);
+    const double top = *std::max_element(begin, begin + static_cast<ptrdiff_t>(groups * call.m));
+    largest_log2[p] = top > 0 ? std::log2(top) : kMinusInfinity;
+  }
+  return largest_log2;
+}
+
+// Why the digits do not certify every product of the batch at its largest element; empty if they
+// do.
+std::string uncertified(const std::vector<OperandSummary> &a, const std::vector<OperandSummary> &b,
+                        uint32_t k, const OzakiDigits &digits,
+                        const std::vector<double> &largest_log2) {
+  for (size_t p = 0; p < a.size(); ++p) {
+    const double bound = ozaki_error_bound_log2(a[p], b[p], k, digits);
+    if (bound != kMinusInfinity && !(bound <= kBoundLog2 + largest_log2[p]))
+      return fmt::format("product {}'s bound 2^{:.1f} passes 2^-54 of its largest element 2^{:.1f}",
+                         p, bound, largest_log2[p]);
+  }
+  return {};
+}
+
+void apply_to_c(const Context &context, ContextState &state, const OzakiKernels &k,
+                const Call &call, cl_mem values, bool &first) {
+  set_arg(k.apply, 0, values);
+  set_arg(k.apply, 1, call.c.buffer->memory);
+  const cl_ulong places[] = {call.c.offset, call.c.stride, call.c.ld};
+  for (cl_uint i = 0; i < 3; ++i)
+    set_arg(k.apply, 2 + i, places[i]);
+  set_arg(k.apply, 5, cl_uint(call.m));
+  set_arg(k.apply, 6, cl_uint(call.n));
+  set_arg(k.apply, 7, call.alpha);
+  set_arg(k.apply, 8, call.beta);
+  const size_t global[] = {call.n, call.m, call.batch};
+  launch(context, state, k.apply, 3, global, nullptr, first);
+}
+
+Scratch scratch_for(const Context &context, ContextState &state, const Call &call, unsigned count) {
+  const size_t products = call.batch, m = call.m, n = call.n, k = call.k;
+  const size_t groups = rounded_up(n, kReconstructGroup) / kReconstructGroup;
+  return {scratch(context, state, ScratchSlot::ozaki_stats_a, 16 * products * m),
+          scratch(context, state, ScratchSlot::ozaki_stats_b, 16 * products * n),
+          scratch(context, state, ScratchSlot::ozaki_residues_a, products * m * k),
+          scratch(context, state, ScratchSlot::ozaki_residues_b, products * n * k),
+          scratch(context, state, ScratchSlot::ozaki_planes, count * products * m * n),
+          scratch(context, state, ScratchSlot::ozaki_values, 8 * products * m * n),
+          scratch(context, state, ScratchSlot::ozaki_largest, 8 * products * m * groups)};
+}
+
+std::string plan_of(const OzakiDigits &digits, bool second_pass) {
+  return fmt::format("{} MODULI={} BITS_A={} BITS_B={} (Ozaki scheme II, portable integer "
+                     "products, MQLCL_GEMM_KERNEL=ozaki{})",
+                     kFile, digits.count, digits.bits_a, digits.bits_b,
+                     second_pass ? "; a second pass, the first's bits too few" : "");
+}
+
+} // namespace
+
+std::optional<std::string> run_ozaki_product(const Context &context, ContextState &state,
+                                             const Call &call, bool &first) {
+  const OzakiKernels kernels = ozaki_kernels(context, state);
+  const Lines a_lines = lines_of_a(call), b_lines = lines_of_b(call);
+  const LineWalk a = walk_of(a_lines), b = walk_of(b_lines);
+  Scratch s = scratch_for(context, state, call, 1);
+  const std::vector<OperandSummary> a_summary =
+      summarise(line_stats(context, state, kernels, a, call, s.stats_a, first), call.batch, call.m);
+  const std::vector<OperandSummary> b_summary =
+      summarise(line_stats(context, state, kernels, b, call, s.stats_b, first), call.batch, call.n);
+  OzakiChoice choice =
+      choose_digits(a_summary, b_summary, call.k, guess_largest_log2(a_summary, b_summary, call.k));
+  for (int pass = 0; pass < 2 && choice.digits; ++pass) {
+    const OzakiDigits digits = *choice.digits;
+    s = scratch_for(context, state, call, digits.count);
+    const std::vector<double> largest =
+        scheme_values(context, state, kernels, call, a, b, s, digits, first);
+    const std::string why = uncertified(a_summary, b_summary, call.k, digits, largest);
+    if (why.empty()) {
+      apply_to_c(context, state, kernels, call, s.values, first);
+      state.last_plan = plan_of(digits, pass > 0);
+      return std::nullopt;
+    }
+    choice = choose_digits(a_summary, b_summary, call.k, largest);
+    if (pass > 0 || (choice.digits && choice.digits->bits_a <= digits.bits_a &&
+                     choice.digits->bits_b <= digits.bits_b))
+      return why; // a second pass would keep no more bits
+  }
+  return choice.why_not;
+}
+
+} // namespace mqlcl::gemm

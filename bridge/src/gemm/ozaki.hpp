@@ -1,0 +1,89 @@
+// Double products from exact integer products: the Ozaki scheme II (kernels/gemm/ozaki.cl says
+// how). The host reads each line's largest element and sum, chooses how many bits each operand's
+// lines keep and how many moduli carry the product, runs the integer products, and checks the
+// result against the bound below before C is written: a product the scheme cannot carry to FP64
+// accuracy runs the FP64 product instead, never a less accurate one.
+//
+// The bound. A line of A whose largest |a| lies in [2^e, 2^(e+1)) keeps `bits_a` bits: each of its
+// elements is off by at most 2^(e - bits_a) (likewise B), so every element of the product is off
+// by at most 2^(EA - bits_a) NB + 2^(EB - bits_b) NA + k 2^(EA - bits_a + EB - bits_b), EA the
+// largest e of A's lines, NA the largest sum of |a| over a line (likewise B). The scheme is kept
+// where that is at most 2^-54 of the product's largest |element|; each element, rebuilt exactly,
+// is then rounded once (at most 2^-54 of itself), so every element lies within 2^-53 of the
+// largest, FP64's unit roundoff: no more than the rounding of storing the largest element, and no
+// larger than an FP64 product's error, whose summation adds its own.
+#pragma once
+
+#include "gemm/gemm.hpp"
+
+#include <array>
+#include <climits>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mqlcl::gemm {
+
+// The moduli: odd, pairwise coprime, under 256 (their residues fit a char), largest first.
+inline constexpr std::array<int, 20> kOzakiModuli{255, 253, 251, 247, 241, 239, 233, 229, 227, 223,
+                                                  211, 199, 197, 193, 191, 181, 179, 173, 167, 163};
+
+// For each modulus, the inverse of the product of the moduli before it, modulo it (1 for the
+// first): Garner's constants, as kernels/gemm/ozaki.cl takes them.
+std::array<int, kOzakiModuli.size()> ozaki_inverses();
+
+// log2 of the product of the first `count` moduli.
+double ozaki_bits_of(unsigned count);
+
+// One operand of one product of the batch, from its lines' statistics.
+struct OperandSummary {
+  int top_exponent = INT_MIN; // the largest ilogb over its lines' largest |x|; INT_MIN: all zero
+  double largest_sum = 0;     // the largest sum of |x| over a line
+  bool finite = true;         // no infinity or NaN, and sums that stay finite
+};
+
+// Summaries of `products` matrices of `lines` lines each from line_stats' output (largest |x|
+// and sum of |x| per line).
+std::vector<OperandSummary> summarise(const std::vector<double> &stats, uint32_t products,
+                                      uint32_t lines);
+
+// How the scheme carries a call: bits kept per operand, and moduli.
+struct OzakiDigits {
+  int bits_a = 1, bits_b = 1;
+  unsigned count = 1;
+};
+
+// The digits for a call whose products' largest |element| is (at least) `largest_log2` (log2,
+// one per product; -inf where unknown or zero), or why none serve: a non-finite operand, or more
+// bits than the moduli carry.
+struct OzakiChoice {
+  std::optional<OzakiDigits> digits;
+  std::string why_not;
+};
+OzakiChoice choose_digits(const std::vector<OperandSummary> &a,
+                          const std::vector<OperandSummary> &b, uint32_t k,
+                          const std::vector<double> &largest_log2);
+
+// A first guess of log2 of each product's largest |element|, from its operands alone: the
+// largest line sums over k^1.5, below the largest element of random and of same-signed inputs
+// alike (too low a guess costs bits, too high a second pass).
+std::vector<double> guess_largest_log2(const std::vector<OperandSummary> &a,
+                                       const std::vector<OperandSummary> &b, uint32_t k);
+
+// log2 of the bound above for one product; -inf where an operand is zero (the product is exact).
+double ozaki_error_bound_log2(const OperandSummary &a, const OperandSummary &b, uint32_t k,
+                              const OzakiDigits &digits);
+
+// MQLCL_GEMM_KERNEL=ozaki: double products in MQLCL_GEMM_ACCURATE and MQLCL_GEMM_FASTEST run
+// the scheme's portable form (tests and measurements; until its tensor-core form, nothing runs
+// it otherwise).
+bool ozaki_forced(EnvironmentReader environment);
+
+// Runs the call's product by the scheme and writes C, or enqueues nothing that touches C and
+// returns why not (the caller then runs the FP64 product). Waits for the queue twice: for the
+// lines' statistics, and for the product's largest element before C is written.
+std::optional<std::string> run_ozaki_product(const Context &context, ContextState &state,
+                                             const Call &call, bool &first);
+
+} // namespace mqlcl::gemm

@@ -1,0 +1,414 @@
+// The Ozaki scheme's double product (bridge/src/gemm/ozaki.hpp): its choices checked on their own
+// (moduli, Garner's constants, bits and moduli for given operands, the bound), then its portable
+// form run by CLGemm on the real device under MQLCL_GEMM_KERNEL=ozaki, against a reference
+// accurate to twice FP64's precision and next to the FP64 product on the same inputs: in every
+// layout, with offsets, leading dimensions, a batch, alpha and beta; with lines spanning many
+// binades (more bits); and where no moduli suffice or values are not finite (the FP64 product).
+#define BOOST_TEST_MODULE bridge_gemm_ozaki
+#include "gemm/ozaki.hpp"
+
+#include "opencl_device.hpp"
+#include "scoped_environment.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
+
+using namespace mqlcl_test;
+namespace gemm = mqlcl::gemm;
+
+namespace {
+
+constexpr double kUnitRoundoff = 0x1p-53;
+
+gemm::OperandSummary summary(int top_exponent, double largest_sum) {
+  gemm::OperandSummary s;
+  s.top_exponent = top_exponent;
+  s.largest_sum = largest_sum;
+  return s;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(choices)
+
+BOOST_AUTO_TEST_CASE(the_moduli_are_odd_coprime_chars_and_garners_constants_invert) {
+  const auto inverses = gemm::ozaki_inverses();
+  for (size_t l = 0; l < gemm::kOzakiModuli.size(); ++l) {
+    const int p = gemm::kOzakiModuli[l];
+    BOOST_TEST((p % 2 == 1 && p < 256), p);
+    long before = 1;
+    for (size_t s = 0; s < l; ++s) {
+      BOOST_TEST(std::gcd(p, gemm::kOzakiModuli[s]) == 1, p << " and " << gemm::kOzakiModuli[s]);
+      before = before * gemm::kOzakiModuli[s] % p;
+    }
+    BOOST_TEST(before * inverses[l] % p == 1, "modulus " << p);
+  }
+}
+
+// The fewest moduli that carry the product's bits, and the bound then within 2^-53 of the largest
+// element the digits were chosen for.
+BOOST_AUTO_TEST_CASE(the_digits_are_the_fewest_that_meet_the_bound) {
+  const uint32_t k = 1000;
+  const std::vector<gemm::OperandSummary> a{summary(-1, 500)}, b{summary(3, 4000)};
+  const double largest_log2 = std::log2(300.0);
+  const gemm::OzakiChoice choice = gemm::choose_digits(a, b, k, {largest_log2});
+  BOOST_TEST_REQUIRE(choice.digits.has_value(), choice.why_not);
+  const gemm::OzakiDigits digits = *choice.digits;
+  const double needed = digits.bits_a + digits.bits_b + std::log2(2.0 * k);
+  BOOST_TEST(gemm::ozaki_bits_of(digits.count) > needed);
+  BOOST_TEST(gemm::ozaki_bits_of(digits.count - 1) <= needed);
+  BOOST_TEST(gemm::ozaki_error_bound_log2(a[0], b[0], k, digits) <= largest_log2 - 54);
+  // Not wasteful: a bit fewer on either side takes the bound past two thirds of its budget.
+  for (int side = 0; side < 2; ++side) {
+    gemm::OzakiDigits fewer = digits;
+    (side == 0 ? fewer.bits_a : fewer.bits_b) -= 1;
+    BOOST_TEST(gemm::ozaki_error_bound_log2(a[0], b[0], k, fewer) >
+               largest_log2 - 54 + std::log2(2.0 / 3));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(zero_operands_pass_and_the_rest_say_why_not) {
+  const gemm::OperandSummary zero, some = summary(0, 10);
+  BOOST_TEST(gemm::choose_digits({zero}, {some}, 8, {-INFINITY}).digits.has_value());
+  BOOST_TEST(gemm::ozaki_error_bound_log2(zero, some, 8, {}) == -INFINITY);
+  // Operands that are not zero, a product that is: nothing certifies it.
+  BOOST_TEST(!gemm::choose_digits({some}, {some}, 8, {-INFINITY}).digits.has_value());
+  gemm::OperandSummary infinite = some;
+  infinite.finite = false;
+  const gemm::OzakiChoice not_finite = gemm::choose_digits({infinite}, {some}, 8, {0});
+  BOOST_TEST(!not_finite.digits.has_value());
+  BOOST_TEST(not_finite.why_not.find("NaN") != std::string::npos, not_finite.why_not);
+  // A largest element 2^-200 below what the lines' sums allow: more bits than the moduli carry.
+  const gemm::OzakiChoice too_wide = gemm::choose_digits({some}, {some}, 8, {-200});
+  BOOST_TEST(!too_wide.digits.has_value());
+  BOOST_TEST(too_wide.why_not.find("binades") != std::string::npos, too_wide.why_not);
+}
+
+BOOST_AUTO_TEST_CASE(summaries_read_the_lines_statistics) {
+  // Two products of two lines: (largest, sum) per line.
+  const std::vector<double> stats{0.75, 3, 0, 0, 0, 0, 0, 0, INFINITY, 1, 2, 5};
+  const auto s = gemm::summarise(stats, 3, 2);
+  BOOST_TEST(s[0].top_exponent == -1); // 0.75 = 1.5 * 2^-1
+  BOOST_TEST(s[0].largest_sum == 3);
+  BOOST_TEST(s[1].top_exponent == INT_MIN); // all zero
+  BOOST_TEST(!s[2].finite);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+// An operand stored for CLGemm: rows x cols with rows ld apart, from `offset`, `batch` matrices
+// `stride` apart.
+struct Stored {
+  uint32_t rows, cols, ld;
+  uint64_t offset, stride;
+  uint32_t batch;
+  size_t elements() const { return offset + (batch - 1) * stride + size_t(rows) * ld; }
+  size_t at(uint32_t p, uint32_t r, uint32_t c) const {
+    return offset + p * stride + size_t(r) * ld + c;
+  }
+};
+
+Stored stored(uint32_t rows, uint32_t cols, uint32_t batch, uint32_t pad, uint64_t offset) {
+  return {rows, cols, cols + pad, offset, uint64_t(rows) * (cols + pad), batch};
+}
+
+struct Case {
+  uint32_t m, n, k;
+  bool transpose_a = false, transpose_b = false;
+  uint32_t batch = 1, pad = 0;
+  uint64_t offset = 0;
+  double alpha = 1, beta = 0;
+};
+
+// x * y + the sum so far, kept as a pair (Ogita, Rump and Oishi's Dot2): as if in twice FP64's
+// precision.
+struct Dot2 {
+  double sum = 0, carry = 0;
+  void add(double x, double y) {
+    const double product = x * y, product_error = std::fma(x, y, -product);
+    const double s = sum + product, z = s - sum;
+    carry += product_error + ((sum - (s - z)) + (product - z));
+    sum = s;
+  }
+  double value() const { return sum + carry; }
+};
+
+struct Operands {
+  Case c;
+  Stored sa, sb, sc;
+  std::vector<double> a, b, c_before;
+};
+
+// A's element (i, h) of product p, as op(A) has it; likewise B's (h, j).
+double a_of(const Operands &o, uint32_t p, uint32_t i, uint32_t h) {
+  return o.a[o.c.transpose_a ? o.sa.at(p, h, i) : o.sa.at(p, i, h)];
+}
+double b_of(const Operands &o, uint32_t p, uint32_t h, uint32_t j) {
+  return o.b[o.c.transpose_b ? o.sb.at(p, j, h) : o.sb.at(p, h, j)];
+}
+
+// Full-precision values (53 random bits), each times 2^e with e uniform in [-spread, spread].
+std::vector<double> random_values(size_t count, int spread, uint32_t seed) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<double> value(-1, 1);
+  std::uniform_int_distribution<int> exponent(-spread, spread);
+  std::vector<double> values(count);
+  for (double &v : values)
+    v = std::ldexp(value(random), exponent(random));
+  return values;
+}
+
+Operands operands(const Case &c, int spread, uint32_t seed) {
+  Operands o{c,
+             c.transpose_a ? stored(c.k, c.m, c.batch, c.pad, c.offset)
+                           : stored(c.m, c.k, c.batch, c.pad, c.offset),
+             c.transpose_b ? stored(c.n, c.k, c.batch, c.pad, c.offset)
+                           : stored(c.k, c.n, c.batch, c.pad, c.offset),
+             stored(c.m, c.n, c.batch, c.pad, c.offset),
+             {},
+             {},
+             {}};
+  o.a = random_values(o.sa.elements(), spread, seed);
+  o.b = random_values(o.sb.elements(), spread, seed + 1);
+  o.c_before = random_values(o.sc.elements(), 0, seed + 2);
+  return o;
+}
+
+struct Result {
+  std::vector<double> c;
+  std::string plan;
+};
+
+int32_t filled(int32_t context, const std::vector<double> &values) {
+  const int32_t buffer = CLBufferCreate(context, uint32_t(values.size() * 8), MQLCL_MEM_READ_WRITE);
+  BOOST_TEST_REQUIRE(buffer != MQLCL_INVALID_HANDLE, last_error_text());
+  BOOST_TEST_REQUIRE(CLBufferWrite(buffer, values.data(), 0, 0, uint32_t(values.size()), 8) ==
+                     values.size());
+  return buffer;
+}
+
+Result run(int32_t context, const Operands &o, int32_t precision) {
+  const Buffer a(filled(context, o.a)), b(filled(context, o.b)), c(filled(context, o.c_before));
+  const Case &k = o.c;
+  BOOST_TEST_REQUIRE(CLGemm(a, b, c, MQLCL_GEMM_DOUBLE, precision, k.transpose_a, k.transpose_b,
+                            k.m, k.n, k.k, k.alpha, k.beta, k.offset, o.sa.ld, k.offset, o.sb.ld,
+                            k.offset, o.sc.ld, k.batch, o.sa.stride, o.sb.stride, o.sc.stride) == 1,
+                     last_error_text());
+  Result result{std::vector<double>(o.c_before.size()), {}};
+  BOOST_TEST_REQUIRE(CLBufferRead(c, result.c.data(), 0, 0, uint32_t(result.c.size()), 8) ==
+                     result.c.size());
+  std::vector<char16_t> text(4096);
+  BOOST_TEST_REQUIRE(CLGetInfoString(context, MQLCL_CL_GEMM_PLAN, text.data(), 4096) == 1);
+  result.plan = to_utf8(text.data());
+  return result;
+}
+
+// max |C - ref| / max |ref| over the product's elements; elements of C's buffer outside them
+// must be untouched (`untouched` false otherwise).
+double relative_error(const Operands &o, const std::vector<double> &c_after, bool &untouched) {
+  const Case &c = o.c;
+  double worst = 0, largest = 0;
+  std::vector<bool> inside(c_after.size());
+  for (uint32_t p = 0; p < c.batch; ++p)
+    for (uint32_t i = 0; i < c.m; ++i)
+      for (uint32_t j = 0; j < c.n; ++j) {
+        Dot2 dot;
+        for (uint32_t h = 0; h < c.k; ++h)
+          dot.add(a_of(o, p, i, h), b_of(o, p, h, j));
+        const size_t at = o.sc.at(p, i, j);
+        Dot2 want; // alpha * product + beta * C, still in twice the precision
+        want.add(c.alpha, dot.sum);
+        want.add(c.alpha, dot.carry);
+        if (c.beta != 0)
+          want.add(c.beta, o.c_before[at]);
+        inside[at] = true;
+        worst = std::max(worst, std::fabs(c_after[at] - want.value()));
+        largest = std::max(largest, std::fabs(want.value()));
+        if (std::isnan(c_after[at]))
+          worst = INFINITY;
+      }
+  untouched = true;
+  for (size_t at = 0; at < c_after.size(); ++at)
+    if (!inside[at] && c_after[at] != o.c_before[at])
+      untouched = false;
+  return worst / largest;
+}
+
+int bits_in(const std::string &plan, const char *name) {
+  const size_t at = plan.find(name);
+  return at == std::string::npos ? -1 : std::atoi(plan.c_str() + at + std::strlen(name));
+}
+
+struct Compared {
+  double scheme, fp64;
+  Result ours;
+};
+
+// The product by the scheme (MQLCL_GEMM_KERNEL=ozaki, ACCURATE) and by FP64 (EXACT), their errors.
+Compared compare(int32_t context, const Operands &o) {
+  Compared out{};
+  {
+    ScopedEnvironment ozaki("MQLCL_GEMM_KERNEL", "ozaki");
+    out.ours = run(context, o, MQLCL_GEMM_ACCURATE);
+  }
+  const Result fp64 = run(context, o, MQLCL_GEMM_EXACT);
+  bool untouched = false;
+  out.scheme = relative_error(o, out.ours.c, untouched);
+  BOOST_TEST(untouched, "the scheme wrote outside C's elements");
+  out.fp64 = relative_error(o, fp64.c, untouched);
+  BOOST_TEST_MESSAGE(o.c.m << "x" << o.c.n << "x" << o.c.k << ": scheme " << out.scheme << ", FP64 "
+                           << out.fp64 << " (" << out.ours.plan << ")");
+  return out;
+}
+
+bool ran_the_scheme(const Result &result) {
+  return result.plan.rfind("ozaki.cl MODULI=", 0) == 0;
+}
+
+bool has_double(int32_t context) {
+  uint8_t raw[8] = {};
+  uint32_t size = 0;
+  // CL_DEVICE_DOUBLE_FP_CONFIG: 0 where the device has no FP64.
+  return CLGetDeviceInfo(context, 0x1032, raw, &size, sizeof(raw)) == 1 &&
+         std::any_of(raw, raw + size, [](uint8_t byte) { return byte != 0; });
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(products, *boost::unit_test::precondition(needs_device()))
+
+// Every layout, odd sizes, padding, offsets, a batch, alpha and beta: the scheme's error no larger
+// than the FP64 product's (nor than 2^-52: an element or two of rounding), C's other elements
+// untouched.
+BOOST_AUTO_TEST_CASE(the_scheme_is_as_accurate_as_fp64_in_every_layout) {
+  Context context = make_context();
+  if (!has_double(context)) {
+    BOOST_TEST_MESSAGE("the device has no FP64");
+    return;
+  }
+  uint32_t seed = 7;
+  for (int layout = 0; layout < 4; ++layout) {
+    Case c{37, 29, 83, (layout & 1) != 0, (layout & 2) != 0};
+    if (layout == 3) {
+      c.batch = 3;
+      c.pad = 5;
+      c.offset = 11;
+      c.alpha = -1.5;
+      c.beta = 0.75;
+    }
+    const Compared r = compare(context, operands(c, 0, seed++));
+    BOOST_TEST(ran_the_scheme(r.ours), r.ours.plan);
+    BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
+  }
+}
+
+// Lines whose elements span 2^-24 ... 2^24: more bits per line than uniform values take, the
+// error still FP64's.
+BOOST_AUTO_TEST_CASE(lines_spanning_many_binades_keep_more_bits) {
+  Context context = make_context();
+  if (!has_double(context)) {
+    BOOST_TEST_MESSAGE("the device has no FP64");
+    return;
+  }
+  const Case c{48, 40, 64};
+  const Compared narrow = compare(context, operands(c, 0, 21));
+  const Compared wide = compare(context, operands(c, 24, 21));
+  BOOST_TEST_REQUIRE(ran_the_scheme(narrow.ours), narrow.ours.plan);
+  BOOST_TEST_REQUIRE(ran_the_scheme(wide.ours), wide.ours.plan);
+  BOOST_TEST(bits_in(wide.ours.plan, "BITS_A=") > bits_in(narrow.ours.plan, "BITS_A="));
+  BOOST_TEST(bits_in(wide.ours.plan, "MODULI=") > bits_in(narrow.ours.plan, "MODULI="));
+  BOOST_TEST(wide.scheme <= std::max(wide.fp64, 2 * kUnitRoundoff));
+}
+
+// A's rows: 1, then values of 2^-70; B's columns: 0 against the 1, then ones. The product is the
+// sum of the small values, 2^-70 of A's largest element: more bits than the moduli carry. The
+// first pass (its guess of the product too high) is caught by the check, and the FP64 product
+// runs: as accurate as ever, and the plan says why.
+BOOST_AUTO_TEST_CASE(a_product_no_moduli_carry_runs_in_fp64) {
+  Context context = make_context();
+  if (!has_double(context)) {
+    BOOST_TEST_MESSAGE("the device has no FP64");
+    return;
+  }
+  Case c{16, 16, 32};
+  c.beta = 2; // C is still as it was when the scheme declines
+  Operands o = operands(c, 0, 5);
+  for (uint32_t i = 0; i < c.m; ++i)
+    for (uint32_t h = 0; h < c.k; ++h) {
+      o.a[o.sa.at(0, i, h)] = h == 0 ? 1 : std::ldexp(1.0 + i * 0.01 + h * 1e-3, -70);
+      o.b[o.sb.at(0, h, i)] = h == 0 ? 0 : 1.0 + h * 1e-3;
+    }
+  const Compared r = compare(context, o);
+  BOOST_TEST(!ran_the_scheme(r.ours), r.ours.plan);
+  BOOST_TEST(r.ours.plan.find("[the Ozaki scheme declined: ") != std::string::npos, r.ours.plan);
+  BOOST_TEST(r.scheme == r.fp64);
+}
+
+// A's rows alternate in sign around 1 (each off by up to 2^-8), B is all ones: the product cancels
+// to 2^-8 of what the operands' sums suggest, more bits than the first guess gave. The check
+// catches it and a second pass keeps more.
+BOOST_AUTO_TEST_CASE(a_product_smaller_than_guessed_takes_a_second_pass) {
+  Context context = make_context();
+  if (!has_double(context)) {
+    BOOST_TEST_MESSAGE("the device has no FP64");
+    return;
+  }
+  const Case c{16, 16, 64};
+  Operands o = operands(c, 0, 13);
+  for (double &a : o.a)
+    a = 1 + std::ldexp(a, -8);
+  for (uint32_t i = 0; i < c.m; ++i)
+    for (uint32_t h = 1; h < c.k; h += 2)
+      o.a[o.sa.at(0, i, h)] *= -1;
+  std::fill(o.b.begin(), o.b.end(), 1.0);
+  const Compared r = compare(context, o);
+  BOOST_TEST(ran_the_scheme(r.ours), r.ours.plan);
+  BOOST_TEST(r.ours.plan.find("a second pass") != std::string::npos, r.ours.plan);
+  BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
+}
+
+// An infinity in A: the scheme cannot carry it; the FP64 product does, as the exact call would.
+BOOST_AUTO_TEST_CASE(values_that_are_not_finite_run_in_fp64) {
+  Context context = make_context();
+  if (!has_double(context)) {
+    BOOST_TEST_MESSAGE("the device has no FP64");
+    return;
+  }
+  const Case c{8, 8, 8};
+  Operands o = operands(c, 0, 9);
+  o.a[3] = INFINITY;
+  Result ours;
+  {
+    ScopedEnvironment ozaki("MQLCL_GEMM_KERNEL", "ozaki");
+    ours = run(context, o, MQLCL_GEMM_FASTEST);
+  }
+  const Result fp64 = run(context, o, MQLCL_GEMM_EXACT);
+  BOOST_TEST(ours.plan.find("infinities, NaNs") != std::string::npos, ours.plan);
+  for (size_t at = 0; at < ours.c.size(); ++at)
+    BOOST_TEST((ours.c[at] == fp64.c[at] || (std::isnan(ours.c[at]) && std::isnan(fp64.c[at]))),
+               "element " << at);
+}
+
+// MQLCL_GEMM_EXACT asks for FP64's own multiply-adds: the scheme never runs for it.
+BOOST_AUTO_TEST_CASE(exact_double_products_never_run_the_scheme) {
+  Context context = make_context();
+  if (!has_double(context)) {
+    BOOST_TEST_MESSAGE("the device has no FP64");
+    return;
+  }
+  ScopedEnvironment ozaki("MQLCL_GEMM_KERNEL", "ozaki");
+  const Result exact = run(context, operands(Case{8, 8, 8}, 0, 3), MQLCL_GEMM_EXACT);
+  BOOST_TEST(!ran_the_scheme(exact), exact.plan);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
