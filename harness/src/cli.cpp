@@ -232,7 +232,7 @@ Subcommand gemm_subcommand() {
             "least 5)"},
            {"--double", "",
             "the double products only (MQL5's matrix): every square, with B and with A "
-            "transposed"},
+            "transposed, and MQLCL_GEMM_ACCURATE as stored"},
            {"--format", "F", "text (default) or json: the document --output saves, on stdout"},
            {"--output", "FILE.json", "save the figures"},
            path_options()[0],

@@ -34,7 +34,8 @@ struct GemmCase {
 // shapes with each operand transposed; double at the first size (on GPUs at every size, NN, NT
 // and TN) and a batch. On CPUs FP32-accurate runs at the largest size only (it is the exact product
 // there) and TF32 not at all. `double_only` (gemm --double): the double products at every size, as
-// stored, with B and with A transposed.
+// stored, with B and with A transposed, then MQLCL_GEMM_ACCURATE as stored (the FP64 product, or
+// under MQLCL_GEMM_KERNEL=ozaki the Ozaki scheme: one run times both beside cuBLAS DGEMM).
 // MQL5's own type: the double product at each size, as stored, with B and with A transposed.
 void append_double_cases(std::vector<GemmCase> &cases, const std::vector<uint32_t> &sizes) {
   for (uint32_t n : sizes)
@@ -46,6 +47,8 @@ std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu, b
   std::vector<GemmCase> cases;
   if (double_only) {
     append_double_cases(cases, sizes);
+    for (uint32_t n : sizes)
+      cases.push_back({GeneralGemm{n, n, n, 1, false, false, true}, MQLCL_GEMM_ACCURATE});
     return cases;
   }
   for (uint32_t n : sizes)

@@ -299,10 +299,21 @@ BOOST_AUTO_TEST_CASE(gemm_double_times_the_double_products_only) {
     cases.push_back(c.at("case").get<std::string>());
     BOOST_TEST(c.at("verified").get<bool>(), c.dump());
   }
-  const std::vector<std::string> expected{"24x24x24 NN double", "24x24x24 NT double",
-                                          "24x24x24 TN double", "17x17x17 NN double",
-                                          "17x17x17 NT double", "17x17x17 TN double"};
+  const std::vector<std::string> expected{
+      "24x24x24 NN double",          "24x24x24 NT double",         "24x24x24 TN double",
+      "17x17x17 NN double",          "17x17x17 NT double",         "17x17x17 TN double",
+      "24x24x24 NN double accurate", "17x17x17 NN double accurate"};
   BOOST_TEST(cases == expected, boost::test_tools::per_element());
+  // Under MQLCL_GEMM_KERNEL=ozaki the accurate rows time the Ozaki scheme, the rest FP64.
+  ScopedEnvironment ozaki("MQLCL_GEMM_KERNEL", "ozaki");
+  Outcome scheme =
+      run_replay({"gemm", "--double", "--sizes", "24", "--repeat", "1", "--format", "json"});
+  BOOST_TEST_REQUIRE(scheme.status == 0, scheme.out << scheme.err);
+  for (const nlohmann::json &c : nlohmann::json::parse(scheme.out).at("cases")) {
+    BOOST_TEST(c.at("verified").get<bool>(), c.dump());
+    const bool accurate = has(c.at("case").get<std::string>(), "accurate");
+    BOOST_TEST(has(c.at("plan").get<std::string>(), "ozaki.cl MODULI=") == accurate, c.dump());
+  }
 }
 
 BOOST_AUTO_TEST_CASE(progress_shows_on_a_terminal_and_not_in_a_pipe) {
