@@ -313,7 +313,7 @@ BOOST_AUTO_TEST_CASE(the_scheme_is_as_accurate_as_fp64_in_every_layout) {
 }
 
 // Lines whose elements span 2^-24 ... 2^24: more bits per line than uniform values take, the
-// error still FP64's.
+// error still FP64's. Then lines of uniform values at scales 2^1000 apart.
 BOOST_AUTO_TEST_CASE(lines_spanning_many_binades_keep_more_bits) {
   Context context = make_context();
   if (!has_double(context)) {
@@ -328,6 +328,14 @@ BOOST_AUTO_TEST_CASE(lines_spanning_many_binades_keep_more_bits) {
   BOOST_TEST(bits_in(wide.ours.plan, "BITS_A=") > bits_in(narrow.ours.plan, "BITS_A="));
   BOOST_TEST(bits_in(wide.ours.plan, "MODULI=") > bits_in(narrow.ours.plan, "MODULI="));
   BOOST_TEST(wide.scheme <= std::max(wide.fp64, 2 * kUnitRoundoff));
+  // Rows 2^-500 and 2^500 apart, each narrow: every line scaled on its own, nothing overflows.
+  Operands far = operands(c, 0, 22);
+  for (uint32_t i = 0; i < c.m; ++i)
+    for (uint32_t h = 0; h < c.k; ++h)
+      far.a[far.sa.at(0, i, h)] = std::ldexp(far.a[far.sa.at(0, i, h)], 500 * (int(i % 3) - 1));
+  const Compared apart = compare(context, far);
+  BOOST_TEST_REQUIRE(ran_the_scheme(apart.ours), apart.ours.plan);
+  BOOST_TEST(apart.scheme <= std::max(apart.fp64, 2 * kUnitRoundoff));
 }
 
 // A's rows: 1, then values of 2^-70; B's columns: 0 against the 1, then ones. The product is the
