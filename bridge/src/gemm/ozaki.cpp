@@ -193,11 +193,13 @@ void set_walk_args(cl_kernel kernel, const LineWalk &walk, uint32_t k) {
   set_arg(kernel, 6, cl_uint(k));
 }
 
-template <class T> std::vector<T> read_all(const Context &context, cl_mem memory, size_t count) {
+// Waits for the queue and reads `count` values of `memory` (`what`, for the error's message).
+template <class T>
+std::vector<T> read_all(const Context &context, cl_mem memory, size_t count, const char *what) {
   std::vector<T> values(count);
   check_cl(cl_api().clEnqueueReadBuffer(context.queue, memory, CL_TRUE, 0, count * sizeof(T),
                                         values.data(), 0, nullptr, nullptr),
-           "CLGemm: clEnqueueReadBuffer of the Ozaki scheme's statistics",
+           fmt::format("CLGemm: clEnqueueReadBuffer of {}", what).c_str(),
            MQLCL_ERR_OPENCL_EXECUTE);
   return values;
 }
@@ -210,19 +212,18 @@ std::vector<double> line_stats(const Context &context, ContextState &state, cons
   const size_t global[] = {kStatsGroup * walk.lines->lines, call.batch};
   const size_t local[] = {kStatsGroup, 1};
   launch(context, state, k.stats, 2, global, local, first);
-  return read_all<double>(context, stats, size_t(2) * walk.lines->lines * call.batch);
+  return read_all<double>(context, stats, size_t(2) * walk.lines->lines * call.batch,
+                          "the Ozaki scheme's line statistics");
 }
 
 struct Scratch {
   cl_mem stats_a, stats_b, residues_a, residues_b, planes, values, largest;
 };
 
-// Residues, integer products and their reconstruction: the products' values and, read back,
-// log2 of each product's largest |element|.
-std::vector<double> scheme_values(const Context &context, ContextState &state,
-                                  const OzakiKernels &k, const Call &call, const LineWalk &a,
-                                  const LineWalk &b, const Scratch &s, const OzakiDigits &digits,
-                                  bool &first) {
+// For each modulus, the operands' residues and their integer product's, into s.planes.
+void residue_products(const Context &context, ContextState &state, const OzakiKernels &k,
+                      const Call &call, const LineWalk &a, const LineWalk &b, const Scratch &s,
+                      const OzakiDigits &digits, bool &first) {
   for (unsigned l = 0; l < digits.count; ++l) {
     for (const auto &[walk, stats, out, bits] :
          {std::make_tuple(a, s.stats_a, s.residues_a, digits.bits_a),
@@ -246,13 +247,19 @@ std::vector<double> scheme_values(const Context &context, ContextState &state,
     const size_t local[] = {kProductTile, kProductTile, 1};
     launch(context, state, k.products, 3, global, local, first);
   }
-  const cl_mem reconstruct_args[] = {s.planes, s.stats_a, s.stats_b};
+}
+
+// The products' values rebuilt from s.planes into s.values, and, read back, log2 of each
+// product's largest |element| (-inf where it is zero).
+std::vector<double> reconstruct(const Context &context, ContextState &state, const OzakiKernels &k,
+                                const Call &call, const Scratch &s, const OzakiDigits &digits,
+                                bool &first) {
+  const cl_mem buffers[] = {s.planes, s.stats_a, s.stats_b};
   for (cl_uint i = 0; i < 3; ++i)
-    set_arg(k.reconstruct, i, reconstruct_args[i]);
-  const cl_int bits[] = {digits.bits_a, digits.bits_b};
+    set_arg(k.reconstruct, i, buffers[i]);
+  set_arg(k.reconstruct, 3, cl_int(digits.bits_a));
+  set_arg(k.reconstruct, 4, cl_int(digits.bits_b));
   const cl_uint sizes[] = {call.m, call.n, digits.count};
-  set_arg(k.reconstruct, 3, bits[0]);
-  set_arg(k.reconstruct, 4, bits[1]);
   for (cl_uint i = 0; i < 3; ++i)
     set_arg(k.reconstruct, 5 + i, sizes[i]);
   set_arg(k.reconstruct, 8, s.values);
@@ -261,12 +268,13 @@ std::vector<double> scheme_values(const Context &context, ContextState &state,
   const size_t global[] = {groups * kReconstructGroup, call.m, call.batch};
   const size_t local[] = {kReconstructGroup, 1, 1};
   launch(context, state, k.reconstruct, 3, global, local, first);
-  const std::vector<double> largest =
-      read_all<double>(context, s.largest, groups * call.m * call.batch);
+  const size_t per_product = groups * call.m;
+  const std::vector<double> largest = read_all<double>(context, s.largest, per_product * call.batch,
+                                                       "the Ozaki scheme's largest elements");
   std::vector<double> largest_log2(call.batch, kMinusInfinity);
   for (size_t p = 0; p < call.batch; ++p) {
-    const auto begin = largest.begin() + static_cast<ptrdiff_t>(p * groups * call.m);
-    const double top = *std::max_element(begin, begin + static_cast<ptrdiff_t>(groups * call.m));
+    const auto begin = largest.begin() + static_cast<ptrdiff_t>(p * per_product);
+    const double top = *std::max_element(begin, begin + static_cast<ptrdiff_t>(per_product));
     largest_log2[p] = top > 0 ? std::log2(top) : kMinusInfinity;
   }
   return largest_log2;
@@ -337,8 +345,9 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   for (int pass = 0; pass < 2 && choice.digits; ++pass) {
     const OzakiDigits digits = *choice.digits;
     s = scratch_for(context, state, call, digits.count);
+    residue_products(context, state, kernels, call, a, b, s, digits, first);
     const std::vector<double> largest =
-        scheme_values(context, state, kernels, call, a, b, s, digits, first);
+        reconstruct(context, state, kernels, call, s, digits, first);
     const std::string why = uncertified(a_summary, b_summary, call.k, digits, largest);
     if (why.empty()) {
       apply_to_c(context, state, kernels, call, s.values, first);
