@@ -283,19 +283,31 @@ bool has_double(int32_t context) {
          std::any_of(raw, raw + size, [](uint8_t byte) { return byte != 0; });
 }
 
+// Boost.Test precondition: a device, and FP64 on it (a context that cannot be made runs the
+// tests, which then fail saying why).
+struct needs_fp64 {
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id unit) const {
+    boost::test_tools::assertion_result device = needs_device()(unit);
+    const int32_t context = device ? CLContextCreate(device_under_test()) : MQLCL_INVALID_HANDLE;
+    if (context == MQLCL_INVALID_HANDLE)
+      return device;
+    boost::test_tools::assertion_result result(has_double(context));
+    CLContextFree(context);
+    if (!result)
+      result.message() << "the device has no FP64";
+    return result;
+  }
+};
+
 } // namespace
 
-BOOST_AUTO_TEST_SUITE(products, *boost::unit_test::precondition(needs_device()))
+BOOST_AUTO_TEST_SUITE(products, *boost::unit_test::precondition(needs_fp64()))
 
 // Every layout, odd sizes, padding, offsets, a batch, alpha and beta: the scheme's error no larger
 // than the FP64 product's (nor than 2^-52: an element or two of rounding), C's other elements
 // untouched.
 BOOST_AUTO_TEST_CASE(the_scheme_is_as_accurate_as_fp64_in_every_layout) {
   Context context = make_context();
-  if (!has_double(context)) {
-    BOOST_TEST_MESSAGE("the device has no FP64");
-    return;
-  }
   uint32_t seed = 7;
   for (int layout = 0; layout < 4; ++layout) {
     Case c{37, 29, 83, (layout & 1) != 0, (layout & 2) != 0};
@@ -316,10 +328,6 @@ BOOST_AUTO_TEST_CASE(the_scheme_is_as_accurate_as_fp64_in_every_layout) {
 // error still FP64's. Then lines of uniform values at scales 2^1000 apart.
 BOOST_AUTO_TEST_CASE(lines_spanning_many_binades_keep_more_bits) {
   Context context = make_context();
-  if (!has_double(context)) {
-    BOOST_TEST_MESSAGE("the device has no FP64");
-    return;
-  }
   const Case c{48, 40, 64};
   const Compared narrow = compare(context, operands(c, 0, 21));
   const Compared wide = compare(context, operands(c, 24, 21));
@@ -344,10 +352,6 @@ BOOST_AUTO_TEST_CASE(lines_spanning_many_binades_keep_more_bits) {
 // runs: as accurate as ever, and the plan says why.
 BOOST_AUTO_TEST_CASE(a_product_no_moduli_carry_runs_in_fp64) {
   Context context = make_context();
-  if (!has_double(context)) {
-    BOOST_TEST_MESSAGE("the device has no FP64");
-    return;
-  }
   Case c{16, 16, 32};
   c.beta = 2; // C is still as it was when the scheme declines
   Operands o = operands(c, 0, 5);
@@ -367,10 +371,6 @@ BOOST_AUTO_TEST_CASE(a_product_no_moduli_carry_runs_in_fp64) {
 // catches it and a second pass keeps more.
 BOOST_AUTO_TEST_CASE(a_product_smaller_than_guessed_takes_a_second_pass) {
   Context context = make_context();
-  if (!has_double(context)) {
-    BOOST_TEST_MESSAGE("the device has no FP64");
-    return;
-  }
   const Case c{16, 16, 64};
   Operands o = operands(c, 0, 13);
   for (double &a : o.a)
@@ -388,10 +388,6 @@ BOOST_AUTO_TEST_CASE(a_product_smaller_than_guessed_takes_a_second_pass) {
 // An infinity in A: the scheme cannot carry it; the FP64 product does, as the exact call would.
 BOOST_AUTO_TEST_CASE(values_that_are_not_finite_run_in_fp64) {
   Context context = make_context();
-  if (!has_double(context)) {
-    BOOST_TEST_MESSAGE("the device has no FP64");
-    return;
-  }
   const Case c{8, 8, 8};
   Operands o = operands(c, 0, 9);
   o.a[3] = INFINITY;
@@ -410,10 +406,6 @@ BOOST_AUTO_TEST_CASE(values_that_are_not_finite_run_in_fp64) {
 // MQLCL_GEMM_EXACT asks for FP64's own multiply-adds: the scheme never runs for it.
 BOOST_AUTO_TEST_CASE(exact_double_products_never_run_the_scheme) {
   Context context = make_context();
-  if (!has_double(context)) {
-    BOOST_TEST_MESSAGE("the device has no FP64");
-    return;
-  }
   ScopedEnvironment ozaki("MQLCL_GEMM_KERNEL", "ozaki");
   const Result exact = run(context, operands(Case{8, 8, 8}, 0, 3), MQLCL_GEMM_EXACT);
   BOOST_TEST(!ran_the_scheme(exact), exact.plan);
