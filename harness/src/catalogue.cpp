@@ -81,9 +81,12 @@ void with_form(Step &step, gemm::Family family) {
   step.layout_tunables = gemm::tunables_of(form, gemm::Varies::layout);
   // Step::params_valid is a plain function: one per form, in Family's order.
   constexpr decltype(Step::params_valid) kRules[] = {
-      form_params_valid<gemm::Family::tiles>, form_params_valid<gemm::Family::registers>,
-      form_params_valid<gemm::Family::tensor_tf32>, form_params_valid<gemm::Family::tensor_3xtf32>,
-      form_params_valid<gemm::Family::tensor_fp64>};
+      form_params_valid<gemm::Family::tiles>,
+      form_params_valid<gemm::Family::registers>,
+      form_params_valid<gemm::Family::tensor_tf32>,
+      form_params_valid<gemm::Family::tensor_3xtf32>,
+      form_params_valid<gemm::Family::tensor_fp64>,
+      form_params_valid<gemm::Family::integer_residues>};
   step.params_valid = kRules[static_cast<size_t>(family)];
 }
 

@@ -153,6 +153,24 @@ bool fp64_valid(const Params &p, const DeviceLimits &device, size_t) {
   return group_fits(device, uint64_t(threads), local);
 }
 
+// The Ozaki scheme's integer products (kernels/gemm/ozaki.cl, residue_products): PRODUCT_TILE^2
+// work-items (whole warps), an int tile of A and a padded one of B in local memory.
+bool residues_valid(const Params &p, const DeviceLimits &device, size_t) {
+  const int64_t tile = value_of(form_of(Family::integer_residues), p, "PRODUCT_TILE");
+  if (tile < 1 || tile > 64)
+    return false;
+  const uint64_t local = uint64_t(tile) * (2 * tile + 1) * 4;
+  return group_fits(device, uint64_t(tile * tile), local);
+}
+
+// One work-item per element of each product's m x n residue plane, in PRODUCT_TILE^2 blocks.
+Launch residues_launch(const Params &p, const Shape &shape) {
+  const size_t tile = size_t(value_of(form_of(Family::integer_residues), p, "PRODUCT_TILE"));
+  return {3,
+          {ceil_div(shape.n, tile) * tile, ceil_div(shape.m, tile) * tile, shape.batch},
+          {tile, tile, 1}};
+}
+
 Launch fp64_launch(const Params &p, const Shape &shape) {
   const Form &form = form_of(Family::tensor_fp64);
   const size_t warps = size_t(value_of(form, p, "BM") / value_of(form, p, "WM")) *
@@ -165,7 +183,8 @@ Launch fp64_launch(const Params &p, const Shape &shape) {
 // TF32-typed maps in 64 x 256 tiles of 32-deep slices, one stage; 3xTF32 with A through an FP32
 // map, split in registers, and B split and tiled by the pass, 64 x 128 tiles of 16-deep slices
 // in two stages, sums flushed every 8 slices; step 19's are an untuned start (128 x 128 tiles of
-// 16-deep slices in three stages, 64 x 32 per warp): the database holds what was measured.
+// 16-deep slices in three stages, 64 x 32 per warp): the database holds what was measured. The
+// Ozaki scheme's portable integer products: 16 x 16 blocks, untuned.
 // Step 13's FMA_ORDER=1 and POINTERS=1 without GATHER=1 were tried and not kept (the kernel's
 // header comment); its rules refuse them.
 constexpr Varies kShape = Varies::shape, kCode = Varies::code, kLayout = Varies::layout;
@@ -276,6 +295,13 @@ constexpr Form kForms[] = {
        {"GROUP_M", kShape, {8, 16, 32}, 3}}},
      fp64_valid,
      fp64_launch},
+    {Family::integer_residues,
+     "integer_residues",
+     "ozaki.cl",
+     {{{"PRODUCT_TILE", 16}}},
+     {{{"PRODUCT_TILE", kShape, {8, 16}, 2}}},
+     residues_valid,
+     residues_launch},
 };
 
 } // namespace

@@ -18,8 +18,9 @@ using Params = std::map<std::string, int64_t>;
 
 // Step 13's tiles staged in dedicated local memory (GPUs), step 14's register-blocked form where
 // local memory is part of global memory (CPUs), on Hopper's tensor cores step 18's TF32
-// product and its 3xTF32 (FP32-accurate) form, and step 19's double product on its FP64 ones.
-enum class Family { tiles, registers, tensor_tf32, tensor_3xtf32, tensor_fp64 };
+// product and its 3xTF32 (FP32-accurate) form, and step 19's double product on its FP64 ones;
+// and the Ozaki scheme's integer products modulo small primes (ozaki.hpp), in portable OpenCL C.
+enum class Family { tiles, registers, tensor_tf32, tensor_3xtf32, tensor_fp64, integer_residues };
 
 // What a form's rules need of a device.
 struct DeviceLimits {

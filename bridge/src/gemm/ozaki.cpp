@@ -2,6 +2,7 @@
 
 #include "cl_api.hpp"
 #include "errors.hpp"
+#include "gemm/forms.hpp"
 #include "gemm/operands.hpp"
 #include "gemm/runtime.hpp"
 
@@ -24,7 +25,7 @@ constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 constexpr int kBoundLog2 = -54;
 constexpr int kMostBits = 120; // a line's integers stay far inside double's exponents
 constexpr const char *kFile = "ozaki.cl";
-constexpr size_t kStatsGroup = 64, kProductTile = 16, kReconstructGroup = 64;
+constexpr size_t kStatsGroup = 64, kReconstructGroup = 64;
 
 // x^-1 modulo p, for x coprime to p (extended Euclid).
 int inverse_modulo(int x, int p) {
@@ -151,16 +152,24 @@ bool ozaki_forced(EnvironmentReader environment) {
 
 namespace {
 
+// The kernels, and the integer products' parameters (their form's, forms.hpp) and launch.
 struct OzakiKernels {
   cl_kernel stats, residues, products, reconstruct, apply;
+  Params params;
+  Launch products_launch;
 };
 
-OzakiKernels ozaki_kernels(const Context &context, ContextState &state) {
-  const std::string options =
-      fmt::format("-DOZAKI_COUNT={} -DOZAKI_MODULI={} -DOZAKI_INVERSES={} -DPRODUCT_TILE={}",
-                  kOzakiModuli.size(), fmt::join(kOzakiModuli, ","),
-                  fmt::join(ozaki_inverses(), ","), kProductTile);
+OzakiKernels ozaki_kernels(const Context &context, ContextState &state, const Call &call,
+                           const Params &params) {
+  std::string options =
+      fmt::format("-DOZAKI_COUNT={} -DOZAKI_MODULI={} -DOZAKI_INVERSES={}", kOzakiModuli.size(),
+                  fmt::join(kOzakiModuli, ","), fmt::join(ozaki_inverses(), ","));
+  for (const auto &[name, value] : params)
+    options += fmt::format(" -D{}={}", name, value);
   OzakiKernels kernels{};
+  kernels.params = params;
+  kernels.products_launch = form_of(Family::integer_residues)
+                                .launch(params, Shape{call.m, call.n, call.k, call.batch, 1});
   kernels.stats = kernel_for(context, state, kFile, options, "line_stats");
   kernels.residues = kernel_for(context, state, kFile, options, "residues");
   kernels.products = kernel_for(context, state, kFile, options, "residue_products");
@@ -242,10 +251,8 @@ void residue_products(const Context &context, ContextState &state, const OzakiKe
     set_arg(k.products, 2, s.planes);
     for (cl_uint i = 0; i < 4; ++i)
       set_arg(k.products, 3 + i, sizes[i]);
-    const size_t global[] = {rounded_up(call.n, kProductTile), rounded_up(call.m, kProductTile),
-                             call.batch};
-    const size_t local[] = {kProductTile, kProductTile, 1};
-    launch(context, state, k.products, 3, global, local, first);
+    launch(context, state, k.products, k.products_launch.dimensions,
+           k.products_launch.global.data(), k.products_launch.local.data(), first);
   }
 }
 
@@ -321,18 +328,27 @@ Scratch scratch_for(const Context &context, ContextState &state, const Call &cal
           scratch(context, state, ScratchSlot::ozaki_largest, 8 * products * m * groups)};
 }
 
-std::string plan_of(const OzakiDigits &digits, bool second_pass) {
-  return fmt::format("{} MODULI={} BITS_A={} BITS_B={} (Ozaki scheme II, portable integer "
-                     "products, MQLCL_GEMM_KERNEL=ozaki{})",
-                     kFile, digits.count, digits.bits_a, digits.bits_b,
-                     second_pass ? "; a second pass, the first's bits too few" : "");
+std::string plan_of(const OzakiDigits &digits, const Params &params, bool second_pass) {
+  std::string text = fmt::format("{} MODULI={} BITS_A={} BITS_B={}", kFile, digits.count,
+                                 digits.bits_a, digits.bits_b);
+  for (const auto &[name, value] : params)
+    text += fmt::format(" {}={}", name, value);
+  return text + fmt::format(" (Ozaki scheme II, portable integer products, "
+                            "MQLCL_GEMM_KERNEL=ozaki{})",
+                            second_pass ? "; a second pass, the first's bits too few" : "");
 }
 
 } // namespace
 
 std::optional<std::string> run_ozaki_product(const Context &context, ContextState &state,
                                              const Call &call, bool &first) {
-  const OzakiKernels kernels = ozaki_kernels(context, state);
+  const Form &form = form_of(Family::integer_residues);
+  const Params params = defaults_of(form);
+  if (!form.valid(params, limits_of(*context.device), 1))
+    return fmt::format("the device's work-groups cannot take the integer products' {} x {} blocks",
+                       value_of(form, params, "PRODUCT_TILE"),
+                       value_of(form, params, "PRODUCT_TILE"));
+  const OzakiKernels kernels = ozaki_kernels(context, state, call, params);
   const Lines a_lines = lines_of_a(call), b_lines = lines_of_b(call);
   const LineWalk a = walk_of(a_lines), b = walk_of(b_lines);
   Scratch s = scratch_for(context, state, call, 1);
@@ -351,7 +367,7 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
     const std::string why = uncertified(a_summary, b_summary, call.k, digits, largest);
     if (why.empty()) {
       apply_to_c(context, state, kernels, call, s.values, first);
-      state.last_plan = plan_of(digits, pass > 0);
+      state.last_plan = plan_of(digits, kernels.params, pass > 0);
       return std::nullopt;
     }
     choice = choose_digits(a_summary, b_summary, call.k, largest);

@@ -198,6 +198,8 @@ const char *step_of(Family family) {
     return kAccurateStep;
   case Family::tensor_fp64:
     return kFp64Step;
+  case Family::integer_residues:
+    return kIntegerResiduesStep;
   case Family::tiles:
   case Family::registers:
     break;
