@@ -20,7 +20,7 @@
 // products' matrices one after another. Launch: global (length, lines, products), any local.
 // residue_products(a, b, c, m, n, k, modulus): each product's m x n integer product of A's and
 // B's residue lines modulo moduli[modulus], as chars, into c's plane `modulus`. Launch: global
-// (n, m) rounded up to PRODUCT_TILE, then the products; local (PRODUCT_TILE, PRODUCT_TILE, 1).
+// (n, m) over BLOCK, rounded up to the work-group, then the products; any work-group.
 // reconstruct(c, stats_a, stats_b, bits_a, bits_b, m, n, count, values, largest): each element
 // rebuilt from its `count` residues and scaled back, into values (m x n per product), and the
 // largest |value| of each work-group. Launch: global (n rounded up to 64, m, products), local
@@ -28,7 +28,8 @@
 // apply(values, c, offset, stride, ld, m, n, alpha, beta): C = alpha * values + beta * C (C not
 // read when beta is 0). Launch: global (n, m, products), any local.
 //
-// Forms tried and not kept: none yet (the tensor-core form replaces residue_products).
+// Tried and not kept: residue_products on 16 x 16 tiles in local memory, an element per work-item
+// (PoCL 3.1, 2 cores, 256^3: 1.5x the time of BLOCK 4 from global memory).
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
@@ -41,9 +42,10 @@
 #ifndef OZAKI_COUNT
 #error "OZAKI_COUNT: how many moduli OZAKI_MODULI lists"
 #endif
-#ifndef PRODUCT_TILE
-#define PRODUCT_TILE 16
+#ifndef BLOCK // the residue products' elements per work-item, in each dimension
+#define BLOCK 4
 #endif
+#define REDUCE_EVERY 8192 // 8192 * 127^2 < 2^31
 #define STATS_GROUP 64
 #define RECONSTRUCT_GROUP 64
 
@@ -103,32 +105,55 @@ __kernel void residues(__global const double *src, ulong offset, ulong stride, u
   out[(product * lines + line) * length + h] = (char)symmetric((int)fmod(scaled, (double)p), p);
 }
 
-// Sums of PRODUCT_TILE products of residues (each at most 127^2) are reduced modulo p once per
-// tile, so the int never passes 2^31.
-__kernel __attribute__((reqd_work_group_size(PRODUCT_TILE, PRODUCT_TILE, 1))) void
-residue_products(__global const char *a, __global const char *b, __global char *c, uint m, uint n,
-                 uint k, uint modulus) {
-  __local int a_tile[PRODUCT_TILE][PRODUCT_TILE], b_tile[PRODUCT_TILE][PRODUCT_TILE + 1];
+// Each work-item sums a BLOCK x BLOCK block of one product's plane from A's and B's residue lines
+// (both K-contiguous), four residues at a time; the sums (each term at most 127^2) are reduced
+// modulo p every REDUCE_EVERY terms, so an int never passes 2^31. Lines past the edge read the
+// last line again; their sums are not stored.
+__kernel void residue_products(__global const char *a, __global const char *b, __global char *c,
+                               uint m, uint n, uint k, uint modulus) {
   const size_t product = get_global_id(2), products = get_global_size(2);
-  const size_t j = get_global_id(0), i = get_global_id(1);
-  const int x = get_local_id(0), y = get_local_id(1);
-  const size_t i0 = get_group_id(1) * PRODUCT_TILE, j0 = get_group_id(0) * PRODUCT_TILE;
+  const size_t i0 = get_global_id(1) * BLOCK, j0 = get_global_id(0) * BLOCK;
+  if (i0 >= m || j0 >= n)
+    return;
   a += product * (size_t)m * k;
   b += product * (size_t)n * k;
-  const int p = moduli[modulus];
-  int sum = 0;
-  for (size_t h0 = 0; h0 < k; h0 += PRODUCT_TILE) {
-    // a_tile[y][x] = A'(i0 + y, h0 + x); b_tile[y][x] = B'(h0 + y, j0 + x), B' stored as lines.
-    a_tile[y][x] = i0 + y < m && h0 + x < k ? a[(i0 + y) * k + h0 + x] : 0;
-    b_tile[x][y] = j0 + y < n && h0 + x < k ? b[(j0 + y) * k + h0 + x] : 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int h = 0; h < PRODUCT_TILE; ++h)
-      sum += a_tile[y][h] * b_tile[h][x];
-    sum %= p;
-    barrier(CLK_LOCAL_MEM_FENCE);
+  __global const char *a_lines[BLOCK], *b_lines[BLOCK];
+  for (int r = 0; r < BLOCK; ++r) {
+    a_lines[r] = a + min(i0 + r, (size_t)m - 1) * k;
+    b_lines[r] = b + min(j0 + r, (size_t)n - 1) * k;
   }
-  if (i < m && j < n)
-    c[((size_t)modulus * products + product) * m * n + i * n + j] = (char)symmetric(sum, p);
+  const int p = moduli[modulus];
+  int sums[BLOCK][BLOCK];
+  for (int r = 0; r < BLOCK; ++r)
+    for (int s = 0; s < BLOCK; ++s)
+      sums[r][s] = 0;
+  for (size_t h0 = 0; h0 < k; h0 += REDUCE_EVERY) {
+    const size_t h1 = min(h0 + REDUCE_EVERY, (size_t)k);
+    size_t h = h0;
+    for (; h + 4 <= h1; h += 4) {
+      int4 x[BLOCK], y[BLOCK];
+      for (int r = 0; r < BLOCK; ++r) {
+        x[r] = convert_int4(vload4(0, a_lines[r] + h));
+        y[r] = convert_int4(vload4(0, b_lines[r] + h));
+      }
+      for (int r = 0; r < BLOCK; ++r)
+        for (int s = 0; s < BLOCK; ++s) {
+          const int4 t = x[r] * y[s];
+          sums[r][s] += t.x + t.y + t.z + t.w;
+        }
+    }
+    for (; h < h1; ++h)
+      for (int r = 0; r < BLOCK; ++r)
+        for (int s = 0; s < BLOCK; ++s)
+          sums[r][s] += a_lines[r][h] * b_lines[s][h];
+    for (int r = 0; r < BLOCK; ++r)
+      for (int s = 0; s < BLOCK; ++s)
+        sums[r][s] %= p;
+  }
+  __global char *plane = c + ((size_t)modulus * products + product) * m * n;
+  for (int r = 0; r < BLOCK && i0 + r < m; ++r)
+    for (int s = 0; s < BLOCK && j0 + s < n; ++s)
+      plane[(i0 + r) * n + j0 + s] = (char)symmetric(sums[r][s], p);
 }
 
 __kernel __attribute__((reqd_work_group_size(RECONSTRUCT_GROUP, 1, 1))) void

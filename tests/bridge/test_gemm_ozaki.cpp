@@ -324,6 +324,20 @@ BOOST_AUTO_TEST_CASE(the_scheme_is_as_accurate_as_fp64_in_every_layout) {
   }
 }
 
+// B's columns are A's rows, so the diagonal's residue products are squares: over K = 450001
+// (not a multiple of 4) their sum passes 2^31 unless reduced on the way, as it is every 8192 terms.
+BOOST_AUTO_TEST_CASE(a_long_k_of_squares_is_summed_exactly) {
+  Context context = make_context();
+  const Case c{2, 2, 450001};
+  Operands o = operands(c, 0, 31);
+  for (uint32_t j = 0; j < c.n; ++j)
+    for (uint32_t h = 0; h < c.k; ++h)
+      o.b[o.sb.at(0, h, j)] = o.a[o.sa.at(0, j, h)];
+  const Compared r = compare(context, o);
+  BOOST_TEST(ran_the_scheme(r.ours), r.ours.plan);
+  BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
+}
+
 // Lines whose elements span 2^-24 ... 2^24: more bits per line than uniform values take, the
 // error still FP64's. Then lines of uniform values at scales 2^1000 apart.
 BOOST_AUTO_TEST_CASE(lines_spanning_many_binades_keep_more_bits) {

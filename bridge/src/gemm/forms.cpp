@@ -153,22 +153,24 @@ bool fp64_valid(const Params &p, const DeviceLimits &device, size_t) {
   return group_fits(device, uint64_t(threads), local);
 }
 
-// The Ozaki scheme's integer products (kernels/gemm/ozaki.cl, residue_products): PRODUCT_TILE^2
-// work-items (whole warps), an int tile of A and a padded one of B in local memory.
+// The Ozaki scheme's integer products (kernels/gemm/ozaki.cl, residue_products): BLOCK x BLOCK
+// sums per work-item in registers, GROUP x GROUP work-items (whole warps), no local memory.
 bool residues_valid(const Params &p, const DeviceLimits &device, size_t) {
-  const int64_t tile = value_of(form_of(Family::integer_residues), p, "PRODUCT_TILE");
-  if (tile < 1 || tile > 64)
-    return false;
-  const uint64_t local = uint64_t(tile) * (2 * tile + 1) * 4;
-  return group_fits(device, uint64_t(tile * tile), local);
+  const Form &form = form_of(Family::integer_residues);
+  const int64_t block = value_of(form, p, "BLOCK"), group = value_of(form, p, "GROUP");
+  return block >= 1 && block <= 8 && group >= 1 && group <= 32 &&
+         group_fits(device, uint64_t(group * group), 0);
 }
 
-// One work-item per element of each product's m x n residue plane, in PRODUCT_TILE^2 blocks.
+// A work-item per BLOCK x BLOCK block of each product's m x n residue plane.
 Launch residues_launch(const Params &p, const Shape &shape) {
-  const size_t tile = size_t(value_of(form_of(Family::integer_residues), p, "PRODUCT_TILE"));
+  const Form &form = form_of(Family::integer_residues);
+  const size_t block = size_t(value_of(form, p, "BLOCK")),
+               group = size_t(value_of(form, p, "GROUP"));
   return {3,
-          {ceil_div(shape.n, tile) * tile, ceil_div(shape.m, tile) * tile, shape.batch},
-          {tile, tile, 1}};
+          {ceil_div(shape.n, block * group) * group, ceil_div(shape.m, block * group) * group,
+           shape.batch},
+          {group, group, 1}};
 }
 
 Launch fp64_launch(const Params &p, const Shape &shape) {
@@ -184,7 +186,7 @@ Launch fp64_launch(const Params &p, const Shape &shape) {
 // map, split in registers, and B split and tiled by the pass, 64 x 128 tiles of 16-deep slices
 // in two stages, sums flushed every 8 slices; step 19's are an untuned start (128 x 128 tiles of
 // 16-deep slices in three stages, 64 x 32 per warp): the database holds what was measured. The
-// Ozaki scheme's portable integer products: 16 x 16 blocks, untuned.
+// Ozaki scheme's portable integer products: 4 x 4 sums per work-item, 8 x 8 work-items, untuned.
 // Step 13's FMA_ORDER=1 and POINTERS=1 without GATHER=1 were tried and not kept (the kernel's
 // header comment); its rules refuse them.
 constexpr Varies kShape = Varies::shape, kCode = Varies::code, kLayout = Varies::layout;
@@ -298,8 +300,8 @@ constexpr Form kForms[] = {
     {Family::integer_residues,
      "integer_residues",
      "ozaki.cl",
-     {{{"PRODUCT_TILE", 16}}},
-     {{{"PRODUCT_TILE", kShape, {8, 16}, 2}}},
+     {{{"BLOCK", 4}, {"GROUP", 8}}},
+     {{{"BLOCK", kShape, {2, 4, 8}, 3}, {"GROUP", kShape, {8, 16}, 2}}},
      residues_valid,
      residues_launch},
 };

@@ -165,7 +165,8 @@ OzakiKernels ozaki_kernels(const Context &context, ContextState &state, const Ca
       fmt::format("-DOZAKI_COUNT={} -DOZAKI_MODULI={} -DOZAKI_INVERSES={}", kOzakiModuli.size(),
                   fmt::join(kOzakiModuli, ","), fmt::join(ozaki_inverses(), ","));
   for (const auto &[name, value] : params)
-    options += fmt::format(" -D{}={}", name, value);
+    if (name != "GROUP") // the launch's, not the kernel's
+      options += fmt::format(" -D{}={}", name, value);
   OzakiKernels kernels{};
   kernels.params = params;
   kernels.products_launch = form_of(Family::integer_residues)
@@ -345,9 +346,9 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   const Form &form = form_of(Family::integer_residues);
   const Params params = defaults_of(form);
   if (!form.valid(params, limits_of(*context.device), 1))
-    return fmt::format("the device's work-groups cannot take the integer products' {} x {} blocks",
-                       value_of(form, params, "PRODUCT_TILE"),
-                       value_of(form, params, "PRODUCT_TILE"));
+    return fmt::format("the device's work-groups cannot take the integer products' {} x {} "
+                       "work-items",
+                       value_of(form, params, "GROUP"), value_of(form, params, "GROUP"));
   const OzakiKernels kernels = ozaki_kernels(context, state, call, params);
   const Lines a_lines = lines_of_a(call), b_lines = lines_of_b(call);
   const LineWalk a = walk_of(a_lines), b = walk_of(b_lines);
