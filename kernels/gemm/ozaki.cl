@@ -34,7 +34,7 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 #ifndef OZAKI_MODULI
-#error "OZAKI_MODULI: the moduli, odd, pairwise coprime and under 256 (bridge/src/gemm/ozaki.cpp)"
+#error "OZAKI_MODULI: the moduli, odd, pairwise coprime and under 256 (bridge/src/gemm/ozaki.hpp)"
 #endif
 #ifndef OZAKI_INVERSES
 #error "OZAKI_INVERSES: the inverse of the product of the moduli before each, modulo it"
