@@ -309,7 +309,8 @@ BOOST_AUTO_TEST_CASE(gemm_double_times_the_double_products_only) {
   Outcome scheme =
       run_replay({"gemm", "--double", "--sizes", "24", "--repeat", "1", "--format", "json"});
   BOOST_TEST_REQUIRE(scheme.status == 0, scheme.out << scheme.err);
-  for (const nlohmann::json &c : nlohmann::json::parse(scheme.out).at("cases")) {
+  const nlohmann::json scheme_json = nlohmann::json::parse(scheme.out);
+  for (const nlohmann::json &c : scheme_json.at("cases")) {
     BOOST_TEST(c.at("verified").get<bool>(), c.dump());
     const bool accurate = has(c.at("case").get<std::string>(), "accurate");
     BOOST_TEST(has(c.at("plan").get<std::string>(), "ozaki.cl MODULI=") == accurate, c.dump());
