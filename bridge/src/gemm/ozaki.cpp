@@ -179,8 +179,9 @@ OzakiKernels ozaki_kernels(const Context &context, ContextState &state, const Ca
   return kernels;
 }
 
-size_t rounded_up(size_t value, size_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
+// The work-groups of `reconstruct` along a row of C: one largest element each.
+size_t reconstruct_groups(const Call &call) {
+  return round_up(call.n, kReconstructGroup) / kReconstructGroup;
 }
 
 // Where element h of line `line` of an operand lies: line * line_step + h * step.
@@ -272,7 +273,7 @@ std::vector<double> reconstruct(const Context &context, ContextState &state, con
     set_arg(k.reconstruct, 5 + i, sizes[i]);
   set_arg(k.reconstruct, 8, s.values);
   set_arg(k.reconstruct, 9, s.largest);
-  const size_t groups = rounded_up(call.n, kReconstructGroup) / kReconstructGroup;
+  const size_t groups = reconstruct_groups(call);
   const size_t global[] = {groups * kReconstructGroup, call.m, call.batch};
   const size_t local[] = {kReconstructGroup, 1, 1};
   launch(context, state, k.reconstruct, 3, global, local, first);
@@ -317,16 +318,24 @@ void apply_to_c(const Context &context, ContextState &state, const OzakiKernels 
   launch(context, state, k.apply, 3, global, nullptr, first);
 }
 
-Scratch scratch_for(const Context &context, ContextState &state, const Call &call, unsigned count) {
+// The lines' statistics' scratch of one operand: largest |x| and sum of |x| per line.
+cl_mem stats_scratch(const Context &context, ContextState &state, ScratchSlot slot,
+                     const Call &call, uint32_t lines) {
+  return scratch(context, state, slot, 2 * sizeof(double) * call.batch * size_t(lines));
+}
+
+// The rest of the scratch of a pass of `count` moduli, beside the statistics already read.
+Scratch scratch_for(const Context &context, ContextState &state, const Call &call, unsigned count,
+                    cl_mem stats_a, cl_mem stats_b) {
   const size_t products = call.batch, m = call.m, n = call.n, k = call.k;
-  const size_t groups = rounded_up(n, kReconstructGroup) / kReconstructGroup;
-  return {scratch(context, state, ScratchSlot::ozaki_stats_a, 16 * products * m),
-          scratch(context, state, ScratchSlot::ozaki_stats_b, 16 * products * n),
+  return {stats_a,
+          stats_b,
           scratch(context, state, ScratchSlot::ozaki_residues_a, products * m * k),
           scratch(context, state, ScratchSlot::ozaki_residues_b, products * n * k),
           scratch(context, state, ScratchSlot::ozaki_planes, count * products * m * n),
           scratch(context, state, ScratchSlot::ozaki_values, 8 * products * m * n),
-          scratch(context, state, ScratchSlot::ozaki_largest, 8 * products * m * groups)};
+          scratch(context, state, ScratchSlot::ozaki_largest,
+                  8 * products * m * reconstruct_groups(call))};
 }
 
 std::string plan_of(const OzakiDigits &digits, const Params &params, bool second_pass) {
@@ -352,16 +361,18 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   const OzakiKernels kernels = ozaki_kernels(context, state, call, params);
   const Lines a_lines = lines_of_a(call), b_lines = lines_of_b(call);
   const LineWalk a = walk_of(a_lines), b = walk_of(b_lines);
-  Scratch s = scratch_for(context, state, call, 1);
+  // Only the statistics' scratch before the scheme is known to run.
+  const cl_mem stats_a = stats_scratch(context, state, ScratchSlot::ozaki_stats_a, call, call.m);
+  const cl_mem stats_b = stats_scratch(context, state, ScratchSlot::ozaki_stats_b, call, call.n);
   const std::vector<OperandSummary> a_summary =
-      summarise(line_stats(context, state, kernels, a, call, s.stats_a, first), call.batch, call.m);
+      summarise(line_stats(context, state, kernels, a, call, stats_a, first), call.batch, call.m);
   const std::vector<OperandSummary> b_summary =
-      summarise(line_stats(context, state, kernels, b, call, s.stats_b, first), call.batch, call.n);
+      summarise(line_stats(context, state, kernels, b, call, stats_b, first), call.batch, call.n);
   OzakiChoice choice =
       choose_digits(a_summary, b_summary, call.k, guess_largest_log2(a_summary, b_summary, call.k));
   for (int pass = 0; pass < 2 && choice.digits; ++pass) {
     const OzakiDigits digits = *choice.digits;
-    s = scratch_for(context, state, call, digits.count);
+    const Scratch s = scratch_for(context, state, call, digits.count, stats_a, stats_b);
     residue_products(context, state, kernels, call, a, b, s, digits, first);
     const std::vector<double> largest =
         reconstruct(context, state, kernels, call, s, digits, first);

@@ -45,6 +45,11 @@ DeviceFacts facts_of(const Device &device);
 // The call's layout of A and B: "NN" ... "TT".
 std::string layout_of(const Call &call);
 
+// `value` rounded up to a multiple of `multiple`: launches' global sizes, padded lines.
+inline uint64_t round_up(uint64_t value, uint64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
 // Releases an OpenCL object the GEMM holds, unless the process is exiting (lifetime.cpp).
 void release_program(cl_program program) noexcept;
 void release_kernel(cl_kernel kernel) noexcept;

@@ -21,10 +21,6 @@ constexpr uint64_t kMapBytes = 128;        // one CUtensorMap
 constexpr uint64_t kProductMapBytes = 256; // A's map, then B's, per product of the batch
 constexpr size_t kPassGroup = 256;
 
-uint64_t round_up(uint64_t value, uint64_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
-}
-
 uint32_t param(const Plan &plan, const char *name) {
   return static_cast<uint32_t>(plan.params.at(name));
 }
