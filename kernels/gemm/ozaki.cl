@@ -10,17 +10,24 @@
 // product (the host chooses BITS and count so). Scaled back, it is C's product.
 //
 // An operand's element h of line `line` of the batch's product `product` lies at
-// offset + product * stride + line * line_step + h * step (elements).
+// offset + product * stride + line * line_step + h * step (elements). Its residues are planes of
+// `lines` lines of `padded` chars (K rounded up to 16, zeros past K), plane z = modulus *
+// products + product.
 //
 // line_stats(src, offset, stride, line_step, step, lines, length, stats): per line, the largest
-// |x| and the sum of |x| (non-finite values make the largest infinite). Launch: global (64 * lines,
-// products), local (64, 1).
-// residues(src, offset, stride, line_step, step, lines, length, stats, bits, modulus, out): the
-// line's integers modulo moduli[modulus], as chars, lines of `length` one after another, the
-// products' matrices one after another. Launch: global (length, lines, products), any local.
-// residue_products(a, b, c, m, n, k, modulus): each product's m x n integer product of A's and
-// B's residue lines modulo moduli[modulus], as chars, into c's plane `modulus`. Launch: global
-// (n, m) over BLOCK, rounded up to the work-group, then the products; any work-group.
+// |x| and the sum of |x| (non-finite values make the largest infinite). For lines along K (step
+// 1) a work-group per line: global (64 * lines, products), local (64, 1); line_stats_across, the
+// same for lines side by side (line_step 1), 32 lines per work-group in 8 parts of K: global (32
+// * ceil(lines / 32), 8, products), local (32, 8, 1).
+// residues(src, offset, stride, line_step, step, lines, length, padded, stats, bits, count, out):
+// the lines' integers modulo each of the first `count` moduli, as chars. A work-group reads a
+// 32 x 32 block of the operand along whichever way is contiguous and writes it along K. Launch:
+// global (32 * ceil(padded / 32), 8 * ceil(lines / 32), products), local (32, 8, 1).
+// residue_products(a, b, c, m, n, padded, products): each plane's m x n integer product of A's
+// and B's residue lines modulo its modulus, as chars, into c's plane of m x n. Portable form:
+// BLOCK x BLOCK elements per work-item, global (n, m) over BLOCK, rounded up to the work-group,
+// then the planes. TENSOR_CORES 1: on the INT8 tensor cores (below), global (tiles * THREADS,
+// planes), local (THREADS, 1).
 // reconstruct(c, stats_a, stats_b, bits_a, bits_b, m, n, count, values, largest): each element
 // rebuilt from its `count` residues and scaled back, into values (m x n per product), and the
 // largest |value| of each work-group. Launch: global (n rounded up to 64, m, products), local
@@ -32,25 +39,35 @@
 // (PoCL 3.1, 2 cores, 256^3: 1.5x the time of BLOCK 4 from global memory).
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+// No multiply and add fused but where fma() says so: the reconstruction's error-free sums need
+// each product rounded on its own (NVIDIA's compiler fused them, and the result lost its last bit).
+#pragma OPENCL FP_CONTRACT OFF
 
 #ifndef OZAKI_MODULI
 #error "OZAKI_MODULI: the moduli, odd, pairwise coprime and under 256 (bridge/src/gemm/ozaki.hpp)"
 #endif
-#ifndef OZAKI_INVERSES
-#error "OZAKI_INVERSES: the inverse of the product of the moduli before each, modulo it"
+#ifndef OZAKI_PAIR_INVERSES
+#error "OZAKI_PAIR_INVERSES: row d, column l: the inverse of modulus d modulo modulus l (l > d)"
 #endif
 #ifndef OZAKI_COUNT
 #error "OZAKI_COUNT: how many moduli OZAKI_MODULI lists"
 #endif
-#ifndef BLOCK // the residue products' elements per work-item, in each dimension
+#ifndef TENSOR_CORES // 1: residue_products on the INT8 tensor cores (NVIDIA, inline PTX)
+#define TENSOR_CORES 0
+#endif
+#ifndef BLOCK // portable form: the residue products' elements per work-item, in each dimension
 #define BLOCK 4
 #endif
 #define REDUCE_EVERY 8192 // 8192 * 127^2 < 2^31
 #define STATS_GROUP 64
+#define ACROSS_LINES 32
+#define ACROSS_PARTS 8
+#define RESIDUE_TILE 32
+#define RESIDUE_ROWS 8
 #define RECONSTRUCT_GROUP 64
 
 __constant int moduli[OZAKI_COUNT] = {OZAKI_MODULI};
-__constant int inverses[OZAKI_COUNT] = {OZAKI_INVERSES};
+__constant int pair_inverses[OZAKI_COUNT][OZAKI_COUNT] = {OZAKI_PAIR_INVERSES};
 
 // The shift that takes a line whose largest |x| is `largest` to at most 2^(bits - 1) before
 // rounding (so at most 2^bits after); 0 for a line of zeros.
@@ -64,6 +81,30 @@ int symmetric(int x, int p) {
   return x > most ? x - p : (x < -most ? x + p : x);
 }
 
+// A line's statistics from those of `count` work-items, `spacing` apart in local memory (t: this
+// work-item's place among them): into stats by the first, where `keep`.
+void store_stats(__local double *largest, __local double *sum, int t, int count, int spacing,
+                 bool keep, __global double *stats) {
+  for (int width = count / 2; width > 0; width /= 2) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t < width) {
+      largest[t * spacing] = fmax(largest[t * spacing], largest[(t + width) * spacing]);
+      sum[t * spacing] += sum[(t + width) * spacing];
+    }
+  }
+  if (t == 0 && keep) {
+    stats[0] = largest[0];
+    stats[1] = sum[0];
+  }
+}
+
+// |x| into a line's largest and sum so far.
+void take(double x, double *top, double *total) {
+  const double v = fabs(x);
+  *top = isfinite(v) ? fmax(*top, v) : INFINITY; // fmax would drop a NaN
+  *total += v;
+}
+
 __kernel __attribute__((reqd_work_group_size(STATS_GROUP, 1, 1))) void
 line_stats(__global const double *src, ulong offset, ulong stride, ulong line_step, ulong step,
            uint lines, uint length, __global double *stats) {
@@ -71,66 +112,108 @@ line_stats(__global const double *src, ulong offset, ulong stride, ulong line_st
   const size_t line = get_group_id(0), product = get_group_id(1), t = get_local_id(0);
   __global const double *x = src + offset + product * stride + line * line_step;
   double top = 0, total = 0;
-  for (size_t h = t; h < length; h += STATS_GROUP) {
-    const double v = fabs(x[h * step]);
-    top = isfinite(v) ? fmax(top, v) : INFINITY; // fmax would drop a NaN
-    total += v;
-  }
+  for (size_t h = t; h < length; h += STATS_GROUP)
+    take(x[h * step], &top, &total);
   largest[t] = top;
   sum[t] = total;
-  for (int width = STATS_GROUP / 2; width > 0; width /= 2) {
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (t < width) {
-      largest[t] = fmax(largest[t], largest[t + width]);
-      sum[t] += sum[t + width];
+  store_stats(largest, sum, t, STATS_GROUP, 1, true, stats + 2 * (product * lines + line));
+}
+
+// Lines side by side: neighbouring work-items read neighbouring lines (coalesced), each of the
+// ACROSS_PARTS rows of the work-group every ACROSS_PARTS-th element of K.
+__kernel __attribute__((reqd_work_group_size(ACROSS_LINES, ACROSS_PARTS, 1))) void
+line_stats_across(__global const double *src, ulong offset, ulong stride, ulong line_step,
+                  ulong step, uint lines, uint length, __global double *stats) {
+  __local double largest[ACROSS_PARTS * ACROSS_LINES], sum[ACROSS_PARTS * ACROSS_LINES];
+  const size_t line = get_global_id(0), product = get_global_id(2);
+  const int u = get_local_id(0), part = get_local_id(1);
+  const size_t kept = min(line, (size_t)lines - 1); // lines past the end repeat the last
+  __global const double *x = src + offset + product * stride + kept * line_step;
+  double top = 0, total = 0;
+  for (size_t h = part; h < length; h += ACROSS_PARTS)
+    take(x[h * step], &top, &total);
+  largest[part * ACROSS_LINES + u] = top;
+  sum[part * ACROSS_LINES + u] = total;
+  store_stats(largest + u, sum + u, part, ACROSS_PARTS, ACROSS_LINES, line < lines,
+              stats + 2 * (product * lines + kept));
+}
+
+// The residues of `scaled` (an integer) for each of the first `count` moduli, `plane` bytes apart.
+// Below 2^62 in two integer halves (32-bit remainders by constants: the loop is unrolled, so each
+// modulus is one); fmod, exact but slower, above.
+void store_residues(double scaled, uint count, __global char *out, size_t plane) {
+  if (fabs(scaled) < 0x1p62) {
+    const double high = floor(scaled * 0x1p-32);
+    const int hi = (int)high;                        // |hi| <= 2^30
+    const uint lo = (uint)(scaled - high * 0x1p32); // exact: an integer below 2^32
+#pragma unroll
+    for (int l = 0; l < OZAKI_COUNT; ++l)
+      if (l < (int)count) {
+        const int p = moduli[l], wrap = (int)(0x100000000L % p); // 2^32 modulo p
+        const int r = (hi % p) * wrap + (int)(lo % (uint)p);     // |r| < p^2 + p
+        out[l * plane] = (char)symmetric(r % p, p);
+      }
+  } else {
+    for (uint l = 0; l < count; ++l) {
+      const int p = moduli[l];
+      out[l * plane] = (char)symmetric((int)fmod(scaled, (double)p), p); // in (-p, p)
     }
   }
-  if (t == 0) {
-    stats[2 * (product * lines + line)] = largest[0];
-    stats[2 * (product * lines + line) + 1] = sum[0];
+}
+
+__kernel __attribute__((reqd_work_group_size(RESIDUE_TILE, RESIDUE_ROWS, 1))) void
+residues(__global const double *src, ulong offset, ulong stride, ulong line_step, ulong step,
+         uint lines, uint length, uint padded, __global const double *stats, int bits, uint count,
+         __global char *out) {
+  __local double block[RESIDUE_TILE][RESIDUE_TILE + 1]; // [line][h]
+  const size_t h0 = get_group_id(0) * RESIDUE_TILE, line0 = get_group_id(1) * RESIDUE_TILE;
+  const size_t product = get_group_id(2), products = get_num_groups(2);
+  const int u = get_local_id(0), v = get_local_id(1);
+  src += offset + product * stride;
+  const bool along_k = step == 1; // else lines side by side: u walks the lines
+  for (int r = v; r < RESIDUE_TILE; r += RESIDUE_ROWS) {
+    const size_t h = h0 + (along_k ? u : r), line = line0 + (along_k ? r : u);
+    block[along_k ? r : u][along_k ? u : r] =
+        h < length && line < lines ? src[line * line_step + h * step] : 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const size_t plane = products * lines * (size_t)padded;
+  for (int r = v; r < RESIDUE_TILE; r += RESIDUE_ROWS) {
+    const size_t h = h0 + u, line = line0 + r;
+    if (line >= lines || h >= padded)
+      continue;
+    const int shift = line_shift(stats[2 * (product * lines + line)], bits);
+    const double scaled = rint(ldexp(block[r][u], shift)); // at most 2^bits, exact
+    store_residues(scaled, count, out + (product * lines + line) * padded + h, plane);
   }
 }
 
-__kernel void residues(__global const double *src, ulong offset, ulong stride, ulong line_step,
-                       ulong step, uint lines, uint length, __global const double *stats, int bits,
-                       uint modulus, __global char *out) {
-  const size_t h = get_global_id(0), line = get_global_id(1), product = get_global_id(2);
-  if (h >= length || line >= lines)
-    return;
-  const int shift = line_shift(stats[2 * (product * lines + line)], bits);
-  const double x = src[offset + product * stride + line * line_step + h * step];
-  const double scaled = rint(ldexp(x, shift)); // an integer of at most 2^bits, exact
-  const int p = moduli[modulus];
-  // fmod is exact; the result lies in (-p, p) with the sign of `scaled`.
-  out[(product * lines + line) * length + h] = (char)symmetric((int)fmod(scaled, (double)p), p);
-}
-
-// Each work-item sums a BLOCK x BLOCK block of one product's plane from A's and B's residue lines
-// (both K-contiguous), four residues at a time; the sums (each term at most 127^2) are reduced
-// modulo p every REDUCE_EVERY terms, so an int never passes 2^31. Lines past the edge read the
-// last line again; their sums are not stored.
+#if !TENSOR_CORES
+// Each work-item sums a BLOCK x BLOCK block of one plane from A's and B's residue lines, four
+// residues at a time; the sums (each term at most 127^2) are reduced modulo p every REDUCE_EVERY
+// terms, so an int never passes 2^31. Lines past the edge read the last line again; their sums
+// are not stored.
 __kernel void residue_products(__global const char *a, __global const char *b, __global char *c,
-                               uint m, uint n, uint k, uint modulus) {
-  const size_t product = get_global_id(2), products = get_global_size(2);
+                               uint m, uint n, uint padded, uint products) {
+  const size_t z = get_global_id(2);
   const size_t i0 = get_global_id(1) * BLOCK, j0 = get_global_id(0) * BLOCK;
   if (i0 >= m || j0 >= n)
     return;
-  a += product * (size_t)m * k;
-  b += product * (size_t)n * k;
+  a += z * m * padded;
+  b += z * n * padded;
   __global const char *a_lines[BLOCK], *b_lines[BLOCK];
   for (int r = 0; r < BLOCK; ++r) {
-    a_lines[r] = a + min(i0 + r, (size_t)m - 1) * k;
-    b_lines[r] = b + min(j0 + r, (size_t)n - 1) * k;
+    a_lines[r] = a + min(i0 + r, (size_t)m - 1) * padded;
+    b_lines[r] = b + min(j0 + r, (size_t)n - 1) * padded;
   }
-  const int p = moduli[modulus];
+  const int p = moduli[z / products];
   int sums[BLOCK][BLOCK];
   for (int r = 0; r < BLOCK; ++r)
     for (int s = 0; s < BLOCK; ++s)
       sums[r][s] = 0;
-  for (size_t h0 = 0; h0 < k; h0 += REDUCE_EVERY) {
-    const size_t h1 = min(h0 + REDUCE_EVERY, (size_t)k);
-    size_t h = h0;
-    for (; h + 4 <= h1; h += 4) {
+  for (size_t h0 = 0; h0 < padded; h0 += REDUCE_EVERY) {
+    const size_t h1 = min(h0 + REDUCE_EVERY, (size_t)padded);
+    for (size_t h = h0; h < h1; h += 4) { // padded: a multiple of 16
       int4 x[BLOCK], y[BLOCK];
       for (int r = 0; r < BLOCK; ++r) {
         x[r] = convert_int4(vload4(0, a_lines[r] + h));
@@ -142,19 +225,18 @@ __kernel void residue_products(__global const char *a, __global const char *b, _
           sums[r][s] += t.x + t.y + t.z + t.w;
         }
     }
-    for (; h < h1; ++h)
-      for (int r = 0; r < BLOCK; ++r)
-        for (int s = 0; s < BLOCK; ++s)
-          sums[r][s] += a_lines[r][h] * b_lines[s][h];
     for (int r = 0; r < BLOCK; ++r)
       for (int s = 0; s < BLOCK; ++s)
         sums[r][s] %= p;
   }
-  __global char *plane = c + ((size_t)modulus * products + product) * m * n;
+  __global char *plane = c + z * m * n;
   for (int r = 0; r < BLOCK && i0 + r < m; ++r)
     for (int s = 0; s < BLOCK && j0 + s < n; ++s)
       plane[(i0 + r) * n + j0 + s] = (char)symmetric(sums[r][s], p);
 }
+#else
+#include "ozaki_int8.cl"
+#endif
 
 __kernel __attribute__((reqd_work_group_size(RECONSTRUCT_GROUP, 1, 1))) void
 reconstruct(__global const char *c, __global const double *stats_a, __global const double *stats_b,
@@ -165,27 +247,35 @@ reconstruct(__global const char *c, __global const double *stats_a, __global con
   const size_t products = get_global_size(2), t = get_local_id(0);
   double value = 0;
   if (j < n) {
-    // Garner: digit l makes sum_{s <= l} digit_s * p_0 ... p_(s-1) congruent to residue l.
-    int digits[OZAKI_COUNT];
-    for (uint l = 0; l < count; ++l) {
-      const int p = moduli[l];
-      int below = 0; // the digits so far, modulo p (Horner from the top)
-      for (int s = (int)l - 1; s >= 0; --s)
-        below = (below * moduli[s] + digits[s]) % p;
-      const int residue = c[((size_t)l * products + product) * m * n + i * n + j];
-      digits[l] = symmetric((residue - below) % p * inverses[l] % p, p);
-    }
-    // Horner's rule in two doubles (each step's product and sum error-free): the integer rounded
-    // once, at the end. (In one double, each step past 2^53 rounded: several units of the last
-    // place on the largest elements.)
-    double high = digits[count - 1], low = 0;
-    for (int s = (int)count - 2; s >= 0; --s) {
-      const double p = moduli[s], digit = digits[s];
-      const double product = high * p, product_error = fma(high, p, -product);
-      const double sum = product + digit, b = sum - product;
-      low = low * p + (product_error + ((product - (sum - b)) + (digit - b)));
-      high = sum;
-    }
+    // Garner's mixed radix, x = d_0 + p_0 (d_1 + p_1 (d_2 + ...)): each digit is what remains of
+    // its residue once the digits below are taken out, (r_l - d_j) / p_j modulo p_l for j < l.
+    // In floats: every value is an integer below 2^16, exact, and modulo p is x - p rint(x / p),
+    // symmetric at once. The loops are unrolled, so the moduli and their inverses are constants.
+    float rest[OZAKI_COUNT];
+#pragma unroll
+    for (int l = 0; l < OZAKI_COUNT; ++l)
+      rest[l] = l < (int)count ? c[((size_t)l * products + product) * m * n + i * n + j] : 0;
+#pragma unroll
+    for (int d = 0; d < OZAKI_COUNT; ++d)
+#pragma unroll
+      for (int l = d + 1; l < OZAKI_COUNT; ++l)
+        if (l < (int)count) {
+          const float p = moduli[l], x = (rest[l] - rest[d]) * pair_inverses[d][l];
+          rest[l] = fma(-rint(x * (1.0f / p)), p, x);
+        }
+    // Horner's rule from the top digit in two doubles (each step's product and sum error-free):
+    // the integer rounded once, at the end. (In one double, each step past 2^53 rounded: several
+    // units of the last place on the largest elements.)
+    double high = 0, low = 0;
+#pragma unroll
+    for (int d = OZAKI_COUNT - 1; d >= 0; --d)
+      if (d < (int)count) {
+        const double p = moduli[d], digit = rest[d];
+        const double product = high * p, product_error = fma(high, p, -product);
+        const double sum = product + digit, b = sum - product;
+        low = low * p + (product_error + ((product - (sum - b)) + (digit - b)));
+        high = sum;
+      }
     const int shift = line_shift(stats_a[2 * (product * m + i)], bits_a) +
                       line_shift(stats_b[2 * (product * n + j)], bits_b);
     value = ldexp(high + low, -shift);

@@ -1,8 +1,8 @@
-// Inline-PTX helpers of the NVIDIA tensor-core kernels (matr_mul_tf32.cl, matr_mul_wgmma_tf32.cl),
-// included by both: cp.async copies of operand tiles into local memory, ldmatrix, BF16 pairs.
-// The includer defines first K_ (floats per row of its K-contiguous operands) and
-// COPIES_IN_FLIGHT (the groups of copies copies_wait leaves in flight). Helpers a build does not
-// call cost nothing: inline functions are compiled where they are called.
+// Inline-PTX helpers of the NVIDIA tensor-core kernels (matr_mul_tf32.cl, matr_mul_wgmma_tf32.cl,
+// gemm/ozaki.cl), included by each: cp.async copies of operand tiles into local memory, ldmatrix,
+// BF16 pairs. The includer defines first COPIES_IN_FLIGHT (the groups of copies copies_wait
+// leaves in flight) and, for copy_tile_chunk, K_ (floats per row of its K-contiguous operands).
+// Helpers a build does not call cost nothing: inline functions are compiled where they are called.
 
 // A __local pointer as the 32-bit .shared address that cp.async and ldmatrix take.
 inline uint shared_address(const __local float *p) { return (uint)(size_t)p; }
@@ -30,6 +30,7 @@ inline void copies_wait(void) {
   asm volatile("cp.async.wait_group " STRINGIFY(COPIES_IN_FLIGHT) ";" ::: "memory");
 }
 
+#ifdef K_ // an includer whose rows are a compile-time K_ floats long
 // Chunk of row `row` at k of a K-contiguous matrix with `lines` rows, into a tile slot.
 inline void copy_tile_chunk(__local float *dst, const __global float *matrix, int row, int lines,
                             int k) {
@@ -42,6 +43,7 @@ inline void copy_tile_chunk(__local float *dst, const __global float *matrix, in
     copy_float(dst + e, src + (k + e < K_ ? k + e : 0), row_in && k + e < K_);
 #endif
 }
+#endif
 
 // Four 8x4 tiles of 32-bit elements, one row address per lane (lanes 8i..8i+7 give tile i):
 // lane l receives element (l/4, l%4) of each tile.

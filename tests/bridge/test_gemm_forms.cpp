@@ -195,3 +195,25 @@ BOOST_AUTO_TEST_CASE(the_fp64_tensor_rules_refuse_what_their_kernel_refuses) {
       with(fp64, {{"BM", 64}, {"BN", 64}, {"BK", 8}, {"MMA_K", 8}, {"WM", 16}, {"WN", 16}}),
       kHopper, 8));
 }
+
+BOOST_AUTO_TEST_CASE(the_int8_tensor_rules_refuse_what_their_kernel_refuses) {
+  const Form &int8 = form_of(Family::tensor_int8);
+  BOOST_TEST(int8.valid(defaults_of(int8), kGpu, 1)); // three stages of 256 x 64 chars: 48 KiB
+  BOOST_TEST(!int8.valid(with(int8, {{"STAGES", 4}}), kGpu, 1));
+  BOOST_TEST(int8.valid(with(int8, {{"STAGES", 4}}), kHopper, 1));
+  BOOST_TEST(!int8.valid(with(int8, {{"TENSOR_CORES", 0}}), kHopper, 1)); // the portable form's
+  BOOST_TEST(!int8.valid(with(int8, {{"BK", 48}}), kHopper, 1));          // not whole k32 mmas
+  BOOST_TEST(!int8.valid(with(int8, {{"WN", 24}}), kHopper, 1));          // B's fragments in pairs
+  BOOST_TEST(!int8.valid(with(int8, {{"WM", 48}}), kHopper, 1));          // 128 rows in warps of 48
+  BOOST_TEST(!int8.valid(with(int8, {{"WN", 128}, {"BN", 128}}), kHopper, 1)); // 256 accumulators
+  BOOST_TEST(!int8.valid(with(int8, {{"STAGES", 1}}), kHopper, 1));
+  BOOST_TEST(!int8.valid(with(int8, {{"STAGES", 5}}), kHopper, 1));
+  // 16 warps of 16 x 16 cannot share 32-deep tiles of 64 lines out in whole 16-byte copies.
+  BOOST_TEST(!int8.valid(with(int8, {{"BM", 64}, {"BN", 64}, {"BK", 32}, {"WM", 16}, {"WN", 16}}),
+                         kHopper, 1));
+  // Every plane (moduli x products) in one launch: 128 x 128 tiles of 4 warps.
+  const Launch launch = int8.launch(defaults_of(int8), Shape{1000, 600, 300, 17 * 3, 1});
+  BOOST_TEST(launch.local[0] == 128u);
+  BOOST_TEST(launch.global[0] == 8u * 5u * 128u);
+  BOOST_TEST(launch.global[1] == 51u);
+}

@@ -40,16 +40,15 @@ gemm::OperandSummary summary(int top_exponent, double largest_sum) {
 BOOST_AUTO_TEST_SUITE(choices)
 
 BOOST_AUTO_TEST_CASE(the_moduli_are_odd_coprime_chars_and_garners_constants_invert) {
-  const auto inverses = gemm::ozaki_inverses();
+  const auto inverses = gemm::ozaki_pair_inverses();
   for (size_t l = 0; l < gemm::kOzakiModuli.size(); ++l) {
     const int p = gemm::kOzakiModuli[l];
     BOOST_TEST((p % 2 == 1 && p < 256), p);
-    long before = 1;
-    for (size_t s = 0; s < l; ++s) {
-      BOOST_TEST(std::gcd(p, gemm::kOzakiModuli[s]) == 1, p << " and " << gemm::kOzakiModuli[s]);
-      before = before * gemm::kOzakiModuli[s] % p;
+    for (size_t d = 0; d < l; ++d) {
+      const int q = gemm::kOzakiModuli[d];
+      BOOST_TEST(std::gcd(p, q) == 1, p << " and " << q);
+      BOOST_TEST(q * inverses[d][l] % p == 1, q << "^-1 modulo " << p);
     }
-    BOOST_TEST(before * inverses[l] % p == 1, "modulus " << p);
   }
 }
 
@@ -319,6 +318,19 @@ BOOST_AUTO_TEST_CASE(the_scheme_is_as_accurate_as_fp64_in_every_layout) {
       c.beta = 0.75;
     }
     const Compared r = compare(context, operands(c, 0, seed++));
+    BOOST_TEST(ran_the_scheme(r.ours), r.ours.plan);
+    BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
+  }
+}
+
+// Several of the tensor-core form's 128 x 128 tiles with partial ones at both edges, and a K that
+// fills no whole number of its 64-deep slices (nor the residues' 16-byte lines), in the layouts
+// that read A and B each both ways.
+BOOST_AUTO_TEST_CASE(products_of_several_tiles_are_as_accurate_as_fp64) {
+  Context context = make_context();
+  for (bool transposed : {false, true}) {
+    const Case c{260, 200, 300, transposed, !transposed};
+    const Compared r = compare(context, operands(c, 0, transposed ? 41 : 43));
     BOOST_TEST(ran_the_scheme(r.ours), r.ours.plan);
     BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
   }

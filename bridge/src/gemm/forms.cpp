@@ -173,6 +173,33 @@ Launch residues_launch(const Params &p, const Shape &shape) {
           {group, group, 1}};
 }
 
+// The same products on the INT8 tensor cores (kernels/gemm/ozaki_int8.cl): its #error lines,
+// whole warps of WM x WN, STAGES slices of (BM + BN) lines of BK chars, and accumulators of
+// (WM / 16) x (WN / 8) x 4 ints per lane that leave room for the fragments (at most 128).
+bool int8_valid(const Params &p, const DeviceLimits &device, size_t) {
+  const Form &form = form_of(Family::tensor_int8);
+  auto v = [&](const char *name) { return value_of(form, p, name); };
+  const int64_t bm = v("BM"), bn = v("BN"), bk = v("BK"), wm = v("WM"), wn = v("WN");
+  const int64_t stages = v("STAGES");
+  if (v("TENSOR_CORES") != 1 || bm <= 0 || bn <= 0 || wm <= 0 || wn <= 0 || bm % wm || bn % wn ||
+      wm % 16 || wn % 16 || !one_of(bk, {32, 64, 128, 256}) || stages < 2 || stages > 4 ||
+      v("GROUP_M") < 1 || (wm / 16) * (wn / 8) * 4 > 128)
+    return false;
+  const int64_t threads = (bm / wm) * (bn / wn) * 32, chunks = bk / 16;
+  if ((bm * chunks) % threads || (bn * chunks) % threads)
+    return false; // the tiles split into whole 16-byte copies over the work-group
+  const uint64_t local = uint64_t(stages) * uint64_t(bm + bn) * uint64_t(bk);
+  return group_fits(device, uint64_t(threads), local);
+}
+
+// A work-group per BM x BN tile of each plane (shape.batch: the planes, moduli x products).
+Launch int8_launch(const Params &p, const Shape &shape) {
+  const Form &form = form_of(Family::tensor_int8);
+  const size_t warps = size_t(value_of(form, p, "BM") / value_of(form, p, "WM")) *
+                       (value_of(form, p, "BN") / value_of(form, p, "WN"));
+  return group_per_tile(form, p, shape, warps * 32);
+}
+
 Launch fp64_launch(const Params &p, const Shape &shape) {
   const Form &form = form_of(Family::tensor_fp64);
   const size_t warps = size_t(value_of(form, p, "BM") / value_of(form, p, "WM")) *
@@ -186,7 +213,8 @@ Launch fp64_launch(const Params &p, const Shape &shape) {
 // map, split in registers, and B split and tiled by the pass, 64 x 128 tiles of 16-deep slices
 // in two stages, sums flushed every 8 slices; step 19's are an untuned start (128 x 128 tiles of
 // 16-deep slices in three stages, 64 x 32 per warp): the database holds what was measured. The
-// Ozaki scheme's portable integer products: 4 x 4 sums per work-item, 8 x 8 work-items, untuned.
+// Ozaki scheme's portable integer products: 4 x 4 sums per work-item, 8 x 8 work-items, untuned;
+// on INT8 tensor cores, 128 x 128 tiles of 64-deep slices in three stages, 64 x 64 per warp.
 // Step 13's FMA_ORDER=1 and POINTERS=1 without GATHER=1 were tried and not kept (the kernel's
 // header comment); its rules refuse them.
 constexpr Varies kShape = Varies::shape, kCode = Varies::code, kLayout = Varies::layout;
@@ -304,6 +332,26 @@ constexpr Form kForms[] = {
      {{{"BLOCK", kShape, {2, 4, 8}, 3}, {"GROUP", kShape, {8, 16}, 2}}},
      residues_valid,
      residues_launch},
+    {Family::tensor_int8,
+     "tensor_int8",
+     "ozaki.cl",
+     {{{"TENSOR_CORES", 1},
+       {"BM", 128},
+       {"BN", 128},
+       {"BK", 64},
+       {"WM", 64},
+       {"WN", 64},
+       {"STAGES", 3},
+       {"GROUP_M", 8}}},
+     {{{"BM", kShape, {64, 128, 256}, 3},
+       {"BN", kShape, {64, 128, 256}, 3},
+       {"BK", kShape, {32, 64, 128}, 3},
+       {"WM", kShape, {32, 64}, 2},
+       {"WN", kShape, {32, 64}, 2},
+       {"STAGES", kShape, {2, 3, 4}, 3},
+       {"GROUP_M", kShape, {8, 16}, 2}}},
+     int8_valid,
+     int8_launch},
 };
 
 } // namespace
@@ -367,6 +415,10 @@ bool is_tensor(Family family) {
 
 bool fp64_tensor_cores_of(uint32_t vendor_id, uint32_t compute_capability) {
   return vendor_id == 0x10DE && compute_capability == 90;
+}
+
+bool int8_tensor_cores_of(uint32_t vendor_id, uint32_t compute_capability) {
+  return vendor_id == 0x10DE && compute_capability >= 80;
 }
 
 } // namespace mqlcl::gemm

@@ -19,8 +19,17 @@ using Params = std::map<std::string, int64_t>;
 // Step 13's tiles staged in dedicated local memory (GPUs), step 14's register-blocked form where
 // local memory is part of global memory (CPUs), on Hopper's tensor cores step 18's TF32
 // product and its 3xTF32 (FP32-accurate) form, and step 19's double product on its FP64 ones;
-// and the Ozaki scheme's integer products modulo small primes (ozaki.hpp), in portable OpenCL C.
-enum class Family { tiles, registers, tensor_tf32, tensor_3xtf32, tensor_fp64, integer_residues };
+// and the Ozaki scheme's integer products modulo small primes (ozaki.hpp), in portable OpenCL C and
+// on INT8 tensor cores.
+enum class Family {
+  tiles,
+  registers,
+  tensor_tf32,
+  tensor_3xtf32,
+  tensor_fp64,
+  integer_residues,
+  tensor_int8
+};
 
 // What a form's rules need of a device.
 struct DeviceLimits {
@@ -32,11 +41,15 @@ struct DeviceLimits {
   // FP64 tensor cores that step 19's mma.sync shapes reach: an NVIDIA GPU of compute
   // capability 9.0 (fp64_tensor_cores_of).
   bool fp64_tensor_cores = false;
+  // INT8 tensor cores that the Ozaki scheme's mma.sync m16n8k32 reaches: an NVIDIA GPU of compute
+  // capability 8.0 or later (int8_tensor_cores_of).
+  bool int8_tensor_cores = false;
 };
 
 // Whether a device of `vendor_id` and `compute_capability` (major * 10 + minor; 0 where the
 // driver says none) has them.
 bool fp64_tensor_cores_of(uint32_t vendor_id, uint32_t compute_capability);
+bool int8_tensor_cores_of(uint32_t vendor_id, uint32_t compute_capability);
 
 // A product's dimensions and element size (4 float, 8 double).
 struct Shape {

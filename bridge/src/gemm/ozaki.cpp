@@ -25,7 +25,9 @@ constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 constexpr int kBoundLog2 = -54;
 constexpr int kMostBits = 120; // a line's integers stay far inside double's exponents
 constexpr const char *kFile = "ozaki.cl";
-constexpr size_t kStatsGroup = 64, kReconstructGroup = 64;
+// The work-groups' shapes kernels/gemm/ozaki.cl requires.
+constexpr size_t kStatsGroup = 64, kAcrossLines = 32, kAcrossParts = 8, kResidueTile = 32,
+                 kResidueRows = 8, kReconstructGroup = 64;
 
 // x^-1 modulo p, for x coprime to p (extended Euclid).
 int inverse_modulo(int x, int p) {
@@ -63,15 +65,11 @@ int bits_needed(const OperandSummary &operand, const OperandSummary &other, doub
 
 } // namespace
 
-std::array<int, kOzakiModuli.size()> ozaki_inverses() {
-  std::array<int, kOzakiModuli.size()> inverses{};
-  for (size_t l = 0; l < kOzakiModuli.size(); ++l) {
-    const int p = kOzakiModuli[l];
-    int before = 1; // the product of the moduli before p, modulo p
-    for (size_t s = 0; s < l; ++s)
-      before = before * kOzakiModuli[s] % p;
-    inverses[l] = inverse_modulo(before, p);
-  }
+OzakiPairInverses ozaki_pair_inverses() {
+  OzakiPairInverses inverses{};
+  for (size_t d = 0; d < kOzakiModuli.size(); ++d)
+    for (size_t l = d + 1; l < kOzakiModuli.size(); ++l)
+      inverses[d][l] = inverse_modulo(kOzakiModuli[d], kOzakiModuli[l]);
   return inverses;
 }
 
@@ -152,31 +150,78 @@ bool ozaki_forced(EnvironmentReader environment) {
 
 namespace {
 
-// The kernels, and the integer products' parameters (their form's, forms.hpp) and launch.
+// The kernels, and the form of the integer products with its parameters (forms.hpp).
 struct OzakiKernels {
-  cl_kernel stats, residues, products, reconstruct, apply;
+  cl_kernel stats, stats_across, residues, products, reconstruct, apply;
+  const Form *form;
   Params params;
-  Launch products_launch;
+  std::string origin; // of the parameters: "defaults", or the tuned set's
 };
 
-OzakiKernels ozaki_kernels(const Context &context, ContextState &state, const Call &call,
+OzakiKernels ozaki_kernels(const Context &context, ContextState &state, const Form &form,
                            const Params &params) {
+  std::vector<int> inverses;
+  for (const auto &row : ozaki_pair_inverses())
+    inverses.insert(inverses.end(), row.begin(), row.end());
   std::string options =
-      fmt::format("-DOZAKI_COUNT={} -DOZAKI_MODULI={} -DOZAKI_INVERSES={}", kOzakiModuli.size(),
-                  fmt::join(kOzakiModuli, ","), fmt::join(ozaki_inverses(), ","));
+      fmt::format("-DOZAKI_COUNT={} -DOZAKI_MODULI={} -DOZAKI_PAIR_INVERSES={}",
+                  kOzakiModuli.size(), fmt::join(kOzakiModuli, ","), fmt::join(inverses, ","));
   for (const auto &[name, value] : params)
-    if (name != "GROUP") // the launch's, not the kernel's
+    if (name != "GROUP") // the portable form's launch, not its kernel's
       options += fmt::format(" -D{}={}", name, value);
   OzakiKernels kernels{};
+  kernels.form = &form;
   kernels.params = params;
-  kernels.products_launch = form_of(Family::integer_residues)
-                                .launch(params, Shape{call.m, call.n, call.k, call.batch, 1});
-  kernels.stats = kernel_for(context, state, kFile, options, "line_stats");
-  kernels.residues = kernel_for(context, state, kFile, options, "residues");
+  // The integer products first: where the tensor cores' build fails, nothing else was built.
   kernels.products = kernel_for(context, state, kFile, options, "residue_products");
+  kernels.stats = kernel_for(context, state, kFile, options, "line_stats");
+  kernels.stats_across = kernel_for(context, state, kFile, options, "line_stats_across");
+  kernels.residues = kernel_for(context, state, kFile, options, "residues");
   kernels.reconstruct = kernel_for(context, state, kFile, options, "reconstruct");
   kernels.apply = kernel_for(context, state, kFile, options, "apply");
   return kernels;
+}
+
+// The form the device runs (the INT8 tensor cores' where it has them and they built in this
+// context, else the portable one), its parameters (a tuned set over its defaults) and kernels;
+// nothing where the device's work-groups take neither.
+std::optional<OzakiKernels> kernels_for(const Context &context, ContextState &state,
+                                        const Call &call) {
+  const DeviceLimits limits = limits_of(*context.device);
+  for (Family family : {Family::tensor_int8, Family::integer_residues}) {
+    if (family == Family::tensor_int8 &&
+        (!limits.int8_tensor_cores ||
+         state.int8_tensor_cores == ContextState::TensorCores::unavailable))
+      continue;
+    const Form &form = form_of(family);
+    Params params = defaults_of(form);
+    std::string origin = "defaults";
+    if (auto tuned = tuned_for(context, state, call, step_of(family));
+        tuned && form.valid(over_defaults(form, tuned->entry.params), limits, 1)) {
+      params = over_defaults(form, tuned->entry.params);
+      origin = tuned->origin;
+    }
+    if (!form.valid(params, limits, 1))
+      continue;
+    try {
+      OzakiKernels kernels = ozaki_kernels(context, state, form, params);
+      kernels.origin = origin;
+      if (family == Family::tensor_int8)
+        state.int8_tensor_cores = ContextState::TensorCores::built;
+      return kernels;
+    } catch (const Failure &failure) {
+      if (family != Family::tensor_int8 || failure.code() != MQLCL_ERR_OPENCL_PROGRAM_CREATE ||
+          state.int8_tensor_cores == ContextState::TensorCores::built)
+        throw;
+      state.int8_tensor_cores = ContextState::TensorCores::unavailable; // a driver without them
+    }
+  }
+  return std::nullopt;
+}
+
+// K rounded up to whole 16-byte chunks: the length of a residue line.
+uint32_t padded_k(const Call &call) {
+  return uint32_t(round_up(call.k, 16));
 }
 
 // The work-groups of `reconstruct` along a row of C: one largest element each.
@@ -215,47 +260,69 @@ std::vector<T> read_all(const Context &context, cl_mem memory, size_t count, con
   return values;
 }
 
-// The statistics of one operand's lines, read back: largest |x| and sum of |x| per line.
-std::vector<double> line_stats(const Context &context, ContextState &state, const OzakiKernels &k,
-                               const LineWalk &walk, const Call &call, cl_mem stats, bool &first) {
-  set_walk_args(k.stats, walk, call.k);
-  set_arg(k.stats, 7, stats);
-  const size_t global[] = {kStatsGroup * walk.lines->lines, call.batch};
-  const size_t local[] = {kStatsGroup, 1};
-  launch(context, state, k.stats, 2, global, local, first);
-  return read_all<double>(context, stats, size_t(2) * walk.lines->lines * call.batch,
-                          "the Ozaki scheme's line statistics");
+// Enqueues the statistics of one operand's lines: largest |x| and sum of |x| per line.
+void line_stats(const Context &context, ContextState &state, const OzakiKernels &k,
+                const LineWalk &walk, const Call &call, cl_mem stats, bool &first) {
+  const uint32_t lines = walk.lines->lines;
+  const bool across = walk.line_step == 1 && walk.step != 1; // lines side by side
+  const cl_kernel kernel = across ? k.stats_across : k.stats;
+  set_walk_args(kernel, walk, call.k);
+  set_arg(kernel, 7, stats);
+  if (across) {
+    const size_t global[] = {round_up(lines, kAcrossLines), kAcrossParts, call.batch};
+    const size_t local[] = {kAcrossLines, kAcrossParts, 1};
+    launch(context, state, kernel, 3, global, local, first);
+  } else {
+    const size_t global[] = {kStatsGroup * lines, call.batch};
+    const size_t local[] = {kStatsGroup, 1};
+    launch(context, state, kernel, 2, global, local, first);
+  }
+}
+
+// The summaries of the products' operands from their lines' statistics, read back (the first
+// read waits for both).
+std::vector<OperandSummary> read_summaries(const Context &context, cl_mem stats, const Call &call,
+                                           uint32_t lines) {
+  return summarise(read_all<double>(context, stats, size_t(2) * lines * call.batch,
+                                    "the Ozaki scheme's line statistics"),
+                   call.batch, lines);
 }
 
 struct Scratch {
   cl_mem stats_a, stats_b, residues_a, residues_b, planes, values, largest;
 };
 
-// For each modulus, the operands' residues and their integer product's, into s.planes.
+// The operands' residues for every modulus, then their integer products, into s.planes.
 void residue_products(const Context &context, ContextState &state, const OzakiKernels &k,
                       const Call &call, const LineWalk &a, const LineWalk &b, const Scratch &s,
                       const OzakiDigits &digits, bool &first) {
-  for (unsigned l = 0; l < digits.count; ++l) {
-    for (const auto &[walk, stats, out, bits] :
-         {std::make_tuple(a, s.stats_a, s.residues_a, digits.bits_a),
-          std::make_tuple(b, s.stats_b, s.residues_b, digits.bits_b)}) {
-      set_walk_args(k.residues, walk, call.k);
-      set_arg(k.residues, 7, stats);
-      set_arg(k.residues, 8, cl_int(bits));
-      set_arg(k.residues, 9, cl_uint(l));
-      set_arg(k.residues, 10, out);
-      const size_t global[] = {call.k, walk.lines->lines, call.batch};
-      launch(context, state, k.residues, 3, global, nullptr, first);
-    }
-    const cl_uint sizes[] = {call.m, call.n, call.k, l};
-    set_arg(k.products, 0, s.residues_a);
-    set_arg(k.products, 1, s.residues_b);
-    set_arg(k.products, 2, s.planes);
-    for (cl_uint i = 0; i < 4; ++i)
-      set_arg(k.products, 3 + i, sizes[i]);
-    launch(context, state, k.products, k.products_launch.dimensions,
-           k.products_launch.global.data(), k.products_launch.local.data(), first);
+  const uint32_t padded = padded_k(call);
+  for (const auto &[walk, stats, out, bits] :
+       {std::make_tuple(a, s.stats_a, s.residues_a, digits.bits_a),
+        std::make_tuple(b, s.stats_b, s.residues_b, digits.bits_b)}) {
+    set_walk_args(k.residues, walk, call.k);
+    set_arg(k.residues, 7, cl_uint(padded));
+    set_arg(k.residues, 8, stats);
+    set_arg(k.residues, 9, cl_int(bits));
+    set_arg(k.residues, 10, cl_uint(digits.count));
+    set_arg(k.residues, 11, out);
+    const size_t global[] = {
+        round_up(padded, kResidueTile),
+        round_up(walk.lines->lines, kResidueTile) / kResidueTile * kResidueRows, call.batch};
+    const size_t local[] = {kResidueTile, kResidueRows, 1};
+    launch(context, state, k.residues, 3, global, local, first);
   }
+  const cl_uint sizes[] = {call.m, call.n, padded, call.batch};
+  set_arg(k.products, 0, s.residues_a);
+  set_arg(k.products, 1, s.residues_b);
+  set_arg(k.products, 2, s.planes);
+  for (cl_uint i = 0; i < 4; ++i)
+    set_arg(k.products, 3 + i, sizes[i]);
+  // Every plane in one launch: the form's batch is the moduli times the call's.
+  const Launch planes =
+      k.form->launch(k.params, Shape{call.m, call.n, call.k, digits.count * call.batch, 1});
+  launch(context, state, k.products, planes.dimensions, planes.global.data(), planes.local.data(),
+         first);
 }
 
 // The products' values rebuilt from s.planes into s.values, and, read back, log2 of each
@@ -327,47 +394,47 @@ cl_mem stats_scratch(const Context &context, ContextState &state, ScratchSlot sl
 // The rest of the scratch of a pass of `count` moduli, beside the statistics already read.
 Scratch scratch_for(const Context &context, ContextState &state, const Call &call, unsigned count,
                     cl_mem stats_a, cl_mem stats_b) {
-  const size_t products = call.batch, m = call.m, n = call.n, k = call.k;
+  const size_t products = call.batch, m = call.m, n = call.n, k = padded_k(call);
   return {stats_a,
           stats_b,
-          scratch(context, state, ScratchSlot::ozaki_residues_a, products * m * k),
-          scratch(context, state, ScratchSlot::ozaki_residues_b, products * n * k),
+          scratch(context, state, ScratchSlot::ozaki_residues_a, count * products * m * k),
+          scratch(context, state, ScratchSlot::ozaki_residues_b, count * products * n * k),
           scratch(context, state, ScratchSlot::ozaki_planes, count * products * m * n),
           scratch(context, state, ScratchSlot::ozaki_values, 8 * products * m * n),
           scratch(context, state, ScratchSlot::ozaki_largest,
                   8 * products * m * reconstruct_groups(call))};
 }
 
-std::string plan_of(const OzakiDigits &digits, const Params &params, bool second_pass) {
+std::string plan_of(const OzakiDigits &digits, const OzakiKernels &k, bool second_pass) {
   std::string text = fmt::format("{} MODULI={} BITS_A={} BITS_B={}", kFile, digits.count,
                                  digits.bits_a, digits.bits_b);
-  for (const auto &[name, value] : params)
+  for (const auto &[name, value] : k.params)
     text += fmt::format(" {}={}", name, value);
-  return text + fmt::format(" (Ozaki scheme II, portable integer products, "
-                            "MQLCL_GEMM_KERNEL=ozaki{})",
-                            second_pass ? "; a second pass, the first's bits too few" : "");
+  return text +
+         fmt::format(" ({}; Ozaki scheme II, integer products {}, MQLCL_GEMM_KERNEL=ozaki{})",
+                     k.origin,
+                     k.form->family == Family::tensor_int8 ? "on the INT8 tensor cores"
+                                                           : "in portable OpenCL C",
+                     second_pass ? "; a second pass, the first's bits too few" : "");
 }
 
 } // namespace
 
 std::optional<std::string> run_ozaki_product(const Context &context, ContextState &state,
                                              const Call &call, bool &first) {
-  const Form &form = form_of(Family::integer_residues);
-  const Params params = defaults_of(form);
-  if (!form.valid(params, limits_of(*context.device), 1))
-    return fmt::format("the device's work-groups cannot take the integer products' {} x {} "
-                       "work-items",
-                       value_of(form, params, "GROUP"), value_of(form, params, "GROUP"));
-  const OzakiKernels kernels = ozaki_kernels(context, state, call, params);
+  const std::optional<OzakiKernels> found = kernels_for(context, state, call);
+  if (!found)
+    return std::string("the device's work-groups take neither form of the integer products");
+  const OzakiKernels &kernels = *found;
   const Lines a_lines = lines_of_a(call), b_lines = lines_of_b(call);
   const LineWalk a = walk_of(a_lines), b = walk_of(b_lines);
   // Only the statistics' scratch before the scheme is known to run.
   const cl_mem stats_a = stats_scratch(context, state, ScratchSlot::ozaki_stats_a, call, call.m);
   const cl_mem stats_b = stats_scratch(context, state, ScratchSlot::ozaki_stats_b, call, call.n);
-  const std::vector<OperandSummary> a_summary =
-      summarise(line_stats(context, state, kernels, a, call, stats_a, first), call.batch, call.m);
-  const std::vector<OperandSummary> b_summary =
-      summarise(line_stats(context, state, kernels, b, call, stats_b, first), call.batch, call.n);
+  line_stats(context, state, kernels, a, call, stats_a, first);
+  line_stats(context, state, kernels, b, call, stats_b, first);
+  const std::vector<OperandSummary> a_summary = read_summaries(context, stats_a, call, call.m);
+  const std::vector<OperandSummary> b_summary = read_summaries(context, stats_b, call, call.n);
   OzakiChoice choice =
       choose_digits(a_summary, b_summary, call.k, guess_largest_log2(a_summary, b_summary, call.k));
   for (int pass = 0; pass < 2 && choice.digits; ++pass) {
@@ -379,7 +446,7 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
     const std::string why = uncertified(a_summary, b_summary, call.k, digits, largest);
     if (why.empty()) {
       apply_to_c(context, state, kernels, call, s.values, first);
-      state.last_plan = plan_of(digits, kernels.params, pass > 0);
+      state.last_plan = plan_of(digits, kernels, pass > 0);
       return std::nullopt;
     }
     choice = choose_digits(a_summary, b_summary, call.k, largest);

@@ -29,9 +29,10 @@ namespace mqlcl::gemm {
 inline constexpr std::array<int, 20> kOzakiModuli{255, 253, 251, 247, 241, 239, 233, 229, 227, 223,
                                                   211, 199, 197, 193, 191, 181, 179, 173, 167, 163};
 
-// For each modulus, the inverse of the product of the moduli before it, modulo it (1 for the
-// first): Garner's constants, as kernels/gemm/ozaki.cl takes them.
-std::array<int, kOzakiModuli.size()> ozaki_inverses();
+// Garner's constants, as kernels/gemm/ozaki.cl takes them: row d, column l > d, the inverse of
+// modulus d modulo modulus l (0 elsewhere).
+using OzakiPairInverses = std::array<std::array<int, kOzakiModuli.size()>, kOzakiModuli.size()>;
+OzakiPairInverses ozaki_pair_inverses();
 
 // log2 of the product of the first `count` moduli.
 double ozaki_bits_of(unsigned count);

@@ -200,6 +200,8 @@ const char *step_of(Family family) {
     return kFp64Step;
   case Family::integer_residues:
     return kIntegerResiduesStep;
+  case Family::tensor_int8:
+    return kTensorInt8Step;
   case Family::tiles:
   case Family::registers:
     break;

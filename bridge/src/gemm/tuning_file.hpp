@@ -27,8 +27,10 @@ inline constexpr const char *kExactStep = "matr_mul_tuned";
 inline constexpr const char *kTf32Step = "matr_mul_wgmma_tma_tf32";
 inline constexpr const char *kAccurateStep = "matr_mul_wgmma_tma_3xtf32";
 inline constexpr const char *kFp64Step = "matr_mul_dmma";
-// The Ozaki scheme's integer products (no tuner step runs them yet: their sets would go by this).
+// The Ozaki scheme's integer products, portable and on INT8 tensor cores (no tuner step runs them
+// yet: their sets go by these).
 inline constexpr const char *kIntegerResiduesStep = "integer_residues";
+inline constexpr const char *kTensorInt8Step = "tensor_int8";
 // A set tuned for one layout of A and B (`tune --gemm LAYOUT`: A, then B; T stored transposed).
 inline constexpr const char *kLayouts[] = {"NN", "NT", "TN", "TT"};
 

@@ -1,0 +1,211 @@
+// The Ozaki scheme's integer products on NVIDIA's INT8 tensor cores (gemm/ozaki.cl with
+// TENSOR_CORES 1): mma.sync m16n8k32 s8 x s8 -> s32, through inline PTX (compute capability 8.0
+// or later; the host checks before it builds this). The same kernel, residue_products(a, b, c,
+// m, n, padded, products), as the portable form's: each plane's m x n product of A's and B's
+// residue lines (K-contiguous chars, `padded` a multiple of 16, zeros past K), reduced modulo the
+// plane's modulus into chars.
+//
+// In 4-byte words, an m16n8k32 s8 fragment is laid out as an m16n8k8 TF32 one (matr_mul_tf32.cl):
+// tiles of BK chars go to local memory with cp.async as they lie in global memory, rows of 16-byte
+// chunks permuted by an XOR of the row, read by ldmatrix. The sums are reduced modulo p every
+// REDUCE_EVERY chars of K, so an int never passes 2^31.
+//
+// Launch: global (ceil(m / BM) * ceil(n / BN) * THREADS, planes), local (THREADS, 1).
+
+#ifndef BM // rows of the plane per work-group
+#define BM 128
+#endif
+#ifndef BN // columns per work-group
+#define BN 128
+#endif
+#ifndef BK // chars of K per slice, a multiple of 32 (the mma's K)
+#define BK 64
+#endif
+#ifndef WM // rows per warp, a multiple of 16
+#define WM 64
+#endif
+#ifndef WN // columns per warp, a multiple of 16
+#define WN 64
+#endif
+#ifndef STAGES // slices in local memory at once, 2 to 4
+#define STAGES 3
+#endif
+#ifndef GROUP_M // block rows visited together, so tiles of B stay in cache
+#define GROUP_M 8
+#endif
+
+#define WARPS ((BM / WM) * (BN / WN))
+#define THREADS (WARPS * 32)
+#define MT (WM / 16)    // mma tiles per warp along M
+#define NT (WN / 8)     // and along N
+#define WORDS (BK / 4)  // 4-byte words per tile row
+#define CHUNKS (BK / 16) // 16-byte chunks per tile row
+#define A_COPIES (BM * CHUNKS / THREADS)
+#define B_COPIES (BN * CHUNKS / THREADS)
+#define REDUCE_SLICES (REDUCE_EVERY / BK)
+
+#if (BM % WM) || (BN % WN) || (WM % 16) || (WN % 16) || (BK % 32) || REDUCE_EVERY % BK
+#error "BM, BN must be multiples of WM, WN; WM and WN of 16; BK of 32 and a divisor of 8192"
+#endif
+#if (BM * CHUNKS) % THREADS || (BN * CHUNKS) % THREADS
+#error "the A and B tiles must split evenly into 16-byte copies over the work-group"
+#endif
+#if STAGES == 2
+#define COPIES_IN_FLIGHT 0
+#elif STAGES == 3
+#define COPIES_IN_FLIGHT 1
+#elif STAGES == 4
+#define COPIES_IN_FLIGHT 2
+#else
+#error "STAGES is 2, 3 or 4"
+#endif
+
+// Word w of tile row r: chunk w/4 of the row stored at chunk (w/4) ^ (the row's group), so the
+// 8 rows one ldmatrix phase reads never share a bank.
+#if CHUNKS >= 8
+#define SWIZZLE(r) ((r) % CHUNKS)
+#else
+#define SWIZZLE(r) (((r) / (8 / CHUNKS)) % CHUNKS)
+#endif
+#define TILE_AT(r, w) ((r) * WORDS + ((((w) >> 2) ^ SWIZZLE(r)) << 2) + ((w) & 3))
+
+// shared_address, copy_chunk (cp.async), copies_commit / copies_wait, load_matrices (ldmatrix).
+#include "../nv/ptx_helpers.cl"
+
+// d += a * b for one 16 x 8 x 32 tile of chars, a warp-wide operation.
+inline void mma_s8(int4 *d, const uint a[4], const uint b[2]) {
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+r"(d->x), "+r"(d->y), "+r"(d->z), "+r"(d->w)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// Chunk `chunk` of slice k0 of line `line` of `lines` residue lines, into a tile slot; zeros past
+// the last line or K.
+inline void copy_residues(__local uint *dst, __global const char *residues, size_t line,
+                          size_t lines, uint padded, uint k) {
+  const bool in = line < lines && k < padded;
+  __global const char *src = residues + (in ? line * padded + k : 0);
+  copy_chunk((__local float *)dst, (__global const float *)src, in);
+}
+
+__kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
+residue_products(__global const char *a, __global const char *b, __global char *c, uint m, uint n,
+                 uint padded, uint products) {
+  __local uint As[STAGES * BM * WORDS] __attribute__((aligned(128)));
+  __local uint Bs[STAGES * BN * WORDS] __attribute__((aligned(128)));
+  const size_t z = get_group_id(1);
+  a += z * m * padded;
+  b += z * n * padded;
+  const int p = moduli[z / products];
+
+  // Which tile of the plane: block rows in groups of GROUP_M, column by column inside a group.
+  const int blocks_m = (m + BM - 1) / BM, blocks_n = (n + BN - 1) / BN;
+  const int block = get_group_id(0);
+  const int group = block / (GROUP_M * blocks_n);
+  const int first_m = group * GROUP_M;
+  const int group_rows = min(blocks_m - first_m, GROUP_M);
+  const size_t block_m = (size_t)(first_m + block % group_rows) * BM;
+  const size_t block_n = (size_t)((block % (GROUP_M * blocks_n)) / group_rows) * BN;
+
+  const int tid = get_local_id(0), lane = tid % 32, warp = tid / 32;
+  const int warp_m = warp / (BN / WN) * WM, warp_n = warp % (BN / WN) * WN;
+
+  int4 acc[MT][NT];
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+      acc[i][j] = (int4)(0);
+
+  const int slices = (padded + BK - 1) / BK;
+  // Slice s goes to stage s % STAGES; a group of copies is committed for every slice, empty past
+  // the end, so the wait below always counts the same way.
+#define COPY_SLICE(s)                                                                              \
+  {                                                                                                \
+    const int stage = (s) % STAGES;                                                                \
+    const uint k0 = (uint)(s) * BK;                                                                \
+    if ((s) < slices) {                                                                            \
+      _Pragma("unroll") for (int l = 0; l < A_COPIES; ++l) {                                       \
+        const int u = tid + l * THREADS, r = u / CHUNKS, w = (u % CHUNKS) * 4;                     \
+        copy_residues(&As[stage * BM * WORDS + TILE_AT(r, w)], a, block_m + r, m, padded,          \
+                      k0 + 4 * w);                                                                 \
+      }                                                                                            \
+      _Pragma("unroll") for (int l = 0; l < B_COPIES; ++l) {                                       \
+        const int u = tid + l * THREADS, r = u / CHUNKS, w = (u % CHUNKS) * 4;                     \
+        copy_residues(&Bs[stage * BN * WORDS + TILE_AT(r, w)], b, block_n + r, n, padded,          \
+                      k0 + 4 * w);                                                                 \
+      }                                                                                            \
+    }                                                                                              \
+    copies_commit();                                                                               \
+  }
+
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s)
+    COPY_SLICE(s)
+
+  // This lane's row addresses for ldmatrix, as the TF32 kernel's (in words): A's fragment from
+  // tiles (rows 0-7, words 0-3), (8-15, 0-3), (0-7, 4-7), (8-15, 4-7); two of B's from (columns
+  // 0-7, words 0-3), (0-7, 4-7), (8-15, 0-3), (8-15, 4-7).
+  const int a_row = warp_m + lane % 8 + (lane / 8) % 2 * 8, a_w = lane / 16 * 4;
+  const int b_row = warp_n + lane % 8 + lane / 16 * 8, b_w = (lane / 8) % 2 * 4;
+
+  for (int s = 0; s < slices; ++s) {
+    copies_wait();
+    barrier(CLK_LOCAL_MEM_FENCE); // slice s is in place; stage (s-1) % STAGES is free again
+    COPY_SLICE(s + STAGES - 1)
+
+    const __local uint *as = As + (s % STAGES) * BM * WORDS;
+    const __local uint *bs = Bs + (s % STAGES) * BN * WORDS;
+#pragma unroll
+    for (int w = 0; w < WORDS; w += 8) {
+      uint fa[MT][4], fb[NT][2];
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+        load_matrices(fa[i], (const __local float *)&as[TILE_AT(a_row + i * 16, w + a_w)]);
+#pragma unroll
+      for (int j = 0; j < NT; j += 2) {
+        uint r[4];
+        load_matrices(r, (const __local float *)&bs[TILE_AT(b_row + j * 8, w + b_w)]);
+        fb[j][0] = r[0];
+        fb[j][1] = r[1];
+        fb[j + 1][0] = r[2];
+        fb[j + 1][1] = r[3];
+      }
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+          mma_s8(&acc[i][j], fa[i], fb[j]);
+    }
+    if ((s + 1) % REDUCE_SLICES == 0) {
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j)
+          acc[i][j] %= p;
+    }
+  }
+
+  // Each lane holds elements (g, 2t..2t+1) and (g+8, 2t..2t+1) of every 16 x 8 tile.
+  __global char *plane = c + z * m * n;
+  const int g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      const size_t col = block_n + warp_n + j * 8 + 2 * t;
+      const int4 sums = acc[i][j] % p;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const size_t row = block_m + warp_m + i * 16 + g + 8 * h;
+        if (row >= m)
+          continue;
+        const int2 pair = h == 0 ? sums.xy : sums.zw;
+        if (col < n)
+          plane[row * n + col] = (char)symmetric(pair.x, p);
+        if (col + 1 < n)
+          plane[row * n + col + 1] = (char)symmetric(pair.y, p);
+      }
+    }
+}
