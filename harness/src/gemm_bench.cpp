@@ -146,8 +146,8 @@ void print_case(const GemmCase &c, const CaseResult &r, const TextReport &say) {
   }
   std::string anchor = "-";
   if (r.anchor.available && !r.anchor.seconds.empty())
-    anchor = fmt::format("{:10.1f} {:>5} {:6.3f}x", gflops(r.anchor.seconds),
-                         r.anchor_checked.verified ? "yes" : "NO",
+    anchor = fmt::format("{:10.1f} {:>5} {:9.2e} {:6.3f}x", gflops(r.anchor.seconds),
+                         r.anchor_checked.verified ? "yes" : "NO", r.anchor_checked.error_ratio,
                          r.anchor.seconds.min() / r.ours.seconds.min());
   say("  {:<34} {:10.1f} {:9.2e} {:>5} {:7.3f} {:7.1f} {:9.3f}   {}\n", r.label,
       gflops(r.ours.seconds), r.ours_checked.error_ratio, r.ours_checked.verified ? "yes" : "NO",
@@ -175,6 +175,7 @@ Json case_json(const GemmCase &c, const CaseResult &r) {
   if (r.anchor.available && !r.anchor.seconds.empty()) {
     node["anchor"]["gflops"] = flops / r.anchor.seconds.min() / 1e9;
     node["anchor"]["verified"] = r.anchor_checked.verified;
+    node["anchor"]["max_error_over_max_ref"] = r.anchor_checked.error_ratio;
     if (r.ours.ok && !r.ours.seconds.empty())
       node["ratio_to_anchor"] = r.anchor.seconds.min() / r.ours.seconds.min();
   }
@@ -198,7 +199,7 @@ int run_gemm_command(const CommandLine &command) {
   say("  (first call, C read included: cold with an empty program cache, warm on a new context "
       "with the cache holding its build)\n");
   say("  {:<34} {:>10} {:>9} {:>5} {:>7} {:>7} {:>9}   {}\n", "case", "GFLOPS", "error", "ok",
-      "cold s", "warm ms", "ms", "anchor GFLOPS, verified, ratio (ours / anchor speed)");
+      "cold s", "warm ms", "ms", "anchor GFLOPS, verified, error, ratio (ours / anchor speed)");
   const std::string cache = environment("MQLCL_TUNE_CACHE");
   Json json = {
       {"device", {{"name", device.name}, {"driver", device.driver}, {"platform", device.platform}}},
