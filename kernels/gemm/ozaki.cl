@@ -1,6 +1,6 @@
 // The library's GEMM (bridge/src/gemm/ozaki.cpp): a double product from exact integer products,
-// the Ozaki scheme II (Ozaki, Uchino, Imamura, arXiv 2504.08009), in portable OpenCL C: an integer
-// dot product stands where the tensor cores' INT8 instruction will.
+// the Ozaki scheme II (Ozaki, Uchino, Imamura, arXiv 2504.08009). The integer products are plain
+// OpenCL C dot products, or with TENSOR_CORES 1 NVIDIA's INT8 tensor cores (ozaki_int8.cl).
 //
 // Each line of K (A's rows, B's columns) is scaled by a power of two so that its largest element
 // reaches 2^(BITS - 1) at most, and rounded to integers: the only rounding of the scheme. The
@@ -26,8 +26,8 @@
 // residue_products(a, b, c, m, n, padded, products): each plane's m x n integer product of A's
 // and B's residue lines modulo its modulus, as chars, into c's plane of m x n. Portable form:
 // BLOCK x BLOCK elements per work-item, global (n, m) over BLOCK, rounded up to the work-group,
-// then the planes. TENSOR_CORES 1: on the INT8 tensor cores (below), global (tiles * THREADS,
-// planes), local (THREADS, 1).
+// then the planes. TENSOR_CORES 1: on the INT8 tensor cores (ozaki_int8.cl), global (tiles *
+// THREADS, planes), local (THREADS, 1).
 // reconstruct(c, stats_a, stats_b, bits_a, bits_b, m, n, count, values, largest): each element
 // rebuilt from its `count` residues and scaled back, into values (m x n per product), and the
 // largest |value| of each work-group. Launch: global (n rounded up to 64, m, products), local
