@@ -1,6 +1,7 @@
 // The host's side of a replay: the article's random generator and CPU loops, the reference and its
 // rounding, verification.
 #include "catalogue.hpp"
+#include "gemm_product.hpp"
 #include "host_to_host.hpp"
 #include "matrices.hpp"
 #include "reference.hpp"
@@ -319,4 +320,27 @@ BOOST_AUTO_TEST_CASE(past_4096_the_host_sections_check_takes_openblass_product) 
   const auto without = check_host_product<float>(n, a, b, c, nullptr);
   BOOST_TEST(!without.checked);
   BOOST_TEST(!without.verified);
+}
+
+// gemm's check of a double product verifies every element against the fp64 reference, and
+// reports the error on up to 32 rows against sums in long double: a wrong element in a row of the
+// 40 that the report leaves out (row 4) still fails the product, and leaves the report as it was.
+BOOST_AUTO_TEST_CASE(a_double_products_check_verifies_every_row_it_does_not_report) {
+  const GemmProduct product(GeneralGemm{40, 24, 24, 1, false, false, true}, MQLCL_GEMM_EXACT);
+  const GeneralGemm &g = product.shape();
+  std::vector<double> c(size_t{g.m} * g.n);
+  for (uint32_t i = 0; i < g.m; ++i)
+    for (uint32_t j = 0; j < g.n; ++j) {
+      long double sum = 0;
+      for (uint32_t l = 0; l < g.k; ++l)
+        sum += static_cast<long double>((*g.a)[i * g.k + l]) * (*g.b)[l * g.n + j];
+      c[i * g.n + j] = static_cast<double>(sum);
+    }
+  const Checked exact = product.check(c);
+  BOOST_TEST(exact.verified);
+  BOOST_TEST(exact.error_ratio <= std::ldexp(1.0, -53));
+  c[4 * g.n] += 1e-3;
+  const Checked wrong = product.check(c);
+  BOOST_TEST(!wrong.verified);
+  BOOST_TEST(wrong.error_ratio == exact.error_ratio);
 }
