@@ -54,6 +54,19 @@ void reference_block(const double *rows, const double *cols, const GeneralGemm &
       c[size_t{i0 + r} * g.n + j0 + q] = sums[r][q];
 }
 
+// work(0) ... work(tasks - 1) spread over the hardware threads, each thread every threads-th.
+template <class Work> void on_every_thread(uint32_t tasks, const Work &work) {
+  const unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), tasks));
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] {
+      for (uint32_t task = t; task < tasks; task += threads)
+        work(task);
+    });
+  for (std::thread &worker : workers)
+    worker.join();
+}
+
 // The fp64 product of every matrix of the batch, on every hardware thread.
 std::vector<double> reference_product(const GeneralGemm &g, const std::vector<double> &a,
                                       const std::vector<double> &b) {
@@ -64,16 +77,10 @@ std::vector<double> reference_product(const GeneralGemm &g, const std::vector<do
     std::vector<double> rows = k_contiguous(a, g.m, g.k, g.transpose_a, size_t{p} * g.m * g.k);
     std::vector<double> cols = k_contiguous(b, g.n, g.k, !g.transpose_b, size_t{p} * g.n * g.k);
     double *product = c.data() + size_t{p} * g.m * g.n;
-    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> workers;
-    for (unsigned t = 0; t < threads; ++t)
-      workers.emplace_back([&, t] {
-        for (uint32_t i = t * kReferenceBlock; i < g.m; i += threads * kReferenceBlock)
-          for (uint32_t j = 0; j < g.n; j += kReferenceBlock)
-            reference_block(rows.data(), cols.data(), g, i, j, product);
-      });
-    for (std::thread &worker : workers)
-      worker.join();
+    on_every_thread((g.m + kReferenceBlock - 1) / kReferenceBlock, [&](uint32_t block) {
+      for (uint32_t j = 0; j < g.n; j += kReferenceBlock)
+        reference_block(rows.data(), cols.data(), g, block * kReferenceBlock, j, product);
+    });
   }
   return c;
 }
@@ -106,16 +113,7 @@ std::vector<double> exact_rows(const GeneralGemm &g, const std::vector<double> &
     }
     std::copy(sums.begin(), sums.end(), out.begin() + ptrdiff_t((size_t{p} * rows + r) * g.n));
   };
-  const uint32_t tasks = rows * g.batch;
-  const unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), tasks));
-  std::vector<std::thread> workers;
-  for (unsigned t = 0; t < threads; ++t)
-    workers.emplace_back([&, t] {
-      for (uint32_t task = t; task < tasks; task += threads)
-        row_of(task / rows, task % rows);
-    });
-  for (std::thread &worker : workers)
-    worker.join();
+  on_every_thread(rows * g.batch, [&](uint32_t task) { row_of(task / rows, task % rows); });
   return out;
 }
 
