@@ -158,14 +158,21 @@ struct OzakiKernels {
   std::string origin; // of the parameters: "defaults", or the tuned set's
 };
 
+// The moduli and Garner's constants as build options, the same for every call: made once.
+const std::string &moduli_options() {
+  static const std::string options = [] {
+    std::vector<int> inverses;
+    for (const auto &row : ozaki_pair_inverses())
+      inverses.insert(inverses.end(), row.begin(), row.end());
+    return fmt::format("-DOZAKI_COUNT={} -DOZAKI_MODULI={} -DOZAKI_PAIR_INVERSES={}",
+                       kOzakiModuli.size(), fmt::join(kOzakiModuli, ","), fmt::join(inverses, ","));
+  }();
+  return options;
+}
+
 OzakiKernels ozaki_kernels(const Context &context, ContextState &state, const Form &form,
                            const Params &params) {
-  std::vector<int> inverses;
-  for (const auto &row : ozaki_pair_inverses())
-    inverses.insert(inverses.end(), row.begin(), row.end());
-  std::string options =
-      fmt::format("-DOZAKI_COUNT={} -DOZAKI_MODULI={} -DOZAKI_PAIR_INVERSES={}",
-                  kOzakiModuli.size(), fmt::join(kOzakiModuli, ","), fmt::join(inverses, ","));
+  std::string options = moduli_options();
   for (const auto &[name, value] : params)
     if (name != "GROUP") // the portable form's launch, not its kernel's
       options += fmt::format(" -D{}={}", name, value);
@@ -196,10 +203,12 @@ std::optional<OzakiKernels> kernels_for(const Context &context, ContextState &st
     const Form &form = form_of(family);
     Params params = defaults_of(form);
     std::string origin = "defaults";
-    if (auto tuned = tuned_for(context, state, call, step_of(family));
-        tuned && form.valid(over_defaults(form, tuned->entry.params), limits, 1)) {
-      params = over_defaults(form, tuned->entry.params);
-      origin = tuned->origin;
+    if (auto tuned = tuned_for(context, state, call, step_of(family))) {
+      Params tuned_params = over_defaults(form, tuned->entry.params);
+      if (form.valid(tuned_params, limits, 1)) {
+        params = std::move(tuned_params);
+        origin = tuned->origin;
+      }
     }
     if (!form.valid(params, limits, 1))
       continue;
