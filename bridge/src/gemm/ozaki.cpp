@@ -5,6 +5,7 @@
 #include "gemm/forms.hpp"
 #include "gemm/operands.hpp"
 #include "gemm/runtime.hpp"
+#include "process_state.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -158,15 +159,19 @@ struct OzakiKernels {
   std::string origin; // of the parameters: "defaults", or the tuned set's
 };
 
-// The moduli and Garner's constants as build options, the same for every call: made once.
+// The moduli and Garner's constants as build options, the same for every call: made once, by
+// process_wide (process_state.hpp), since CLGemm may still run on other threads while the process
+// exits.
+std::string make_moduli_options() {
+  std::vector<int> inverses;
+  for (const auto &row : ozaki_pair_inverses())
+    inverses.insert(inverses.end(), row.begin(), row.end());
+  return fmt::format("-DOZAKI_COUNT={} -DOZAKI_MODULI={} -DOZAKI_PAIR_INVERSES={}",
+                     kOzakiModuli.size(), fmt::join(kOzakiModuli, ","), fmt::join(inverses, ","));
+}
+
 const std::string &moduli_options() {
-  static const std::string options = [] {
-    std::vector<int> inverses;
-    for (const auto &row : ozaki_pair_inverses())
-      inverses.insert(inverses.end(), row.begin(), row.end());
-    return fmt::format("-DOZAKI_COUNT={} -DOZAKI_MODULI={} -DOZAKI_PAIR_INVERSES={}",
-                       kOzakiModuli.size(), fmt::join(kOzakiModuli, ","), fmt::join(inverses, ","));
-  }();
+  static const std::string &options = process_wide<std::string>(make_moduli_options());
   return options;
 }
 
