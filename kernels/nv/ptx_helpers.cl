@@ -1,7 +1,8 @@
 // Inline-PTX helpers of the NVIDIA tensor-core kernels (matr_mul_tf32.cl, matr_mul_wgmma_tf32.cl,
 // gemm/ozaki.cl), included by each: cp.async copies of operand tiles into local memory, ldmatrix,
-// BF16 pairs. The includer defines first COPIES_IN_FLIGHT (the groups of copies copies_wait
-// leaves in flight) and, for copy_tile_chunk, K_ (floats per row of its K-contiguous operands).
+// BF16 pairs. The includer defines COPIES_IN_FLIGHT (the groups of copies copies_wait leaves in
+// flight) before it calls copies_wait, and first, for copy_tile_chunk, K_ (floats per row of its
+// K-contiguous operands).
 // Helpers a build does not call cost nothing: inline functions are compiled where they are called.
 
 // A __local pointer as the 32-bit .shared address that cp.async and ldmatrix take.
@@ -25,10 +26,10 @@ inline void copies_commit(void) { asm volatile("cp.async.commit_group;" ::: "mem
 
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x) STRINGIFY_(x)
-// Waits until at most COPIES_IN_FLIGHT groups of copies are still in flight.
-inline void copies_wait(void) {
-  asm volatile("cp.async.wait_group " STRINGIFY(COPIES_IN_FLIGHT) ";" ::: "memory");
-}
+// Waits until at most COPIES_IN_FLIGHT groups of copies are still in flight (a macro: the count
+// is the includer's where it calls it).
+#define copies_wait()                                                                              \
+  asm volatile("cp.async.wait_group " STRINGIFY(COPIES_IN_FLIGHT) ";" ::: "memory")
 
 #ifdef K_ // an includer whose rows are a compile-time K_ floats long
 // Chunk of row `row` at k of a K-contiguous matrix with `lines` rows, into a tile slot.

@@ -2,75 +2,20 @@
 // swizzled layout of the tiles and their matrix descriptors, the wgmma instructions behind the
 // "//@sm_90a " marker, and where a work-group's block of C lies and how it is stored.
 
-// Float k of tile row r in wgmma's canonical swizzled K-major layout: rows of BK floats, the
-// 16-byte chunks of a row permuted by an XOR with bits of the row (the 32, 64 or 128-byte swizzle
-// for BK = 8, 16, 32), so the tensor cores read 8 rows without bank conflicts. Each 32-byte piece
-// of a global row stays together: cp.async into the no-swizzle layout, which puts a row's chunks
-// 128 bytes apart, ran at a third of the speed on the H100. (The descriptors name the swizzle
-// with SWIZZLE_MODE, which matr_mul_wgmma_tf32.cl sets for BK.) SWIZZLED_AT is the layout for rows
-// of `row` floats (8, 16 or 32); TILE_AT, for the product's BK.
-#define SWIZZLED_AT(r, k, row)                                                                     \
-  ((r) * (row) + ((((k) >> 2) ^ (((r) / (32 / (row))) % ((row) / 4))) << 2) + ((k) & 3))
+#include "wgmma_core.cl" // layout, descriptors, fences, the accumulators' operand lists
+
+// Float k of tile row r of the product's tiles, rows of BK floats.
 #define TILE_AT(r, k) SWIZZLED_AT(r, k, BK)
 // Copy u of a slice, row-major: consecutive work-items copy consecutive 16-byte chunks.
 #define CHUNK_ROW(u) ((u) / CHUNKS)
 #define CHUNK_K(u) ((u) % CHUNKS * 4)
 
-// A wgmma matrix descriptor: start address and the stride between groups of 8 rows in units of
-// 16 bytes, the swizzle mode in the top bits. The leading byte offset is unused by swizzled
-// K-major layouts (1, as CUTLASS sets it). The swizzle applies to address bits, so tiles start
-// on 1024-byte boundaries and a step along K is a plain offset of the start.
-inline ulong descriptor_of(const __local float *start, uint row_floats, uint swizzle_mode) {
-  return (ulong)((shared_address(start) & 0x3ffff) >> 4) | (1ul << 16) |
-         ((ulong)(8 * row_floats * 4 / 16) << 32) | ((ulong)swizzle_mode << 62);
-}
+// The descriptor of a tile of the product's BK-float rows.
 inline ulong descriptor(const __local float *start) {
   return descriptor_of(start, BK, SWIZZLE_MODE);
 }
 // The same for the tiles of step 17's pass: rows of 16 floats, the 64-byte swizzle, whatever BK.
 inline ulong pass_descriptor(const __local float *start) { return descriptor_of(start, 16, 2); }
-
-// Makes this work-item's writes to local memory (cp.async included) visible to the tensor
-// cores' asynchronous reads; a barrier then extends that to the work-group.
-inline void fence_to_async(void) { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
-
-inline void wgmma_fence(void) { asm volatile("//@sm_90a wgmma.fence.sync.aligned;" ::: "memory"); }
-inline void wgmma_commit(void) {
-  asm volatile("//@sm_90a wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-inline void wgmma_wait(void) {
-  asm volatile("//@sm_90a wgmma.wait_group.sync.aligned " STRINGIFY(INFLIGHT) ";" ::: "memory");
-}
-inline void wgmma_wait_all(void) {
-  asm volatile("//@sm_90a wgmma.wait_group.sync.aligned 0;" ::: "memory");
-}
-
-// The accumulator operands of an m64nBN wgmma: "{%0,...,%ACC-1}", then the two descriptors.
-#define R10(a)                                                                                     \
-  "%" #a "0,%" #a "1,%" #a "2,%" #a "3,%" #a "4,%" #a "5,%" #a "6,%" #a "7,%" #a "8,%" #a "9,"
-#define D8(i)                                                                                      \
-  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]),     \
-      "+f"(d[i + 6]), "+f"(d[i + 7])
-#define D32(i) D8(i), D8(i + 8), D8(i + 16), D8(i + 24)
-#define REGS_64 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9," R10(1) R10(2) "%30,%31}"
-#define SS_64 ", %32, %33"
-#define RS_64 ", {%32,%33,%34,%35}, %36"
-#define OUT_64 D32(0)
-#define REGS_128                                                                                   \
-  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9," R10(1) R10(2) R10(3) R10(4) R10(5) "%60,%61,%62,%63}"
-#define SS_128 ", %64, %65"
-#define RS_128 ", {%64,%65,%66,%67}, %68"
-#define OUT_128 D32(0), D32(32)
-#define REGS_256                                                                                   \
-  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9," R10(1) R10(2) R10(3) R10(4) R10(5) R10(6) R10(7) R10(8) R10(9)  \
-      R10(10) R10(11) "%120,%121,%122,%123,%124,%125,%126,%127}"
-#define SS_256 ", %128, %129"
-#define RS_256 ", {%128,%129,%130,%131}, %132"
-#define OUT_256 D32(0), D32(32), D32(64), D32(96)
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#define WGMMA_D CAT(REGS_, BN) CAT(SS_, BN)
-#define WGMMA_OUT CAT(OUT_, BN)
 
 // d += a * b over 64 x BN x 8 TF32, a warpgroup-wide asynchronous operation.
 inline void wgmma_tf32(float *d, ulong a, ulong b) {
