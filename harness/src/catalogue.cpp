@@ -87,7 +87,8 @@ void with_form(Step &step, gemm::Family family) {
       form_params_valid<gemm::Family::tensor_3xtf32>,
       form_params_valid<gemm::Family::tensor_fp64>,
       form_params_valid<gemm::Family::integer_residues>,
-      form_params_valid<gemm::Family::tensor_int8>};
+      form_params_valid<gemm::Family::tensor_int8>,
+      form_params_valid<gemm::Family::wgmma_int8>};
   step.params_valid = kRules[static_cast<size_t>(family)];
 }
 

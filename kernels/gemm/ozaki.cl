@@ -1,6 +1,7 @@
 // The library's GEMM (bridge/src/gemm/ozaki.cpp): a double product from exact integer products,
 // the Ozaki scheme II (Ozaki, Uchino, Imamura, arXiv 2504.08009). The integer products are plain
-// OpenCL C dot products, or with TENSOR_CORES 1 NVIDIA's INT8 tensor cores (ozaki_int8.cl).
+// OpenCL C dot products, or NVIDIA's INT8 tensor cores: TENSOR_CORES 1 mma.sync (ozaki_int8.cl),
+// TENSOR_CORES 2 Hopper's wgmma (ozaki_wgmma.cl).
 //
 // Each line of K (A's rows, B's columns) is scaled by a power of two so that its largest element
 // reaches 2^(BITS - 1) at most, and rounded to integers: the only rounding of the scheme. The
@@ -26,12 +27,12 @@
 // residue_products(a, b, c, m, n, padded, products): each plane's m x n integer product of A's
 // and B's residue lines modulo its modulus, as chars, into c's plane of m x n. Portable form:
 // BLOCK x BLOCK elements per work-item, global (n, m) over BLOCK, rounded up to the work-group,
-// then the planes. TENSOR_CORES 1: on the INT8 tensor cores (ozaki_int8.cl), global (tiles *
-// THREADS, planes), local (THREADS, 1).
+// then the planes. TENSOR_CORES 1 and 2: on the INT8 tensor cores (ozaki_int8.cl,
+// ozaki_wgmma.cl), global (tiles * THREADS, planes), local (THREADS, 1).
 // reconstruct(c, stats_a, stats_b, bits_a, bits_b, m, n, count, values, largest): each element
 // rebuilt from its `count` residues and scaled back, into values (m x n per product), and the
-// largest |value| of each work-group. Launch: global (n rounded up to 64, m, products), local
-// (64, 1, 1).
+// largest |value| of each product as the high word of the double, into largest (zeros before).
+// Launch: global (n rounded up to 64, m, products), local (64, 1, 1).
 // apply(values, c, offset, stride, ld, m, n, alpha, beta): C = alpha * values + beta * C (C not
 // read when beta is 0). Launch: global (n, m, products), any local.
 //
@@ -52,7 +53,7 @@
 #ifndef OZAKI_COUNT
 #error "OZAKI_COUNT: how many moduli OZAKI_MODULI lists"
 #endif
-#ifndef TENSOR_CORES // 1: residue_products on the INT8 tensor cores (NVIDIA, inline PTX)
+#ifndef TENSOR_CORES // residue_products on INT8 tensor cores: 1 mma.sync, 2 wgmma (inline PTX)
 #define TENSOR_CORES 0
 #endif
 #ifndef BLOCK // portable form: the residue products' elements per work-item, in each dimension
@@ -139,24 +140,28 @@ line_stats_across(__global const double *src, ulong offset, ulong stride, ulong 
 }
 
 // The residues of `scaled` (an integer) for each of the first `count` moduli, `plane` bytes apart.
-// Below 2^62 in two integer halves (32-bit remainders by constants: the loop is unrolled, so each
-// modulus is one); fmod, exact but slower, above.
-void store_residues(double scaled, uint count, __global char *out, size_t plane) {
+// Below 2^62 from two halves in double arithmetic that is exact: y = hi (2^32 mod p) + lo, below
+// 2^39, then y - p round(y / p), symmetric at once, round(x) being (x + 1.5 * 2^52) - 1.5 * 2^52;
+// adding 1.5 * 2^52 again leaves the residue's two's complement in the low bits. (Tried and not
+// kept: 32-bit remainders by the constant moduli, three per modulus: 0.43 ms per operand at
+// 4096, 18 moduli, on the H200.) fmod, exact but slower, above 2^62.
+void store_residues(double scaled, uint count, __global uchar *out, size_t plane) {
+  const double round_double = 0x1.8p52;
   if (fabs(scaled) < 0x1p62) {
-    const double high = floor(scaled * 0x1p-32);
-    const int hi = (int)high;                        // |hi| <= 2^30
-    const uint lo = (uint)(scaled - high * 0x1p32); // exact: an integer below 2^32
+    const double hi = floor(scaled * 0x1p-32); // |hi| <= 2^30
+    const double lo = scaled - hi * 0x1p32;    // exact: an integer in [0, 2^32)
 #pragma unroll
     for (int l = 0; l < OZAKI_COUNT; ++l)
       if (l < (int)count) {
-        const int p = moduli[l], wrap = (int)(0x100000000L % p); // 2^32 modulo p
-        const int r = (hi % p) * wrap + (int)(lo % (uint)p);     // |r| < p^2 + p
-        out[l * plane] = (char)symmetric(r % p, p);
+        const double p = moduli[l], wrap = (double)(0x100000000L % moduli[l]); // 2^32 mod p
+        const double y = fma(hi, wrap, lo);
+        const double quotient = fma(y, 1.0 / p, round_double) - round_double;
+        out[l * plane] = (uchar)as_ulong(fma(-quotient, p, y) + round_double);
       }
   } else {
     for (uint l = 0; l < count; ++l) {
       const int p = moduli[l];
-      out[l * plane] = (char)symmetric((int)fmod(scaled, (double)p), p); // in (-p, p)
+      out[l * plane] = (uchar)symmetric((int)fmod(scaled, (double)p), p); // in (-p, p)
     }
   }
 }
@@ -184,9 +189,20 @@ residues(__global const double *src, ulong offset, ulong stride, ulong line_step
       continue;
     const int shift = line_shift(stats[2 * (product * lines + line)], bits);
     const double scaled = rint(ldexp(block[r][u], shift)); // at most 2^bits, exact
-    store_residues(scaled, count, out + (product * lines + line) * padded + h, plane);
+    store_residues(scaled, count, (__global uchar *)out + (product * lines + line) * padded + h,
+                   plane);
   }
 }
+
+#if TENSOR_CORES
+// What both tensor-core forms use, included here, outside the choice between them: the library
+// inlines each file once (cmake/KernelIncludes.cmake), so a file included in both branches would
+// land in the first alone.
+#define WGMMA_ACC "+r" // int accumulators
+#include "../nv/ptx_helpers.cl" // cp.async, ldmatrix
+#include "../nv/wgmma_core.cl"  // wgmma's tiles, descriptors and fences
+#include "ozaki_tiles.cl"       // copy_residues, tile_origin, store_residue_pair
+#endif
 
 #if !TENSOR_CORES
 // Each work-item sums a BLOCK x BLOCK block of one plane from A's and B's residue lines, four
@@ -234,14 +250,16 @@ __kernel void residue_products(__global const char *a, __global const char *b, _
     for (int s = 0; s < BLOCK && j0 + s < n; ++s)
       plane[(i0 + r) * n + j0 + s] = (char)symmetric(sums[r][s], p);
 }
-#else
+#elif TENSOR_CORES == 1
 #include "ozaki_int8.cl"
+#else
+#include "ozaki_wgmma.cl"
 #endif
 
 __kernel __attribute__((reqd_work_group_size(RECONSTRUCT_GROUP, 1, 1))) void
 reconstruct(__global const char *c, __global const double *stats_a, __global const double *stats_b,
             int bits_a, int bits_b, uint m, uint n, uint count, __global double *values,
-            __global double *largest) {
+            volatile __global uint *largest) {
   __local double top[RECONSTRUCT_GROUP];
   const size_t j = get_global_id(0), i = get_global_id(1), product = get_global_id(2);
   const size_t products = get_global_size(2), t = get_local_id(0);
@@ -251,6 +269,9 @@ reconstruct(__global const char *c, __global const double *stats_a, __global con
     // its residue once the digits below are taken out, (r_l - d_j) / p_j modulo p_l for j < l.
     // In floats: every value is an integer below 2^16, exact, and modulo p is x - p rint(x / p),
     // symmetric at once. The loops are unrolled, so the moduli and their inverses are constants.
+    // (Tried and not kept: rounding by adding and taking away 1.5 * 2^23 in place of rint, alone
+    // and with the constants as float arrays and reciprocals from the host: 1.21 ms at 4096 with
+    // 18 moduli on the H200, as with rint.)
     float rest[OZAKI_COUNT];
 #pragma unroll
     for (int l = 0; l < OZAKI_COUNT; ++l)
@@ -287,8 +308,11 @@ reconstruct(__global const char *c, __global const double *stats_a, __global con
     if (t < width)
       top[t] = fmax(top[t], top[t + width]);
   }
+  // The high word of a double >= 0 orders as the double does, and without its low word it is at
+  // most the double: one word per product, the largest by an atomic, not a partial per group
+  // read back (2 MiB at 4096).
   if (t == 0)
-    largest[(product * m + i) * get_num_groups(0) + get_group_id(0)] = top[0];
+    atomic_max(largest + product, convert_uint(as_ulong(top[0]) >> 32));
 }
 
 __kernel void apply(__global const double *values, __global double *c, ulong offset, ulong stride,

@@ -73,8 +73,7 @@
 #endif
 #define TILE_AT(r, w) ((r) * WORDS + ((((w) >> 2) ^ SWIZZLE(r)) << 2) + ((w) & 3))
 
-// shared_address, copy_chunk (cp.async), copies_commit / copies_wait, load_matrices (ldmatrix).
-#include "../nv/ptx_helpers.cl"
+// ozaki.cl has included nv/ptx_helpers.cl (cp.async, ldmatrix) and ozaki_tiles.cl.
 
 // d += a * b for one 16 x 8 x 32 tile of chars, a warp-wide operation.
 inline void mma_s8(int4 *d, const uint a[4], const uint b[2]) {
@@ -82,15 +81,6 @@ inline void mma_s8(int4 *d, const uint a[4], const uint b[2]) {
       "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
       : "+r"(d->x), "+r"(d->y), "+r"(d->z), "+r"(d->w)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
-// Chunk `chunk` of slice k0 of line `line` of `lines` residue lines, into a tile slot; zeros past
-// the last line or K.
-inline void copy_residues(__local uint *dst, __global const char *residues, size_t line,
-                          size_t lines, uint padded, uint k) {
-  const bool in = line < lines && k < padded;
-  __global const char *src = residues + (in ? line * padded + k : 0);
-  copy_chunk((__local float *)dst, (__global const float *)src, in);
 }
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
@@ -103,14 +93,8 @@ residue_products(__global const char *a, __global const char *b, __global char *
   b += z * n * padded;
   const int p = moduli[z / products];
 
-  // Which tile of the plane: block rows in groups of GROUP_M, column by column inside a group.
-  const int blocks_m = (m + BM - 1) / BM, blocks_n = (n + BN - 1) / BN;
-  const int block = get_group_id(0);
-  const int group = block / (GROUP_M * blocks_n);
-  const int first_m = group * GROUP_M;
-  const int group_rows = min(blocks_m - first_m, GROUP_M);
-  const size_t block_m = (size_t)(first_m + block % group_rows) * BM;
-  const size_t block_n = (size_t)((block % (GROUP_M * blocks_n)) / group_rows) * BN;
+  const ulong2 origin = tile_origin(m, n, BM, BN, GROUP_M);
+  const size_t block_m = origin.x, block_n = origin.y;
 
   const int tid = get_local_id(0), lane = tid % 32, warp = tid / 32;
   const int warp_m = warp / (BN / WN) * WM, warp_n = warp % (BN / WN) * WN;
@@ -123,30 +107,10 @@ residue_products(__global const char *a, __global const char *b, __global char *
       acc[i][j] = (int4)(0);
 
   const int slices = (padded + BK - 1) / BK;
-  // Slice s goes to stage s % STAGES; a group of copies is committed for every slice, empty past
-  // the end, so the wait below always counts the same way.
-#define COPY_SLICE(s)                                                                              \
-  {                                                                                                \
-    const int stage = (s) % STAGES;                                                                \
-    const uint k0 = (uint)(s) * BK;                                                                \
-    if ((s) < slices) {                                                                            \
-      _Pragma("unroll") for (int l = 0; l < A_COPIES; ++l) {                                       \
-        const int u = tid + l * THREADS, r = u / CHUNKS, w = (u % CHUNKS) * 4;                     \
-        copy_residues(&As[stage * BM * WORDS + TILE_AT(r, w)], a, block_m + r, m, padded,          \
-                      k0 + 4 * w);                                                                 \
-      }                                                                                            \
-      _Pragma("unroll") for (int l = 0; l < B_COPIES; ++l) {                                       \
-        const int u = tid + l * THREADS, r = u / CHUNKS, w = (u % CHUNKS) * 4;                     \
-        copy_residues(&Bs[stage * BN * WORDS + TILE_AT(r, w)], b, block_n + r, n, padded,          \
-                      k0 + 4 * w);                                                                 \
-      }                                                                                            \
-    }                                                                                              \
-    copies_commit();                                                                               \
-  }
 
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s)
-    COPY_SLICE(s)
+    COPY_RESIDUE_SLICE(s)
 
   // This lane's row addresses for ldmatrix, as the TF32 kernel's (in words): A's fragment from
   // tiles (rows 0-7, words 0-3), (8-15, 0-3), (0-7, 4-7), (8-15, 4-7); two of B's from (columns
@@ -157,7 +121,7 @@ residue_products(__global const char *a, __global const char *b, __global char *
   for (int s = 0; s < slices; ++s) {
     copies_wait();
     barrier(CLK_LOCAL_MEM_FENCE); // slice s is in place; stage (s-1) % STAGES is free again
-    COPY_SLICE(s + STAGES - 1)
+    COPY_RESIDUE_SLICE(s + STAGES - 1)
 
     const __local uint *as = As + (s % STAGES) * BM * WORDS;
     const __local uint *bs = Bs + (s % STAGES) * BN * WORDS;
@@ -199,17 +163,9 @@ residue_products(__global const char *a, __global const char *b, __global char *
 #pragma unroll
     for (int j = 0; j < NT; ++j) {
       const size_t col = block_n + warp_n + j * 8 + 2 * t;
-      const int4 sums = acc[i][j] % p;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const size_t row = block_m + warp_m + i * 16 + g + 8 * h;
-        if (row >= m)
-          continue;
-        const int2 pair = h == 0 ? sums.xy : sums.zw;
-        if (col < n)
-          plane[row * n + col] = (char)symmetric(pair.x, p);
-        if (col + 1 < n)
-          plane[row * n + col + 1] = (char)symmetric(pair.y, p);
-      }
+      for (int h = 0; h < 2; ++h)
+        store_residue_pair(plane, block_m + warp_m + i * 16 + g + 8 * h, col,
+                           h == 0 ? acc[i][j].xy : acc[i][j].zw, p, m, n);
     }
 }

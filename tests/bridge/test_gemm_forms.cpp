@@ -85,9 +85,8 @@ BOOST_AUTO_TEST_CASE(every_form_is_found_by_its_family_and_name) {
 
 BOOST_AUTO_TEST_CASE(every_default_set_and_tunable_value_is_one_the_rules_may_take) {
   for (const Form *form = forms_begin(); form != forms_end(); ++form) {
-    const DeviceLimits &device = form->family == Family::registers     ? kCpu
-                                 : form->family == Family::tensor_fp64 ? kHopper
-                                                                       : kGpu;
+    const bool hopper = form->family == Family::tensor_fp64 || form->family == Family::wgmma_int8;
+    const DeviceLimits &device = form->family == Family::registers ? kCpu : hopper ? kHopper : kGpu;
     BOOST_TEST(form->valid(defaults_of(*form), device, 4), form->name);
     for (Varies varies : {Varies::shape, Varies::code, Varies::layout})
       for (const Tunable &tunable : tunables_of(*form, varies)) {
@@ -194,6 +193,30 @@ BOOST_AUTO_TEST_CASE(the_fp64_tensor_rules_refuse_what_their_kernel_refuses) {
   BOOST_TEST(!fp64.valid(
       with(fp64, {{"BM", 64}, {"BN", 64}, {"BK", 8}, {"MMA_K", 8}, {"WM", 16}, {"WN", 16}}),
       kHopper, 8));
+}
+
+BOOST_AUTO_TEST_CASE(the_wgmma_int8_rules_refuse_what_their_kernel_refuses) {
+  const Form &wgmma = form_of(Family::wgmma_int8);
+  BOOST_TEST(wgmma.valid(defaults_of(wgmma), kHopper, 1)); // four stages of 384 x 128 chars
+  BOOST_TEST(!wgmma.valid(defaults_of(wgmma), kGpu, 1));   // 192 KiB of local memory
+  BOOST_TEST(!wgmma.valid(with(wgmma, {{"TENSOR_CORES", 1}}), kHopper, 1)); // mma.sync's form
+  BOOST_TEST(!wgmma.valid(with(wgmma, {{"BM", 96}}), kHopper, 1));          // warpgroups of 64 rows
+  BOOST_TEST(!wgmma.valid(with(wgmma, {{"BN", 192}}), kHopper, 1)); // wgmma's N: 64, 128, 256
+  BOOST_TEST(!wgmma.valid(with(wgmma, {{"BK", 256}}), kHopper, 1)); // past the 128-byte swizzle
+  BOOST_TEST(!wgmma.valid(with(wgmma, {{"INFLIGHT", 2}}), kHopper, 1));
+  BOOST_TEST(!wgmma.valid(with(wgmma, {{"STAGES", 2}}), kHopper, 1)); // INFLIGHT 1 needs 3
+  BOOST_TEST(wgmma.valid(with(wgmma, {{"STAGES", 2}, {"INFLIGHT", 0}}), kHopper, 1));
+  BOOST_TEST(!wgmma.valid(with(wgmma, {{"BN", 64}, {"STAGES", 6}}), kHopper, 1)); // at most 5
+  BOOST_TEST(!wgmma.valid(with(wgmma, {{"STAGES", 5}}), kHopper, 1));             // 240 KiB
+  BOOST_TEST(wgmma.valid(with(wgmma, {{"BN", 128}, {"STAGES", 5}}), kHopper, 1));
+  // 512 work-items of 128 accumulators: past the register file.
+  BOOST_TEST(!wgmma.valid(with(wgmma, {{"BM", 256}, {"STAGES", 3}}), kHopper, 1));
+  BOOST_TEST(wgmma.valid(with(wgmma, {{"BM", 256}, {"BN", 128}, {"STAGES", 3}}), kHopper, 1));
+  // Every plane in one launch: 128 x 256 tiles of two warpgroups.
+  const Launch launch = wgmma.launch(defaults_of(wgmma), Shape{1000, 600, 300, 17 * 3, 1});
+  BOOST_TEST(launch.local[0] == 256u);
+  BOOST_TEST(launch.global[0] == 8u * 3u * 256u);
+  BOOST_TEST(launch.global[1] == 51u);
 }
 
 BOOST_AUTO_TEST_CASE(the_int8_tensor_rules_refuse_what_their_kernel_refuses) {

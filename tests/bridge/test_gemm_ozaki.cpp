@@ -282,6 +282,25 @@ bool has_double(int32_t context) {
          std::any_of(raw, raw + size, [](uint8_t byte) { return byte != 0; });
 }
 
+// A cl_uint of the context's device (CL_DEVICE_*); 0 where the device has no such property.
+uint32_t device_uint(int32_t context, uint32_t property) {
+  uint32_t value = 0, size = 0;
+  const bool read = CLGetDeviceInfo(context, property, reinterpret_cast<uint8_t *>(&value), &size,
+                                    sizeof(value)) == 1;
+  return read && size == sizeof(value) ? value : 0;
+}
+
+// How CL_GEMM_PLAN names the form of the integer products that the device should run: the
+// fastest it has (NVIDIA's compute capability, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR/MINOR_NV).
+std::string expected_products(int32_t context) {
+  const uint32_t capability = device_uint(context, 0x4000) * 10 + device_uint(context, 0x4001);
+  if (device_uint(context, 0x1001) != 0x10DE) // CL_DEVICE_VENDOR_ID
+    return "in portable OpenCL C";
+  return capability == 90   ? "on the INT8 tensor cores by wgmma"
+         : capability >= 80 ? "on the INT8 tensor cores by mma.sync"
+                            : "in portable OpenCL C";
+}
+
 // Boost.Test precondition: a device, and FP64 on it (a context that cannot be made runs the
 // tests, which then fail saying why).
 struct needs_fp64 {
@@ -334,6 +353,15 @@ BOOST_AUTO_TEST_CASE(products_of_several_tiles_are_as_accurate_as_fp64) {
     BOOST_TEST(ran_the_scheme(r.ours), r.ours.plan);
     BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
   }
+}
+
+// The integer products run on the fastest form the device has, not on a slower one that its
+// build failed over to.
+BOOST_AUTO_TEST_CASE(the_integer_products_run_on_the_fastest_form_the_device_has) {
+  Context context = make_context();
+  const Compared r = compare(context, operands(Case{70, 90, 110}, 0, 47));
+  BOOST_TEST(r.ours.plan.find(expected_products(context)) != std::string::npos, r.ours.plan);
+  BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
 }
 
 // B's columns are A's rows, so the diagonal's residue products are squares: over K = 450001

@@ -200,6 +200,32 @@ Launch int8_launch(const Params &p, const Shape &shape) {
   return group_per_tile(form, p, shape, warps * 32);
 }
 
+// The same products on Hopper's wgmma (kernels/gemm/ozaki_wgmma.cl): its #error lines, a
+// warpgroup per 64 rows, STAGES slices of (BM + BN) lines of BK chars, and the register file
+// (64 Ki) for BN / 2 accumulators and about 48 other registers per work-item.
+bool wgmma_int8_valid(const Params &p, const DeviceLimits &device, size_t) {
+  const Form &form = form_of(Family::wgmma_int8);
+  auto v = [&](const char *name) { return value_of(form, p, name); };
+  const int64_t bm = v("BM"), bn = v("BN"), bk = v("BK"), stages = v("STAGES"),
+                inflight = v("INFLIGHT");
+  if (v("TENSOR_CORES") != 2 || bm <= 0 || bm % 64 || !one_of(bn, {64, 128, 256}) ||
+      !one_of(bk, {32, 64, 128}) || !one_of(inflight, {0, 1}) || stages < inflight + 2 ||
+      stages > 5 || v("GROUP_M") < 1)
+    return false;
+  const int64_t threads = bm * 2, chunks = bk / 16;
+  if ((bm * chunks) % threads || (bn * chunks) % threads) // whole 16-byte copies per work-item
+    return false;
+  if (threads * (bn / 2 + 48) > 65536)
+    return false;
+  const uint64_t local = uint64_t(stages) * uint64_t(bm + bn) * uint64_t(bk);
+  return group_fits(device, uint64_t(threads), local);
+}
+
+Launch wgmma_int8_launch(const Params &p, const Shape &shape) {
+  const Form &form = form_of(Family::wgmma_int8);
+  return group_per_tile(form, p, shape, size_t(value_of(form, p, "BM")) * 2);
+}
+
 Launch fp64_launch(const Params &p, const Shape &shape) {
   const Form &form = form_of(Family::tensor_fp64);
   const size_t warps = size_t(value_of(form, p, "BM") / value_of(form, p, "WM")) *
@@ -352,6 +378,24 @@ constexpr Form kForms[] = {
        {"GROUP_M", kShape, {8, 16}, 2}}},
      int8_valid,
      int8_launch},
+    {Family::wgmma_int8,
+     "wgmma_int8",
+     "ozaki.cl",
+     {{{"TENSOR_CORES", 2},
+       {"BM", 128},
+       {"BN", 256},
+       {"BK", 128},
+       {"STAGES", 4},
+       {"INFLIGHT", 1},
+       {"GROUP_M", 8}}},
+     {{{"BM", kShape, {64, 128, 256}, 3},
+       {"BN", kShape, {64, 128, 256}, 3},
+       {"BK", kShape, {64, 128}, 2},
+       {"STAGES", kShape, {3, 4, 5}, 3},
+       {"INFLIGHT", kShape, {0, 1}, 2},
+       {"GROUP_M", kShape, {8, 16}, 2}}},
+     wgmma_int8_valid,
+     wgmma_int8_launch},
 };
 
 } // namespace
@@ -419,6 +463,10 @@ bool fp64_tensor_cores_of(uint32_t vendor_id, uint32_t compute_capability) {
 
 bool int8_tensor_cores_of(uint32_t vendor_id, uint32_t compute_capability) {
   return vendor_id == 0x10DE && compute_capability >= 80;
+}
+
+bool wgmma_of(uint32_t vendor_id, uint32_t compute_capability) {
+  return vendor_id == 0x10DE && compute_capability == 90;
 }
 
 } // namespace mqlcl::gemm

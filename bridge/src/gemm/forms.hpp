@@ -20,7 +20,7 @@ using Params = std::map<std::string, int64_t>;
 // local memory is part of global memory (CPUs), on Hopper's tensor cores step 18's TF32
 // product and its 3xTF32 (FP32-accurate) form, and step 19's double product on its FP64 ones;
 // and the Ozaki scheme's integer products modulo small primes (ozaki.hpp), in portable OpenCL C and
-// on INT8 tensor cores.
+// on INT8 tensor cores (mma.sync, and Hopper's wgmma).
 enum class Family {
   tiles,
   registers,
@@ -28,7 +28,8 @@ enum class Family {
   tensor_3xtf32,
   tensor_fp64,
   integer_residues,
-  tensor_int8
+  tensor_int8,
+  wgmma_int8
 };
 
 // What a form's rules need of a device.
@@ -44,12 +45,16 @@ struct DeviceLimits {
   // INT8 tensor cores that the Ozaki scheme's mma.sync m16n8k32 reaches: an NVIDIA GPU of compute
   // capability 8.0 or later (int8_tensor_cores_of).
   bool int8_tensor_cores = false;
+  // Hopper's warpgroup instruction, wgmma, for the same products: compute capability 9.0, built
+  // for sm_90a (wgmma_of).
+  bool int8_wgmma = false;
 };
 
 // Whether a device of `vendor_id` and `compute_capability` (major * 10 + minor; 0 where the
 // driver says none) has them.
 bool fp64_tensor_cores_of(uint32_t vendor_id, uint32_t compute_capability);
 bool int8_tensor_cores_of(uint32_t vendor_id, uint32_t compute_capability);
+bool wgmma_of(uint32_t vendor_id, uint32_t compute_capability);
 
 // A product's dimensions and element size (4 float, 8 double).
 struct Shape {

@@ -103,7 +103,9 @@ struct ContextState {
   enum class TensorCores { untried, built, unavailable } tensor_cores = TensorCores::untried;
   // Whether its FP64 tensor-core product (step 19) built; unavailable: double runs step 13's.
   TensorCores fp64_tensor_cores = TensorCores::untried;
-  // Whether the Ozaki scheme's INT8 tensor-core form built; unavailable: it runs the portable one.
+  // Whether the Ozaki scheme's INT8 tensor-core forms built (wgmma; mma.sync); unavailable: it
+  // runs the next (mma.sync; the portable one).
+  TensorCores int8_wgmma = TensorCores::untried;
   TensorCores int8_tensor_cores = TensorCores::untried;
   // Why the CUDA driver wrote no tensor map for this context's device, once it refused one: its
   // products then lay their tiles out by passes (tensor_cores.hpp).

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <tuple>
 #include <utility>
@@ -175,6 +176,14 @@ const std::string &moduli_options() {
   return options;
 }
 
+// The forms of the integer products, fastest first, and where each runs: whether the device has
+// what it needs, and the context's record of whether it built (nothing for the portable form).
+struct Candidate {
+  Family family;
+  bool on_device;
+  ContextState::TensorCores *built;
+};
+
 OzakiKernels ozaki_kernels(const Context &context, ContextState &state, const Form &form,
                            const Params &params) {
   std::string options = moduli_options();
@@ -184,50 +193,60 @@ OzakiKernels ozaki_kernels(const Context &context, ContextState &state, const Fo
   OzakiKernels kernels{};
   kernels.form = &form;
   kernels.params = params;
+  // wgmma exists only for sm_90a (kernels/matr_mul_wgmma_tf32.cl says how the bridge builds it).
+  const bool sm90a = form.family == Family::wgmma_int8;
   // The integer products first: where the tensor cores' build fails, nothing else was built.
-  kernels.products = kernel_for(context, state, kFile, options, "residue_products");
-  kernels.stats = kernel_for(context, state, kFile, options, "line_stats");
-  kernels.stats_across = kernel_for(context, state, kFile, options, "line_stats_across");
-  kernels.residues = kernel_for(context, state, kFile, options, "residues");
-  kernels.reconstruct = kernel_for(context, state, kFile, options, "reconstruct");
-  kernels.apply = kernel_for(context, state, kFile, options, "apply");
+  kernels.products = kernel_for(context, state, kFile, options, "residue_products", sm90a);
+  kernels.stats = kernel_for(context, state, kFile, options, "line_stats", sm90a);
+  kernels.stats_across = kernel_for(context, state, kFile, options, "line_stats_across", sm90a);
+  kernels.residues = kernel_for(context, state, kFile, options, "residues", sm90a);
+  kernels.reconstruct = kernel_for(context, state, kFile, options, "reconstruct", sm90a);
+  kernels.apply = kernel_for(context, state, kFile, options, "apply", sm90a);
   return kernels;
 }
 
-// The form the device runs (the INT8 tensor cores' where it has them and they built in this
-// context, else the portable one), its parameters (a tuned set over its defaults) and kernels;
-// nothing where the device's work-groups take neither.
+// The parameters of `form` for this call: a tuned set over its defaults where one is valid here,
+// else the defaults; and their origin.
+std::pair<Params, std::string> params_for(const Context &context, ContextState &state,
+                                          const Call &call, const Form &form,
+                                          const DeviceLimits &limits) {
+  if (auto tuned = tuned_for(context, state, call, step_of(form.family))) {
+    Params tuned_params = over_defaults(form, tuned->entry.params);
+    if (form.valid(tuned_params, limits, 1))
+      return {std::move(tuned_params), tuned->origin};
+  }
+  return {defaults_of(form), "defaults"};
+}
+
+// The form the device runs (the first of: Hopper's wgmma, the INT8 tensor cores' mma.sync, the
+// portable one, that it has and that built in this context), its parameters (a tuned set over
+// its defaults) and kernels; nothing where the device's work-groups take none.
 std::optional<OzakiKernels> kernels_for(const Context &context, ContextState &state,
                                         const Call &call) {
   const DeviceLimits limits = limits_of(*context.device);
-  for (Family family : {Family::tensor_int8, Family::integer_residues}) {
-    if (family == Family::tensor_int8 &&
-        (!limits.int8_tensor_cores ||
-         state.int8_tensor_cores == ContextState::TensorCores::unavailable))
+  const Candidate candidates[] = {
+      {Family::wgmma_int8, limits.int8_wgmma, &state.int8_wgmma},
+      {Family::tensor_int8, limits.int8_tensor_cores, &state.int8_tensor_cores},
+      {Family::integer_residues, true, nullptr}};
+  for (const Candidate &candidate : candidates) {
+    if (!candidate.on_device ||
+        (candidate.built && *candidate.built == ContextState::TensorCores::unavailable))
       continue;
-    const Form &form = form_of(family);
-    Params params = defaults_of(form);
-    std::string origin = "defaults";
-    if (auto tuned = tuned_for(context, state, call, step_of(family))) {
-      Params tuned_params = over_defaults(form, tuned->entry.params);
-      if (form.valid(tuned_params, limits, 1)) {
-        params = std::move(tuned_params);
-        origin = tuned->origin;
-      }
-    }
+    const Form &form = form_of(candidate.family);
+    auto [params, origin] = params_for(context, state, call, form, limits);
     if (!form.valid(params, limits, 1))
       continue;
     try {
       OzakiKernels kernels = ozaki_kernels(context, state, form, params);
       kernels.origin = origin;
-      if (family == Family::tensor_int8)
-        state.int8_tensor_cores = ContextState::TensorCores::built;
+      if (candidate.built)
+        *candidate.built = ContextState::TensorCores::built;
       return kernels;
     } catch (const Failure &failure) {
-      if (family != Family::tensor_int8 || failure.code() != MQLCL_ERR_OPENCL_PROGRAM_CREATE ||
-          state.int8_tensor_cores == ContextState::TensorCores::built)
+      if (!candidate.built || failure.code() != MQLCL_ERR_OPENCL_PROGRAM_CREATE ||
+          *candidate.built == ContextState::TensorCores::built)
         throw;
-      state.int8_tensor_cores = ContextState::TensorCores::unavailable; // a driver without them
+      *candidate.built = ContextState::TensorCores::unavailable; // a driver without them
     }
   }
   return std::nullopt;
@@ -236,11 +255,6 @@ std::optional<OzakiKernels> kernels_for(const Context &context, ContextState &st
 // K rounded up to whole 16-byte chunks: the length of a residue line.
 uint32_t padded_k(const Call &call) {
   return uint32_t(round_up(call.k, 16));
-}
-
-// The work-groups of `reconstruct` along a row of C: one largest element each.
-size_t reconstruct_groups(const Call &call) {
-  return round_up(call.n, kReconstructGroup) / kReconstructGroup;
 }
 
 // Where element h of line `line` of an operand lies: line * line_step + h * step.
@@ -340,10 +354,16 @@ void residue_products(const Context &context, ContextState &state, const OzakiKe
 }
 
 // The products' values rebuilt from s.planes into s.values, and, read back, log2 of each
-// product's largest |element| (-inf where it is zero).
+// product's largest |element| (-inf where it is zero), from the high word of its double: at most
+// the largest, by less than 2^-20 of it, so the bound it certifies holds for the largest itself.
 std::vector<double> reconstruct(const Context &context, ContextState &state, const OzakiKernels &k,
                                 const Call &call, const Scratch &s, const OzakiDigits &digits,
                                 bool &first) {
+  const cl_uint zero = 0;
+  check_cl(cl_api().clEnqueueFillBuffer(context.queue, s.largest, &zero, sizeof(zero), 0,
+                                        sizeof(zero) * call.batch, 0, nullptr, nullptr),
+           "CLGemm: clEnqueueFillBuffer of the Ozaki scheme's largest elements",
+           MQLCL_ERR_OPENCL_EXECUTE);
   const cl_mem buffers[] = {s.planes, s.stats_a, s.stats_b};
   for (cl_uint i = 0; i < 3; ++i)
     set_arg(k.reconstruct, i, buffers[i]);
@@ -354,17 +374,16 @@ std::vector<double> reconstruct(const Context &context, ContextState &state, con
     set_arg(k.reconstruct, 5 + i, sizes[i]);
   set_arg(k.reconstruct, 8, s.values);
   set_arg(k.reconstruct, 9, s.largest);
-  const size_t groups = reconstruct_groups(call);
-  const size_t global[] = {groups * kReconstructGroup, call.m, call.batch};
+  const size_t global[] = {round_up(call.n, kReconstructGroup), call.m, call.batch};
   const size_t local[] = {kReconstructGroup, 1, 1};
   launch(context, state, k.reconstruct, 3, global, local, first);
-  const size_t per_product = groups * call.m;
-  const std::vector<double> largest = read_all<double>(context, s.largest, per_product * call.batch,
-                                                       "the Ozaki scheme's largest elements");
+  const std::vector<cl_uint> high_words =
+      read_all<cl_uint>(context, s.largest, call.batch, "the Ozaki scheme's largest elements");
   std::vector<double> largest_log2(call.batch, kMinusInfinity);
   for (size_t p = 0; p < call.batch; ++p) {
-    const auto begin = largest.begin() + static_cast<ptrdiff_t>(p * per_product);
-    const double top = *std::max_element(begin, begin + static_cast<ptrdiff_t>(per_product));
+    const uint64_t bits = uint64_t(high_words[p]) << 32;
+    double top = 0;
+    std::memcpy(&top, &bits, sizeof(top));
     largest_log2[p] = top > 0 ? std::log2(top) : kMinusInfinity;
   }
   return largest_log2;
@@ -415,8 +434,18 @@ Scratch scratch_for(const Context &context, ContextState &state, const Call &cal
           scratch(context, state, ScratchSlot::ozaki_residues_b, count * products * n * k),
           scratch(context, state, ScratchSlot::ozaki_planes, count * products * m * n),
           scratch(context, state, ScratchSlot::ozaki_values, 8 * products * m * n),
-          scratch(context, state, ScratchSlot::ozaki_largest,
-                  8 * products * m * reconstruct_groups(call))};
+          scratch(context, state, ScratchSlot::ozaki_largest, sizeof(cl_uint) * products)};
+}
+
+const char *products_text(Family family) {
+  switch (family) {
+  case Family::wgmma_int8:
+    return "on the INT8 tensor cores by wgmma";
+  case Family::tensor_int8:
+    return "on the INT8 tensor cores by mma.sync";
+  default:
+    return "in portable OpenCL C";
+  }
 }
 
 std::string plan_of(const OzakiDigits &digits, const OzakiKernels &k, bool second_pass) {
@@ -426,9 +455,7 @@ std::string plan_of(const OzakiDigits &digits, const OzakiKernels &k, bool secon
     text += fmt::format(" {}={}", name, value);
   return text +
          fmt::format(" ({}; Ozaki scheme II, integer products {}, MQLCL_GEMM_KERNEL=ozaki{})",
-                     k.origin,
-                     k.form->family == Family::tensor_int8 ? "on the INT8 tensor cores"
-                                                           : "in portable OpenCL C",
+                     k.origin, products_text(k.form->family),
                      second_pass ? "; a second pass, the first's bits too few" : "");
 }
 

@@ -217,6 +217,7 @@ DeviceLimits limits_of(const Device &device) {
   limits.dedicated_local_memory = device.dedicated_local_memory;
   limits.fp64_tensor_cores = fp64_tensor_cores_of(device.vendor_id, device.compute_capability);
   limits.int8_tensor_cores = int8_tensor_cores_of(device.vendor_id, device.compute_capability);
+  limits.int8_wgmma = wgmma_of(device.vendor_id, device.compute_capability);
   return limits;
 }
 

@@ -202,6 +202,8 @@ const char *step_of(Family family) {
     return kIntegerResiduesStep;
   case Family::tensor_int8:
     return kTensorInt8Step;
+  case Family::wgmma_int8:
+    return kWgmmaInt8Step;
   case Family::tiles:
   case Family::registers:
     break;

@@ -31,6 +31,7 @@ inline constexpr const char *kFp64Step = "matr_mul_dmma";
 // yet: their sets go by these).
 inline constexpr const char *kIntegerResiduesStep = "integer_residues";
 inline constexpr const char *kTensorInt8Step = "tensor_int8";
+inline constexpr const char *kWgmmaInt8Step = "wgmma_int8";
 // A set tuned for one layout of A and B (`tune --gemm LAYOUT`: A, then B; T stored transposed).
 inline constexpr const char *kLayouts[] = {"NN", "NT", "TN", "TT"};
 
