@@ -208,6 +208,11 @@ std::string string_property(int32_t handle, int32_t property) {
     return kernel_of(handle, fn)->name;
   case MQLCL_CL_GEMM_PLAN:
     return gemm::last_gemm_plan(*context_of(handle, fn));
+  case MQLCL_CL_GEMM_PASSES: {
+    auto context = context_of(handle, fn);
+    return watching_device(*context->device, "CL_GEMM_PASSES",
+                           [&] { return gemm::last_gemm_passes(*context); });
+  }
   default:
     break;
   }

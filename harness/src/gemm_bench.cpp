@@ -165,6 +165,8 @@ Json case_json(const GemmCase &c, const CaseResult &r) {
                {"warm_first_call_s", r.ours.warm_first_call_seconds}};
   if (!r.ours.plan.empty())
     node["plan"] = r.ours.plan;
+  if (!r.ours.passes.empty())
+    node["passes"] = r.ours.passes;
   if (r.ours.ok && !r.ours.seconds.empty()) {
     node["seconds"]["min"] = r.ours.seconds.min();
     node["gflops"] = flops / r.ours.seconds.min() / 1e9;

@@ -161,6 +161,8 @@ LibraryRun run_typed(const Bridge &bridge, int32_t device, const GeneralGemm &g,
       if (ok)
         run.seconds.values.push_back(double(nanoseconds) * 1e-9);
     }
+    if (ok)
+      run.passes = bridge.info_string(product.context(), MQLCL_CL_GEMM_PASSES, "CL_GEMM_PASSES");
     if (!ok || !product.read(host_c.data())) {
       run.why_not = bridge.last_error_text();
       return run;

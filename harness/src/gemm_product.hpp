@@ -30,6 +30,7 @@ struct LibraryRun {
   bool ok = false;
   std::string why_not;
   std::string plan;
+  std::string passes; // of the last timed call: each kernel and its time (CL_GEMM_PASSES)
   // The first call and the read of C: on the first context, its programs built (or loaded, as the
   // program cache holds them), and on a second one, the cache holding what the first built.
   double first_call_seconds = 0, warm_first_call_seconds = 0;

@@ -167,7 +167,8 @@
 #define MQLCL_CL_PROGRAM_BUILD_OPTIONS 102 /* program handle: the options actually used */
 #define MQLCL_CL_KERNEL_FUNCTION_NAME 103  /* kernel handle */
 #define MQLCL_CL_BRIDGE_VERSION 104        /* handle ignored: "mqlcl 1.0.0" */
-#define MQLCL_CL_GEMM_PLAN 105 /* context: its last CLGemm's kernel file, parameters and origin */
+#define MQLCL_CL_GEMM_PLAN 105   /* context: its last CLGemm's kernel file, parameters and origin */
+#define MQLCL_CL_GEMM_PASSES 106 /* context: each kernel its last CLGemm ran, and its time */
 
 /* ---- CLBufferTensorMap element types ------------------------------------------------------------
  */

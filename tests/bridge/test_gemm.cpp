@@ -17,6 +17,7 @@
 #include <optional>
 #include <ostream>
 #include <random>
+#include <sstream>
 #include <vector>
 
 using namespace mqlcl_test;
@@ -316,6 +317,43 @@ BOOST_AUTO_TEST_CASE(the_last_call_reports_its_plan) {
   BOOST_TEST((plan.rfind("matr_mul_", 0) == 0 && plan.find(".cl ") != std::string::npos &&
               plan.back() == ')'),
              plan);
+}
+
+// CL_GEMM_PASSES: each kernel the last call ran and its time, in order, the product's last; the
+// times adding up to at most CL_GEMM_EXECUTION_TIME. Operands stored with K down their rows may
+// take a transposing copy first (device and form decide), so NT runs no more passes than NN, and
+// NN no more than TN.
+BOOST_AUTO_TEST_CASE(the_last_call_reports_its_passes) {
+  Context context = make_context();
+  std::vector<char16_t> text(4096);
+  MQLCL_CHECK_FAILS(CLGetInfoString(context, MQLCL_CL_GEMM_PASSES, text.data(), 4096), 0,
+                    MQLCL_ERR_OPENCL_EXECUTE);
+  std::vector<size_t> counts;
+  for (const char *layout : {"NT", "NN", "TN"}) {
+    Case c{37, 7, 64};
+    c.transpose_a = layout[0] == 'T';
+    c.transpose_b = layout[1] == 'T';
+    run_case(context, c);
+    const std::string passes = info_string(context, MQLCL_CL_GEMM_PASSES);
+    BOOST_TEST_MESSAGE("37x7x64 " << layout << ": " << passes);
+    double total_ms = 0;
+    std::string kernel;
+    size_t count = 0;
+    std::istringstream parts(passes);
+    for (std::string part; std::getline(parts, part, ';'); ++count) {
+      std::istringstream fields(part);
+      std::string unit;
+      double ms = -1;
+      fields >> kernel >> ms >> unit;
+      BOOST_TEST((!kernel.empty() && ms >= 0 && unit == "ms"), part);
+      total_ms += ms;
+    }
+    BOOST_TEST((count >= 1 && kernel != "transpose"), passes);
+    const int64_t nanoseconds = CLGetInfoInteger(context, MQLCL_CL_GEMM_EXECUTION_TIME);
+    BOOST_TEST(total_ms <= double(nanoseconds) * 1e-6 + 0.001 * double(count), passes);
+    counts.push_back(count);
+  }
+  BOOST_TEST((counts[0] <= counts[1] && counts[1] <= counts[2]));
 }
 
 // Where the CUDA driver writes no tensor map (no libcuda, as under Wine; MQLCL_CUDA_DRIVER=off

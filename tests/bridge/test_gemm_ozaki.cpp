@@ -185,7 +185,7 @@ Operands operands(const Case &c, int spread, uint32_t seed) {
 
 struct Result {
   std::vector<double> c;
-  std::string plan;
+  std::string plan, passes;
 };
 
 int32_t filled(int32_t context, const std::vector<double> &values) {
@@ -209,6 +209,8 @@ Result run(int32_t context, const Operands &o, int32_t precision) {
   std::vector<char16_t> text(4096);
   BOOST_TEST_REQUIRE(CLGetInfoString(context, MQLCL_CL_GEMM_PLAN, text.data(), 4096) == 1);
   result.plan = to_utf8(text.data());
+  BOOST_TEST_REQUIRE(CLGetInfoString(context, MQLCL_CL_GEMM_PASSES, text.data(), 4096) == 1);
+  result.passes = to_utf8(text.data());
   return result;
 }
 
@@ -361,6 +363,14 @@ BOOST_AUTO_TEST_CASE(the_integer_products_run_on_the_fastest_form_the_device_has
   Context context = make_context();
   const Compared r = compare(context, operands(Case{70, 90, 110}, 0, 47));
   BOOST_TEST(r.ours.plan.find(expected_products(context)) != std::string::npos, r.ours.plan);
+  // Its kernels in order, each timed (CL_GEMM_PASSES).
+  BOOST_TEST_MESSAGE("passes: " << r.ours.passes);
+  size_t at = 0;
+  for (const char *kernel :
+       {"line_stats", "residues", "residue_products", "reconstruct", "apply"}) {
+    at = r.ours.passes.find(kernel, at);
+    BOOST_TEST(at != std::string::npos, kernel << " in " << r.ours.passes);
+  }
   BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
 }
 

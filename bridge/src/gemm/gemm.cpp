@@ -231,6 +231,42 @@ std::string last_gemm_plan(Context &context) {
   return state.last_plan;
 }
 
+std::string last_gemm_passes(Context &context) {
+  ContextState &state = state_of(context);
+  std::vector<ContextState::Pass> passes;
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    if (state.passes.empty())
+      fail(MQLCL_ERR_OPENCL_EXECUTE, "CL_GEMM_PASSES: no CLGemm has run in this context");
+    passes = state.passes;
+    for (const ContextState::Pass &pass : passes)
+      cl_api().clRetainEvent(pass.event);
+  }
+  struct Release {
+    const std::vector<ContextState::Pass> &passes;
+    ~Release() {
+      for (const ContextState::Pass &pass : passes)
+        release_event(pass.event);
+    }
+  } release_events{passes};
+  const ClApi &cl = cl_api();
+  check_cl(cl.clWaitForEvents(1, &passes.back().event), "clWaitForEvents",
+           MQLCL_ERR_OPENCL_EXECUTE);
+  std::string text;
+  for (const ContextState::Pass &pass : passes) {
+    cl_ulong start = 0, end = 0;
+    check_cl(cl.clGetEventProfilingInfo(pass.event, CL_PROFILING_COMMAND_START, sizeof(start),
+                                        &start, nullptr),
+             "clGetEventProfilingInfo(CL_PROFILING_COMMAND_START)", MQLCL_ERR_OPENCL_INTERNAL);
+    check_cl(cl.clGetEventProfilingInfo(pass.event, CL_PROFILING_COMMAND_END, sizeof(end), &end,
+                                        nullptr),
+             "clGetEventProfilingInfo(CL_PROFILING_COMMAND_END)", MQLCL_ERR_OPENCL_INTERNAL);
+    text += fmt::format("{}{} {:.3f} ms", text.empty() ? "" : "; ", pass.kernel,
+                        end >= start ? double(end - start) * 1e-6 : 0.0);
+  }
+  return text;
+}
+
 int64_t last_gemm_nanoseconds(Context &context) {
   ContextState &state = state_of(context);
   cl_event first = nullptr, last = nullptr;

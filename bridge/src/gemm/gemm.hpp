@@ -111,6 +111,12 @@ struct ContextState {
   // products then lay their tiles out by passes (tensor_cores.hpp).
   std::string maps_refused;
   cl_event first_launch = nullptr, last_launch = nullptr; // of the last call
+  // Every launch of the last call, its event retained, and its kernel's name (CL_GEMM_PASSES).
+  struct Pass {
+    cl_event event;
+    std::string kernel;
+  };
+  std::vector<Pass> passes;
   std::string last_plan; // the last call's kernel, parameters and their origin (planner.hpp)
   ~ContextState();
 };
@@ -123,6 +129,9 @@ void enqueue(Context &context, const Call &call);
 
 // The kernel, parameters and their origin that the context's last CLGemm ran (CL_GEMM_PLAN).
 std::string last_gemm_plan(Context &context);
+
+// Each launch of the context's last CLGemm, "kernel 0.123 ms; ..." (waits for it; CL_GEMM_PASSES).
+std::string last_gemm_passes(Context &context);
 
 // Nanoseconds from the start of the context's last CLGemm to its end (waits for it).
 int64_t last_gemm_nanoseconds(Context &context);

@@ -99,17 +99,41 @@ cl_kernel kernel_of(Built &built, const char *file, const char *kernel_name) {
   return kernel;
 }
 
-// Keeps `event` as the call's last launch, and as its first if it is the call's first.
-void record_launch(ContextState &state, cl_event event, bool first) {
+void release_passes(ContextState &state) noexcept {
+  for (const ContextState::Pass &pass : state.passes)
+    release_event(pass.event);
+  state.passes.clear();
+}
+
+// The function name of `kernel`; empty where the driver does not say.
+std::string kernel_name(cl_kernel kernel) {
+  size_t size = 0;
+  if (cl_api().clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &size) != CL_SUCCESS ||
+      size == 0)
+    return {};
+  std::string name(size, '\0');
+  if (cl_api().clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, size, name.data(), nullptr) !=
+      CL_SUCCESS)
+    return {};
+  name.resize(name.find('\0') == std::string::npos ? size : name.find('\0'));
+  return name;
+}
+
+// Keeps `event` as the call's last launch, and as its first if it is the call's first; and
+// among the call's passes, with its kernel's name.
+void record_launch(ContextState &state, cl_event event, cl_kernel kernel, bool first) {
   if (first) {
     release_event(state.first_launch);
     release_event(state.last_launch);
+    release_passes(state);
     state.first_launch = event;
     cl_api().clRetainEvent(event);
   } else {
     release_event(state.last_launch);
   }
   state.last_launch = event;
+  cl_api().clRetainEvent(event);
+  state.passes.push_back({event, kernel_name(kernel)});
 }
 
 } // namespace
@@ -177,7 +201,7 @@ void launch(const Context &context, ContextState &state, cl_kernel kernel, cl_ui
   check_cl(cl_api().clEnqueueNDRangeKernel(context.queue, kernel, dimensions, nullptr, global,
                                            local, 0, nullptr, &event),
            "CLGemm: clEnqueueNDRangeKernel", MQLCL_ERR_OPENCL_EXECUTE);
-  record_launch(state, event, first);
+  record_launch(state, event, kernel, first);
   first = false;
 }
 
@@ -244,6 +268,7 @@ ContextState::~ContextState() {
     release_memory(kept.memory);
   release_event(first_launch);
   release_event(last_launch);
+  release_passes(*this);
 }
 
 } // namespace mqlcl::gemm

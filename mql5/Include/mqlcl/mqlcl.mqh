@@ -138,6 +138,7 @@
 #define MQLCL_CL_KERNEL_FUNCTION_NAME                        103
 #define MQLCL_CL_BRIDGE_VERSION                              104
 #define MQLCL_CL_GEMM_PLAN                                   105
+#define MQLCL_CL_GEMM_PASSES                                 106
 
 //--- CLBufferTensorMap element types
 #define MQLCL_TENSOR_FLOAT32                                 0
