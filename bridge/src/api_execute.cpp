@@ -172,14 +172,7 @@ int64_t last_launch_nanoseconds(Kernel &kernel) {
   watching_device(*kernel.program->context->device, "CL_KERNEL_EXECUTION_TIME", [&] {
     check_cl(cl.clWaitForEvents(1, &launch.event), "clWaitForEvents", MQLCL_ERR_OPENCL_EXECUTE);
   });
-  cl_ulong start = 0, end = 0;
-  check_cl(cl.clGetEventProfilingInfo(launch.event, CL_PROFILING_COMMAND_START, sizeof(start),
-                                      &start, nullptr),
-           "clGetEventProfilingInfo(CL_PROFILING_COMMAND_START)", MQLCL_ERR_OPENCL_INTERNAL);
-  check_cl(cl.clGetEventProfilingInfo(launch.event, CL_PROFILING_COMMAND_END, sizeof(end), &end,
-                                      nullptr),
-           "clGetEventProfilingInfo(CL_PROFILING_COMMAND_END)", MQLCL_ERR_OPENCL_INTERNAL);
-  return end >= start ? static_cast<int64_t>(end - start) : 0;
+  return profiled_nanoseconds(launch.event, launch.event);
 }
 
 } // namespace mqlcl

@@ -116,6 +116,17 @@ const ClApi &cl_api() {
   return loaded.api;
 }
 
+int64_t profiled_nanoseconds(cl_event first, cl_event last) {
+  const ClApi &cl = cl_api();
+  cl_ulong start = 0, end = 0;
+  check_cl(
+      cl.clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr),
+      "clGetEventProfilingInfo(CL_PROFILING_COMMAND_START)", MQLCL_ERR_OPENCL_INTERNAL);
+  check_cl(cl.clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr),
+           "clGetEventProfilingInfo(CL_PROFILING_COMMAND_END)", MQLCL_ERR_OPENCL_INTERNAL);
+  return end >= start ? static_cast<int64_t>(end - start) : 0;
+}
+
 const char *cl_api_load_error() noexcept {
   try {
     return loaded_api().error;

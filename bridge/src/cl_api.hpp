@@ -59,6 +59,11 @@ struct ClApi {
 const ClApi &cl_api();
 const char *cl_api_load_error() noexcept;
 
+// Nanoseconds from the start of `first` to the end of `last` (the same event for one command), by
+// their profiling counters; 0 if the driver's counters run backwards. The commands must be done.
+// Throws Failure(ERR_OPENCL_INTERNAL) where the driver gives no counter.
+int64_t profiled_nanoseconds(cl_event first, cl_event last);
+
 // Test seam (not exported from the shared library): route every call through `api`, or back to
 // the loaded library with nullptr. Swap only while no OpenCL object is alive.
 void set_cl_api_for_testing(const ClApi *api) noexcept;

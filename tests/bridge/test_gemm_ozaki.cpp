@@ -203,7 +203,7 @@ Result run(int32_t context, const Operands &o, int32_t precision) {
                             k.m, k.n, k.k, k.alpha, k.beta, k.offset, o.sa.ld, k.offset, o.sb.ld,
                             k.offset, o.sc.ld, k.batch, o.sa.stride, o.sb.stride, o.sc.stride) == 1,
                      last_error_text());
-  Result result{std::vector<double>(o.c_before.size()), {}};
+  Result result{std::vector<double>(o.c_before.size()), {}, {}};
   BOOST_TEST_REQUIRE(CLBufferRead(c, result.c.data(), 0, 0, uint32_t(result.c.size()), 8) ==
                      result.c.size());
   std::vector<char16_t> text(4096);

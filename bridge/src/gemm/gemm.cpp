@@ -231,70 +231,54 @@ std::string last_gemm_plan(Context &context) {
   return state.last_plan;
 }
 
-std::string last_gemm_passes(Context &context) {
-  ContextState &state = state_of(context);
-  std::vector<ContextState::Pass> passes;
-  {
+namespace {
+
+// The context's last call's passes, each event retained until this goes; `what` names the query
+// for its error when no CLGemm has run.
+class RetainedPasses {
+public:
+  RetainedPasses(Context &context, const char *what) {
+    ContextState &state = state_of(context);
     std::lock_guard<std::mutex> lock(state.mutex);
     if (state.passes.empty())
-      fail(MQLCL_ERR_OPENCL_EXECUTE, "CL_GEMM_PASSES: no CLGemm has run in this context");
-    passes = state.passes;
-    for (const ContextState::Pass &pass : passes)
+      fail(MQLCL_ERR_OPENCL_EXECUTE, fmt::format("{}: no CLGemm has run in this context", what));
+    passes_ = state.passes;
+    for (const ContextState::Pass &pass : passes_)
       cl_api().clRetainEvent(pass.event);
   }
-  struct Release {
-    const std::vector<ContextState::Pass> &passes;
-    ~Release() {
-      for (const ContextState::Pass &pass : passes)
-        release_event(pass.event);
-    }
-  } release_events{passes};
-  const ClApi &cl = cl_api();
-  check_cl(cl.clWaitForEvents(1, &passes.back().event), "clWaitForEvents",
-           MQLCL_ERR_OPENCL_EXECUTE);
-  std::string text;
-  for (const ContextState::Pass &pass : passes) {
-    cl_ulong start = 0, end = 0;
-    check_cl(cl.clGetEventProfilingInfo(pass.event, CL_PROFILING_COMMAND_START, sizeof(start),
-                                        &start, nullptr),
-             "clGetEventProfilingInfo(CL_PROFILING_COMMAND_START)", MQLCL_ERR_OPENCL_INTERNAL);
-    check_cl(cl.clGetEventProfilingInfo(pass.event, CL_PROFILING_COMMAND_END, sizeof(end), &end,
-                                        nullptr),
-             "clGetEventProfilingInfo(CL_PROFILING_COMMAND_END)", MQLCL_ERR_OPENCL_INTERNAL);
-    text += fmt::format("{}{} {:.3f} ms", text.empty() ? "" : "; ", pass.kernel,
-                        end >= start ? double(end - start) * 1e-6 : 0.0);
+  ~RetainedPasses() {
+    for (const ContextState::Pass &pass : passes_)
+      release_event(pass.event);
   }
+  RetainedPasses(const RetainedPasses &) = delete;
+  RetainedPasses &operator=(const RetainedPasses &) = delete;
+
+  // Waits for the call's last command.
+  const std::vector<ContextState::Pass> &done() const {
+    check_cl(cl_api().clWaitForEvents(1, &passes_.back().event), "clWaitForEvents",
+             MQLCL_ERR_OPENCL_EXECUTE);
+    return passes_;
+  }
+
+private:
+  std::vector<ContextState::Pass> passes_;
+};
+
+} // namespace
+
+std::string last_gemm_passes(Context &context) {
+  const RetainedPasses retained(context, "CL_GEMM_PASSES");
+  std::string text;
+  for (const ContextState::Pass &pass : retained.done())
+    text += fmt::format("{}{} {:.3f} ms", text.empty() ? "" : "; ", pass.kernel,
+                        double(profiled_nanoseconds(pass.event, pass.event)) * 1e-6);
   return text;
 }
 
 int64_t last_gemm_nanoseconds(Context &context) {
-  ContextState &state = state_of(context);
-  cl_event first = nullptr, last = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(state.mutex);
-    if (state.last_launch == nullptr)
-      fail(MQLCL_ERR_OPENCL_EXECUTE, "CL_GEMM_EXECUTION_TIME: no CLGemm has run in this context");
-    first = state.first_launch;
-    last = state.last_launch;
-    cl_api().clRetainEvent(first);
-    cl_api().clRetainEvent(last);
-  }
-  struct Release {
-    cl_event a, b;
-    ~Release() {
-      release_event(a);
-      release_event(b);
-    }
-  } release_events{first, last};
-  const ClApi &cl = cl_api();
-  check_cl(cl.clWaitForEvents(1, &last), "clWaitForEvents", MQLCL_ERR_OPENCL_EXECUTE);
-  cl_ulong start = 0, end = 0;
-  check_cl(
-      cl.clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr),
-      "clGetEventProfilingInfo(CL_PROFILING_COMMAND_START)", MQLCL_ERR_OPENCL_INTERNAL);
-  check_cl(cl.clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr),
-           "clGetEventProfilingInfo(CL_PROFILING_COMMAND_END)", MQLCL_ERR_OPENCL_INTERNAL);
-  return end >= start ? static_cast<int64_t>(end - start) : 0;
+  const RetainedPasses retained(context, "CL_GEMM_EXECUTION_TIME");
+  const std::vector<ContextState::Pass> &passes = retained.done();
+  return profiled_nanoseconds(passes.front().event, passes.back().event);
 }
 
 } // namespace mqlcl::gemm

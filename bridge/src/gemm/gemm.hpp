@@ -110,8 +110,8 @@ struct ContextState {
   // Why the CUDA driver wrote no tensor map for this context's device, once it refused one: its
   // products then lay their tiles out by passes (tensor_cores.hpp).
   std::string maps_refused;
-  cl_event first_launch = nullptr, last_launch = nullptr; // of the last call
-  // Every launch of the last call, its event retained, and its kernel's name (CL_GEMM_PASSES).
+  // Every launch of the last call, in order: its event and its kernel's name (CL_GEMM_PASSES; the
+  // first's start and the last's end, CL_GEMM_EXECUTION_TIME).
   struct Pass {
     cl_event event;
     std::string kernel;

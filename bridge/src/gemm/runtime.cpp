@@ -119,21 +119,17 @@ std::string kernel_name(cl_kernel kernel) {
   return name;
 }
 
-// Keeps `event` as the call's last launch, and as its first if it is the call's first; and
-// among the call's passes, with its kernel's name.
+// Keeps `event` among the call's passes, with its kernel's name; the call's first launch forgets
+// the previous call's.
 void record_launch(ContextState &state, cl_event event, cl_kernel kernel, bool first) {
-  if (first) {
-    release_event(state.first_launch);
-    release_event(state.last_launch);
+  if (first)
     release_passes(state);
-    state.first_launch = event;
-    cl_api().clRetainEvent(event);
-  } else {
-    release_event(state.last_launch);
+  try {
+    state.passes.push_back({event, kernel_name(kernel)});
+  } catch (...) {
+    release_event(event);
+    throw;
   }
-  state.last_launch = event;
-  cl_api().clRetainEvent(event);
-  state.passes.push_back({event, kernel_name(kernel)});
 }
 
 } // namespace
@@ -266,8 +262,6 @@ ContextState::~ContextState() {
     release_memory(memory);
   for (auto &[key, kept] : maps)
     release_memory(kept.memory);
-  release_event(first_launch);
-  release_event(last_launch);
   release_passes(*this);
 }
 
