@@ -5,6 +5,7 @@
 #include "checked_math.hpp"
 #include "cl_api.hpp"
 #include "device_health.hpp"
+#include "host_copy.hpp"
 #include "objects.hpp"
 #include "os_library.hpp"
 
@@ -261,7 +262,7 @@ void staged_write(StagedTransfer &transfer, const char *source) {
       size_t index = turn % Staging::kSlotsPerLane;
       char *host = transfer.slot(lane, index).host;
       events.wait(index, "CLBufferWrite: clWaitForEvents", MQLCL_ERR_OPENCL_INTERNAL);
-      std::memcpy(host, source + transfer.start_of(chunk), transfer.length_of(chunk));
+      copy_for_staged_write(host, source + transfer.start_of(chunk), transfer.length_of(chunk));
       check_cl(cl.clEnqueueWriteBuffer(
                    queue, transfer.memory, CL_FALSE, transfer.offset + transfer.start_of(chunk),
                    transfer.length_of(chunk), host, 0, nullptr, events.slot(index)),
@@ -302,8 +303,8 @@ void staged_read(StagedTransfer &transfer, char *target) {
       // here.
       events.wait(index, "CLBufferRead: clWaitForEvents", MQLCL_ERR_OPENCL_EXECUTE);
       size_t chunk = chunk_in[index];
-      std::memcpy(target + transfer.start_of(chunk), transfer.slot(lane, index).host,
-                  transfer.length_of(chunk));
+      copy_for_staged_read(target + transfer.start_of(chunk), transfer.slot(lane, index).host,
+                           transfer.length_of(chunk));
       if (next < transfer.chunks)
         enqueue_next(index);
     }

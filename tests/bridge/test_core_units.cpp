@@ -1,7 +1,7 @@
 // Units of the bridge core that need no OpenCL device: the handle table, UTF-16 conversion, error
-// names, by-value argument sizes, the PTX rewrite of -mqlcl-nv-sm90a, the GEMM's test of batches
-// whose matrices share elements, SHA-256 and what keeps a build out of the program cache
-// (build_inputs.hpp). Linked against the core's objects, not the shared library.
+// names, by-value argument sizes, the staging's streaming copy, the PTX rewrite of -mqlcl-nv-sm90a,
+// the GEMM's test of batches whose matrices share elements, SHA-256 and what keeps a build out of
+// the program cache (build_inputs.hpp). Linked against the core's objects, not the shared library.
 #define BOOST_TEST_MODULE bridge_core_units
 #include "arg_types.hpp"
 #include "build_inputs.hpp"
@@ -10,12 +10,14 @@
 #include "gemm/kernels.hpp"
 #include "gemm/operands.hpp"
 #include "handle_table.hpp"
+#include "host_copy.hpp"
 #include "ptx_rewrite.hpp"
 #include "sha256.hpp"
 #include "utf16.hpp"
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstring>
 #include <random>
 #include <set>
 #include <string>
@@ -406,4 +408,26 @@ BOOST_AUTO_TEST_CASE(builds_that_read_other_files_are_found_however_spelled) {
   for (const char *options : {"", "-cl-kernel-arg-info -DN=4 -cl-mad-enable",
                               "-DREALTYPE=float -cl-std=CL1.2 -w -Werror", "-mqlcl-nv-sm90a"})
     BOOST_TEST(!program_cache::options_read_files(options), options);
+}
+
+// Every alignment of target and source against a 64-byte line, and lengths around the copy's
+// 16-byte head and 64-byte steps: each byte arrives, and none beside the target changes.
+BOOST_AUTO_TEST_CASE(the_streaming_copy_copies_every_byte_and_no_other) {
+  constexpr size_t kGuard = 80;
+  std::mt19937 random(5);
+  std::vector<unsigned char> source(4096 + 256);
+  for (unsigned char &byte : source)
+    byte = static_cast<unsigned char>(random());
+  for (size_t length : {0, 1, 15, 16, 17, 63, 64, 65, 127, 1000, 4096 + 13})
+    for (size_t target_shift = 0; target_shift < 64; target_shift += 3)
+      for (size_t source_shift : {0, 1, 8, 16, 33}) {
+        std::vector<unsigned char> target(length + 2 * kGuard + 64, 0xA5);
+        unsigned char *into = target.data() + kGuard + target_shift;
+        copy_streaming(into, source.data() + source_shift, length);
+        BOOST_TEST_REQUIRE(std::memcmp(into, source.data() + source_shift, length) == 0,
+                           "length " << length << ", target +" << target_shift);
+        for (size_t i = 0; i < target.size(); ++i)
+          if (target.data() + i < into || target.data() + i >= into + length)
+            BOOST_TEST_REQUIRE(target[i] == 0xA5, "byte " << i << " outside the target changed");
+      }
 }
