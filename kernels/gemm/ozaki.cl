@@ -47,8 +47,8 @@
 #ifndef OZAKI_MODULI
 #error "OZAKI_MODULI: the moduli, odd, pairwise coprime and under 256 (bridge/src/gemm/ozaki.hpp)"
 #endif
-#ifndef OZAKI_PAIR_INVERSES
-#error "OZAKI_PAIR_INVERSES: row d, column l: the inverse of modulus d modulo modulus l (l > d)"
+#ifndef OZAKI_GARNER
+#error "OZAKI_GARNER: Garner's coefficients, row d, column l >= d (bridge/src/gemm/ozaki.hpp)"
 #endif
 #ifndef OZAKI_COUNT
 #error "OZAKI_COUNT: how many moduli OZAKI_MODULI lists"
@@ -68,7 +68,7 @@
 #define RECONSTRUCT_GROUP 64
 
 __constant int moduli[OZAKI_COUNT] = {OZAKI_MODULI};
-__constant int pair_inverses[OZAKI_COUNT][OZAKI_COUNT] = {OZAKI_PAIR_INVERSES};
+__constant float garner[OZAKI_COUNT][OZAKI_COUNT] = {OZAKI_GARNER};
 
 // The shift that takes a line whose largest |x| is `largest` to at most 2^(bits - 1) before
 // rounding (so at most 2^bits after); 0 for a line of zeros.
@@ -265,38 +265,39 @@ reconstruct(__global const char *c, __global const double *stats_a, __global con
   const size_t products = get_global_size(2), t = get_local_id(0);
   double value = 0;
   if (j < n) {
-    // Garner's mixed radix, x = d_0 + p_0 (d_1 + p_1 (d_2 + ...)): each digit is what remains of
-    // its residue once the digits below are taken out, (r_l - d_j) / p_j modulo p_l for j < l.
-    // In floats: every value is an integer below 2^16, exact, and modulo p is x - p rint(x / p),
-    // symmetric at once. The loops are unrolled, so the moduli and their inverses are constants.
-    // (Tried and not kept: rounding by adding and taking away 1.5 * 2^23 in place of rint, alone
-    // and with the constants as float arrays and reciprocals from the host: 1.21 ms at 4096 with
-    // 18 moduli on the H200, as with rint.)
+    // Garner's mixed radix, x = d_0 + p_0 (d_1 + p_1 (d_2 + ...)), each digit a dot product of its
+    // residue and the digits below: d_l = (r_l g_ll + sum over d < l of d_d g_dl) modulo p_l
+    // (OZAKI_GARNER). Every term is at most 127^2 and every sum under 20 * 127^2 < 2^19: exact in
+    // float, with one rint per digit (x - p rint(x / p), symmetric at once). Straight-line code
+    // over all OZAKI_COUNT moduli, the digits from `count` on masked to zero so they add nothing:
+    // branches on the run-time count cost more than the moduli past it. (Tried and not kept, 4096^2
+    // and 18 moduli on the H200: Garner pair by pair, a rint per pair, 1.14 ms; the same with
+    // rounding by 1.5 * 2^23, 1.16; in integers, by % 2.01 and by a fixed-point reciprocal 1.78.)
     float rest[OZAKI_COUNT];
 #pragma unroll
     for (int l = 0; l < OZAKI_COUNT; ++l)
-      rest[l] = l < (int)count ? c[((size_t)l * products + product) * m * n + i * n + j] : 0;
+      rest[l] = (l < (int)count ? c[((size_t)l * products + product) * m * n + i * n + j] : 0) *
+                garner[l][l];
 #pragma unroll
-    for (int d = 0; d < OZAKI_COUNT; ++d)
+    for (int d = 0; d < OZAKI_COUNT; ++d) {
+      const float p = moduli[d], digit = fma(-rint(rest[d] * (1.0f / p)), p, rest[d]);
+      rest[d] = d < (int)count ? digit : 0.0f;
 #pragma unroll
       for (int l = d + 1; l < OZAKI_COUNT; ++l)
-        if (l < (int)count) {
-          const float p = moduli[l], x = (rest[l] - rest[d]) * pair_inverses[d][l];
-          rest[l] = fma(-rint(x * (1.0f / p)), p, x);
-        }
+        rest[l] = fma(rest[d], garner[d][l], rest[l]);
+    }
     // Horner's rule from the top digit in two doubles (each step's product and sum error-free):
     // the integer rounded once, at the end. (In one double, each step past 2^53 rounded: several
     // units of the last place on the largest elements.)
     double high = 0, low = 0;
 #pragma unroll
-    for (int d = OZAKI_COUNT - 1; d >= 0; --d)
-      if (d < (int)count) {
-        const double p = moduli[d], digit = rest[d];
-        const double product = high * p, product_error = fma(high, p, -product);
-        const double sum = product + digit, b = sum - product;
-        low = low * p + (product_error + ((product - (sum - b)) + (digit - b)));
-        high = sum;
-      }
+    for (int d = OZAKI_COUNT - 1; d >= 0; --d) {
+      const double p = moduli[d], digit = rest[d];
+      const double product = high * p, product_error = fma(high, p, -product);
+      const double sum = product + digit, b = sum - product;
+      low = low * p + (product_error + ((product - (sum - b)) + (digit - b)));
+      high = sum;
+    }
     const int shift = line_shift(stats_a[2 * (product * m + i)], bits_a) +
                       line_shift(stats_b[2 * (product * n + j)], bits_b);
     value = ldexp(high + low, -shift);

@@ -39,17 +39,50 @@ gemm::OperandSummary summary(int top_exponent, double largest_sum) {
 
 BOOST_AUTO_TEST_SUITE(choices)
 
-BOOST_AUTO_TEST_CASE(the_moduli_are_odd_coprime_chars_and_garners_constants_invert) {
-  const auto inverses = gemm::ozaki_pair_inverses();
+BOOST_AUTO_TEST_CASE(the_moduli_are_odd_coprime_chars) {
   for (size_t l = 0; l < gemm::kOzakiModuli.size(); ++l) {
     const int p = gemm::kOzakiModuli[l];
     BOOST_TEST((p % 2 == 1 && p < 256), p);
-    for (size_t d = 0; d < l; ++d) {
-      const int q = gemm::kOzakiModuli[d];
-      BOOST_TEST(std::gcd(p, q) == 1, p << " and " << q);
-      BOOST_TEST(q * inverses[d][l] % p == 1, q << "^-1 modulo " << p);
-    }
+    for (size_t d = 0; d < l; ++d)
+      BOOST_TEST(std::gcd(p, gemm::kOzakiModuli[d]) == 1, p << " and " << gemm::kOzakiModuli[d]);
   }
+}
+
+// Garner's digits as the kernel computes them (dot products of the residue and the digits below,
+// in float, one rint per digit) rebuild random integers of up to 123 bits from 16 moduli exactly,
+// and every sum stays under 2^19, where float is exact.
+__extension__ typedef __int128 Wide; // GCC's and Clang's, as on every platform the tests build for
+
+BOOST_AUTO_TEST_CASE(garners_coefficients_rebuild_integers_from_their_residues) {
+  const gemm::OzakiGarner g = gemm::ozaki_garner();
+  constexpr int kCount = 16; // the product of 16 moduli passes 2^124
+  std::mt19937_64 random(11);
+  for (int trial = 0; trial < 2000; ++trial) {
+    Wide x = (Wide(random() >> 5) << 64) | random(); // 123 bits, under P / 2
+    x = (trial % 3 == 0 ? -x : x) >> (trial % 120);  // magnitudes from 2^123 down
+    float rest[kCount];
+    for (int l = 0; l < kCount; ++l) {
+      const int p = gemm::kOzakiModuli[l];
+      int r = int(((x % p) + p) % p);
+      r = r > (p - 1) / 2 ? r - p : r;
+      rest[l] = float(r) * float(g[l][l]);
+    }
+    for (int d = 0; d < kCount; ++d) {
+      const float p = float(gemm::kOzakiModuli[d]);
+      BOOST_TEST_REQUIRE(std::fabs(rest[d]) < 524288.0f); // 2^19
+      rest[d] = std::fma(-std::rint(rest[d] * (1.0f / p)), p, rest[d]);
+      BOOST_TEST_REQUIRE(std::fabs(rest[d]) <= (p - 1) / 2);
+      for (int l = d + 1; l < kCount; ++l)
+        rest[l] = std::fma(rest[d], float(g[d][l]), rest[l]);
+    }
+    Wide rebuilt = 0;
+    for (int d = kCount - 1; d >= 0; --d)
+      rebuilt = rebuilt * gemm::kOzakiModuli[d] + Wide(rest[d]);
+    BOOST_TEST_REQUIRE((rebuilt == x), "trial " << trial);
+  }
+  for (size_t l = 0; l < g.size(); ++l)
+    for (size_t d = 0; d < g.size(); ++d)
+      BOOST_TEST((d > l ? g[d][l] == 0 : std::abs(g[d][l]) <= 127));
 }
 
 // The fewest moduli that carry the product's bits, and the bound then within 2^-53 of the largest

@@ -42,6 +42,12 @@ int inverse_modulo(int x, int p) {
   return ((t0 % p) + p) % p;
 }
 
+// x modulo p in [-(p - 1) / 2, (p - 1) / 2], p odd.
+int symmetric_modulo(int x, int p) {
+  const int r = ((x % p) + p) % p;
+  return r > (p - 1) / 2 ? r - p : r;
+}
+
 // log2(2^x + 2^y + ...), without overflow.
 double log2_sum(std::initializer_list<double> terms) {
   const double top = std::max(terms);
@@ -67,12 +73,22 @@ int bits_needed(const OperandSummary &operand, const OperandSummary &other, doub
 
 } // namespace
 
-OzakiPairInverses ozaki_pair_inverses() {
-  OzakiPairInverses inverses{};
-  for (size_t d = 0; d < kOzakiModuli.size(); ++d)
-    for (size_t l = d + 1; l < kOzakiModuli.size(); ++l)
-      inverses[d][l] = inverse_modulo(kOzakiModuli[d], kOzakiModuli[l]);
-  return inverses;
+OzakiGarner ozaki_garner() {
+  OzakiGarner g{};
+  for (size_t l = 0; l < kOzakiModuli.size(); ++l) {
+    const int p = kOzakiModuli[l];
+    int below = 1; // the product of the moduli below d, modulo p, for d = 0 .. l
+    std::vector<int> products_below;
+    for (size_t d = 0; d <= l; ++d) {
+      products_below.push_back(below);
+      below = below * kOzakiModuli[d] % p;
+    }
+    const int inverse = inverse_modulo(products_below[l], p);
+    g[l][l] = symmetric_modulo(inverse, p);
+    for (size_t d = 0; d < l; ++d)
+      g[d][l] = symmetric_modulo(-products_below[d] * inverse, p);
+  }
+  return g;
 }
 
 double ozaki_bits_of(unsigned count) {
@@ -164,11 +180,11 @@ struct OzakiKernels {
 // process_wide (process_state.hpp), since CLGemm may still run on other threads while the process
 // exits.
 std::string make_moduli_options() {
-  std::vector<int> inverses;
-  for (const auto &row : ozaki_pair_inverses())
-    inverses.insert(inverses.end(), row.begin(), row.end());
-  return fmt::format("-DOZAKI_COUNT={} -DOZAKI_MODULI={} -DOZAKI_PAIR_INVERSES={}",
-                     kOzakiModuli.size(), fmt::join(kOzakiModuli, ","), fmt::join(inverses, ","));
+  std::vector<int> garner;
+  for (const auto &row : ozaki_garner())
+    garner.insert(garner.end(), row.begin(), row.end());
+  return fmt::format("-DOZAKI_COUNT={} -DOZAKI_MODULI={} -DOZAKI_GARNER={}", kOzakiModuli.size(),
+                     fmt::join(kOzakiModuli, ","), fmt::join(garner, ","));
 }
 
 const std::string &moduli_options() {
