@@ -20,6 +20,13 @@
 // 1) a work-group per line: global (64 * lines, products), local (64, 1); line_stats_across, the
 // same for lines side by side (line_step 1), 32 lines per work-group in 8 parts of K: global (32
 // * ceil(lines / 32), 8, products), local (32, 8, 1).
+// sampled_largest(fixed..., fixed_lines, swept..., swept_lines, length, largest): a lower bound of
+// each product's largest |element| from SAMPLES lines of C (lines 0, 1/4, 1/2, 3/4 of the fixed
+// operand's, against every line of the swept one): each dot product less its FP64 rounding bound,
+// the largest as the high word of the double, into largest (zeros before). The operands as
+// line_stats takes them (src, offset, stride, line_step, step). Launch: where the swept operand's
+// lines run along K (step 1) a work-group per swept line, global (64 * swept_lines, products);
+// else a work-item per swept line, global (swept_lines rounded up to 64, products); local (64, 1).
 // residues(src, offset, stride, line_step, step, lines, length, padded, stats, bits, count, out):
 // the lines' integers modulo each of the first `count` moduli, as chars. A work-group reads a
 // 32 x 32 block of the operand along whichever way is contiguous and writes it along K. Launch:
@@ -65,7 +72,8 @@
 #define ACROSS_PARTS 8
 #define RESIDUE_TILE 32
 #define RESIDUE_ROWS 8
-#define RECONSTRUCT_GROUP 64
+#define LARGEST_GROUP 64 // the work-groups of reconstruct and sampled_largest (store_largest)
+#define SAMPLES 4
 
 __constant int moduli[OZAKI_COUNT] = {OZAKI_MODULI};
 __constant float garner[OZAKI_COUNT][OZAKI_COUNT] = {OZAKI_GARNER};
@@ -166,6 +174,86 @@ void store_residues(double scaled, uint count, __global uchar *out, size_t plane
   }
 }
 
+// The largest of a work-group's values >= 0 into *largest, as the high word of the double: it
+// orders as the double does and, without its low word, is at most the double. One word per
+// product by an atomic, not a partial per work-group read back (2 MiB at 4096).
+void store_largest(__local double *top, int t, double value, volatile __global uint *largest) {
+  top[t] = value;
+  for (int width = LARGEST_GROUP / 2; width > 0; width /= 2) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t < width)
+      top[t] = fmax(top[t], top[t + width]);
+  }
+  if (t == 0)
+    atomic_max(largest, convert_uint(as_ulong(top[0]) >> 32));
+}
+
+// |dot| less the bound of its rounding in FP64 (at most (length + 2^7) u of the sum of |x y|, u =
+// 2^-53, doubled for the rounding of that sum itself): never above the exact |dot|. 0 for NaN.
+double below_dot(double dot, double size, uint length) {
+  return fmax(fabs(dot) - (length + 128.0) * 0x1p-52 * size, 0.0);
+}
+
+// The host's first guess of a product's largest element, from its operands' line sums alone, is
+// below the true one by about 3 bits on random inputs, which can cost a modulus; a few exact lines
+// of C give a lower bound that is nearly the largest, so the digits never need a second pass for
+// it.
+__kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
+sampled_largest(__global const double *fixed, ulong fixed_offset, ulong fixed_stride,
+                ulong fixed_line_step, ulong fixed_step, uint fixed_lines,
+                __global const double *swept, ulong swept_offset, ulong swept_stride,
+                ulong swept_line_step, ulong swept_step, uint swept_lines, uint length,
+                volatile __global uint *largest) {
+  __local double dots[SAMPLES][LARGEST_GROUP], sizes[SAMPLES][LARGEST_GROUP];
+  const size_t product = get_global_id(1);
+  const int t = get_local_id(0);
+  const bool along = swept_step == 1; // uniform over the launch
+  const size_t line = along ? get_group_id(0) : get_global_id(0);
+  fixed += fixed_offset + product * fixed_stride;
+  swept += swept_offset + product * swept_stride + min(line, (size_t)swept_lines - 1) * swept_line_step;
+  double dot[SAMPLES], size[SAMPLES];
+#pragma unroll
+  for (int s = 0; s < SAMPLES; ++s)
+    dot[s] = size[s] = 0;
+  for (size_t h = along ? t : 0; h < length; h += along ? LARGEST_GROUP : 1) {
+    const double y = swept[h * swept_step];
+#pragma unroll
+    for (int s = 0; s < SAMPLES; ++s) {
+      const double x = fixed[(size_t)s * fixed_lines / SAMPLES * fixed_line_step + h * fixed_step];
+      dot[s] = fma(x, y, dot[s]);
+      size[s] = fma(fabs(x), fabs(y), size[s]);
+    }
+  }
+  double lower = 0;
+  if (along) { // the work-group's parts of K summed, in dots[s][0]
+#pragma unroll
+    for (int s = 0; s < SAMPLES; ++s) {
+      dots[s][t] = dot[s];
+      sizes[s][t] = size[s];
+    }
+    for (int width = LARGEST_GROUP / 2; width > 0; width /= 2) {
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (t < width)
+#pragma unroll
+        for (int s = 0; s < SAMPLES; ++s) {
+          dots[s][t] += dots[s][t + width];
+          sizes[s][t] += sizes[s][t + width];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t == 0)
+#pragma unroll
+      for (int s = 0; s < SAMPLES; ++s)
+        lower = fmax(lower, below_dot(dots[s][0], sizes[s][0], length));
+    barrier(CLK_LOCAL_MEM_FENCE); // dots[0] is store_largest's
+  } else if (line < swept_lines) {
+#pragma unroll
+    for (int s = 0; s < SAMPLES; ++s)
+      lower = fmax(lower, below_dot(dot[s], size[s], length));
+  }
+  store_largest(dots[0], t, lower, largest + product);
+}
+
 __kernel __attribute__((reqd_work_group_size(RESIDUE_TILE, RESIDUE_ROWS, 1))) void
 residues(__global const double *src, ulong offset, ulong stride, ulong line_step, ulong step,
          uint lines, uint length, uint padded, __global const double *stats, int bits, uint count,
@@ -256,11 +344,11 @@ __kernel void residue_products(__global const char *a, __global const char *b, _
 #include "ozaki_wgmma.cl"
 #endif
 
-__kernel __attribute__((reqd_work_group_size(RECONSTRUCT_GROUP, 1, 1))) void
+__kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
 reconstruct(__global const char *c, __global const double *stats_a, __global const double *stats_b,
             int bits_a, int bits_b, uint m, uint n, uint count, __global double *values,
             volatile __global uint *largest) {
-  __local double top[RECONSTRUCT_GROUP];
+  __local double top[LARGEST_GROUP];
   const size_t j = get_global_id(0), i = get_global_id(1), product = get_global_id(2);
   const size_t products = get_global_size(2), t = get_local_id(0);
   double value = 0;
@@ -303,17 +391,7 @@ reconstruct(__global const char *c, __global const double *stats_a, __global con
     value = ldexp(high + low, -shift);
     values[(product * m + i) * n + j] = value;
   }
-  top[t] = fabs(value);
-  for (int width = RECONSTRUCT_GROUP / 2; width > 0; width /= 2) {
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (t < width)
-      top[t] = fmax(top[t], top[t + width]);
-  }
-  // The high word of a double >= 0 orders as the double does, and without its low word it is at
-  // most the double: one word per product, the largest by an atomic, not a partial per group
-  // read back (2 MiB at 4096).
-  if (t == 0)
-    atomic_max(largest + product, convert_uint(as_ulong(top[0]) >> 32));
+  store_largest(top, t, fabs(value), largest + product);
 }
 
 __kernel void apply(__global const double *values, __global double *c, ulong offset, ulong stride,

@@ -29,7 +29,7 @@ constexpr int kMostBits = 120; // a line's integers stay far inside double's exp
 constexpr const char *kFile = "ozaki.cl";
 // The work-groups' shapes kernels/gemm/ozaki.cl requires.
 constexpr size_t kStatsGroup = 64, kAcrossLines = 32, kAcrossParts = 8, kResidueTile = 32,
-                 kResidueRows = 8, kReconstructGroup = 64;
+                 kResidueRows = 8, kLargestGroup = 64;
 
 // x^-1 modulo p, for x coprime to p (extended Euclid).
 int inverse_modulo(int x, int p) {
@@ -170,7 +170,7 @@ namespace {
 
 // The kernels, and the form of the integer products with its parameters (forms.hpp).
 struct OzakiKernels {
-  cl_kernel stats, stats_across, residues, products, reconstruct, apply;
+  cl_kernel stats, stats_across, sampled, residues, products, reconstruct, apply;
   const Form *form;
   Params params;
   std::string origin; // of the parameters: "defaults", or the tuned set's
@@ -215,6 +215,7 @@ OzakiKernels ozaki_kernels(const Context &context, ContextState &state, const Fo
   kernels.products = kernel_for(context, state, kFile, options, "residue_products", sm90a);
   kernels.stats = kernel_for(context, state, kFile, options, "line_stats", sm90a);
   kernels.stats_across = kernel_for(context, state, kFile, options, "line_stats_across", sm90a);
+  kernels.sampled = kernel_for(context, state, kFile, options, "sampled_largest", sm90a);
   kernels.residues = kernel_for(context, state, kFile, options, "residues", sm90a);
   kernels.reconstruct = kernel_for(context, state, kFile, options, "reconstruct", sm90a);
   kernels.apply = kernel_for(context, state, kFile, options, "apply", sm90a);
@@ -332,6 +333,56 @@ std::vector<OperandSummary> read_summaries(const Context &context, cl_mem stats,
                    call.batch, lines);
 }
 
+// Zeros `largest`, a word per product, for an atomic maximum of high words (store_largest).
+void zero_largest(const Context &context, cl_mem largest, uint32_t batch) {
+  const cl_uint zero = 0;
+  check_cl(cl_api().clEnqueueFillBuffer(context.queue, largest, &zero, sizeof(zero), 0,
+                                        sizeof(zero) * batch, 0, nullptr, nullptr),
+           "CLGemm: clEnqueueFillBuffer of the Ozaki scheme's largest elements",
+           MQLCL_ERR_OPENCL_EXECUTE);
+}
+
+// Enqueues a lower bound of each product's largest |element| from a few lines of C, into
+// `largest`. The swept operand (every line of it, against a few of the other's) is the one a
+// launch reads coalesced: lines along K (a work-group per line), else lines side by side.
+void sample_largest(const Context &context, ContextState &state, const OzakiKernels &k,
+                    const LineWalk &a, const LineWalk &b, const Call &call, cl_mem largest,
+                    bool &first) {
+  const bool sweep_a = b.step != 1 && (a.step == 1 || (b.line_step != 1 && a.line_step == 1));
+  const LineWalk &fixed = sweep_a ? b : a, &swept = sweep_a ? a : b;
+  zero_largest(context, largest, call.batch);
+  cl_uint index = 0;
+  for (const LineWalk *walk : {&fixed, &swept}) {
+    set_arg(k.sampled, index++, walk->lines->memory);
+    const cl_ulong places[] = {walk->lines->offset, walk->lines->stride, walk->line_step,
+                               walk->step};
+    for (cl_ulong place : places)
+      set_arg(k.sampled, index++, place);
+    set_arg(k.sampled, index++, cl_uint(walk->lines->lines));
+  }
+  set_arg(k.sampled, index++, cl_uint(call.k));
+  set_arg(k.sampled, index, largest);
+  const size_t lines = swept.lines->lines;
+  const size_t global[] = {swept.step == 1 ? kLargestGroup * lines : round_up(lines, kLargestGroup),
+                           call.batch};
+  const size_t local[] = {kLargestGroup, 1};
+  launch(context, state, k.sampled, 2, global, local, first);
+}
+
+// Reads `largest` back (waiting for the queue): log2 of each product's bound, -inf where zero.
+std::vector<double> read_largest_log2(const Context &context, cl_mem largest, uint32_t batch) {
+  const std::vector<cl_uint> high_words =
+      read_all<cl_uint>(context, largest, batch, "the Ozaki scheme's largest elements");
+  std::vector<double> largest_log2(batch, kMinusInfinity);
+  for (size_t p = 0; p < batch; ++p) {
+    const uint64_t bits = uint64_t(high_words[p]) << 32;
+    double top = 0;
+    std::memcpy(&top, &bits, sizeof(top));
+    largest_log2[p] = top > 0 ? std::log2(top) : kMinusInfinity;
+  }
+  return largest_log2;
+}
+
 struct Scratch {
   cl_mem stats_a, stats_b, residues_a, residues_b, planes, values, largest;
 };
@@ -375,11 +426,7 @@ void residue_products(const Context &context, ContextState &state, const OzakiKe
 std::vector<double> reconstruct(const Context &context, ContextState &state, const OzakiKernels &k,
                                 const Call &call, const Scratch &s, const OzakiDigits &digits,
                                 bool &first) {
-  const cl_uint zero = 0;
-  check_cl(cl_api().clEnqueueFillBuffer(context.queue, s.largest, &zero, sizeof(zero), 0,
-                                        sizeof(zero) * call.batch, 0, nullptr, nullptr),
-           "CLGemm: clEnqueueFillBuffer of the Ozaki scheme's largest elements",
-           MQLCL_ERR_OPENCL_EXECUTE);
+  zero_largest(context, s.largest, call.batch);
   const cl_mem buffers[] = {s.planes, s.stats_a, s.stats_b};
   for (cl_uint i = 0; i < 3; ++i)
     set_arg(k.reconstruct, i, buffers[i]);
@@ -390,19 +437,10 @@ std::vector<double> reconstruct(const Context &context, ContextState &state, con
     set_arg(k.reconstruct, 5 + i, sizes[i]);
   set_arg(k.reconstruct, 8, s.values);
   set_arg(k.reconstruct, 9, s.largest);
-  const size_t global[] = {round_up(call.n, kReconstructGroup), call.m, call.batch};
-  const size_t local[] = {kReconstructGroup, 1, 1};
+  const size_t global[] = {round_up(call.n, kLargestGroup), call.m, call.batch};
+  const size_t local[] = {kLargestGroup, 1, 1};
   launch(context, state, k.reconstruct, 3, global, local, first);
-  const std::vector<cl_uint> high_words =
-      read_all<cl_uint>(context, s.largest, call.batch, "the Ozaki scheme's largest elements");
-  std::vector<double> largest_log2(call.batch, kMinusInfinity);
-  for (size_t p = 0; p < call.batch; ++p) {
-    const uint64_t bits = uint64_t(high_words[p]) << 32;
-    double top = 0;
-    std::memcpy(&top, &bits, sizeof(top));
-    largest_log2[p] = top > 0 ? std::log2(top) : kMinusInfinity;
-  }
-  return largest_log2;
+  return read_largest_log2(context, s.largest, call.batch);
 }
 
 // Why the digits do not certify every product of the batch at its largest element; empty if they
@@ -488,12 +526,20 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   // Only the statistics' scratch before the scheme is known to run.
   const cl_mem stats_a = stats_scratch(context, state, ScratchSlot::ozaki_stats_a, call, call.m);
   const cl_mem stats_b = stats_scratch(context, state, ScratchSlot::ozaki_stats_b, call, call.n);
+  const cl_mem sampled =
+      scratch(context, state, ScratchSlot::ozaki_largest, sizeof(cl_uint) * call.batch);
   line_stats(context, state, kernels, a, call, stats_a, first);
   line_stats(context, state, kernels, b, call, stats_b, first);
+  sample_largest(context, state, kernels, a, b, call, sampled, first);
   const std::vector<OperandSummary> a_summary = read_summaries(context, stats_a, call, call.m);
   const std::vector<OperandSummary> b_summary = read_summaries(context, stats_b, call, call.n);
-  OzakiChoice choice =
-      choose_digits(a_summary, b_summary, call.k, guess_largest_log2(a_summary, b_summary, call.k));
+  // The guess from the line sums can be too high (then a second pass), the sampled bound never:
+  // the higher of the two.
+  std::vector<double> guess = guess_largest_log2(a_summary, b_summary, call.k);
+  const std::vector<double> lower = read_largest_log2(context, sampled, call.batch);
+  for (size_t p = 0; p < guess.size(); ++p)
+    guess[p] = std::max(guess[p], lower[p]);
+  OzakiChoice choice = choose_digits(a_summary, b_summary, call.k, guess);
   for (int pass = 0; pass < 2 && choice.digits; ++pass) {
     const OzakiDigits digits = *choice.digits;
     const Scratch s = scratch_for(context, state, call, digits.count, stats_a, stats_b);

@@ -70,7 +70,8 @@ OzakiChoice choose_digits(const std::vector<OperandSummary> &a,
 
 // A first guess of log2 of each product's largest |element|, from its operands alone: the
 // largest line sums over k^1.5, below the largest element of random and of same-signed inputs
-// alike (too low a guess costs bits, too high a second pass).
+// alike (too low a guess costs bits, too high a second pass). The call takes the higher of this
+// and a lower bound from a few exact lines of C (kernels/gemm/ozaki.cl, sampled_largest).
 std::vector<double> guess_largest_log2(const std::vector<OperandSummary> &a,
                                        const std::vector<OperandSummary> &b, uint32_t k);
 
