@@ -25,8 +25,9 @@
 // operand's, against every line of the swept one): each dot product less its FP64 rounding bound,
 // the largest as the high word of the double, into largest (zeros before). The operands as
 // line_stats takes them (src, offset, stride, line_step, step). Launch: where the swept operand's
-// lines run along K (step 1) a work-group per swept line, global (64 * swept_lines, products);
-// else a work-item per swept line, global (swept_lines rounded up to 64, products); local (64, 1).
+// lines run along K (step 1) a work-group per swept line, global (256 * swept_lines, products);
+// else 8 swept lines per work-group, global (256 * ceil(swept_lines / 8), products); local (256,
+// 1).
 // residues(src, offset, stride, line_step, step, lines, length, padded, stats, bits, count, out):
 // the lines' integers modulo each of the first `count` moduli, as chars. A work-group reads a
 // 32 x 32 block of the operand along whichever way is contiguous and writes it along K. Launch:
@@ -39,7 +40,7 @@
 // reconstruct(c, stats_a, stats_b, bits_a, bits_b, m, n, count, values, largest): each element
 // rebuilt from its `count` residues and scaled back, into values (m x n per product), and the
 // largest |value| of each product as the high word of the double, into largest (zeros before).
-// Launch: global (n rounded up to 64, m, products), local (64, 1, 1).
+// Launch: global (n / 2 rounded up, then up to 64, m, products), local (64, 1, 1).
 // apply(values, c, offset, stride, ld, m, n, alpha, beta): C = alpha * values + beta * C (C not
 // read when beta is 0). Launch: global (n, m, products), any local.
 //
@@ -72,8 +73,10 @@
 #define ACROSS_PARTS 8
 #define RESIDUE_TILE 32
 #define RESIDUE_ROWS 8
-#define LARGEST_GROUP 64 // the work-groups of reconstruct and sampled_largest (store_largest)
+#define LARGEST_GROUP 64 // reconstruct's work-groups
 #define SAMPLES 4
+#define SAMPLE_GROUP 256
+#define SAMPLE_LINES 8 // sampled_largest across: lines per work-group, in SAMPLE_GROUP / 8 parts
 
 __constant int moduli[OZAKI_COUNT] = {OZAKI_MODULI};
 __constant float garner[OZAKI_COUNT][OZAKI_COUNT] = {OZAKI_GARNER};
@@ -177,9 +180,10 @@ void store_residues(double scaled, uint count, __global uchar *out, size_t plane
 // The largest of a work-group's values >= 0 into *largest, as the high word of the double: it
 // orders as the double does and, without its low word, is at most the double. One word per
 // product by an atomic, not a partial per work-group read back (2 MiB at 4096).
-void store_largest(__local double *top, int t, double value, volatile __global uint *largest) {
+void store_largest(__local double *top, int t, int group, double value,
+                   volatile __global uint *largest) {
   top[t] = value;
-  for (int width = LARGEST_GROUP / 2; width > 0; width /= 2) {
+  for (int width = group / 2; width > 0; width /= 2) {
     barrier(CLK_LOCAL_MEM_FENCE);
     if (t < width)
       top[t] = fmax(top[t], top[t + width]);
@@ -197,25 +201,33 @@ double below_dot(double dot, double size, uint length) {
 // The host's first guess of a product's largest element, from its operands' line sums alone, is
 // below the true one by about 3 bits on random inputs, which can cost a modulus; a few exact lines
 // of C give a lower bound that is nearly the largest, so the digits never need a second pass for
-// it.
-__kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
+// it. Two shapes of work-group, whichever reads the swept operand coalesced: across (its lines side
+// by side) SAMPLE_LINES lines in SAMPLE_PARTS parts of K, every work-item of a part reading the
+// same fixed element; along (lines along K, as the fixed operand's then are too) one line in
+// SAMPLE_GROUP parts. (Tried and not kept: along with the fixed operand's lines side by side, its
+// loads strided in every work-group: 0.32 ms at 4096^3 NN on the H200, the integer products 2.5;
+// across in work-groups of 64, 8 parts of K each, 0.35 ms: too few loads in flight.)
+__kernel __attribute__((reqd_work_group_size(SAMPLE_GROUP, 1, 1))) void
 sampled_largest(__global const double *fixed, ulong fixed_offset, ulong fixed_stride,
                 ulong fixed_line_step, ulong fixed_step, uint fixed_lines,
                 __global const double *swept, ulong swept_offset, ulong swept_stride,
                 ulong swept_line_step, ulong swept_step, uint swept_lines, uint length,
                 volatile __global uint *largest) {
-  __local double dots[SAMPLES][LARGEST_GROUP], sizes[SAMPLES][LARGEST_GROUP];
+  __local double dots[SAMPLES][SAMPLE_GROUP], sizes[SAMPLES][SAMPLE_GROUP];
   const size_t product = get_global_id(1);
   const int t = get_local_id(0);
   const bool along = swept_step == 1; // uniform over the launch
-  const size_t line = along ? get_group_id(0) : get_global_id(0);
+  const int lines = along ? 1 : SAMPLE_LINES, parts = SAMPLE_GROUP / lines;
+  const int part = t / lines, u = t % lines; // this work-item's part of K and line
+  const size_t line = get_group_id(0) * lines + u;
   fixed += fixed_offset + product * fixed_stride;
   swept += swept_offset + product * swept_stride + min(line, (size_t)swept_lines - 1) * swept_line_step;
   double dot[SAMPLES], size[SAMPLES];
 #pragma unroll
   for (int s = 0; s < SAMPLES; ++s)
     dot[s] = size[s] = 0;
-  for (size_t h = along ? t : 0; h < length; h += along ? LARGEST_GROUP : 1) {
+#pragma unroll 4
+  for (size_t h = part; h < length; h += parts) {
     const double y = swept[h * swept_step];
 #pragma unroll
     for (int s = 0; s < SAMPLES; ++s) {
@@ -224,34 +236,29 @@ sampled_largest(__global const double *fixed, ulong fixed_offset, ulong fixed_st
       size[s] = fma(fabs(x), fabs(y), size[s]);
     }
   }
-  double lower = 0;
-  if (along) { // the work-group's parts of K summed, in dots[s][0]
+  // The parts of each line summed, into dots[s][u] (part 0's place).
 #pragma unroll
-    for (int s = 0; s < SAMPLES; ++s) {
-      dots[s][t] = dot[s];
-      sizes[s][t] = size[s];
-    }
-    for (int width = LARGEST_GROUP / 2; width > 0; width /= 2) {
-      barrier(CLK_LOCAL_MEM_FENCE);
-      if (t < width)
-#pragma unroll
-        for (int s = 0; s < SAMPLES; ++s) {
-          dots[s][t] += dots[s][t + width];
-          sizes[s][t] += sizes[s][t + width];
-        }
-    }
+  for (int s = 0; s < SAMPLES; ++s) {
+    dots[s][t] = dot[s];
+    sizes[s][t] = size[s];
+  }
+  for (int width = parts / 2; width > 0; width /= 2) {
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (t == 0)
+    if (part < width)
 #pragma unroll
-      for (int s = 0; s < SAMPLES; ++s)
-        lower = fmax(lower, below_dot(dots[s][0], sizes[s][0], length));
-    barrier(CLK_LOCAL_MEM_FENCE); // dots[0] is store_largest's
-  } else if (line < swept_lines) {
+      for (int s = 0; s < SAMPLES; ++s) {
+        dots[s][t] += dots[s][t + width * lines];
+        sizes[s][t] += sizes[s][t + width * lines];
+      }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  double lower = 0;
+  if (part == 0 && line < swept_lines)
 #pragma unroll
     for (int s = 0; s < SAMPLES; ++s)
-      lower = fmax(lower, below_dot(dot[s], size[s], length));
-  }
-  store_largest(dots[0], t, lower, largest + product);
+      lower = fmax(lower, below_dot(dots[s][u], sizes[s][u], length));
+  barrier(CLK_LOCAL_MEM_FENCE); // dots[0] is store_largest's
+  store_largest(dots[0], t, SAMPLE_GROUP, lower, largest + product);
 }
 
 __kernel __attribute__((reqd_work_group_size(RESIDUE_TILE, RESIDUE_ROWS, 1))) void
@@ -344,14 +351,20 @@ __kernel void residue_products(__global const char *a, __global const char *b, _
 #include "ozaki_wgmma.cl"
 #endif
 
+// Two adjacent columns of C per work-item: a char2 per plane, so a warp's load is 64 contiguous
+// bytes (0.63 -> 0.53 ms at 4096^2; four columns, char4, 0.57).
 __kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
 reconstruct(__global const char *c, __global const double *stats_a, __global const double *stats_b,
             int bits_a, int bits_b, uint m, uint n, uint count, __global double *values,
             volatile __global uint *largest) {
   __local double top[LARGEST_GROUP];
-  const size_t j = get_global_id(0), i = get_global_id(1), product = get_global_id(2);
-  const size_t products = get_global_size(2), t = get_local_id(0);
-  double value = 0;
+  const size_t j = 2 * get_global_id(0), i = get_global_id(1), product = get_global_id(2);
+  const size_t products = get_global_size(2), plane = (size_t)m * n * products;
+  // The second column, or the first again past the end (a duplicate changes no maximum; it is not
+  // stored). n even: the two are one aligned char2 and double2; else byte loads.
+  const size_t j1 = j + 1 < n ? j + 1 : j, at = (product * m + i) * n + j;
+  const bool paired = n % 2 == 0;
+  double2 value = 0;
   if (j < n) {
     // Garner's mixed radix, x = d_0 + p_0 (d_1 + p_1 (d_2 + ...)), each digit a dot product of its
     // residue and the digits below: d_l = (r_l g_ll + sum over d < l of d_d g_dl) modulo p_l
@@ -359,39 +372,51 @@ reconstruct(__global const char *c, __global const double *stats_a, __global con
     // float, with one rint per digit (x - p rint(x / p), symmetric at once). Straight-line code
     // over all OZAKI_COUNT moduli, the digits from `count` on masked to zero so they add nothing:
     // branches on the run-time count cost more than the moduli past it. (Tried and not kept, 4096^2
-    // and 18 moduli on the H200: Garner pair by pair, a rint per pair, 1.14 ms; the same with
-    // rounding by 1.5 * 2^23, 1.16; in integers, by % 2.01 and by a fixed-point reciprocal 1.78.)
-    float rest[OZAKI_COUNT];
+    // and 18 moduli on the H200, one column per work-item: Garner pair by pair, a rint per pair,
+    // 1.14 ms; the same rounding by 1.5 * 2^23, 1.16; in integers, by % 2.01 and by a fixed-point
+    // reciprocal 1.78. The dot products 0.63; with the count fixed at build time 0.51.)
+    float2 rest[OZAKI_COUNT];
 #pragma unroll
-    for (int l = 0; l < OZAKI_COUNT; ++l)
-      rest[l] = (l < (int)count ? c[((size_t)l * products + product) * m * n + i * n + j] : 0) *
-                garner[l][l];
+    for (int l = 0; l < OZAKI_COUNT; ++l) {
+      __global const char *residues = c + l * plane + at;
+      const char2 r = paired ? *(__global const char2 *)residues : (char2)(residues[0], residues[j1 - j]);
+      rest[l] = (l < (int)count ? convert_float2(r) : 0) * garner[l][l];
+    }
 #pragma unroll
     for (int d = 0; d < OZAKI_COUNT; ++d) {
-      const float p = moduli[d], digit = fma(-rint(rest[d] * (1.0f / p)), p, rest[d]);
-      rest[d] = d < (int)count ? digit : 0.0f;
+      const float p = moduli[d];
+      const float2 digit = fma(-rint(rest[d] * (1.0f / p)), (float2)p, rest[d]);
+      rest[d] = d < (int)count ? digit : 0;
 #pragma unroll
       for (int l = d + 1; l < OZAKI_COUNT; ++l)
-        rest[l] = fma(rest[d], garner[d][l], rest[l]);
+        rest[l] = fma(rest[d], (float2)garner[d][l], rest[l]);
     }
     // Horner's rule from the top digit in two doubles (each step's product and sum error-free):
     // the integer rounded once, at the end. (In one double, each step past 2^53 rounded: several
     // units of the last place on the largest elements.)
-    double high = 0, low = 0;
+    double2 high = 0, low = 0;
 #pragma unroll
     for (int d = OZAKI_COUNT - 1; d >= 0; --d) {
-      const double p = moduli[d], digit = rest[d];
-      const double product = high * p, product_error = fma(high, p, -product);
-      const double sum = product + digit, b = sum - product;
+      const double2 p = moduli[d], digit = convert_double2(rest[d]);
+      const double2 product = high * p, product_error = fma(high, p, -product);
+      const double2 sum = product + digit, b = sum - product;
       low = low * p + (product_error + ((product - (sum - b)) + (digit - b)));
       high = sum;
     }
-    const int shift = line_shift(stats_a[2 * (product * m + i)], bits_a) +
-                      line_shift(stats_b[2 * (product * n + j)], bits_b);
-    value = ldexp(high + low, -shift);
-    values[(product * m + i) * n + j] = value;
+    const int shift = line_shift(stats_a[2 * (product * m + i)], bits_a);
+    value = high + low;
+    value.s0 = ldexp(value.s0, -(shift + line_shift(stats_b[2 * (product * n + j)], bits_b)));
+    value.s1 = ldexp(value.s1, -(shift + line_shift(stats_b[2 * (product * n + j1)], bits_b)));
+    if (paired)
+      *(__global double2 *)(values + at) = value;
+    else {
+      values[at] = value.s0;
+      if (j1 > j)
+        values[at + 1] = value.s1;
+    }
   }
-  store_largest(top, t, fabs(value), largest + product);
+  store_largest(top, get_local_id(0), LARGEST_GROUP, fmax(fabs(value.s0), fabs(value.s1)),
+                largest + product);
 }
 
 __kernel void apply(__global const double *values, __global double *c, ulong offset, ulong stride,

@@ -29,7 +29,7 @@ constexpr int kMostBits = 120; // a line's integers stay far inside double's exp
 constexpr const char *kFile = "ozaki.cl";
 // The work-groups' shapes kernels/gemm/ozaki.cl requires.
 constexpr size_t kStatsGroup = 64, kAcrossLines = 32, kAcrossParts = 8, kResidueTile = 32,
-                 kResidueRows = 8, kLargestGroup = 64;
+                 kResidueRows = 8, kLargestGroup = 64, kSampleGroup = 256, kSampleLines = 8;
 
 // x^-1 modulo p, for x coprime to p (extended Euclid).
 int inverse_modulo(int x, int p) {
@@ -343,12 +343,12 @@ void zero_largest(const Context &context, cl_mem largest, uint32_t batch) {
 }
 
 // Enqueues a lower bound of each product's largest |element| from a few lines of C, into
-// `largest`. The swept operand (every line of it, against a few of the other's) is the one a
-// launch reads coalesced: lines along K (a work-group per line), else lines side by side.
+// `largest`. The swept operand (every line of it, against a few of the other's) is read
+// coalesced: one whose lines lie side by side (B's first), else both run along K.
 void sample_largest(const Context &context, ContextState &state, const OzakiKernels &k,
                     const LineWalk &a, const LineWalk &b, const Call &call, cl_mem largest,
                     bool &first) {
-  const bool sweep_a = b.step != 1 && (a.step == 1 || (b.line_step != 1 && a.line_step == 1));
+  const bool sweep_a = b.line_step != 1 && a.line_step == 1;
   const LineWalk &fixed = sweep_a ? b : a, &swept = sweep_a ? a : b;
   zero_largest(context, largest, call.batch);
   cl_uint index = 0;
@@ -363,9 +363,9 @@ void sample_largest(const Context &context, ContextState &state, const OzakiKern
   set_arg(k.sampled, index++, cl_uint(call.k));
   set_arg(k.sampled, index, largest);
   const size_t lines = swept.lines->lines;
-  const size_t global[] = {swept.step == 1 ? kLargestGroup * lines : round_up(lines, kLargestGroup),
-                           call.batch};
-  const size_t local[] = {kLargestGroup, 1};
+  const size_t per_group = swept.step == 1 ? 1 : kSampleLines;
+  const size_t global[] = {(lines + per_group - 1) / per_group * kSampleGroup, call.batch};
+  const size_t local[] = {kSampleGroup, 1};
   launch(context, state, k.sampled, 2, global, local, first);
 }
 
@@ -437,7 +437,8 @@ std::vector<double> reconstruct(const Context &context, ContextState &state, con
     set_arg(k.reconstruct, 5 + i, sizes[i]);
   set_arg(k.reconstruct, 8, s.values);
   set_arg(k.reconstruct, 9, s.largest);
-  const size_t global[] = {round_up(call.n, kLargestGroup), call.m, call.batch};
+  // Two columns per work-item.
+  const size_t global[] = {round_up((size_t(call.n) + 1) / 2, kLargestGroup), call.m, call.batch};
   const size_t local[] = {kLargestGroup, 1, 1};
   launch(context, state, k.reconstruct, 3, global, local, first);
   return read_largest_log2(context, s.largest, call.batch);
