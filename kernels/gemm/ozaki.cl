@@ -378,9 +378,11 @@ reconstruct(__global const char *c, __global const double *stats_a, __global con
     float2 rest[OZAKI_COUNT];
 #pragma unroll
     for (int l = 0; l < OZAKI_COUNT; ++l) {
-      __global const char *residues = c + l * plane + at;
-      const char2 r = paired ? *(__global const char2 *)residues : (char2)(residues[0], residues[j1 - j]);
-      rest[l] = (l < (int)count ? convert_float2(r) : 0) * garner[l][l];
+      __global const char *residues = c + l * plane + at; // only the first `count` planes exist
+      char2 r = 0;
+      if (l < (int)count)
+        r = paired ? *(__global const char2 *)residues : (char2)(residues[0], residues[j1 - j]);
+      rest[l] = convert_float2(r) * garner[l][l];
     }
 #pragma unroll
     for (int d = 0; d < OZAKI_COUNT; ++d) {

@@ -1,7 +1,8 @@
 // Every step of the replay catalogue, run by mqlcl-replay through the bridge on oclgrind's
 // simulated device with its data-race and API checks on: the log must be empty, except for the
 // article's col_local as printed, whose race oclgrind must find (and the fixed variant's not).
-// Steps added to the catalogue join this check by themselves.
+// Steps added to the catalogue join this check by themselves; so does CLGemm's Ozaki scheme,
+// through its own tests' small cases.
 #define BOOST_TEST_MODULE reliability_oclgrind
 #include "harness_support.hpp"
 
@@ -197,6 +198,34 @@ BOOST_AUTO_TEST_CASE(step_13_runs_clean_in_rotated_and_paired_layouts) {
 #endif
 
 #if defined(MQLCL_OCLGRIND_WRAPPER) && !defined(MQLCL_SANITIZED_BUILD)
+// The Ozaki scheme's kernels (the portable form: oclgrind is no GPU) as test_bridge_gemm_ozaki's
+// small cases run them: every layout, odd sizes, offsets, a batch, a second pass and a product
+// the scheme declines. (A load of a plane past the call's moduli was found so.) A process per
+// case: oclgrind starts its log afresh with each context.
+BOOST_AUTO_TEST_CASE(the_ozaki_schemes_kernels_run_clean_under_oclgrind) {
+  std::filesystem::path work = MQLCL_TEST_WORK_DIR;
+  std::filesystem::create_directories(work);
+  ScopedEnvironment library("MQLCL_OPENCL_LIBRARY", std::string(MQLCL_OCLGRIND_RUNTIME));
+  ScopedEnvironment races("OCLGRIND_DATA_RACES", std::string("1"));
+  ScopedEnvironment api("OCLGRIND_CHECK_API", std::string("1"));
+  ScopedEnvironment required("MQLCL_REQUIRE_DEVICE", std::string("1")); // no skipping
+  for (const char *test : {"the_scheme_is_as_accurate_as_fp64_in_every_layout",
+                           "lines_spanning_many_binades_keep_more_bits",
+                           "a_product_smaller_than_guessed_takes_a_second_pass",
+                           "a_product_no_moduli_carry_runs_in_fp64"}) {
+    const std::filesystem::path log = work / (std::string("ozaki-") + test + ".log");
+    std::filesystem::remove(log);
+    ScopedEnvironment file("OCLGRIND_LOG", log.string());
+    const Outcome run =
+        harness_test::run_program(MQLCL_TEST_OZAKI, {std::string("--run_test=products/") + test});
+    BOOST_TEST(run.status == 0, test << "\n" << run.out << run.err);
+    BOOST_TEST(harness_test::has(run.out, "Running 1 test case"), test << "\n" << run.out);
+    const std::string reported =
+        std::filesystem::exists(log) ? harness_test::read_file(log) : std::string();
+    BOOST_TEST(reported.empty(), test << ": oclgrind reported\n" << reported.substr(0, 4000));
+  }
+}
+
 // oclgrind's wrapper preloads its runtime (LD_PRELOAD), the usual way to run a program under it:
 // the bridge takes the preloaded entry points, so the replay runs on oclgrind's device, not
 // partly on the ICD loader's driver, and oclgrind finds col_local's race (with --data-races);
