@@ -150,29 +150,35 @@ line_stats_across(__global const double *src, ulong offset, ulong stride, ulong 
               stats + 2 * (product * lines + kept));
 }
 
-// The residues of `scaled` (an integer) for each of the first `count` moduli, `plane` bytes apart.
-// Below 2^62 from two halves in double arithmetic that is exact: y = hi (2^32 mod p) + lo, below
-// 2^39, then y - p round(y / p), symmetric at once, round(x) being (x + 1.5 * 2^52) - 1.5 * 2^52;
-// adding 1.5 * 2^52 again leaves the residue's two's complement in the low bits. (Tried and not
-// kept: 32-bit remainders by the constant moduli, three per modulus: 0.43 ms per operand at
-// 4096, 18 moduli, on the H200.) fmod, exact but slower, above 2^62.
-void store_residues(double scaled, uint count, __global uchar *out, size_t plane) {
+// The residues of four consecutive integers of a line, `scaled`, for each of the first `count`
+// moduli: a uchar4 per plane, planes `plane` uchar4s apart. Below 2^62 from two halves in double
+// arithmetic that is exact: y = hi (2^32 mod p) + lo, below 2^39, then y - p round(y / p),
+// symmetric at once, round(x) being (x + 1.5 * 2^52) - 1.5 * 2^52; adding 1.5 * 2^52 again leaves
+// the residue's two's complement in the low bits. fmod, exact but slower, above 2^62. (Tried and
+// not kept, 4096^2 and 17 moduli on the H200: an element per work-item, a byte stored per plane,
+// 0.26 ms; 32-bit remainders by the constant moduli, three per modulus, 0.43 with 18 moduli; the
+// moduli past 10 in float arithmetic on 13-bit fields, 0.19. Four per work-item: 0.17.)
+void store_residues(double4 scaled, uint count, __global uchar4 *out, size_t plane) {
   const double round_double = 0x1.8p52;
-  if (fabs(scaled) < 0x1p62) {
-    const double hi = floor(scaled * 0x1p-32); // |hi| <= 2^30
-    const double lo = scaled - hi * 0x1p32;    // exact: an integer in [0, 2^32)
+  const double4 magnitude = fabs(scaled);
+  if (fmax(fmax(magnitude.x, magnitude.y), fmax(magnitude.z, magnitude.w)) < 0x1p62) {
+    const double4 hi = floor(scaled * 0x1p-32); // |hi| <= 2^30
+    const double4 lo = scaled - hi * 0x1p32;    // exact: integers in [0, 2^32)
 #pragma unroll
     for (int l = 0; l < OZAKI_COUNT; ++l)
       if (l < (int)count) {
         const double p = moduli[l], wrap = (double)(0x100000000L % moduli[l]); // 2^32 mod p
-        const double y = fma(hi, wrap, lo);
-        const double quotient = fma(y, 1.0 / p, round_double) - round_double;
-        out[l * plane] = (uchar)as_ulong(fma(-quotient, p, y) + round_double);
+        const double4 y = fma(hi, (double4)wrap, lo);
+        const double4 quotient = fma(y, (double4)(1.0 / p), (double4)round_double) - round_double;
+        out[l * plane] = convert_uchar4(as_ulong4(fma(-quotient, (double4)p, y) + round_double));
       }
   } else {
     for (uint l = 0; l < count; ++l) {
       const int p = moduli[l];
-      out[l * plane] = (uchar)symmetric((int)fmod(scaled, (double)p), p); // in (-p, p)
+      out[l * plane] = convert_uchar4((int4)(symmetric((int)fmod(scaled.x, (double)p), p),
+                                             symmetric((int)fmod(scaled.y, (double)p), p),
+                                             symmetric((int)fmod(scaled.z, (double)p), p),
+                                             symmetric((int)fmod(scaled.w, (double)p), p)));
     }
   }
 }
@@ -221,7 +227,8 @@ sampled_largest(__global const double *fixed, ulong fixed_offset, ulong fixed_st
   const int part = t / lines, u = t % lines; // this work-item's part of K and line
   const size_t line = get_group_id(0) * lines + u;
   fixed += fixed_offset + product * fixed_stride;
-  swept += swept_offset + product * swept_stride + min(line, (size_t)swept_lines - 1) * swept_line_step;
+  swept +=
+      swept_offset + product * swept_stride + min(line, (size_t)swept_lines - 1) * swept_line_step;
   double dot[SAMPLES], size[SAMPLES];
 #pragma unroll
   for (int s = 0; s < SAMPLES; ++s)
@@ -277,23 +284,26 @@ residues(__global const double *src, ulong offset, ulong stride, ulong line_step
         h < length && line < lines ? src[line * line_step + h * step] : 0;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  const size_t plane = products * lines * (size_t)padded;
-  for (int r = v; r < RESIDUE_TILE; r += RESIDUE_ROWS) {
-    const size_t h = h0 + u, line = line0 + r;
-    if (line >= lines || h >= padded)
-      continue;
-    const int shift = line_shift(stats[2 * (product * lines + line)], bits);
-    const double scaled = rint(ldexp(block[r][u], shift)); // at most 2^bits, exact
-    store_residues(scaled, count, (__global uchar *)out + (product * lines + line) * padded + h,
-                   plane);
-  }
+  // Four consecutive elements of a line per work-item, one uchar4 per plane (padded is a multiple
+  // of 16, so all four lie inside it or none).
+  const int t = v * RESIDUE_TILE + u, r = t / (RESIDUE_TILE / 4), at = 4 * (t % (RESIDUE_TILE / 4));
+  const size_t h = h0 + at, line = line0 + r;
+  if (line >= lines || h >= padded)
+    return;
+  const int shift = line_shift(stats[2 * (product * lines + line)], bits);
+  const double4 x = (double4)(block[r][at], block[r][at + 1], block[r][at + 2], block[r][at + 3]);
+  const double4 scaled = rint((double4)(ldexp(x.x, shift), ldexp(x.y, shift), ldexp(x.z, shift),
+                                        ldexp(x.w, shift))); // at most 2^bits, exact
+  const size_t plane = products * lines * (size_t)padded / 4;
+  store_residues(scaled, count, (__global uchar4 *)(out + (product * lines + line) * padded + h),
+                 plane);
 }
 
 #if TENSOR_CORES
 // What both tensor-core forms use, included here, outside the choice between them: the library
 // inlines each file once (cmake/KernelIncludes.cmake), so a file included in both branches would
 // land in the first alone.
-#define WGMMA_ACC "+r" // int accumulators
+#define WGMMA_ACC "+r"          // int accumulators
 #include "../nv/ptx_helpers.cl" // cp.async, ldmatrix
 #include "../nv/wgmma_core.cl"  // wgmma's tiles, descriptors and fences
 #include "ozaki_tiles.cl"       // copy_residues, tile_origin, store_residue_pair
