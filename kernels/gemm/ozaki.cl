@@ -208,9 +208,9 @@ double below_dot(double dot, double size, uint length) {
 // below the true one by about 3 bits on random inputs, which can cost a modulus; a few exact lines
 // of C give a lower bound that is nearly the largest, so the digits never need a second pass for
 // it. Two shapes of work-group, whichever reads the swept operand coalesced: across (its lines side
-// by side) SAMPLE_LINES lines in SAMPLE_PARTS parts of K, every work-item of a part reading the
-// same fixed element; along (lines along K, as the fixed operand's then are too) one line in
-// SAMPLE_GROUP parts. (Tried and not kept: along with the fixed operand's lines side by side, its
+// by side) SAMPLE_LINES lines in SAMPLE_GROUP / SAMPLE_LINES parts of K, every work-item of a
+// part reading the same fixed element; along (lines along K, as the fixed operand's then are too)
+// one line in SAMPLE_GROUP parts. (Tried and not kept: along with the fixed operand's lines side by side, its
 // loads strided in every work-group: 0.32 ms at 4096^3 NN on the H200, the integer products 2.5;
 // across in work-groups of 64, 8 parts of K each, 0.35 ms: too few loads in flight.)
 __kernel __attribute__((reqd_work_group_size(SAMPLE_GROUP, 1, 1))) void
