@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -83,6 +84,12 @@ Transfer check_transfer(const char *function, int32_t buffer_handle, const void 
                      data_offset, data_count));
   return Transfer{std::move(buffer), static_cast<size_t>(buffer_offset), static_cast<size_t>(bytes),
                   static_cast<size_t>(data_offset * element_size)};
+}
+
+using Clock = std::chrono::steady_clock;
+
+int64_t nanoseconds_since(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
 }
 
 // ---- Pinned staging -----------------------------------------------------------------------
@@ -176,14 +183,26 @@ public:
   void wait(size_t index, const char *call, int32_t code) {
     if (events_[index] == nullptr)
       return;
-    cl_int status = finish(index);
+    const Clock::time_point start = Clock::now();
+    cl_int status = finish(index, true);
+    waited_ns_ += nanoseconds_since(start);
     failed_ = failed_ || status != CL_SUCCESS;
     check_cl(status, call, code);
   }
 
+  // The time spent in wait(), and the DMA time of the transfers it waited for.
+  int64_t waited_ns() const { return waited_ns_; }
+  int64_t dma_ns() const { return dma_ns_; }
+
 private:
-  cl_int finish(size_t index) {
+  cl_int finish(size_t index, bool timed = false) {
     cl_int status = cl_.clWaitForEvents(1, &events_[index]);
+    if (timed && status == CL_SUCCESS) {
+      try {
+        dma_ns_ += profiled_nanoseconds(events_[index], events_[index]);
+      } catch (const Failure &) { // no counters: the record shows no DMA time
+      }
+    }
     cl_.clReleaseEvent(events_[index]);
     events_[index] = nullptr;
     return status;
@@ -193,6 +212,7 @@ private:
   cl_command_queue queue_;
   std::array<cl_event, Staging::kSlotsPerLane> events_{};
   bool failed_ = false;
+  int64_t waited_ns_ = 0, dma_ns_ = 0;
 };
 
 // One staged call: the device range, its chunks and how they are dealt to the lanes.
@@ -206,7 +226,15 @@ struct StagedTransfer {
   // Each lane gets two chunks or more, so that its copy of one overlaps the DMA of the other:
   // measured on an H200, 16 MiB went faster on 4 lanes than on 8 with one chunk each.
   size_t lanes = std::clamp<size_t>((chunks + 1) / 2, 1, Staging::lane_count());
-  std::atomic<bool> stop{false}; // a lane failed: the others end early
+  std::atomic<bool> stop{false};                          // a lane failed: the others end early
+  std::atomic<int64_t> copy_ns{0}, wait_ns{0}, dma_ns{0}; // summed over the lanes
+
+  // Adds one lane's times when it ends.
+  void account(int64_t lane_copy_ns, const LaneEvents &events) {
+    copy_ns += lane_copy_ns;
+    wait_ns += events.waited_ns();
+    dma_ns += events.dma_ns();
+  }
 
   size_t start_of(size_t chunk) const { return chunk * chunk_size; }
   size_t length_of(size_t chunk) const { return std::min(chunk_size, bytes - start_of(chunk)); }
@@ -256,13 +284,16 @@ void staged_write(StagedTransfer &transfer, const char *source) {
   cl_command_queue queue = transfer.context.queue;
   run_lanes(transfer, [&](size_t lane) {
     LaneEvents events(queue);
+    int64_t copy_ns = 0;
     size_t turn = 0;
     for (size_t chunk = lane; chunk < transfer.chunks && !transfer.stop.load();
          chunk += transfer.lanes, ++turn) {
       size_t index = turn % Staging::kSlotsPerLane;
       char *host = transfer.slot(lane, index).host;
       events.wait(index, "CLBufferWrite: clWaitForEvents", MQLCL_ERR_OPENCL_INTERNAL);
+      const Clock::time_point copy_start = Clock::now();
       copy_for_staged_write(host, source + transfer.start_of(chunk), transfer.length_of(chunk));
+      copy_ns += nanoseconds_since(copy_start);
       check_cl(cl.clEnqueueWriteBuffer(
                    queue, transfer.memory, CL_FALSE, transfer.offset + transfer.start_of(chunk),
                    transfer.length_of(chunk), host, 0, nullptr, events.slot(index)),
@@ -272,6 +303,7 @@ void staged_write(StagedTransfer &transfer, const char *source) {
     }
     for (size_t index = 0; index < Staging::kSlotsPerLane; ++index) // blocking, as in MQL5
       events.wait(index, "CLBufferWrite: clWaitForEvents", MQLCL_ERR_OPENCL_INTERNAL);
+    transfer.account(copy_ns, events);
   });
 }
 
@@ -280,6 +312,7 @@ void staged_read(StagedTransfer &transfer, char *target) {
   cl_command_queue queue = transfer.context.queue;
   run_lanes(transfer, [&](size_t lane) {
     LaneEvents events(queue);
+    int64_t copy_ns = 0;
     std::array<size_t, Staging::kSlotsPerLane> chunk_in{}; // the chunk each slot receives
     size_t next = lane;
     auto enqueue_next = [&](size_t index) {
@@ -303,18 +336,22 @@ void staged_read(StagedTransfer &transfer, char *target) {
       // here.
       events.wait(index, "CLBufferRead: clWaitForEvents", MQLCL_ERR_OPENCL_EXECUTE);
       size_t chunk = chunk_in[index];
+      const Clock::time_point copy_start = Clock::now();
       copy_for_staged_read(target + transfer.start_of(chunk), transfer.slot(lane, index).host,
                            transfer.length_of(chunk));
+      copy_ns += nanoseconds_since(copy_start);
       if (next < transfer.chunks)
         enqueue_next(index);
     }
+    transfer.account(copy_ns, events);
   });
 }
 
-// Runs `body` on the context's slots, under the staging lock; false when the call is to go
-// direct instead.
+// Runs `body` on the context's slots, under the staging lock, and notes its lanes and times in
+// `record`; false when the call is to go direct instead.
 template <class Body>
-bool staged(Context &context, cl_mem memory, size_t offset, size_t bytes, Body &&body) {
+bool staged(Context &context, cl_mem memory, size_t offset, size_t bytes, TransferRecord &record,
+            Body &&body) {
   if (!staging_pays_off(context, bytes))
     return false;
   std::lock_guard<std::mutex> lock(context.staging.mutex);
@@ -322,7 +359,21 @@ bool staged(Context &context, cl_mem memory, size_t offset, size_t bytes, Body &
     return false;
   StagedTransfer transfer{context, memory, offset, bytes};
   body(transfer);
+  record.staged = true;
+  record.lanes = transfer.lanes;
+  record.chunks = transfer.chunks;
+  record.copy_ns = transfer.copy_ns;
+  record.wait_ns = transfer.wait_ns;
+  record.dma_ns = transfer.dma_ns;
   return true;
+}
+
+// A transfer that completed, as the context's last (MQLCL_CL_LAST_TRANSFER).
+void keep_record(Context &context, TransferRecord record, Clock::time_point start) {
+  record.done = true;
+  record.call_ns = nanoseconds_since(start);
+  std::lock_guard<std::mutex> lock(context.transfer_mutex);
+  context.last_transfer = record;
 }
 
 // CLBufferCreate and CLBufferCreate64.
@@ -373,14 +424,18 @@ uint64_t write_buffer(const char *function, int32_t buffer, const void *data,
   Context &context = *transfer.buffer->context;
   cl_mem memory = transfer.buffer->memory;
   const char *source = static_cast<const char *>(data) + transfer.host_offset;
+  const Clock::time_point start = Clock::now();
+  TransferRecord record;
+  record.bytes = transfer.bytes;
   watching_device(*context.device, function, [&] {
-    if (staged(context, memory, transfer.buffer_offset, transfer.bytes,
+    if (staged(context, memory, transfer.buffer_offset, transfer.bytes, record,
                [&](StagedTransfer &staged) { staged_write(staged, source); }))
       return;
     check_cl(cl_api().clEnqueueWriteBuffer(context.queue, memory, CL_TRUE, transfer.buffer_offset,
                                            transfer.bytes, source, 0, nullptr, nullptr),
              fmt::format("{}: clEnqueueWriteBuffer", function).c_str(), MQLCL_ERR_OPENCL_INTERNAL);
   });
+  keep_record(context, record, start);
   return data_count;
 }
 
@@ -392,8 +447,12 @@ uint64_t read_buffer(const char *function, int32_t buffer, void *data, uint64_t 
   Context &context = *transfer.buffer->context;
   cl_mem memory = transfer.buffer->memory;
   char *target = static_cast<char *>(data) + transfer.host_offset;
+  const Clock::time_point start = Clock::now();
+  TransferRecord record;
+  record.read = true;
+  record.bytes = transfer.bytes;
   watching_device(*context.device, function, [&] {
-    if (staged(context, memory, transfer.buffer_offset, transfer.bytes,
+    if (staged(context, memory, transfer.buffer_offset, transfer.bytes, record,
                [&](StagedTransfer &staged) { staged_read(staged, target); }))
       return;
     // Blocking on the in-order queue: waits for every kernel enqueued before it, as MQL5 does.
@@ -402,6 +461,7 @@ uint64_t read_buffer(const char *function, int32_t buffer, void *data, uint64_t 
              fmt::format("{}: clEnqueueReadBuffer", function).c_str(),
              MQLCL_ERR_OPENCL_EXECUTE); // a failed kernel before it surfaces here
   });
+  keep_record(context, record, start);
   return data_count;
 }
 

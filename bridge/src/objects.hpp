@@ -51,6 +51,18 @@ struct Staging {
   std::vector<StagingSlot> slots; // kSlotsPerLane per lane, lane by lane, once ready
 };
 
+// Where a context's last CLBufferWrite or CLBufferRead spent its time (MQLCL_CL_LAST_TRANSFER).
+struct TransferRecord {
+  bool done = false; // a transfer has completed on the context
+  bool read = false, staged = false;
+  uint64_t bytes = 0;
+  size_t lanes = 0, chunks = 0; // staged
+  int64_t call_ns = 0;          // the whole transfer, on the calling thread's clock
+  // Staged: the lanes' host copies and their waits for the copy engine, summed over the lanes,
+  // and the chunks' DMA by their profiling events, summed (the engine runs them one at a time).
+  int64_t copy_ns = 0, wait_ns = 0, dma_ns = 0;
+};
+
 // A one-line kernel that reports where a buffer lives in device memory, for tensor maps
 // (api_tensor_map.cpp); built by the context's first CLBufferTensorMap.
 struct AddressProbe {
@@ -65,6 +77,8 @@ struct Context {
   cl_context context = nullptr;
   cl_command_queue queue = nullptr; // in order, profiling enabled
   Staging staging;                  // set up by the first staged transfer
+  std::mutex transfer_mutex;        // guards the record below
+  TransferRecord last_transfer;
   AddressProbe address_probe;
   std::mutex gemm_mutex;                    // guards the pointer below, set by the first CLGemm
   std::shared_ptr<gemm::ContextState> gemm; // its programs, scratch buffers and last launch

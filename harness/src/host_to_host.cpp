@@ -2,6 +2,7 @@
 
 #include "gemm_product.hpp"
 #include "reference.hpp"
+#include "utf16_text.hpp"
 #include "verify.hpp"
 
 #include <fmt/format.h>
@@ -40,6 +41,8 @@ struct HostRow {
   double floor_a = 0, floor_b = 0, floor_c = 0; // pinned DMA of each transfer
   AnchorResult cpu;
   HostCheck check;
+  // The bridge's account of each transfer of the last call-by-call pass (CL_LAST_TRANSFER).
+  std::string write_a_detail, write_b_detail, read_c_detail;
 
   double floor() const { return floor_a + floor_b + floor_c + (kernel.empty() ? 0 : kernel.min()); }
 };
@@ -53,6 +56,15 @@ std::optional<double> end_to_end(const ProductOnDevice<T> &device, const T *a, c
   return seconds_since(start);
 }
 
+// The bridge's account of the context's last transfer (CL_LAST_TRANSFER); empty where it has none.
+std::string last_transfer(const BridgeApi &cl, int32_t context) {
+  std::vector<char16_t> text(1024);
+  return cl.CLGetInfoString(context, MQLCL_CL_LAST_TRANSFER, text.data(),
+                            static_cast<uint32_t>(text.size())) == 1
+             ? to_utf8(text.data())
+             : std::string();
+}
+
 // The same calls timed one by one, into the row's samples.
 template <class T>
 bool call_by_call(const BridgeApi &cl, const ProductOnDevice<T> &device, const T *a, const T *b,
@@ -61,10 +73,12 @@ bool call_by_call(const BridgeApi &cl, const ProductOnDevice<T> &device, const T
   if (!device.write_a(a))
     return false;
   row.write_a.values.push_back(seconds_since(start));
+  row.write_a_detail = last_transfer(cl, device.context());
   start = Clock::now();
   if (!device.write_b(b))
     return false;
   row.write_b.values.push_back(seconds_since(start));
+  row.write_b_detail = last_transfer(cl, device.context());
   start = Clock::now();
   const int64_t nanoseconds =
       device.call() ? cl.CLGetInfoInteger(device.context(), MQLCL_CL_GEMM_EXECUTION_TIME) : -1;
@@ -76,6 +90,7 @@ bool call_by_call(const BridgeApi &cl, const ProductOnDevice<T> &device, const T
   if (!device.read(c))
     return false;
   row.read_c.values.push_back(seconds_since(start));
+  row.read_c_detail = last_transfer(cl, device.context());
   return true;
 }
 
@@ -200,6 +215,17 @@ void print_row(const TextReport &say, const HostRow &row) {
       cpu, gain, row.check.verified ? "yes" : (row.check.checked ? "NO" : "-"));
 }
 
+// Where the staged transfers' time went, the last call-by-call pass of each size (the direct
+// ones are their calls' times above).
+void print_staged_transfers(const TextReport &say, const std::vector<HostRow> &rows) {
+  for (const HostRow &row : rows)
+    for (const auto &[call, detail] :
+         {std::pair{"write A", &row.write_a_detail}, std::pair{"write B", &row.write_b_detail},
+          std::pair{"read C", &row.read_c_detail}})
+      if (detail->find(" staged (") != std::string::npos)
+        say("  {:<6} {:>6} {}: {}\n", "", row.n, call, *detail);
+}
+
 Json phase_json(const Samples &s, double floor) {
   Json json = {{"median_s", s.empty() ? 0 : s.median()}};
   if (floor > 0)
@@ -225,6 +251,9 @@ Json row_json(const HostRow &row) {
                    {"gemm", phase_json(row.product, 0)},
                    {"kernel_min_s", row.kernel.min()},
                    {"read_c", phase_json(row.read_c, row.floor_c)}};
+  json["transfers"] = {{"write_a", row.write_a_detail},
+                       {"write_b", row.write_b_detail},
+                       {"read_c", row.read_c_detail}};
   json["cpu"] = {{"name", row.cpu.name}, {"available", row.cpu.available}, {"note", row.cpu.note}};
   if (row.cpu.available) {
     json["cpu"]["median_s"] = row.cpu.seconds.median();
@@ -264,6 +293,7 @@ template <class T> Json measure_type(const Section &section, size_t &wrong) {
         fmt::format("n = {}{}", *from, *from == rows.front().n ? " (the smallest measured)" : "");
   else if (rows.empty() || !rows.front().cpu.available)
     wins = "- (no CPU product)";
+  print_staged_transfers(say, rows);
   say("  {:<6} the GPU path wins from: {}\n", "", wins);
   if (!rows.empty())
     say("  {:<6} CPU: {}{}\n", "",

@@ -169,6 +169,8 @@
 #define MQLCL_CL_BRIDGE_VERSION 104        /* handle ignored: "mqlcl 1.0.0" */
 #define MQLCL_CL_GEMM_PLAN 105   /* context: its last CLGemm's kernel file, parameters and origin */
 #define MQLCL_CL_GEMM_PASSES 106 /* context: each kernel its last CLGemm ran, and its time */
+#define MQLCL_CL_LAST_TRANSFER                                                                     \
+  107 /* context: its last CLBufferWrite/Read, and where its time went */
 
 /* ---- CLBufferTensorMap element types ------------------------------------------------------------
  */

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -82,6 +83,13 @@ std::vector<uint8_t> random_bytes(size_t count, uint32_t seed) {
     std::memcpy(bytes.data() + i, &value, std::min<size_t>(4, count - i));
   }
   return bytes;
+}
+
+// CLGetInfoString's text; empty where it fails.
+std::string info_string(int32_t handle, int32_t property) {
+  std::vector<char16_t> text(4096);
+  return CLGetInfoString(handle, property, text.data(), 4096) == 1 ? to_utf8(text.data())
+                                                                   : std::string();
 }
 
 // Index of the first byte where a and b differ over `count` bytes, or -1.
@@ -223,6 +231,55 @@ BOOST_AUTO_TEST_CASE(a_kernel_sees_staged_writes_and_a_staged_read_sees_the_kern
   for (uint32_t i = 0; i < n; ++i)
     wrong += result[i] != a * x[i] + y[i] ? 1 : 0;
   BOOST_TEST(wrong == 0u);
+}
+
+// CL_LAST_TRANSFER: nothing before the context's first transfer; then the last write's or read's
+// bytes and path, staged with its lanes, chunks and times (host copies and DMA both taken, and
+// the lanes' copies within lanes times the call), or direct with its time; a failed transfer
+// leaves the record of the last one that completed.
+BOOST_AUTO_TEST_CASE(the_last_transfer_says_where_its_time_went) {
+  Context context = make_context();
+  std::vector<char16_t> none(4096);
+  MQLCL_CHECK_FAILS(CLGetInfoString(context, MQLCL_CL_LAST_TRANSFER, none.data(), 4096), 0,
+                    MQLCL_ERR_OPENCL_EXECUTE);
+  const size_t bytes = 3 * kChunk + 4097;
+  Buffer buffer = make_buffer(context, static_cast<uint32_t>(bytes));
+  const std::vector<uint8_t> data = random_bytes(bytes, 21);
+  std::vector<uint8_t> back(bytes);
+  for (bool read : {false, true}) {
+    BOOST_TEST_REQUIRE((read ? CLBufferRead(buffer, back.data(), 0, 0, uint32_t(bytes), 1)
+                             : CLBufferWrite(buffer, data.data(), 0, 0, uint32_t(bytes), 1)) ==
+                       bytes);
+    const std::string text = info_string(context, MQLCL_CL_LAST_TRANSFER);
+    BOOST_TEST_MESSAGE(text);
+    const std::string head =
+        std::string(read ? "read " : "write ") + std::to_string(bytes) +
+        (expect_staged(context, bytes) ? " bytes staged (lanes " : " bytes direct: ");
+    BOOST_TEST_REQUIRE(text.rfind(head, 0) == 0, text);
+    double call = 0, copies = 0, waits = 0, dma = 0;
+    unsigned lanes = 0, chunks = 0;
+    if (expect_staged(context, bytes)) {
+      BOOST_TEST_REQUIRE(std::sscanf(text.c_str() + head.size(),
+                                     "%u, chunks %u): %lf ms; host copies %lf ms and waits "
+                                     "%lf ms over the lanes, DMA %lf ms",
+                                     &lanes, &chunks, &call, &copies, &waits, &dma) == 6,
+                         text);
+      BOOST_TEST(chunks == (bytes + kChunk - 1) / kChunk);
+      BOOST_TEST((lanes >= 1 && lanes <= chunks));
+      BOOST_TEST(copies > 0);
+      BOOST_TEST(dma > 0);
+      BOOST_TEST(waits >= 0);
+      BOOST_TEST(copies <= lanes * call + 0.001, text); // each lane copies within the call
+    } else {
+      BOOST_TEST_REQUIRE(std::sscanf(text.c_str() + head.size(), "%lf ms", &call) == 1, text);
+    }
+    BOOST_TEST(call > 0);
+  }
+  BOOST_TEST(first_difference(back.data(), data.data(), bytes) == -1);
+  const std::string kept = info_string(context, MQLCL_CL_LAST_TRANSFER);
+  BOOST_TEST(CLBufferRead(buffer, back.data(), 1, 0, uint32_t(bytes), 1) == 0u); // out of range
+  BOOST_TEST(info_string(context, MQLCL_CL_LAST_TRANSFER).rfind("read ", 0) == 0);
+  BOOST_TEST(info_string(context, MQLCL_CL_LAST_TRANSFER).substr(0, 40) == kept.substr(0, 40));
 }
 
 // Threads transfer at once on one shared context (whose slots they share) and on contexts of

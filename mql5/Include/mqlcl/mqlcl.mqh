@@ -139,6 +139,7 @@
 #define MQLCL_CL_BRIDGE_VERSION                              104
 #define MQLCL_CL_GEMM_PLAN                                   105
 #define MQLCL_CL_GEMM_PASSES                                 106
+#define MQLCL_CL_LAST_TRANSFER                               107
 
 //--- CLBufferTensorMap element types
 #define MQLCL_TENSOR_FLOAT32                                 0
