@@ -2,7 +2,6 @@
 
 #include "gemm_product.hpp"
 #include "reference.hpp"
-#include "utf16_text.hpp"
 #include "verify.hpp"
 
 #include <fmt/format.h>
@@ -56,32 +55,28 @@ std::optional<double> end_to_end(const ProductOnDevice<T> &device, const T *a, c
   return seconds_since(start);
 }
 
-// The bridge's account of the context's last transfer (CL_LAST_TRANSFER); empty where it has none.
-std::string last_transfer(const BridgeApi &cl, int32_t context) {
-  std::vector<char16_t> text(1024);
-  return cl.CLGetInfoString(context, MQLCL_CL_LAST_TRANSFER, text.data(),
-                            static_cast<uint32_t>(text.size())) == 1
-             ? to_utf8(text.data())
-             : std::string();
-}
-
 // The same calls timed one by one, into the row's samples.
 template <class T>
-bool call_by_call(const BridgeApi &cl, const ProductOnDevice<T> &device, const T *a, const T *b,
+bool call_by_call(const Bridge &bridge, const ProductOnDevice<T> &device, const T *a, const T *b,
                   T *c, HostRow &row) {
+  // The bridge's account of each transfer just made.
+  const auto last_transfer = [&] {
+    return bridge.info_string(device.context(), MQLCL_CL_LAST_TRANSFER, "CL_LAST_TRANSFER");
+  };
   auto start = Clock::now();
   if (!device.write_a(a))
     return false;
   row.write_a.values.push_back(seconds_since(start));
-  row.write_a_detail = last_transfer(cl, device.context());
+  row.write_a_detail = last_transfer();
   start = Clock::now();
   if (!device.write_b(b))
     return false;
   row.write_b.values.push_back(seconds_since(start));
-  row.write_b_detail = last_transfer(cl, device.context());
+  row.write_b_detail = last_transfer();
   start = Clock::now();
   const int64_t nanoseconds =
-      device.call() ? cl.CLGetInfoInteger(device.context(), MQLCL_CL_GEMM_EXECUTION_TIME) : -1;
+      device.call() ? bridge.api().CLGetInfoInteger(device.context(), MQLCL_CL_GEMM_EXECUTION_TIME)
+                    : -1;
   if (nanoseconds <= 0)
     return false;
   row.product.values.push_back(seconds_since(start));
@@ -90,7 +85,7 @@ bool call_by_call(const BridgeApi &cl, const ProductOnDevice<T> &device, const T
   if (!device.read(c))
     return false;
   row.read_c.values.push_back(seconds_since(start));
-  row.read_c_detail = last_transfer(cl, device.context());
+  row.read_c_detail = last_transfer();
   return true;
 }
 
@@ -166,7 +161,7 @@ template <class T> HostRow measure_size(const Section &section, uint32_t n) {
   bool ok = device.ok() && end_to_end(device, a.data(), b.data(), c.data());
   for (uint32_t r = 0; ok && r < section.settings.repeat; ++r) {
     std::optional<double> seconds = end_to_end(device, a.data(), b.data(), c.data());
-    ok = seconds && call_by_call(cl, device, a.data(), b.data(), c.data(), row);
+    ok = seconds && call_by_call(section.bridge, device, a.data(), b.data(), c.data(), row);
     if (ok)
       row.end_to_end.values.push_back(*seconds);
   }

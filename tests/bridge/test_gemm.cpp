@@ -299,13 +299,6 @@ BOOST_AUTO_TEST_CASE(the_same_shape_runs_again_and_its_time_is_readable) {
   }
 }
 
-std::string info_string(int32_t handle, int32_t property) {
-  std::vector<char16_t> text(4096);
-  BOOST_TEST_REQUIRE(CLGetInfoString(handle, property, text.data(), uint32_t(text.size())) == 1,
-                     last_error_text());
-  return to_utf8(text.data());
-}
-
 BOOST_AUTO_TEST_CASE(the_last_call_reports_its_plan) {
   Context context = make_context();
   std::vector<char16_t> text(4096);

@@ -239,11 +239,8 @@ Result run(int32_t context, const Operands &o, int32_t precision) {
   Result result{std::vector<double>(o.c_before.size()), {}, {}};
   BOOST_TEST_REQUIRE(CLBufferRead(c, result.c.data(), 0, 0, uint32_t(result.c.size()), 8) ==
                      result.c.size());
-  std::vector<char16_t> text(4096);
-  BOOST_TEST_REQUIRE(CLGetInfoString(context, MQLCL_CL_GEMM_PLAN, text.data(), 4096) == 1);
-  result.plan = to_utf8(text.data());
-  BOOST_TEST_REQUIRE(CLGetInfoString(context, MQLCL_CL_GEMM_PASSES, text.data(), 4096) == 1);
-  result.passes = to_utf8(text.data());
+  result.plan = info_string(context, MQLCL_CL_GEMM_PLAN);
+  result.passes = info_string(context, MQLCL_CL_GEMM_PASSES);
   return result;
 }
 
@@ -446,20 +443,19 @@ BOOST_AUTO_TEST_CASE(lines_spanning_many_binades_keep_more_bits) {
 // Each product's line statistics (largest |x|, sum of |x|) as line_stats makes them, from the host.
 std::pair<gemm::OperandSummary, gemm::OperandSummary> host_summaries(const Operands &o) {
   const Case &c = o.c;
-  std::vector<double> a_stats, b_stats;
-  for (uint32_t i = 0; i < c.m; ++i) {
-    double top = 0, sum = 0;
-    for (uint32_t h = 0; h < c.k; ++h)
-      top = std::max(top, std::fabs(a_of(o, 0, i, h))), sum += std::fabs(a_of(o, 0, i, h));
-    a_stats.insert(a_stats.end(), {top, sum});
-  }
-  for (uint32_t j = 0; j < c.n; ++j) {
-    double top = 0, sum = 0;
-    for (uint32_t h = 0; h < c.k; ++h)
-      top = std::max(top, std::fabs(b_of(o, 0, h, j))), sum += std::fabs(b_of(o, 0, h, j));
-    b_stats.insert(b_stats.end(), {top, sum});
-  }
-  return {gemm::summarise(a_stats, 1, c.m)[0], gemm::summarise(b_stats, 1, c.n)[0]};
+  // Largest |x| and sum of |x| of `lines` lines of K, element h of line `line` at(line, h).
+  const auto summary_of = [&](uint32_t lines, auto at) {
+    std::vector<double> stats;
+    for (uint32_t line = 0; line < lines; ++line) {
+      double top = 0, sum = 0;
+      for (uint32_t h = 0; h < c.k; ++h)
+        top = std::max(top, std::fabs(at(line, h))), sum += std::fabs(at(line, h));
+      stats.insert(stats.end(), {top, sum});
+    }
+    return gemm::summarise(stats, 1, lines)[0];
+  };
+  return {summary_of(c.m, [&](uint32_t i, uint32_t h) { return a_of(o, 0, i, h); }),
+          summary_of(c.n, [&](uint32_t j, uint32_t h) { return b_of(o, 0, h, j); })};
 }
 
 // Uniform values: the first guess from the line sums is about 3 bits below the product's largest

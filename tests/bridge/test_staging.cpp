@@ -85,13 +85,6 @@ std::vector<uint8_t> random_bytes(size_t count, uint32_t seed) {
   return bytes;
 }
 
-// CLGetInfoString's text; empty where it fails.
-std::string info_string(int32_t handle, int32_t property) {
-  std::vector<char16_t> text(4096);
-  return CLGetInfoString(handle, property, text.data(), 4096) == 1 ? to_utf8(text.data())
-                                                                   : std::string();
-}
-
 // Index of the first byte where a and b differ over `count` bytes, or -1.
 int64_t first_difference(const uint8_t *a, const uint8_t *b, size_t count) {
   auto mismatch = std::mismatch(a, a + count, b);

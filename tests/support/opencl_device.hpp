@@ -37,6 +37,14 @@ inline std::string last_error_text() {
   return to_utf8(text.data());
 }
 
+// CLGetInfoString's text for `handle`; the calling test fails where the call does.
+inline std::string info_string(int32_t handle, int32_t property) {
+  std::vector<char16_t> text(4096);
+  BOOST_TEST_REQUIRE(CLGetInfoString(handle, property, text.data(), uint32_t(text.size())) == 1,
+                     last_error_text());
+  return to_utf8(text.data());
+}
+
 // An NVIDIA device of compute capability 9.x (cl_nv_device_attribute_query), as the harness asks.
 inline bool is_nvidia_hopper(int32_t context) {
   if (CLGetInfoInteger(context, MQLCL_CL_DEVICE_VENDOR_ID) != 0x10DE)

@@ -284,13 +284,18 @@ LineWalk walk_of(const Lines &lines) {
   return {&lines, lines.k_runs_down ? 1 : lines.ld, lines.k_runs_down ? lines.ld : 1};
 }
 
+// An operand's six arguments (src, offset, stride, line_step, step, lines) from `first` on.
+void set_line_args(cl_kernel kernel, cl_uint first, const LineWalk &walk) {
+  set_arg(kernel, first, walk.lines->memory);
+  set_arg(kernel, first + 1, cl_ulong(walk.lines->offset));
+  set_arg(kernel, first + 2, cl_ulong(walk.lines->stride));
+  set_arg(kernel, first + 3, walk.line_step);
+  set_arg(kernel, first + 4, walk.step);
+  set_arg(kernel, first + 5, cl_uint(walk.lines->lines));
+}
+
 void set_walk_args(cl_kernel kernel, const LineWalk &walk, uint32_t k) {
-  set_arg(kernel, 0, walk.lines->memory);
-  set_arg(kernel, 1, cl_ulong(walk.lines->offset));
-  set_arg(kernel, 2, cl_ulong(walk.lines->stride));
-  set_arg(kernel, 3, walk.line_step);
-  set_arg(kernel, 4, walk.step);
-  set_arg(kernel, 5, cl_uint(walk.lines->lines));
+  set_line_args(kernel, 0, walk);
   set_arg(kernel, 6, cl_uint(k));
 }
 
@@ -351,17 +356,10 @@ void sample_largest(const Context &context, ContextState &state, const OzakiKern
   const bool sweep_a = b.line_step != 1 && a.line_step == 1;
   const LineWalk &fixed = sweep_a ? b : a, &swept = sweep_a ? a : b;
   zero_largest(context, largest, call.batch);
-  cl_uint index = 0;
-  for (const LineWalk *walk : {&fixed, &swept}) {
-    set_arg(k.sampled, index++, walk->lines->memory);
-    const cl_ulong places[] = {walk->lines->offset, walk->lines->stride, walk->line_step,
-                               walk->step};
-    for (cl_ulong place : places)
-      set_arg(k.sampled, index++, place);
-    set_arg(k.sampled, index++, cl_uint(walk->lines->lines));
-  }
-  set_arg(k.sampled, index++, cl_uint(call.k));
-  set_arg(k.sampled, index, largest);
+  set_line_args(k.sampled, 0, fixed);
+  set_line_args(k.sampled, 6, swept);
+  set_arg(k.sampled, 12, cl_uint(call.k));
+  set_arg(k.sampled, 13, largest);
   const size_t lines = swept.lines->lines;
   const size_t per_group = swept.step == 1 ? 1 : kSampleLines;
   const size_t global[] = {(lines + per_group - 1) / per_group * kSampleGroup, call.batch};
