@@ -6,20 +6,28 @@
 // host checks both before it builds this file.
 //
 // Layouts as the article's later steps: in1 = A, ROWS1 x COLSROWS, row-major; in2 = B,
-// COLSROWS x COLS2, column-major; out = C, ROWS1 x COLS2, row-major. Both operands are
-// K-contiguous, which is what mma's row.col operands want, so tiles go to local memory as they are
-// in global memory, with cp.async, straight from global memory without passing through registers,
-// STAGES slices in flight. Each lane reads its fragments as 8-byte words: rows of a tile are
-// 32-byte granules permuted by an XOR of the row (no padding), so the 4 rows a half-warp reads at
-// once never share a bank. Any sizes: loads past an edge read zeros.
+// COLSROWS x COLS2, column-major; out = C, ROWS1 x COLS2, row-major. Tiles go to local memory as
+// they are in global memory, with cp.async (straight from global memory, not through registers),
+// STAGES slices in flight; each work-item's copies of a tile start at one pointer, a fixed
+// distance apart. Tile rows are padded by PAD doubles, so the 16 lanes of a half-warp, which read
+// 4 rows at 4 adjacent K (or 4 Ks at 4 adjacent rows), hit 16 different pairs of banks, and every
+// fragment read is at a fixed offset from one address. Any sizes: loads past an edge read zeros.
 //
 // A work-group of (BM/WM) x (BN/WN) warps computes a BM x BN tile of C, each warp WM x WN of it
 // in (WM/16) x (WN/8) accumulators of 16 x 8.
 //
 // Built with -DGEMM, the file's kernel is CLGemm's double product (bridge/src/gemm): `gemm` takes
-// A's rows and B's columns LDA and LDB elements apart (the host copies an operand stored with K
-// down its rows first), C's rows LDC apart, element offsets, a strided batch (the launch's second
-// dimension) and C = alpha * A * B + beta * C, C left unread when beta is 0.
+// A's rows and B's columns LDA and LDB elements apart, or with A_LINES / B_LINES 1 an operand
+// stored with K down its rows (NN's B, TN's A), read as it is: its tile holds BK rows of K; C's
+// rows LDC apart, element offsets, a strided batch (the launch's second dimension) and
+// C = alpha * A * B + beta * C, C left unread when beta is 0.
+//
+// Tried, not kept (H200, 4096^3, 64 x 128 tiles in two stages unless said): rows of 32-byte
+// granules swizzled by an XOR of the row instead of padding, 49.1 TFLOP/s against 53.2 (the
+// swizzled offsets held registers: 255); a copy address per copy instead of one pointer, 52.6
+// (255 registers, 227 now); each lane's K of a fragment adjacent (K permuted alike in A and B),
+// read 16 bytes at a time, 46.5; 32-deep slices, 50.8; 128 x 128 tiles of 8 warps in three
+// stages, 45.7 against 54.7.
 //
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 
@@ -59,6 +67,12 @@
 #ifndef INDEX64 // 1: rows and leading dimensions in 64 bits (the library's GEMM sets it per call)
 #define INDEX64 0
 #endif
+#ifndef A_LINES // 1: A stored with K down its rows (the library's GEMM sets it per call)
+#define A_LINES 0
+#endif
+#ifndef B_LINES // 1: B stored with K down its rows
+#define B_LINES 0
+#endif
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
@@ -77,11 +91,36 @@
 #define NT (WN / 8)        // and along N
 #define A_REGS (MMA_K / 2) // an A fragment's doubles per lane
 #define B_REGS (MMA_K / 4) // a B fragment's
-#define CHUNKS (BK / 2)    // 16-byte chunks per tile row
-#define A_COPIES (BM * CHUNKS / THREADS)
-#define B_COPIES (BN * CHUNKS / THREADS)
-// Rows of A and B that start 16-byte aligned, copied 16 bytes at a time; else 8.
-#define PAIRS (K_ % 2 == 0 && LDA % 2 == 0 && LDB % 2 == 0 && ALIGNED)
+// Doubles after each tile row: rows BK + 4 (or BM + 4, BN + 4) doubles apart, 4 or 12 past a
+// multiple of 16, put a half-warp's reads of 4 rows at 4 adjacent columns on 16 bank pairs.
+#define PAD 4
+// A's tile: BM lines of BK doubles, or with A_LINES BK rows of BM (K down the rows); B's alike.
+#if A_LINES
+#define A_AT(m, k) ((k) * (BM + PAD) + (m))
+#define A_ROWS BK
+#define A_ROW BM
+#else
+#define A_AT(m, k) ((m) * (BK + PAD) + (k))
+#define A_ROWS BM
+#define A_ROW BK
+#endif
+#if B_LINES
+#define B_AT(n, k) ((k) * (BN + PAD) + (n))
+#define B_ROWS BK
+#define B_ROW BN
+#else
+#define B_AT(n, k) ((n) * (BK + PAD) + (k))
+#define B_ROWS BN
+#define B_ROW BK
+#endif
+#define A_TILE (A_ROWS * (A_ROW + PAD))
+#define B_TILE (B_ROWS * (B_ROW + PAD))
+// A work-item copies 16 bytes of every (THREADS / (ROW / 2))th row of a tile.
+#define A_COPIES (A_ROWS * A_ROW / 2 / THREADS)
+#define B_COPIES (B_ROWS * B_ROW / 2 / THREADS)
+// An operand's rows start 16-byte aligned: copied 16 bytes at a time, else 8.
+#define A_PAIRS (LDA % 2 == 0 && ALIGNED)
+#define B_PAIRS (LDB % 2 == 0 && ALIGNED)
 // C's rows 16-byte aligned, stored two doubles at a time.
 #define C_PAIRS (N_ % 2 == 0 && LDC % 2 == 0 && ALIGNED)
 
@@ -91,8 +130,12 @@
 #if MMA_K != 8 && MMA_K != 16
 #error "MMA_K is 8 or 16"
 #endif
-#if (BM * CHUNKS) % THREADS || (BN * CHUNKS) % THREADS
+#if (A_ROWS * A_ROW / 2) % THREADS || (B_ROWS * B_ROW / 2) % THREADS || THREADS % (A_ROW / 2) ||   \
+    THREADS % (B_ROW / 2)
 #error "the A and B tiles must split evenly into 16-byte copies over the work-group"
+#endif
+#if A_COPIES > 32 || B_COPIES > 32
+#error "a work-item's copies of a tile are bits of a uint"
 #endif
 // Waits for copies (copies_wait) until at most STAGES - 2 groups of them are still in flight (a
 // literal: it is pasted into the PTX).
@@ -106,16 +149,6 @@
 #error "STAGES is 2, 3 or 4"
 #endif
 
-// Double k of tile row r: the row's 32-byte granule k/4 is stored at granule (k/4) ^ (the row's
-// group), counted in 128-byte lines of local memory, so rows g..g+3 of a fragment read hit
-// 4 different granules of the 32 banks.
-#if BK >= 16
-#define SWIZZLE(r) ((r) % 4)
-#else
-#define SWIZZLE(r) (((r) / (16 / BK)) % 4)
-#endif
-#define TILE_AT(r, k) ((r)*BK + ((((k) >> 2) ^ SWIZZLE(r)) << 2) + ((k)&3))
-
 // copies_commit / copies_wait (cp.async groups): shared with the TF32 kernels.
 #include "nv/ptx_helpers.cl"
 
@@ -123,31 +156,36 @@ inline uint local_address(const __local double *p) {
   return (uint)(size_t)p;
 }
 
-// `bytes` (16 or 8) from `src` to local memory, or zeros when `in` is false (nothing is read).
-inline void copy_doubles(__local double *dst, const __global double *src, bool in) {
-#if PAIRS
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(local_address(dst)), "l"(src),
-               "r"(in ? 16 : 0)
-               : "memory");
-#else
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(local_address(dst)), "l"(src),
-               "r"(in ? 8 : 0)
-               : "memory");
-#endif
+// Elements `col` and col + 1 of a row of a matrix `cols` wide, at `src`, to local memory:
+// zeros past the edge, and nothing read where `row_in` is false or col is past it (`any` stands
+// for src then: an address inside the matrix). With `pairs`, one 16-byte copy (8 bytes read at
+// the last column); else two of 8 bytes, for rows not 16-byte aligned.
+inline void copy_pair(__local double *dst, const __global double *src, const __global double *any,
+                      bool row_in, index_t col, index_t cols, bool pairs) {
+  if (pairs) {
+    const int bytes = !row_in || col >= cols ? 0 : col + 1 < cols ? 16 : 8;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(local_address(dst)),
+                 "l"(bytes ? src : any), "r"(bytes)
+                 : "memory");
+    return;
+  }
+#pragma unroll
+  for (int e = 0; e < 2; ++e) {
+    const bool in = row_in && col + e < cols;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(local_address(dst + e)),
+                 "l"(in ? src + e : any), "r"(in ? 8 : 0)
+                 : "memory");
+  }
 }
 
-// Chunk k (2 doubles) of line `line` of a K-contiguous operand with `lines` lines `ld` apart.
-inline void copy_line_chunk(__local double *dst, const __global double *matrix, index_t line,
-                            index_t lines, size_t ld, int k) {
-  const bool line_in = line < lines;
-  const __global double *src = matrix + (size_t)(line_in ? line : 0) * ld;
-#if PAIRS
-  copy_doubles(dst, src + (k < K_ ? k : 0), line_in && k < K_);
-#else
-  for (int e = 0; e < 2; ++e)
-    copy_doubles(dst + e, src + (k + e < K_ ? k + e : 0), line_in && k + e < K_);
-#endif
-}
+// One operand's share of a slice for this work-item: tile rows first_row + l * step (l <
+// copies, a constant), from `src` on, `ld` apart in global memory; row l is in the matrix where
+// ROW_IN (an expression of l) holds, and its elements from column `col` of `cols`. A macro, so
+// that the loop is unrolled whatever the compiler inlines.
+#define COPY_ROWS(tile, pitch, first_row, step, copies, src, ld, any, ROW_IN, col, cols, pairs)    \
+  _Pragma("unroll") for (int l = 0; l < (copies); ++l)                                             \
+      copy_pair((tile) + ((first_row) + l * (step)) * (pitch),                                     \
+                (src) + (size_t)(l * (step)) * (ld), any, ROW_IN, col, cols, pairs)
 
 // d += a * b for one 16 x 8 x MMA_K tile, a warp-wide operation. Lane (g, t) = (lane / 4,
 // lane % 4) gives A's rows g and g + 8 and B's column g; which K each of its registers holds
@@ -176,8 +214,8 @@ KERNEL_NAME(__global const double *in1, __global const double *in2,
   in2 += offset_b + product * stride_b;
   out += offset_c + product * stride_c;
 #endif
-  __local double As[STAGES * BM * BK] __attribute__((aligned(128)));
-  __local double Bs[STAGES * BN * BK] __attribute__((aligned(128)));
+  __local double As[STAGES * A_TILE] __attribute__((aligned(128)));
+  __local double Bs[STAGES * B_TILE] __attribute__((aligned(128)));
 
   // Which tile of C: block rows in groups of GROUP_M, column by column inside a group.
   const int blocks_m = (M_ + BM - 1) / BM, blocks_n = (N_ + BN - 1) / BN;
@@ -202,20 +240,57 @@ KERNEL_NAME(__global const double *in1, __global const double *in2,
         acc[i][j][q] = 0;
 
   const int slices = (K_ + BK - 1) / BK;
+  // This work-item's copies: 16 bytes at column a_col of tile rows a_row + l * a_step of A's
+  // tile (l < A_COPIES), from a_src on (plus the slice's K); B's alike.
+  const int a_row = tid / (A_ROW / 2), a_step = THREADS / (A_ROW / 2),
+            a_col = tid % (A_ROW / 2) * 2;
+  const int b_row = tid / (B_ROW / 2), b_step = THREADS / (B_ROW / 2),
+            b_col = tid % (B_ROW / 2) * 2;
+#if A_LINES
+  const __global double *a_src = in1 + (size_t)a_row * LDA + block_m + a_col;
+#else
+  const __global double *a_src = in1 + (size_t)(block_m + a_row) * LDA + a_col;
+  uint a_in = 0; // bit l: the line of copy l is in the matrix
+#pragma unroll
+  for (int l = 0; l < A_COPIES; ++l)
+    a_in |= (uint)(block_m + a_row + l * a_step < M_) << l;
+#endif
+#if B_LINES
+  const __global double *b_src = in2 + (size_t)b_row * LDB + block_n + b_col;
+#else
+  const __global double *b_src = in2 + (size_t)(block_n + b_row) * LDB + b_col;
+  uint b_in = 0;
+#pragma unroll
+  for (int l = 0; l < B_COPIES; ++l)
+    b_in |= (uint)(block_n + b_row + l * b_step < N_) << l;
+#endif
   // Slice s goes to stage s % STAGES; a group of copies is committed for every slice, empty past
   // the end, so the wait below always counts the same way.
+#if A_LINES
+#define COPY_A(stage, k0)                                                                          \
+  COPY_ROWS(As + (stage)*A_TILE + a_col, BM + PAD, a_row, a_step, A_COPIES,                        \
+            a_src + (size_t)(k0)*LDA, LDA, in1, (k0) + a_row + l * a_step < K_, block_m + a_col,   \
+            M_, A_PAIRS)
+#else
+#define COPY_A(stage, k0)                                                                          \
+  COPY_ROWS(As + (stage)*A_TILE + a_col, BK + PAD, a_row, a_step, A_COPIES, a_src + (k0), LDA,     \
+            in1, (a_in >> l) & 1, (k0) + a_col, K_, A_PAIRS)
+#endif
+#if B_LINES
+#define COPY_B(stage, k0)                                                                          \
+  COPY_ROWS(Bs + (stage)*B_TILE + b_col, BN + PAD, b_row, b_step, B_COPIES,                        \
+            b_src + (size_t)(k0)*LDB, LDB, in2, (k0) + b_row + l * b_step < K_, block_n + b_col,   \
+            N_, B_PAIRS)
+#else
+#define COPY_B(stage, k0)                                                                          \
+  COPY_ROWS(Bs + (stage)*B_TILE + b_col, BK + PAD, b_row, b_step, B_COPIES, b_src + (k0), LDB,     \
+            in2, (b_in >> l) & 1, (k0) + b_col, K_, B_PAIRS)
+#endif
 #define COPY_SLICE(s)                                                                              \
   {                                                                                                \
-    const int stage = (s) % STAGES, k0 = (s)*BK;                                                   \
     if ((s) < slices) {                                                                            \
-      _Pragma("unroll") for (int l = 0; l < A_COPIES; ++l) {                                       \
-        const int u = tid + l * THREADS, r = u / CHUNKS, k = (u % CHUNKS) * 2;                     \
-        copy_line_chunk(&As[stage * BM * BK + TILE_AT(r, k)], in1, block_m + r, M_, LDA, k0 + k);  \
-      }                                                                                            \
-      _Pragma("unroll") for (int l = 0; l < B_COPIES; ++l) {                                       \
-        const int u = tid + l * THREADS, r = u / CHUNKS, k = (u % CHUNKS) * 2;                     \
-        copy_line_chunk(&Bs[stage * BN * BK + TILE_AT(r, k)], in2, block_n + r, N_, LDB, k0 + k);  \
-      }                                                                                            \
+      COPY_A((s) % STAGES, (s)*BK);                                                                \
+      COPY_B((s) % STAGES, (s)*BK);                                                                \
     }                                                                                              \
     copies_commit();                                                                               \
   }
@@ -229,8 +304,8 @@ KERNEL_NAME(__global const double *in1, __global const double *in2,
     barrier(CLK_LOCAL_MEM_FENCE); // slice s is in place; stage (s-1) % STAGES is free again
     COPY_SLICE(s + STAGES - 1)
 
-    const __local double *as = As + (s % STAGES) * BM * BK;
-    const __local double *bs = Bs + (s % STAGES) * BN * BK;
+    const __local double *as = As + (s % STAGES) * A_TILE;
+    const __local double *bs = Bs + (s % STAGES) * B_TILE;
 #pragma unroll
     for (int k = 0; k < BK; k += MMA_K) {
       // B's fragments of the warp's columns; A's one row tile at a time (registers: the
@@ -240,13 +315,13 @@ KERNEL_NAME(__global const double *in1, __global const double *in2,
       for (int j = 0; j < NT; ++j)
 #pragma unroll
         for (int q = 0; q < B_REGS; ++q)
-          b[j][q] = bs[TILE_AT(warp_n + j * 8 + g, k + t + 4 * q)];
+          b[j][q] = bs[B_AT(warp_n + j * 8 + g, k + t + 4 * q)];
 #pragma unroll
       for (int i = 0; i < MT; ++i) {
         double a[A_REGS];
 #pragma unroll
         for (int q = 0; q < A_REGS; ++q)
-          a[q] = as[TILE_AT(warp_m + i * 16 + g + 8 * (q % 2), k + t + 4 * (q / 2))];
+          a[q] = as[A_AT(warp_m + i * 16 + g + 8 * (q % 2), k + t + 4 * (q / 2))];
 #pragma unroll
         for (int j = 0; j < NT; ++j)
           mma_f64(acc[i][j], a, b[j]);

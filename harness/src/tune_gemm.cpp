@@ -4,14 +4,14 @@
 // the database's or the defaults), then tries each tunable of the step's kernel at its other
 // values, one parameter at a time, keeping a change only where the product verifies and is faster,
 // and goes round again until a round keeps nothing; then likewise from the sets CLGemm runs for the
-// shape's other layouts (gemm_tune_starts); on step 13's kernel, where an operand has K down its
-// rows, each once copying it first and once reading it as it is (COPY). Each trial is a fresh
-// context whose tuning cache holds that one set (MQLCL_TUNE_CACHE, for the trial only), so the
-// product is built and run exactly as an MQL5 program's would be. The winner goes into the user's
-// tuning cache, which CLGemm searches first and `gemm-database` turns into the compiled database.
-// With --double, the double product is tuned (kept as "matr_mul_tuned double LAYOUT"), from its own
-// set and the FP32 one's; on a device with FP64 tensor cores, CLGemm's double product there, step
-// 19's (kept as "matr_mul_dmma double LAYOUT").
+// shape's other layouts (gemm_tune_starts); on step 13's and step 19's kernels, where an operand
+// has K down its rows, each once copying it first and once reading it as it is (COPY). Each trial
+// is a fresh context whose tuning cache holds that one set (MQLCL_TUNE_CACHE, for the trial only),
+// so the product is built and run exactly as an MQL5 program's would be. The winner goes into the
+// user's tuning cache, which CLGemm searches first and `gemm-database` turns into the compiled
+// database. With --double, the double product is tuned (kept as "matr_mul_tuned double LAYOUT"),
+// from its own set and the FP32 one's; on a device with FP64 tensor cores, CLGemm's double product
+// there, step 19's (kept as "matr_mul_dmma double LAYOUT").
 #include "commands.hpp"
 
 #include "error.hpp"
@@ -138,12 +138,16 @@ std::vector<Tunable> tunables_of(const Step &family) {
   return all;
 }
 
-// A set as a start for `shape`: on step 13's kernel, where an operand has K down its rows, the
-// set both copying it first and reading it as it is (COPY 1 and 0), since each way has its own best
-// tiles (on an H100, 4096 x 4096 x 512 TN: 8-deep slices read directly); elsewhere without COPY.
+// A set as a start for `shape`: on step 13's and step 19's kernels, where an operand has K down
+// its rows, the set both copying it first and reading it as it is (COPY 1 and 0), since each way
+// has its own best tiles (on an H100, 4096 x 4096 x 512 TN: 8-deep slices read directly; on an
+// H200, step 19's NN at 4096: 4 stages fit twice per SM only with B read as stored); elsewhere
+// without COPY.
 std::vector<Params> starting_sets(const Step &family, const GeneralGemm &shape, Params set) {
   const bool k_down = shape.transpose_a || !shape.transpose_b;
-  if (family.kernel_file != "matr_mul_double_buffered.cl" || !k_down) {
+  if ((family.kernel_file != "matr_mul_double_buffered.cl" &&
+       family.kernel_file != "matr_mul_dmma.cl") ||
+      !k_down) {
     set.erase("COPY");
     return {set};
   }

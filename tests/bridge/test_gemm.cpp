@@ -662,6 +662,47 @@ BOOST_AUTO_TEST_CASE(a_tuned_set_says_whether_operands_are_copied) {
   std::filesystem::remove(cache);
 }
 
+// Step 19 (FP64 tensor cores) reads an operand with K down its rows in place (A_LINES, B_LINES)
+// unless its tuned set copies it first (COPY=1): NN's B and TN's A; either way the product
+// verifies, and CL_GEMM_PASSES shows the transposing copy only where the set asks for it. Runs
+// where the device has FP64 tensor cores (the double product runs step 13's tiles elsewhere).
+BOOST_AUTO_TEST_CASE(step_19_reads_operands_with_k_down_their_rows_in_place_unless_told) {
+  const auto cache = std::filesystem::temp_directory_path() /
+                     ("mqlcl-test-fp64-copy-" + std::to_string(std::random_device{}()) + ".json");
+  const std::string key = tuning_key();
+  for (int copy : {0, 1}) {
+    const std::string entry =
+        "{\"64x64x64\": {\"kernel_file\": \"matr_mul_dmma.cl\", \"params\": {\"BM\": 64, "
+        "\"BN\": 64, \"BK\": 16, \"WM\": 32, \"WN\": 32, \"MMA_K\": 16, \"STAGES\": 3, "
+        "\"GROUP_M\": 8, \"COPY\": " +
+        std::to_string(copy) + "}}}";
+    std::ofstream(cache) << "{\"" << key << "\": {\"matr_mul_dmma double NN\": " << entry
+                         << ", \"matr_mul_dmma double TN\": " << entry << "}}";
+    ScopedEnvironment overlay("MQLCL_TUNE_CACHE", cache.string());
+    Context context = make_context();
+    for (bool transpose_a : {false, true}) {
+      Case c{64, 37, 64, transpose_a};
+      c.double_precision = true;
+      run_case(context, c);
+      const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
+      if (plan.rfind("matr_mul_dmma.cl ", 0) != 0) {
+        BOOST_TEST_MESSAGE("no FP64 tensor cores here: the double product runs " << plan);
+        std::filesystem::remove(cache);
+        return;
+      }
+      BOOST_TEST(plan.find(" COPY=" + std::to_string(copy) + " ") != std::string::npos, plan);
+      const std::string passes = info_string(context, MQLCL_CL_GEMM_PASSES);
+      const size_t copies = transpose_a ? 2 : 1; // TN: A and B; NN: B
+      size_t transposes = 0;
+      for (size_t at = passes.find("transpose"); at != std::string::npos;
+           at = passes.find("transpose", at + 1))
+        ++transposes;
+      BOOST_TEST(transposes == (copy ? copies : 0u), c << ": " << passes);
+    }
+  }
+  std::filesystem::remove(cache);
+}
+
 // The double product takes the sets tuned for it (`tune --gemm LAYOUT --double`, "matr_mul_tuned
 // double NN", or on FP64 tensor cores "matr_mul_dmma double NN"), and the FP32 product does not:
 // the same shape in float runs its own plan.

@@ -517,13 +517,28 @@ BOOST_AUTO_TEST_CASE(double_runs_on_fp64_tensor_cores_where_the_device_has_them)
   Plan plan = exact_plan(hopper, kH200, doubles, none, "NN");
   BOOST_TEST((plan.family == Family::tensor_fp64));
   BOOST_TEST(plan.origin == "defaults");
-  BOOST_TEST(plan.copy_k_down_operands);
+  BOOST_TEST(!plan.copy_k_down_operands); // NN's B read as it is
   BOOST_TEST(plan.launch.local[0] == 256u);
   BOOST_TEST((exact_plan(hopper, kH200, doubles, tiles_only, "NN").family == Family::tensor_fp64));
   plan = exact_plan(hopper, kH200, doubles, with_fp64, "NN");
   BOOST_TEST(plan.origin.find("database") != std::string::npos, plan.origin);
   BOOST_TEST(plan.params.at("STAGES") == 4);
   BOOST_TEST(plan_text(plan).rfind("matr_mul_dmma.cl ", 0) == 0, plan_text(plan));
+  BOOST_TEST(!plan.copy_k_down_operands);
+  // Tuned for NN, the set serves NT and TN too (step 19 reads each layout as it is stored) ...
+  for (const char *layout : {"NT", "TN"})
+    BOOST_TEST(exact_plan(hopper, kH200, doubles, with_fp64, layout).params.at("STAGES") == 4);
+  // ... where no set of the call's own layout is found.
+  TunedEntry fp64_nt = fp64;
+  fp64_nt.layout = "NT";
+  fp64_nt.params["STAGES"] = 2;
+  const TunedSets both{{}, {fp64, fp64_nt}};
+  BOOST_TEST(exact_plan(hopper, kH200, doubles, both, "NT").params.at("STAGES") == 2);
+  BOOST_TEST(exact_plan(hopper, kH200, doubles, both, "NN").params.at("STAGES") == 4);
+  database = {fp64};
+  database[0].params["COPY"] = 1; // a set tuned copying NN's B first
+  plan = exact_plan(hopper, kH200, doubles, TunedSets{{}, database}, "NN");
+  BOOST_TEST(plan.copy_k_down_operands);
 
   BOOST_TEST(
       (exact_plan(hopper, kH200, doubles, none, "NN", Family::tiles).family == Family::tiles));

@@ -179,15 +179,19 @@ BOOST_AUTO_TEST_CASE(the_fp64_tensor_rules_refuse_what_their_kernel_refuses) {
   const Form &fp64 = form_of(Family::tensor_fp64);
   BOOST_TEST(fp64.valid(defaults_of(fp64), kHopper, 8));
   BOOST_TEST(!fp64.valid(defaults_of(fp64), kGpu, 8)); // 96 KiB of tiles in three stages
-  BOOST_TEST(fp64.valid(with(fp64, {{"STAGES", 2}, {"BN", 64}}), kGpu, 8)); // exactly 48 KiB
-  BOOST_TEST(!fp64.valid(with(fp64, {{"MMA_K", 4}}), kHopper, 8));          // m16n8k4: not a choice
-  BOOST_TEST(!fp64.valid(with(fp64, {{"BK", 8}}), kHopper, 8)); // less than one m16n8k16
+  // Two stages of 128 + 128 rows of 8 doubles padded by 4: exactly 48 KiB.
+  BOOST_TEST(fp64.valid(with(fp64, {{"STAGES", 2}, {"BK", 8}, {"MMA_K", 8}}), kGpu, 8));
+  BOOST_TEST(!fp64.valid(with(fp64, {{"STAGES", 2}, {"BN", 64}}), kGpu, 8)); // 16-deep: 60 KiB
+  BOOST_TEST(!fp64.valid(with(fp64, {{"MMA_K", 4}}), kHopper, 8)); // m16n8k4: not a choice
+  BOOST_TEST(!fp64.valid(with(fp64, {{"BK", 8}}), kHopper, 8));    // less than one m16n8k16
   BOOST_TEST(fp64.valid(with(fp64, {{"BK", 8}, {"MMA_K", 8}}), kHopper, 8));
   BOOST_TEST(!fp64.valid(with(fp64, {{"WM", 48}}), kHopper, 8));    // 128 rows in warps of 48
   BOOST_TEST(!fp64.valid(with(fp64, {{"WN", 12}}), kHopper, 8));    // not whole n8 tiles
   BOOST_TEST(!fp64.valid(with(fp64, {{"STAGES", 1}}), kHopper, 8)); // nothing in flight
   BOOST_TEST(!fp64.valid(with(fp64, {{"STAGES", 5}}), kHopper, 8));
   BOOST_TEST(!fp64.valid(with(fp64, {{"WN", 64}}), kHopper, 8)); // 128 accumulator doubles
+  // One warp cannot copy 128 lines' worth of a K row of A (read in place) in 16-byte pieces.
+  BOOST_TEST(!fp64.valid(with(fp64, {{"BN", 8}, {"WM", 128}, {"WN", 8}}), kHopper, 8));
   // 16 warps of 16 x 16 cannot share 8-deep tiles of 64 lines out in whole 16-byte copies.
   BOOST_TEST(fp64.valid(with(fp64, {{"BM", 64}, {"BN", 64}, {"BK", 8}, {"MMA_K", 8}}), kHopper, 8));
   BOOST_TEST(!fp64.valid(

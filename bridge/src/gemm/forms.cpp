@@ -135,8 +135,9 @@ Launch three_tf32_launch(const Params &p, const Shape &shape) {
 }
 
 // Step 19 (kernels/matr_mul_dmma.cl): its #error lines, whole warps of WM x WN, and STAGES
-// slices of (BM + BN) rows of BK doubles; its accumulators take 8 * (WM / 16) * (WN / 8)
-// registers of a lane, which must leave room for the fragments (at most 64 doubles).
+// slices of (BM + BN) rows of BK doubles padded by 4 (an operand with K down its rows, read in
+// place, takes BK rows of BM + 4 or BN + 4: no more); its accumulators take 8 * (WM / 16) *
+// (WN / 8) registers of a lane, which must leave room for the fragments (at most 64 doubles).
 bool fp64_valid(const Params &p, const DeviceLimits &device, size_t) {
   const Form &form = form_of(Family::tensor_fp64);
   auto v = [&](const char *name) { return value_of(form, p, name); };
@@ -147,9 +148,11 @@ bool fp64_valid(const Params &p, const DeviceLimits &device, size_t) {
       v("GROUP_M") < 1 || (wm / 16) * (wn / 8) * 4 > 64)
     return false;
   const int64_t threads = (bm / wm) * (bn / wn) * 32, chunks = bk / 2;
-  if ((bm * chunks) % threads || (bn * chunks) % threads)
-    return false; // the tiles split into whole 16-byte copies over the work-group
-  const uint64_t local = uint64_t(stages) * uint64_t(bm + bn) * uint64_t(bk) * 8;
+  if ((bm * chunks) % threads || (bn * chunks) % threads || threads % chunks ||
+      threads % (bm / 2) || threads % (bn / 2) || bm * chunks / threads > 32 ||
+      bn * chunks / threads > 32)
+    return false; // the tiles, either way round, split into whole 16-byte copies, 32 at most each
+  const uint64_t local = uint64_t(stages) * uint64_t(bm + bn) * uint64_t(bk + 4) * 8;
   return group_fits(device, uint64_t(threads), local);
 }
 

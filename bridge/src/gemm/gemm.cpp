@@ -38,7 +38,7 @@ std::string product_options(const Call &call, const Plan &plan, const Lines &a, 
       "-DALIGNED={} -DINDEX64={}",
       realtype(call), call.m, call.n, call.k, a.ld, b.ld, call.c.ld, aligned ? 1 : 0,
       call.index64 ? 1 : 0);
-  if (plan.family == Family::tiles)
+  if (plan.family == Family::tiles || plan.family == Family::tensor_fp64)
     options +=
         fmt::format(" -DA_LINES={} -DB_LINES={}", a.k_runs_down ? 1 : 0, b.k_runs_down ? 1 : 0);
   for (const auto &[name, value] : plan.params)

@@ -29,11 +29,15 @@ Params tiles_defaults(const DeviceLimits &device, const Shape &shape) {
 
 void set_launch(Plan &plan, const Shape &shape) {
   plan.launch = form_of(plan.family).launch(plan.params, shape);
+  const auto copy = plan.params.find(kCopyParam);
+  if (plan.family == Family::tensor_fp64) { // reads them in place unless its set copies them
+    plan.copy_k_down_operands = copy != plan.params.end() && copy->second != 0;
+    return;
+  }
   if (is_tensor(plan.family)) {
     plan.copy_k_down_operands = true;
     return;
   }
-  const auto copy = plan.params.find(kCopyParam);
   plan.copy_k_down_operands =
       plan.family == Family::registers ||
       (copy != plan.params.end()

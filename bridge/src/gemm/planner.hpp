@@ -22,7 +22,8 @@ inline const char *kernel_file_of(Family family) {
 // up, while reading such operands directly ran at 0.50-0.73x cuBLAS there; below it, reading
 // directly was faster (2000: 0.92x against 0.90x; a batch of 64 products of 256 x 256 x 64:
 // 1.15x against 0.66x). A tuned set of step 13's kernel may decide instead: its host parameter
-// kCopyParam (1 copies, 0 reads directly) is not a kernel definition.
+// kCopyParam (1 copies, 0 reads directly) is not a kernel definition. Step 19 (FP64 tensor cores)
+// reads such operands directly unless its set has COPY=1; the other tensor-core forms copy them.
 constexpr double kCopyFromMultiplyAdds = 8589934592.0; // 2^33
 inline constexpr const char *kCopyParam = "COPY";
 

@@ -401,8 +401,12 @@ std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
                                 const std::vector<TunedEntry> &database, const DeviceFacts &device,
                                 uint32_t m, uint32_t n, uint32_t k, const std::string &step,
                                 Element element, const std::string &layout) {
+  // Step 19 reads every operand as it is stored, in tiles that suit any layout: a set tuned for
+  // another layout serves where none of the call's is found (nearest() counts the distance).
+  const bool any_layout = step == kFp64Step;
   auto of_call = [&](const TunedEntry &e) {
-    return e.step == step && e.element == element && (e.layout.empty() || e.layout == layout);
+    return e.step == step && e.element == element &&
+           (e.layout.empty() || e.layout == layout || any_layout);
   };
   const std::vector<const TunedEntry *> cached = matching(overlay, [&](const TunedEntry &e) {
     return of_call(e) && e.device == device.name && e.driver == device.driver;
