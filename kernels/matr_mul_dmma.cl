@@ -246,51 +246,34 @@ KERNEL_NAME(__global const double *in1, __global const double *in2,
             a_col = tid % (A_ROW / 2) * 2;
   const int b_row = tid / (B_ROW / 2), b_step = THREADS / (B_ROW / 2),
             b_col = tid % (B_ROW / 2) * 2;
-#if A_LINES
-  const __global double *a_src = in1 + (size_t)a_row * LDA + block_m + a_col;
-#else
-  const __global double *a_src = in1 + (size_t)(block_m + a_row) * LDA + a_col;
-  uint a_in = 0; // bit l: the line of copy l is in the matrix
+  // Where this work-item's first copy of an operand's tile starts in global memory.
+#define FIRST_COPY(x, X, matrix, ld, block)                                                        \
+  ((matrix) +                                                                                      \
+   (X##_LINES ? (size_t)x##_row * (ld) + (block) : (size_t)((block) + x##_row) * (ld)) + x##_col)
+  const __global double *a_src = FIRST_COPY(a, A, in1, LDA, block_m);
+  const __global double *b_src = FIRST_COPY(b, B, in2, LDB, block_n);
+  // Bit l: the line of copy l is in the matrix (where tile rows are lines: X_LINES 0).
+  uint a_in = 0, b_in = 0;
 #pragma unroll
   for (int l = 0; l < A_COPIES; ++l)
     a_in |= (uint)(block_m + a_row + l * a_step < M_) << l;
-#endif
-#if B_LINES
-  const __global double *b_src = in2 + (size_t)b_row * LDB + block_n + b_col;
-#else
-  const __global double *b_src = in2 + (size_t)(block_n + b_row) * LDB + b_col;
-  uint b_in = 0;
 #pragma unroll
-  for (int l = 0; l < B_COPIES; ++l)
+  for (int l = 0; l < B_COPIES; ++l) {
     b_in |= (uint)(block_n + b_row + l * b_step < N_) << l;
-#endif
-  // Slice s goes to stage s % STAGES; a group of copies is committed for every slice, empty past
-  // the end, so the wait below always counts the same way.
-#if A_LINES
-#define COPY_A(stage, k0)                                                                          \
-  COPY_ROWS(As + (stage)*A_TILE + a_col, BM + PAD, a_row, a_step, A_COPIES,                        \
-            a_src + (size_t)(k0)*LDA, LDA, in1, (k0) + a_row + l * a_step < K_, block_m + a_col,   \
-            M_, A_PAIRS)
-#else
-#define COPY_A(stage, k0)                                                                          \
-  COPY_ROWS(As + (stage)*A_TILE + a_col, BK + PAD, a_row, a_step, A_COPIES, a_src + (k0), LDA,     \
-            in1, (a_in >> l) & 1, (k0) + a_col, K_, A_PAIRS)
-#endif
-#if B_LINES
-#define COPY_B(stage, k0)                                                                          \
-  COPY_ROWS(Bs + (stage)*B_TILE + b_col, BN + PAD, b_row, b_step, B_COPIES,                        \
-            b_src + (size_t)(k0)*LDB, LDB, in2, (k0) + b_row + l * b_step < K_, block_n + b_col,   \
-            N_, B_PAIRS)
-#else
-#define COPY_B(stage, k0)                                                                          \
-  COPY_ROWS(Bs + (stage)*B_TILE + b_col, BK + PAD, b_row, b_step, B_COPIES, b_src + (k0), LDB,     \
-            in2, (b_in >> l) & 1, (k0) + b_col, K_, B_PAIRS)
-#endif
+  }
+  // One operand's copies (x: a or b, X: A or B) for the slice at k0: with X_LINES, tile rows are
+  // Ks and a row's columns lines. Slice s goes to stage s % STAGES; a group of copies is
+  // committed for every slice, empty past the end, so the wait below always counts the same way.
+#define COPY_OPERAND(x, X, tiles, matrix, ld, block, lines, stage, k0)                             \
+  COPY_ROWS((tiles) + (stage)*X##_TILE + x##_col, X##_ROW + PAD, x##_row, x##_step, X##_COPIES,    \
+            x##_src + (X##_LINES ? (size_t)(k0) * (ld) : (size_t)(k0)), ld, matrix,                \
+            X##_LINES ? (k0) + x##_row + l * x##_step < K_ : (x##_in >> l) & 1,                    \
+            X##_LINES ? (block) + x##_col : (k0) + x##_col, X##_LINES ? (lines) : K_, X##_PAIRS)
 #define COPY_SLICE(s)                                                                              \
   {                                                                                                \
     if ((s) < slices) {                                                                            \
-      COPY_A((s) % STAGES, (s)*BK);                                                                \
-      COPY_B((s) % STAGES, (s)*BK);                                                                \
+      COPY_OPERAND(a, A, As, in1, LDA, block_m, M_, (s) % STAGES, (s)*BK);                         \
+      COPY_OPERAND(b, B, Bs, in2, LDB, block_n, N_, (s) % STAGES, (s)*BK);                         \
     }                                                                                              \
     copies_commit();                                                                               \
   }
