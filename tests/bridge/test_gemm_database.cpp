@@ -535,6 +535,15 @@ BOOST_AUTO_TEST_CASE(double_runs_on_fp64_tensor_cores_where_the_device_has_them)
   const TunedSets both{{}, {fp64, fp64_nt}};
   BOOST_TEST(exact_plan(hopper, kH200, doubles, both, "NT").params.at("STAGES") == 2);
   BOOST_TEST(exact_plan(hopper, kH200, doubles, both, "NN").params.at("STAGES") == 4);
+  // A user's tuning cache holding only an NN set leaves NT calls the database's NT set.
+  TunedEntry users_nn = fp64;
+  users_nn.device = kH200.name;
+  users_nn.driver = kH200.driver;
+  users_nn.params["STAGES"] = 3;
+  const TunedSets cache_nn{{users_nn}, {fp64_nt}};
+  BOOST_TEST(exact_plan(hopper, kH200, doubles, cache_nn, "NT").params.at("STAGES") == 2);
+  BOOST_TEST(exact_plan(hopper, kH200, doubles, cache_nn, "NN").params.at("STAGES") == 3);
+  BOOST_TEST(exact_plan(hopper, kH200, doubles, cache_nn, "TN").params.at("STAGES") == 3);
   database = {fp64};
   database[0].params["COPY"] = 1; // a set tuned copying NN's B first
   plan = exact_plan(hopper, kH200, doubles, TunedSets{{}, database}, "NN");

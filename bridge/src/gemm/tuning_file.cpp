@@ -397,17 +397,15 @@ Tuned described(const char *origin, const TunedEntry &entry, const std::string &
 
 } // namespace
 
-std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
-                                const std::vector<TunedEntry> &database, const DeviceFacts &device,
-                                uint32_t m, uint32_t n, uint32_t k, const std::string &step,
-                                Element element, const std::string &layout) {
-  // Step 19 reads every operand as it is stored, in tiles that suit any layout: a set tuned for
-  // another layout serves where none of the call's is found (nearest() counts the distance).
-  const bool any_layout = step == kFp64Step;
-  auto of_call = [&](const TunedEntry &e) {
-    return e.step == step && e.element == element &&
-           (e.layout.empty() || e.layout == layout || any_layout);
-  };
+namespace {
+
+// The nearest entry of the tuning cache, else of the compiled database, among those `of_call`
+// takes.
+template <class OfCall>
+std::optional<Tuned> search(const std::vector<TunedEntry> &overlay,
+                            const std::vector<TunedEntry> &database, const DeviceFacts &device,
+                            uint32_t m, uint32_t n, uint32_t k, const std::string &layout,
+                            OfCall of_call) {
   const std::vector<const TunedEntry *> cached = matching(overlay, [&](const TunedEntry &e) {
     return of_call(e) && e.device == device.name && e.driver == device.driver;
   });
@@ -422,6 +420,26 @@ std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
     return described(entry->device == device.name ? "database, this device"
                                                   : "database, this architecture",
                      *entry, layout);
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
+                                const std::vector<TunedEntry> &database, const DeviceFacts &device,
+                                uint32_t m, uint32_t n, uint32_t k, const std::string &step,
+                                Element element, const std::string &layout) {
+  auto of_step = [&](const TunedEntry &e) { return e.step == step && e.element == element; };
+  if (std::optional<Tuned> tuned =
+          search(overlay, database, device, m, n, k, layout, [&](const TunedEntry &e) {
+            return of_step(e) && (e.layout.empty() || e.layout == layout);
+          }))
+    return tuned;
+  // Step 19 reads every operand as it is stored, in tiles that suit any layout: where neither the
+  // cache nor the database has a set of the call's layout, the nearest of another serves (a
+  // user's own NN set does not displace the database's NT set from NT calls).
+  if (step == kFp64Step)
+    return search(overlay, database, device, m, n, k, layout, of_step);
   return std::nullopt;
 }
 
