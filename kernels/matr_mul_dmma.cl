@@ -255,8 +255,9 @@ KERNEL_NAME(__global const double *in1, __global const double *in2,
   // Bit l: the line of copy l is in the matrix (where tile rows are lines: X_LINES 0).
   uint a_in = 0, b_in = 0;
 #pragma unroll
-  for (int l = 0; l < A_COPIES; ++l)
+  for (int l = 0; l < A_COPIES; ++l) {
     a_in |= (uint)(block_m + a_row + l * a_step < M_) << l;
+  }
 #pragma unroll
   for (int l = 0; l < B_COPIES; ++l) {
     b_in |= (uint)(block_n + b_row + l * b_step < N_) << l;

@@ -395,10 +395,6 @@ Tuned described(const char *origin, const TunedEntry &entry, const std::string &
                           (entry.layout.empty() ? "" : " " + layout)};
 }
 
-} // namespace
-
-namespace {
-
 // The nearest entry of the tuning cache, else of the compiled database, among those `of_call`
 // takes.
 template <class OfCall>
