@@ -19,8 +19,6 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 using namespace mqlcl;
@@ -138,6 +136,7 @@ bool staging_ready(Context &context) {
     return staging.state == Staging::State::ready;
   staging.state = Staging::State::unavailable;
   staging.slots.resize(Staging::lane_count() * Staging::kSlotsPerLane);
+  staging.first_slot.assign(Staging::lane_count(), 0);
   const ClApi &cl = cl_api();
   for (StagingSlot &slot : staging.slots) {
     cl_int status = CL_SUCCESS;
@@ -158,17 +157,24 @@ bool staging_ready(Context &context) {
   return true;
 }
 
-// The events of one lane's transfers in flight, one per slot. However the lane ends, it leaves no
-// command still using its slots: the next call (from any thread) may refill them at once.
+// The DMA in flight on one lane's slots, one event per slot, kept in the slots themselves. A slot
+// may arrive holding the DMA of an earlier write, which returned without waiting for its last
+// chunks: it is waited for before the slot is used (its failure fails this call). A lane that
+// ends otherwise than by handing its last DMA on leaves no command still using its slots.
 class LaneEvents {
 public:
-  explicit LaneEvents(cl_command_queue queue) : queue_(queue) {}
+  LaneEvents(cl_command_queue queue, StagingSlot *slots) : queue_(queue), slots_(slots) {
+    for (size_t index = 0; index < Staging::kSlotsPerLane; ++index)
+      earlier_[index] = slots_[index].in_flight != nullptr;
+  }
   LaneEvents(const LaneEvents &) = delete;
   LaneEvents &operator=(const LaneEvents &) = delete;
   ~LaneEvents() {
+    if (handed_on_)
+      return;
     bool unfinished = failed_;
-    for (size_t index = 0; index < events_.size(); ++index)
-      if (events_[index] != nullptr) {
+    for (size_t index = 0; index < Staging::kSlotsPerLane; ++index)
+      if (pending(index)) {
         unfinished = true;
         finish(index);
       }
@@ -176,42 +182,59 @@ public:
       cl_.clFinish(queue_); // a failed wait may leave a transfer running; this one waits it out
   }
 
-  bool pending(size_t index) const { return events_[index] != nullptr; }
-  cl_event *slot(size_t index) { return &events_[index]; }
+  bool pending(size_t index) const { return slots_[index].in_flight != nullptr; }
+  // Where the slot's next DMA puts its event; the slot must not be pending.
+  cl_event *slot(size_t index) {
+    earlier_[index] = false;
+    return &slots_[index].in_flight;
+  }
 
   // Waits until the slot's transfer is done; throws Failure(code) naming `call` if it failed.
   void wait(size_t index, const char *call, int32_t code) {
-    if (events_[index] == nullptr)
+    if (!pending(index))
       return;
     const Clock::time_point start = Clock::now();
-    cl_int status = finish(index, true);
+    cl_int status = finish(index, !earlier_[index]);
     waited_ns_ += nanoseconds_since(start);
+    earlier_[index] = false;
     failed_ = failed_ || status != CL_SUCCESS;
     check_cl(status, call, code);
   }
 
-  // The time spent in wait(), and the DMA time of the transfers it waited for.
+  // A write that succeeded: its DMA still in flight stays in the slots for the next user of
+  // each to wait for. Returns how many.
+  size_t hand_on() {
+    handed_on_ = true;
+    size_t running = 0;
+    for (size_t index = 0; index < Staging::kSlotsPerLane; ++index)
+      running += pending(index) ? 1 : 0;
+    return running;
+  }
+
+  // The time spent in wait(), and the DMA time of this call's transfers it waited for.
   int64_t waited_ns() const { return waited_ns_; }
   int64_t dma_ns() const { return dma_ns_; }
 
 private:
   cl_int finish(size_t index, bool timed = false) {
-    cl_int status = cl_.clWaitForEvents(1, &events_[index]);
+    cl_event &event = slots_[index].in_flight;
+    cl_int status = cl_.clWaitForEvents(1, &event);
     if (timed && status == CL_SUCCESS) {
       try {
-        dma_ns_ += profiled_nanoseconds(events_[index], events_[index]);
+        dma_ns_ += profiled_nanoseconds(event, event);
       } catch (const Failure &) { // no counters: the record shows no DMA time
       }
     }
-    cl_.clReleaseEvent(events_[index]);
-    events_[index] = nullptr;
+    cl_.clReleaseEvent(event);
+    event = nullptr;
     return status;
   }
 
   const ClApi &cl_ = cl_api();
   cl_command_queue queue_;
-  std::array<cl_event, Staging::kSlotsPerLane> events_{};
-  bool failed_ = false;
+  StagingSlot *slots_;                                 // the lane's kSlotsPerLane
+  std::array<bool, Staging::kSlotsPerLane> earlier_{}; // holds an earlier call's DMA
+  bool failed_ = false, handed_on_ = false;
   int64_t waited_ns_ = 0, dma_ns_ = 0;
 };
 
@@ -221,17 +244,30 @@ struct StagedTransfer {
   cl_mem memory;
   size_t offset; // in the buffer
   size_t bytes;
-  size_t chunk_size = Staging::chunk_bytes();
+  bool read;
+  Clock::time_point started = Clock::now();
+  size_t chunk_size = Staging::chunk_for(bytes, read);
   size_t chunks = (bytes + chunk_size - 1) / chunk_size;
-  // Each lane gets two chunks or more, so that its copy of one overlaps the DMA of the other:
-  // measured on an H200, 16 MiB went faster on 4 lanes than on 8 with one chunk each.
-  size_t lanes = std::clamp<size_t>((chunks + 1) / 2, 1, Staging::lane_count());
-  std::atomic<bool> stop{false};                          // a lane failed: the others end early
-  std::atomic<int64_t> copy_ns{0}, wait_ns{0}, dma_ns{0}; // summed over the lanes
+  // A read's lanes get two chunks or more, so that the copy out of one overlaps the DMA of the
+  // other (measured on an H200: 16 MiB read faster on 4 lanes than on 8 with one chunk each). A
+  // write does not wait for its last DMA, so its lanes only copy: one chunk each is enough.
+  size_t lanes = std::clamp<size_t>(read ? (chunks + 1) / 2 : chunks, 1, Staging::lane_count());
+  std::atomic<bool> stop{false}; // a lane failed: the others end early
+  // Summed over the lanes, but for the latest lane's start after the call began.
+  std::atomic<int64_t> copy_ns{0}, wait_ns{0}, dma_ns{0}, enqueue_ns{0}, last_start_ns{0};
+  size_t left_running = 0; // a write's DMA in flight at return
 
+  // Notes when a lane began, before its first copy or enqueue.
+  void lane_started() {
+    const int64_t since = nanoseconds_since(started);
+    int64_t latest = last_start_ns.load();
+    while (since > latest && !last_start_ns.compare_exchange_weak(latest, since)) {
+    }
+  }
   // Adds one lane's times when it ends.
-  void account(int64_t lane_copy_ns, const LaneEvents &events) {
+  void account(int64_t lane_copy_ns, int64_t lane_enqueue_ns, const LaneEvents &events) {
     copy_ns += lane_copy_ns;
+    enqueue_ns += lane_enqueue_ns;
     wait_ns += events.waited_ns();
     dma_ns += events.dma_ns();
   }
@@ -250,6 +286,7 @@ template <class Lane> void run_lanes(StagedTransfer &transfer, Lane &&lane) {
   std::mutex first_failure_mutex;
   std::exception_ptr first_failure;
   auto guarded_lane = [&](size_t index) noexcept {
+    transfer.lane_started();
     try {
       lane(index);
     } catch (...) {
@@ -259,72 +296,88 @@ template <class Lane> void run_lanes(StagedTransfer &transfer, Lane &&lane) {
         first_failure = std::current_exception();
     }
   };
-  std::vector<std::thread> helpers;
+  std::vector<os::Thread> helpers;
   std::vector<size_t> without_thread;
   helpers.reserve(transfer.lanes); // emplace_back below then throws only if a thread can't start
   without_thread.reserve(transfer.lanes);
   for (size_t index = 1; index < transfer.lanes; ++index) {
     try {
-      helpers.emplace_back(guarded_lane, index);
-    } catch (const std::system_error &) {
+      helpers.emplace_back([&guarded_lane, index] { guarded_lane(index); });
+    } catch (const std::exception &) { // std::system_error, or no memory for its state
       without_thread.push_back(index); // lanes are independent: run it here, after lane 0
     }
   }
   guarded_lane(0);
   for (size_t index : without_thread)
     guarded_lane(index);
-  for (std::thread &helper : helpers)
+  for (os::Thread &helper : helpers)
     helper.join();
   if (first_failure)
     std::rethrow_exception(first_failure);
 }
 
+// Returns once every chunk is in pinned memory and its DMA queued: the caller's array may then be
+// reused, and the in-order queue runs every later command of the context after those DMAs. The
+// last of them are left running (in the slots, for the next transfer to wait for), so that what
+// the program does next (typically the next write's copies) overlaps them.
 void staged_write(StagedTransfer &transfer, const char *source) {
   const ClApi &cl = cl_api();
   cl_command_queue queue = transfer.context.queue;
+  std::atomic<size_t> left_running{0};
   run_lanes(transfer, [&](size_t lane) {
-    LaneEvents events(queue);
-    int64_t copy_ns = 0;
+    LaneEvents events(queue, &transfer.slot(lane, 0));
+    size_t &first = transfer.context.staging.first_slot[lane];
+    int64_t copy_ns = 0, enqueue_ns = 0;
     size_t turn = 0;
     for (size_t chunk = lane; chunk < transfer.chunks && !transfer.stop.load();
          chunk += transfer.lanes, ++turn) {
-      size_t index = turn % Staging::kSlotsPerLane;
+      size_t index = (first + turn) % Staging::kSlotsPerLane;
       char *host = transfer.slot(lane, index).host;
       events.wait(index, "CLBufferWrite: clWaitForEvents", MQLCL_ERR_OPENCL_INTERNAL);
       const Clock::time_point copy_start = Clock::now();
       copy_for_staged_write(host, source + transfer.start_of(chunk), transfer.length_of(chunk));
       copy_ns += nanoseconds_since(copy_start);
+      const Clock::time_point enqueue_start = Clock::now();
       check_cl(cl.clEnqueueWriteBuffer(
                    queue, transfer.memory, CL_FALSE, transfer.offset + transfer.start_of(chunk),
                    transfer.length_of(chunk), host, 0, nullptr, events.slot(index)),
                "CLBufferWrite: clEnqueueWriteBuffer", MQLCL_ERR_OPENCL_INTERNAL);
       // Starts the DMA now, while this lane copies its next chunk.
       check_cl(cl.clFlush(queue), "CLBufferWrite: clFlush", MQLCL_ERR_OPENCL_INTERNAL);
+      enqueue_ns += nanoseconds_since(enqueue_start);
     }
-    for (size_t index = 0; index < Staging::kSlotsPerLane; ++index) // blocking, as in MQL5
-      events.wait(index, "CLBufferWrite: clWaitForEvents", MQLCL_ERR_OPENCL_INTERNAL);
-    transfer.account(copy_ns, events);
+    first = (first + turn) % Staging::kSlotsPerLane; // the slot filled longest ago comes first
+    transfer.account(copy_ns, enqueue_ns, events);
+    if (!transfer.stop.load())
+      left_running += events.hand_on();
   });
+  transfer.left_running = left_running.load();
 }
 
 void staged_read(StagedTransfer &transfer, char *target) {
   const ClApi &cl = cl_api();
   cl_command_queue queue = transfer.context.queue;
   run_lanes(transfer, [&](size_t lane) {
-    LaneEvents events(queue);
-    int64_t copy_ns = 0;
+    LaneEvents events(queue, &transfer.slot(lane, 0));
+    int64_t copy_ns = 0, enqueue_ns = 0;
     std::array<size_t, Staging::kSlotsPerLane> chunk_in{}; // the chunk each slot receives
     size_t next = lane;
     auto enqueue_next = [&](size_t index) {
+      const Clock::time_point enqueue_start = Clock::now();
       check_cl(cl.clEnqueueReadBuffer(queue, transfer.memory, CL_FALSE,
                                       transfer.offset + transfer.start_of(next),
                                       transfer.length_of(next), transfer.slot(lane, index).host, 0,
                                       nullptr, events.slot(index)),
                "CLBufferRead: clEnqueueReadBuffer", MQLCL_ERR_OPENCL_EXECUTE);
       check_cl(cl.clFlush(queue), "CLBufferRead: clFlush", MQLCL_ERR_OPENCL_EXECUTE);
+      enqueue_ns += nanoseconds_since(enqueue_start);
       chunk_in[index] = next;
       next += transfer.lanes;
     };
+    // An earlier write's DMA still in the slots: it runs before this read's on the in-order
+    // queue anyway, so waiting for it first costs nothing.
+    for (size_t index = 0; index < Staging::kSlotsPerLane; ++index)
+      events.wait(index, "CLBufferRead: clWaitForEvents", MQLCL_ERR_OPENCL_EXECUTE);
     for (size_t index = 0; index < Staging::kSlotsPerLane && next < transfer.chunks; ++index)
       enqueue_next(index);
     // Slots fill in turn, so the slot whose turn it is holds the oldest read, if any is left.
@@ -343,7 +396,7 @@ void staged_read(StagedTransfer &transfer, char *target) {
       if (next < transfer.chunks)
         enqueue_next(index);
     }
-    transfer.account(copy_ns, events);
+    transfer.account(copy_ns, enqueue_ns, events);
   });
 }
 
@@ -357,7 +410,7 @@ bool staged(Context &context, cl_mem memory, size_t offset, size_t bytes, Transf
   std::lock_guard<std::mutex> lock(context.staging.mutex);
   if (!staging_ready(context))
     return false;
-  StagedTransfer transfer{context, memory, offset, bytes};
+  StagedTransfer transfer{context, memory, offset, bytes, record.read};
   body(transfer);
   record.staged = true;
   record.lanes = transfer.lanes;
@@ -365,6 +418,9 @@ bool staged(Context &context, cl_mem memory, size_t offset, size_t bytes, Transf
   record.copy_ns = transfer.copy_ns;
   record.wait_ns = transfer.wait_ns;
   record.dma_ns = transfer.dma_ns;
+  record.left_running = transfer.left_running;
+  record.enqueue_ns = transfer.enqueue_ns;
+  record.last_start_ns = transfer.last_start_ns;
   return true;
 }
 

@@ -19,9 +19,10 @@ int64_t last_launch_nanoseconds(Kernel &kernel); // api_execute.cpp
 
 namespace {
 
-// MQLCL_CL_LAST_TRANSFER: "write 16777216 bytes staged (lanes 4, chunks 8): 0.700 ms; host
-// copies 1.850 ms and waits 0.610 ms over the lanes, DMA 0.305 ms", or "read 1024 bytes direct:
-// 0.020 ms".
+// MQLCL_CL_LAST_TRANSFER: "write 16777216 bytes staged (lanes 4, chunks 8): 0.520 ms; host
+// copies 1.850 ms and waits 0.110 ms over the lanes, DMA 0.150 ms; 4 chunks still copying to the
+// device at return; enqueues 0.060 ms over the lanes, the last lane began at 0.040 ms", or
+// "read 1024 bytes direct: 0.020 ms".
 std::string last_transfer_text(Context &context) {
   TransferRecord r;
   {
@@ -35,10 +36,14 @@ std::string last_transfer_text(Context &context) {
   const char *what = r.read ? "read" : "write";
   if (!r.staged)
     return fmt::format("{} {} bytes direct: {:.3f} ms", what, r.bytes, ms(r.call_ns));
-  return fmt::format("{} {} bytes staged (lanes {}, chunks {}): {:.3f} ms; host copies {:.3f} ms "
-                     "and waits {:.3f} ms over the lanes, DMA {:.3f} ms",
-                     what, r.bytes, r.lanes, r.chunks, ms(r.call_ns), ms(r.copy_ns), ms(r.wait_ns),
-                     ms(r.dma_ns));
+  std::string text = fmt::format(
+      "{} {} bytes staged (lanes {}, chunks {}): {:.3f} ms; host copies {:.3f} ms and waits "
+      "{:.3f} ms over the lanes, DMA {:.3f} ms",
+      what, r.bytes, r.lanes, r.chunks, ms(r.call_ns), ms(r.copy_ns), ms(r.wait_ns), ms(r.dma_ns));
+  if (!r.read)
+    text += fmt::format("; {} chunks still copying to the device at return", r.left_running);
+  return text + fmt::format("; enqueues {:.3f} ms over the lanes, the last lane began at {:.3f} ms",
+                            ms(r.enqueue_ns), ms(r.last_start_ns));
 }
 
 std::string last_error_description();

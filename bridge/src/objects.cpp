@@ -46,6 +46,17 @@ size_t Staging::chunk_bytes() noexcept {
   return bytes;
 }
 
+size_t Staging::chunk_for(size_t bytes, bool read) noexcept {
+  if (!read)
+    return chunk_bytes();
+  const size_t two_per_lane = 2 * lane_count();
+  const size_t even_share = (bytes + two_per_lane - 1) / two_per_lane;
+  // At least 1 MiB: a 4 MiB read in 256 KiB chunks on 8 lanes took 0.83 ms on an H200's host,
+  // against 0.31-0.46 in 2 MiB chunks on one.
+  const size_t granule = size_t{64} << 10, smallest = std::min(size_t{1} << 20, chunk_bytes());
+  return std::clamp((even_share + granule - 1) / granule * granule, smallest, chunk_bytes());
+}
+
 size_t Staging::lane_count() noexcept {
   static const size_t lanes = [] {
     const size_t threads = std::max<size_t>(std::thread::hardware_concurrency(), 1);
@@ -59,6 +70,12 @@ void release_staging_slots(cl_command_queue queue, Staging &staging) noexcept {
     return; // the driver may be gone; the OS takes the pinned memory back
   try {
     const ClApi &cl = cl_api();
+    for (StagingSlot &slot : staging.slots)
+      if (slot.in_flight != nullptr) {
+        cl.clWaitForEvents(1, &slot.in_flight); // its failure, if any, has no call left to fail
+        cl.clReleaseEvent(slot.in_flight);
+        slot.in_flight = nullptr;
+      }
     bool unmapped = false;
     for (StagingSlot &slot : staging.slots)
       if (slot.host != nullptr) {

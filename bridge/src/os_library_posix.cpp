@@ -1,7 +1,10 @@
 #include "os_library.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <pthread.h>
+#include <system_error>
 #include <unistd.h>
 
 namespace mqlcl::os {
@@ -80,6 +83,47 @@ void unlock_file(void *lock) noexcept {
 
 unsigned long process_id() noexcept {
   return static_cast<unsigned long>(getpid());
+}
+
+struct Thread::Native {
+  pthread_t id{};
+  bool joinable = false;
+  std::function<void()> body;
+};
+
+namespace {
+void *run_thread(void *native) {
+  static_cast<Thread::Native *>(native)->body();
+  return nullptr;
+}
+} // namespace
+
+Thread::Thread(std::function<void()> body) : native_(std::make_unique<Native>()) {
+  native_->body = std::move(body);
+  pthread_attr_t attributes;
+  int status = pthread_attr_init(&attributes);
+  if (status != 0)
+    throw std::system_error(status, std::generic_category(), "pthread_attr_init");
+  status = pthread_attr_setstacksize(&attributes, size_t{1} << 20);
+  if (status == 0)
+    status = pthread_create(&native_->id, &attributes, run_thread, native_.get());
+  pthread_attr_destroy(&attributes);
+  if (status != 0)
+    throw std::system_error(status, std::generic_category(), "pthread_create");
+  native_->joinable = true;
+}
+
+Thread::Thread(Thread &&other) noexcept = default;
+
+Thread::~Thread() {
+  join();
+}
+
+void Thread::join() noexcept {
+  if (native_ && native_->joinable) {
+    pthread_join(native_->id, nullptr);
+    native_->joinable = false;
+  }
 }
 
 } // namespace mqlcl::os

@@ -5,6 +5,7 @@
 #include <windows.h>
 
 #include <string>
+#include <thread>
 
 namespace mqlcl::os {
 
@@ -130,6 +131,24 @@ void unlock_file(void *lock) noexcept {
 
 unsigned long process_id() noexcept {
   return static_cast<unsigned long>(GetCurrentProcessId());
+}
+
+struct Thread::Native {
+  std::thread thread;
+};
+
+Thread::Thread(std::function<void()> body)
+    : native_(std::make_unique<Native>(Native{std::thread(std::move(body))})) {}
+
+Thread::Thread(Thread &&other) noexcept = default;
+
+Thread::~Thread() {
+  join();
+}
+
+void Thread::join() noexcept {
+  if (native_ && native_->thread.joinable())
+    native_->thread.join();
 }
 
 } // namespace mqlcl::os

@@ -58,13 +58,18 @@ bool expect_staged(int32_t context, size_t bytes) {
 }
 
 // The clEnqueueWriteBuffer/clEnqueueReadBuffer calls one transfer makes: one per chunk when staged.
-uint64_t expected_enqueues(int32_t context, size_t bytes) {
-  return expect_staged(context, bytes) ? (bytes + kChunk - 1) / kChunk : 1;
+uint64_t expected_enqueues(int32_t context, size_t bytes, bool read) {
+  if (!expect_staged(context, bytes))
+    return 1;
+  const size_t chunk = Staging::chunk_for(bytes, read);
+  return (bytes + chunk - 1) / chunk;
 }
 
 // The events it takes: one per chunk when staged, none for the direct path's blocking call.
-int64_t expected_events(int32_t context, size_t bytes) {
-  return expect_staged(context, bytes) ? static_cast<int64_t>((bytes + kChunk - 1) / kChunk) : 0;
+int64_t expected_events(int32_t context, size_t bytes, bool read) {
+  return expect_staged(context, bytes)
+             ? static_cast<int64_t>(expected_enqueues(context, bytes, read))
+             : 0;
 }
 
 struct staging_is_forced {
@@ -153,9 +158,9 @@ BOOST_AUTO_TEST_CASE(transfers_of_every_shape_round_trip_byte_for_byte) {
                                          shape.data_offset, count, shape.element_size) == count,
                            last_error_text());
         BOOST_TEST(mqlcl_fault::calls(Call::clEnqueueWriteBuffer) - writes ==
-                   expected_enqueues(context, shape.bytes));
+                   expected_enqueues(context, shape.bytes, false));
         BOOST_TEST(mqlcl_fault::acquired(Kind::event) - events ==
-                   expected_events(context, shape.bytes));
+                   expected_events(context, shape.bytes, false));
         std::memcpy(device_image.data() + shape.buffer_offset, source.data() + host_offset,
                     shape.bytes);
 
@@ -168,9 +173,9 @@ BOOST_AUTO_TEST_CASE(transfers_of_every_shape_round_trip_byte_for_byte) {
                                         shape.data_offset, count, shape.element_size) == count,
                            last_error_text());
         BOOST_TEST(mqlcl_fault::calls(Call::clEnqueueReadBuffer) - reads ==
-                   expected_enqueues(context, shape.bytes));
+                   expected_enqueues(context, shape.bytes, true));
         BOOST_TEST(mqlcl_fault::acquired(Kind::event) - events ==
-                   expected_events(context, shape.bytes));
+                   expected_events(context, shape.bytes, true));
         BOOST_TEST(first_difference(target.data() + host_offset, source.data() + host_offset,
                                     shape.bytes) == -1);
         BOOST_TEST(first_difference(target.data(), before.data(), host_offset) == -1);
@@ -212,7 +217,7 @@ BOOST_AUTO_TEST_CASE(a_kernel_sees_staged_writes_and_a_staged_read_sees_the_kern
   BOOST_TEST(CLBufferWrite(bx, x.data(), 0, 0, n, 4) == n);
   BOOST_TEST(CLBufferWrite(by, y.data(), 0, 0, n, 4) == n);
   BOOST_TEST(mqlcl_fault::calls(Call::clEnqueueWriteBuffer) - writes ==
-             2 * expected_enqueues(context, n * size_t{4}));
+             2 * expected_enqueues(context, n * size_t{4}, false));
   const float a = 2.5f;
   BOOST_TEST(CLSetKernelArgMem(kernel, 0, bx) == 1);
   BOOST_TEST(CLSetKernelArgMem(kernel, 1, by) == 1);
@@ -224,6 +229,39 @@ BOOST_AUTO_TEST_CASE(a_kernel_sees_staged_writes_and_a_staged_read_sees_the_kern
   for (uint32_t i = 0; i < n; ++i)
     wrong += result[i] != a * x[i] + y[i] ? 1 : 0;
   BOOST_TEST(wrong == 0u);
+}
+
+// A write returns once the caller's array may be reused, its last chunks still on their way to
+// the device: the program overwrites its array at once and writes another buffer from it (whose
+// copies refill the slots those chunks left), then frees the context with a write's DMA
+// possibly still running. Each buffer holds what it was written, and nothing leaks.
+BOOST_AUTO_TEST_CASE(a_write_returns_when_the_array_may_be_reused) {
+  LeakCheck leaks;
+  {
+    Context context = make_context();
+    const size_t bytes = 9 * kChunk + 4097; // enough chunks to refill every lane's slots
+    Buffer first = make_buffer(context, static_cast<uint32_t>(bytes));
+    Buffer second = make_buffer(context, static_cast<uint32_t>(bytes));
+    std::vector<uint8_t> array = random_bytes(bytes, 31);
+    const std::vector<uint8_t> first_data = array;
+    for (int round = 0; round < 3; ++round) {
+      BOOST_TEST_CONTEXT("round " << round) {
+        BOOST_TEST_REQUIRE(CLBufferWrite(first, array.data(), 0, 0, uint32_t(bytes), 1) == bytes);
+        array = random_bytes(bytes, 32 + round);
+        const std::vector<uint8_t> second_data = array;
+        BOOST_TEST_REQUIRE(CLBufferWrite(second, array.data(), 0, 0, uint32_t(bytes), 1) == bytes);
+        std::fill(array.begin(), array.end(), uint8_t{0xEE});
+        std::vector<uint8_t> back(bytes);
+        BOOST_TEST_REQUIRE(CLBufferRead(first, back.data(), 0, 0, uint32_t(bytes), 1) == bytes);
+        BOOST_TEST(first_difference(back.data(), first_data.data(), bytes) == -1);
+        BOOST_TEST_REQUIRE(CLBufferRead(second, back.data(), 0, 0, uint32_t(bytes), 1) == bytes);
+        BOOST_TEST(first_difference(back.data(), second_data.data(), bytes) == -1);
+        array = first_data;
+      }
+    }
+    BOOST_TEST_REQUIRE(CLBufferWrite(first, array.data(), 0, 0, uint32_t(bytes), 1) == bytes);
+  } // the context goes with that write's last chunks possibly in flight
+  leaks.verify();
 }
 
 // CL_LAST_TRANSFER: nothing before the context's first transfer; then the last write's or read's
@@ -250,19 +288,40 @@ BOOST_AUTO_TEST_CASE(the_last_transfer_says_where_its_time_went) {
         (expect_staged(context, bytes) ? " bytes staged (lanes " : " bytes direct: ");
     BOOST_TEST_REQUIRE(text.rfind(head, 0) == 0, text);
     double call = 0, copies = 0, waits = 0, dma = 0;
-    unsigned lanes = 0, chunks = 0;
+    unsigned lanes = 0, chunks = 0, running = 0;
     if (expect_staged(context, bytes)) {
       BOOST_TEST_REQUIRE(std::sscanf(text.c_str() + head.size(),
                                      "%u, chunks %u): %lf ms; host copies %lf ms and waits "
-                                     "%lf ms over the lanes, DMA %lf ms",
-                                     &lanes, &chunks, &call, &copies, &waits, &dma) == 6,
+                                     "%lf ms over the lanes, DMA %lf ms; %u chunks still",
+                                     &lanes, &chunks, &call, &copies, &waits, &dma,
+                                     &running) == (read ? 6 : 7),
                          text);
-      BOOST_TEST(chunks == (bytes + kChunk - 1) / kChunk);
+      BOOST_TEST(chunks == expected_enqueues(context, bytes, read));
       BOOST_TEST((lanes >= 1 && lanes <= chunks));
       BOOST_TEST(copies > 0);
-      BOOST_TEST(dma > 0);
+      if (read) {
+        BOOST_TEST(dma > 0); // every chunk's DMA waited for
+      } else {
+        // The last chunk of each lane (two at most: its slots) left running; the DMA of the
+        // others, waited for to refill their slots, taken.
+        BOOST_TEST((running >= lanes && running <= std::min<unsigned>(chunks, 2 * lanes)), text);
+        BOOST_TEST((running == chunks || dma > 0), text);
+      }
       BOOST_TEST(waits >= 0);
       BOOST_TEST(copies <= lanes * call + 0.001, text); // each lane copies within the call
+      // A write's lanes copy one chunk each at least, a read's two (docs/api.md).
+      const size_t lane_count = Staging::lane_count();
+      BOOST_TEST(lanes == std::clamp<size_t>(read ? (chunks + 1) / 2 : chunks, 1, lane_count));
+      double enqueues = -1, last_start = -1;
+      const size_t tail = text.find("; enqueues ");
+      BOOST_TEST_REQUIRE(tail != std::string::npos, text);
+      BOOST_TEST_REQUIRE(std::sscanf(text.c_str() + tail,
+                                     "; enqueues %lf ms over the lanes, the last lane began at "
+                                     "%lf ms",
+                                     &enqueues, &last_start) == 2,
+                         text);
+      BOOST_TEST(enqueues > 0);
+      BOOST_TEST((last_start >= 0 && last_start <= call), text);
     } else {
       BOOST_TEST_REQUIRE(std::sscanf(text.c_str() + head.size(), "%lf ms", &call) == 1, text);
     }
@@ -364,9 +423,11 @@ BOOST_AUTO_TEST_CASE(a_failed_call_inside_the_staged_path_fails_the_transfer) {
       {"third chunk's write", true, Call::clEnqueueWriteBuffer, 3,
        CL_MEM_OBJECT_ALLOCATION_FAILURE},
       {"flush after a write", true, Call::clFlush, 2, CL_OUT_OF_HOST_MEMORY},
-      {"wait for a slot to refill", true, Call::clWaitForEvents, 1,
+      // The writes before left their last chunks' DMA running in the slots; this one waits for
+      // such a DMA before refilling its slot, and a failed wait fails this write.
+      {"wait for a chunk the writes before left running", true, Call::clWaitForEvents, 1,
        CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST},
-      {"final wait of a write", true, Call::clWaitForEvents, 3, CL_OUT_OF_RESOURCES},
+      {"wait for another such chunk", true, Call::clWaitForEvents, 3, CL_OUT_OF_RESOURCES},
       {"first chunk's read", false, Call::clEnqueueReadBuffer, 1, CL_OUT_OF_RESOURCES},
       {"third chunk's read", false, Call::clEnqueueReadBuffer, 3, CL_OUT_OF_HOST_MEMORY},
       {"flush after a read", false, Call::clFlush, 1, CL_OUT_OF_RESOURCES},
@@ -382,7 +443,13 @@ BOOST_AUTO_TEST_CASE(a_failed_call_inside_the_staged_path_fails_the_transfer) {
         Buffer buffer = make_buffer(context, bytes);
         std::vector<uint8_t> data = random_bytes(bytes, 11);
         std::vector<uint8_t> back(bytes, 0);
-        BOOST_TEST_REQUIRE(CLBufferWrite(buffer, data.data(), 0, 0, bytes, 1) == bytes); // slots
+        // Two writes leave DMA running in both slots of each lane they used, so that a write
+        // waits for one before its first copy, however many lanes it has; a read after them
+        // waits for them all, so that the read under test waits for nothing but its own.
+        for (int write = 0; write < 2; ++write)
+          BOOST_TEST_REQUIRE(CLBufferWrite(buffer, data.data(), 0, 0, bytes, 1) == bytes);
+        if (!scenario.write)
+          BOOST_TEST_REQUIRE(CLBufferRead(buffer, back.data(), 0, 0, bytes, 1) == bytes);
         auto transfer = [&] {
           return scenario.write ? CLBufferWrite(buffer, data.data(), 0, 0, bytes, 1)
                                 : CLBufferRead(buffer, back.data(), 0, 0, bytes, 1);
