@@ -96,6 +96,19 @@ int64_t first_difference(const uint8_t *a, const uint8_t *b, size_t count) {
   return mismatch.first == a + count ? -1 : static_cast<int64_t>(mismatch.first - a);
 }
 
+// Index of the first byte of `got` that is neither as it was (`before`) nor, within the range of
+// `length` bytes from `start`, as a transfer would have made it (`after`, the range's bytes);
+// outside the range every byte must be as it was. -1 when there is none.
+int64_t first_byte_neither(const std::vector<uint8_t> &got, const std::vector<uint8_t> &before,
+                           const uint8_t *after, size_t start, size_t length) {
+  for (size_t i = 0; i < got.size(); ++i) {
+    const bool in_range = i >= start && i - start < length;
+    if (got[i] != before[i] && !(in_range && got[i] == after[i - start]))
+      return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
 // Live references per kind when a test starts; every test must end where it started.
 struct LeakCheck {
   std::array<int64_t, static_cast<size_t>(Kind::count)> baseline{};
@@ -435,24 +448,30 @@ BOOST_AUTO_TEST_CASE(a_failed_call_inside_the_staged_path_fails_the_transfer) {
        CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST},
   };
   const uint32_t bytes = static_cast<uint32_t>(3 * kChunk + 5); // four chunks
+  const uint32_t guard = 4096; // bytes around the range, in the buffer and in the read's array
+  const uint32_t whole = bytes + 2 * guard;
   for (const Scenario &scenario : scenarios) {
     BOOST_TEST_CONTEXT(scenario.what) {
       LeakCheck leaks;
       {
         Context context = make_context();
-        Buffer buffer = make_buffer(context, bytes);
-        std::vector<uint8_t> data = random_bytes(bytes, 11);
-        std::vector<uint8_t> back(bytes, 0);
+        Buffer buffer = make_buffer(context, whole);
+        const std::vector<uint8_t> before = random_bytes(whole, 10);       // the buffer's bytes
+        const std::vector<uint8_t> data = random_bytes(bytes, 11);         // what the write writes
+        const std::vector<uint8_t> array_before = random_bytes(whole, 12); // the read's array
+        std::vector<uint8_t> array = array_before;
         // Two writes leave DMA running in both slots of each lane they used, so that a write
         // waits for one before its first copy, however many lanes it has; a read after them
         // waits for them all, so that the read under test waits for nothing but its own.
         for (int write = 0; write < 2; ++write)
-          BOOST_TEST_REQUIRE(CLBufferWrite(buffer, data.data(), 0, 0, bytes, 1) == bytes);
-        if (!scenario.write)
-          BOOST_TEST_REQUIRE(CLBufferRead(buffer, back.data(), 0, 0, bytes, 1) == bytes);
+          BOOST_TEST_REQUIRE(CLBufferWrite(buffer, before.data(), 0, 0, whole, 1) == whole);
+        if (!scenario.write) {
+          std::vector<uint8_t> image(whole);
+          BOOST_TEST_REQUIRE(CLBufferRead(buffer, image.data(), 0, 0, whole, 1) == whole);
+        }
         auto transfer = [&] {
-          return scenario.write ? CLBufferWrite(buffer, data.data(), 0, 0, bytes, 1)
-                                : CLBufferRead(buffer, back.data(), 0, 0, bytes, 1);
+          return scenario.write ? CLBufferWrite(buffer, data.data(), guard, 0, bytes, 1)
+                                : CLBufferRead(buffer, array.data(), guard, guard, bytes, 1);
         };
         uint64_t injected_before = mqlcl_fault::faults_injected(scenario.call);
         mqlcl_fault::fail_call(scenario.call, scenario.nth, scenario.injected);
@@ -471,15 +490,26 @@ BOOST_AUTO_TEST_CASE(a_failed_call_inside_the_staged_path_fails_the_transfer) {
         BOOST_TEST(description.find(mqlcl_fault::name_of(scenario.call)) != std::string::npos,
                    description);
 
+        // What the failed call left (docs/errors.md): in the range, each byte as it was or as
+        // the transfer would have made it; outside it, every byte as it was.
+        std::vector<uint8_t> image(whole);
+        BOOST_TEST_REQUIRE(CLBufferRead(buffer, image.data(), 0, 0, whole, 1) == whole);
+        if (scenario.write) {
+          BOOST_TEST(first_byte_neither(image, before, data.data(), guard, bytes) == -1);
+        } else {
+          BOOST_TEST(first_difference(image.data(), before.data(), whole) == -1);
+          BOOST_TEST(first_byte_neither(array, array_before, before.data() + guard, guard, bytes) ==
+                     -1);
+        }
+
         // The same transfer works again, with the right data: no slot was left mid-transfer.
         CLResetLastError();
         BOOST_TEST(transfer() == bytes, last_error_text());
-        if (!scenario.write) {
-          BOOST_TEST(first_difference(back.data(), data.data(), bytes) == -1);
-        } else {
-          BOOST_TEST(CLBufferRead(buffer, back.data(), 0, 0, bytes, 1) == bytes);
-          BOOST_TEST(first_difference(back.data(), data.data(), bytes) == -1);
-        }
+        if (scenario.write)
+          BOOST_TEST(CLBufferRead(buffer, array.data(), guard, guard, bytes, 1) == bytes);
+        BOOST_TEST(first_difference(array.data() + guard,
+                                    scenario.write ? data.data() : before.data() + guard,
+                                    bytes) == -1);
       }
       leaks.verify();
     }
