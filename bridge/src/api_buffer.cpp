@@ -202,12 +202,13 @@ public:
   }
 
   // A write that succeeded: its DMA still in flight stays in the slots for the next user of
-  // each to wait for. Returns how many.
+  // each to wait for. Returns how many of this call's (a slot it did not use may still hold an
+  // earlier call's).
   size_t hand_on() {
     handed_on_ = true;
     size_t running = 0;
     for (size_t index = 0; index < Staging::kSlotsPerLane; ++index)
-      running += pending(index) ? 1 : 0;
+      running += pending(index) && !earlier_[index] ? 1 : 0;
     return running;
   }
 

@@ -19,8 +19,8 @@ int64_t last_launch_nanoseconds(Kernel &kernel); // api_execute.cpp
 
 namespace {
 
-// MQLCL_CL_LAST_TRANSFER: "write 16777216 bytes staged (lanes 4, chunks 8): 0.520 ms; host
-// copies 1.850 ms and waits 0.110 ms over the lanes, DMA 0.150 ms; 4 chunks still copying to the
+// MQLCL_CL_LAST_TRANSFER: "write 16777216 bytes staged (lanes 8, chunks 8): 0.420 ms; host
+// copies 2.050 ms and waits 0.000 ms over the lanes, DMA 0.000 ms; 8 chunks still copying to the
 // device at return; enqueues 0.060 ms over the lanes, the last lane began at 0.040 ms", or
 // "read 1024 bytes direct: 0.020 ms".
 std::string last_transfer_text(Context &context) {

@@ -50,10 +50,11 @@ void unlock_file(void *lock) noexcept;
 unsigned long process_id() noexcept;
 
 // A thread of the bridge's own, started by the constructor (std::system_error when it cannot
-// start) and joined by join() or the destructor. Its stack is 1 MiB: a staged transfer starts
-// up to 7 per call, and glibc gives a std::thread 8 MiB, more than its cache of stacks keeps
-// for 7, so each call mapped and unmapped them (measured on an H200's host with NVIDIA's OpenCL
-// loaded: 7 threads started and joined in 170 us, 89 us with 1 MiB). Windows' default is 1 MiB.
+// start) and joined by join() or the destructor; `body` must not throw. Its stack is 1 MiB: a
+// staged transfer starts up to 7 per call, and glibc gives a std::thread 8 MiB, more than its cache
+// of stacks keeps for 7, so each call mapped and unmapped them (measured on an H200's host with
+// NVIDIA's OpenCL loaded: 7 threads started and joined in 170 us, 89 us with 1 MiB). Windows'
+// default is 1 MiB.
 class Thread {
 public:
   explicit Thread(std::function<void()> body);

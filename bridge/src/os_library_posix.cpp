@@ -1,6 +1,5 @@
 #include "os_library.hpp"
 
-#include <cerrno>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <pthread.h>

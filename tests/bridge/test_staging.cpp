@@ -290,6 +290,8 @@ BOOST_AUTO_TEST_CASE(the_last_transfer_says_where_its_time_went) {
   Buffer buffer = make_buffer(context, static_cast<uint32_t>(bytes));
   const std::vector<uint8_t> data = random_bytes(bytes, 21);
   std::vector<uint8_t> back(bytes);
+  // A write before, whose last DMA may still be in the slots: the record counts only the call's.
+  BOOST_TEST_REQUIRE(CLBufferWrite(buffer, data.data(), 0, 0, uint32_t(bytes), 1) == bytes);
   for (bool read : {false, true}) {
     BOOST_TEST_REQUIRE((read ? CLBufferRead(buffer, back.data(), 0, 0, uint32_t(bytes), 1)
                              : CLBufferWrite(buffer, data.data(), 0, 0, uint32_t(bytes), 1)) ==
