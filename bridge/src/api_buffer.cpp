@@ -6,6 +6,7 @@
 #include "cl_api.hpp"
 #include "device_health.hpp"
 #include "host_copy.hpp"
+#include "lane_pool.hpp"
 #include "objects.hpp"
 #include "os_library.hpp"
 
@@ -257,6 +258,7 @@ struct StagedTransfer {
   // Summed over the lanes, but for the latest lane's start after the call began.
   std::atomic<int64_t> copy_ns{0}, wait_ns{0}, dma_ns{0}, enqueue_ns{0}, last_start_ns{0};
   size_t left_running = 0; // a write's DMA in flight at return
+  bool pooled = true;      // false: the lanes ran on threads started for this call
 
   // Notes when a lane began, before its first copy or enqueue.
   void lane_started() {
@@ -280,13 +282,35 @@ struct StagedTransfer {
   }
 };
 
-// Runs lane(0) .. lane(lanes - 1): the first on the calling thread, the others on threads joined
-// before returning (none outlives the call, so the library can always unload). The first failure
-// of any lane is rethrown here, once every lane has ended.
+// lane(0) on the calling thread, the others on threads started for this call and joined before
+// returning; a lane whose thread cannot start runs here, after lane 0 (lanes are independent).
+void run_on_threads_of_the_call(size_t lanes, const LanePool::Lane &lane) {
+  std::vector<os::Thread> helpers;
+  std::vector<size_t> without_thread;
+  helpers.reserve(lanes); // emplace_back below then throws only if a thread can't start
+  without_thread.reserve(lanes);
+  for (size_t index = 1; index < lanes; ++index) {
+    try {
+      helpers.emplace_back([&lane, index] { lane(index); });
+    } catch (const std::exception &) { // std::system_error, or no memory for its state
+      without_thread.push_back(index);
+    }
+  }
+  lane(0);
+  for (size_t index : without_thread)
+    lane(index);
+  for (os::Thread &helper : helpers)
+    helper.join();
+}
+
+// Runs lane(0) .. lane(lanes - 1) at once: the first on the calling thread, the others on the
+// pool's parked threads (lane_pool.hpp) or, while another call holds the pool, on threads of
+// this call's own, joined before returning. The first failure of any lane is rethrown here, once
+// every lane has ended.
 template <class Lane> void run_lanes(StagedTransfer &transfer, Lane &&lane) {
   std::mutex first_failure_mutex;
   std::exception_ptr first_failure;
-  auto guarded_lane = [&](size_t index) noexcept {
+  const LanePool::Lane guarded_lane = [&](size_t index) noexcept {
     transfer.lane_started();
     try {
       lane(index);
@@ -297,22 +321,9 @@ template <class Lane> void run_lanes(StagedTransfer &transfer, Lane &&lane) {
         first_failure = std::current_exception();
     }
   };
-  std::vector<os::Thread> helpers;
-  std::vector<size_t> without_thread;
-  helpers.reserve(transfer.lanes); // emplace_back below then throws only if a thread can't start
-  without_thread.reserve(transfer.lanes);
-  for (size_t index = 1; index < transfer.lanes; ++index) {
-    try {
-      helpers.emplace_back([&guarded_lane, index] { guarded_lane(index); });
-    } catch (const std::exception &) { // std::system_error, or no memory for its state
-      without_thread.push_back(index); // lanes are independent: run it here, after lane 0
-    }
-  }
-  guarded_lane(0);
-  for (size_t index : without_thread)
-    guarded_lane(index);
-  for (os::Thread &helper : helpers)
-    helper.join();
+  transfer.pooled = LanePool::instance().run(transfer.lanes, guarded_lane);
+  if (!transfer.pooled)
+    run_on_threads_of_the_call(transfer.lanes, guarded_lane);
   if (first_failure)
     std::rethrow_exception(first_failure);
 }
@@ -422,6 +433,7 @@ bool staged(Context &context, cl_mem memory, size_t offset, size_t bytes, Transf
   record.left_running = transfer.left_running;
   record.enqueue_ns = transfer.enqueue_ns;
   record.last_start_ns = transfer.last_start_ns;
+  record.own_threads = !transfer.pooled;
   return true;
 }
 

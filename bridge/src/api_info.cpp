@@ -42,8 +42,11 @@ std::string last_transfer_text(Context &context) {
       what, r.bytes, r.lanes, r.chunks, ms(r.call_ns), ms(r.copy_ns), ms(r.wait_ns), ms(r.dma_ns));
   if (!r.read)
     text += fmt::format("; {} chunks still copying to the device at return", r.left_running);
-  return text + fmt::format("; enqueues {:.3f} ms over the lanes, the last lane began at {:.3f} ms",
-                            ms(r.enqueue_ns), ms(r.last_start_ns));
+  text += fmt::format("; enqueues {:.3f} ms over the lanes, the last lane began at {:.3f} ms",
+                      ms(r.enqueue_ns), ms(r.last_start_ns));
+  if (r.own_threads)
+    text += "; on threads started for the call (another transfer held the parked ones)";
+  return text;
 }
 
 std::string last_error_description();

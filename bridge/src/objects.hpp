@@ -74,6 +74,9 @@ struct TransferRecord {
   int64_t copy_ns = 0, wait_ns = 0, dma_ns = 0;
   // Staged: the lanes' enqueues and flushes, summed; when the last lane began, after the call.
   int64_t enqueue_ns = 0, last_start_ns = 0;
+  // Staged: the lanes ran on threads started for the call, because another transfer held the
+  // parked ones (lane_pool.hpp).
+  bool own_threads = false;
 };
 
 // A one-line kernel that reports where a buffer lives in device memory, for tensor maps

@@ -50,11 +50,12 @@ void unlock_file(void *lock) noexcept;
 unsigned long process_id() noexcept;
 
 // A thread of the bridge's own, started by the constructor (std::system_error when it cannot
-// start) and joined by join() or the destructor; `body` must not throw. Its stack is 1 MiB: a
-// staged transfer starts up to 7 per call, and glibc gives a std::thread 8 MiB, more than its cache
-// of stacks keeps for 7, so each call mapped and unmapped them (measured on an H200's host with
-// NVIDIA's OpenCL loaded: 7 threads started and joined in 170 us, 89 us with 1 MiB). Windows'
-// default is 1 MiB.
+// start) and joined by join() or the destructor; `body` must not throw. Its stack is 1 MiB: glibc
+// gives a std::thread 8 MiB, more than its cache of stacks keeps for the 7 helpers of a staged
+// transfer, so starting them mapped and unmapped stacks (measured on an H200's host with NVIDIA's
+// OpenCL loaded: 7 threads started and joined in 170 us, 89 us with 1 MiB). On Windows the thread
+// holds the DLL loaded until its very end (it leaves by FreeLibraryAndExitThread), so a
+// FreeLibrary while it runs cannot unload the code under it. On Linux it is named "mqlcl".
 class Thread {
 public:
   explicit Thread(std::function<void()> body);
@@ -64,6 +65,11 @@ public:
   Thread &operator=(Thread &&) = delete;
   ~Thread();
   void join() noexcept;
+  // At an unload, for a thread whose body has returned or is about to: POSIX joins it; Windows
+  // only closes its handle, because under DLL_PROCESS_DETACH's loader lock a wait for a thread
+  // that is ending (and needs that lock for its DLL_THREAD_DETACH) would never return, and a
+  // thread that still holds the DLL cannot exist then.
+  void release_at_unload() noexcept;
 
   struct Native; // per OS
 

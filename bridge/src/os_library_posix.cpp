@@ -110,6 +110,9 @@ Thread::Thread(std::function<void()> body) : native_(std::make_unique<Native>())
   if (status != 0)
     throw std::system_error(status, std::generic_category(), "pthread_create");
   native_->joinable = true;
+#if defined(__linux__)
+  pthread_setname_np(native_->id, "mqlcl"); // in top -H, gdb and /proc/<pid>/task/*/comm
+#endif
 }
 
 Thread::Thread(Thread &&other) noexcept = default;
@@ -123,6 +126,10 @@ void Thread::join() noexcept {
     pthread_join(native_->id, nullptr);
     native_->joinable = false;
   }
+}
+
+void Thread::release_at_unload() noexcept {
+  join();
 }
 
 } // namespace mqlcl::os

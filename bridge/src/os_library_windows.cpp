@@ -5,7 +5,7 @@
 #include <windows.h>
 
 #include <string>
-#include <thread>
+#include <system_error>
 
 namespace mqlcl::os {
 
@@ -134,11 +134,35 @@ unsigned long process_id() noexcept {
 }
 
 struct Thread::Native {
-  std::thread thread;
+  HANDLE handle = nullptr;
+  HMODULE module = nullptr; // the reference the thread holds on the DLL
+  std::function<void()> body;
 };
 
-Thread::Thread(std::function<void()> body)
-    : native_(std::make_unique<Native>(Native{std::thread(std::move(body))})) {}
+namespace {
+DWORD WINAPI run_thread(void *native_pointer) {
+  auto *native = static_cast<Thread::Native *>(native_pointer);
+  const HMODULE module = native->module;
+  native->body();
+  FreeLibraryAndExitThread(module, 0); // the DLL may unload here: no code of it runs after
+  return 0;                            // not reached
+}
+} // namespace
+
+Thread::Thread(std::function<void()> body) : native_(std::make_unique<Native>()) {
+  native_->body = std::move(body);
+  if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS,
+                          reinterpret_cast<LPCWSTR>(&run_thread), &native_->module))
+    throw std::system_error(static_cast<int>(GetLastError()), std::system_category(),
+                            "GetModuleHandleExW");
+  native_->handle = CreateThread(nullptr, size_t{1} << 20, run_thread, native_.get(),
+                                 STACK_SIZE_PARAM_IS_A_RESERVATION, nullptr);
+  if (native_->handle == nullptr) {
+    const auto error = static_cast<int>(GetLastError());
+    FreeLibrary(native_->module);
+    throw std::system_error(error, std::system_category(), "CreateThread");
+  }
+}
 
 Thread::Thread(Thread &&other) noexcept = default;
 
@@ -147,8 +171,18 @@ Thread::~Thread() {
 }
 
 void Thread::join() noexcept {
-  if (native_ && native_->thread.joinable())
-    native_->thread.join();
+  if (native_ && native_->handle != nullptr) {
+    WaitForSingleObject(native_->handle, INFINITE);
+    CloseHandle(native_->handle);
+    native_->handle = nullptr;
+  }
+}
+
+void Thread::release_at_unload() noexcept {
+  if (native_ && native_->handle != nullptr) {
+    CloseHandle(native_->handle);
+    native_->handle = nullptr;
+  }
 }
 
 } // namespace mqlcl::os

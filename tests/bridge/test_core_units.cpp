@@ -1,7 +1,8 @@
 // Units of the bridge core that need no OpenCL device: the handle table, UTF-16 conversion, error
 // names, by-value argument sizes, the staging's streaming copy, the PTX rewrite of -mqlcl-nv-sm90a,
-// the GEMM's test of batches whose matrices share elements, SHA-256 and what keeps a build out of
-// the program cache (build_inputs.hpp). Linked against the core's objects, not the shared library.
+// the GEMM's test of batches whose matrices share elements, SHA-256, what keeps a build out of
+// the program cache (build_inputs.hpp) and the staged transfers' pool of parked threads. Linked
+// against the core's objects, not the shared library.
 #define BOOST_TEST_MODULE bridge_core_units
 #include "arg_types.hpp"
 #include "build_inputs.hpp"
@@ -11,16 +12,22 @@
 #include "gemm/operands.hpp"
 #include "handle_table.hpp"
 #include "host_copy.hpp"
+#include "lane_pool.hpp"
 #include "ptx_rewrite.hpp"
 #include "sha256.hpp"
 #include "utf16.hpp"
 
 #include <boost/test/unit_test.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -430,4 +437,99 @@ BOOST_AUTO_TEST_CASE(the_streaming_copy_copies_every_byte_and_no_other) {
           if (target.data() + i < into || target.data() + i >= into + length)
             BOOST_TEST_REQUIRE(target[i] == 0xA5, "byte " << i << " outside the target changed");
       }
+}
+
+namespace {
+// Which thread ran each lane of one call.
+struct LaneRecord {
+  std::mutex mutex;
+  std::vector<std::thread::id> by_lane;
+  explicit LaneRecord(size_t lanes) : by_lane(lanes) {}
+  LanePool::Lane lane() {
+    return [this](size_t index) {
+      std::lock_guard<std::mutex> lock(mutex);
+      BOOST_TEST(by_lane.at(index) == std::thread::id(), "lane " << index << " ran twice");
+      by_lane.at(index) = std::this_thread::get_id();
+    };
+  }
+  size_t distinct() const {
+    return std::set<std::thread::id>(by_lane.begin(), by_lane.end()).size();
+  }
+};
+} // namespace
+
+// Every lane runs once per call, each on a thread of its own, lane 0 on the caller; the threads
+// stay for the next calls, whatever their number of lanes.
+BOOST_AUTO_TEST_CASE(the_lane_pool_runs_every_lane_once_on_threads_it_keeps) {
+  LanePool pool(std::nullopt);
+  std::set<std::thread::id> seen;
+  for (size_t lanes : {4, 4, 2, 6, 1, 3, 6}) {
+    LaneRecord record(lanes);
+    BOOST_TEST_REQUIRE(pool.run(lanes, record.lane()));
+    BOOST_TEST(record.by_lane[0] == std::this_thread::get_id());
+    BOOST_TEST(record.distinct() == lanes);
+    seen.insert(record.by_lane.begin(), record.by_lane.end());
+  }
+  BOOST_TEST(pool.threads_started() == 5u); // lanes 1 .. 5, started once each
+  BOOST_TEST(pool.threads_alive() == 5u);
+  BOOST_TEST(seen.size() == 6u); // the caller and the five
+  for (int call = 0; call < 200; ++call)
+    BOOST_TEST_REQUIRE(pool.run(6, [](size_t) {}));
+  BOOST_TEST(pool.threads_started() == 5u);
+}
+
+// A second call while one holds the pool is refused at once (its caller then starts threads of
+// its own); the pool serves again when the first is done.
+BOOST_AUTO_TEST_CASE(the_lane_pool_serves_one_call_at_a_time) {
+  LanePool pool(std::nullopt);
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool inside = false, second_tried = false, second_ran = true;
+  std::thread first([&] {
+    pool.run(3, [&](size_t index) {
+      if (index != 1)
+        return;
+      std::unique_lock<std::mutex> lock(mutex);
+      inside = true;
+      changed.notify_all();
+      changed.wait(lock, [&] { return second_tried; });
+    });
+  });
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait(lock, [&] { return inside; });
+  }
+  std::atomic<int> ran{0};
+  second_ran = pool.run(2, [&](size_t) { ++ran; });
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    second_tried = true;
+  }
+  changed.notify_all();
+  first.join();
+  BOOST_TEST(!second_ran);
+  BOOST_TEST(ran.load() == 0);
+  BOOST_TEST(pool.run(2, [&](size_t) { ++ran; }));
+  BOOST_TEST(ran.load() == 2);
+}
+
+// Threads idle for longer than the pool's limit leave (on Windows they hold the DLL loaded while
+// they live); the next call starts them again and runs as before.
+BOOST_AUTO_TEST_CASE(idle_lane_threads_leave_and_come_back) {
+  LanePool pool(std::chrono::milliseconds(5));
+  LaneRecord record(4);
+  BOOST_TEST_REQUIRE(pool.run(4, record.lane()));
+  BOOST_TEST(record.distinct() == 4u);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (pool.threads_alive() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  BOOST_TEST_REQUIRE(pool.threads_alive() == 0u);
+  for (int call = 0; call < 50; ++call) { // each call may find some threads just leaving
+    LaneRecord again(4);
+    BOOST_TEST_REQUIRE(pool.run(4, again.lane()));
+    BOOST_TEST_REQUIRE(again.distinct() == 4u);
+    if (call % 10 == 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  BOOST_TEST(pool.threads_started() >= 6u);
 }

@@ -20,6 +20,9 @@
 #include <dlfcn.h>
 
 #include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -184,4 +187,57 @@ BOOST_AUTO_TEST_CASE(dlclose_while_a_thread_that_saw_errors_lives_on) {
   }
   changed.notify_all();
   worker.join();
+}
+
+namespace {
+// The process's threads named "mqlcl": the bridge's own (os::Thread names them).
+int bridge_threads() {
+  int count = 0;
+  for (const auto &task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    if (std::getline(comm, name) && name == "mqlcl")
+      ++count;
+  }
+  return count;
+}
+} // namespace
+
+// Staged transfers leave the bridge's lane threads parked for the next (bridge/src/lane_pool.hpp);
+// dlclose wakes and joins them before the code goes, and the library unloads.
+BOOST_AUTO_TEST_CASE(dlclose_ends_the_lane_threads_that_staged_transfers_keep) {
+  BOOST_TEST_REQUIRE(!library_is_loaded());
+  BOOST_TEST_REQUIRE(bridge_threads() == 0);
+  // Staged on any device, in chunks of 256 KiB: read by the library at its first transfer.
+  struct Staged {
+    Staged() {
+      setenv("MQLCL_STAGING", "on", 1);
+      setenv("MQLCL_STAGING_CHUNK_KIB", "256", 1);
+    }
+    ~Staged() {
+      unsetenv("MQLCL_STAGING");
+      unsetenv("MQLCL_STAGING_CHUNK_KIB");
+    }
+  } staged;
+  Bridge bridge;
+  BOOST_TEST_REQUIRE(bridge.load(), dlerror());
+  const int32_t context = bridge.CLContextCreate(MQLCL_USE_ANY);
+  const uint32_t count = 1u << 20; // 4 MiB: 16 chunks
+  const int32_t buffer = bridge.CLBufferCreate(context, count * 4, 0);
+  BOOST_TEST_REQUIRE((context >= 0 && buffer >= 0));
+  std::vector<float> out(count), in(count);
+  for (uint32_t i = 0; i < count; ++i)
+    out[i] = float(i);
+  BOOST_TEST_REQUIRE(bridge.CLBufferWrite(buffer, out.data(), 0, 0, count, 4) == count);
+  BOOST_TEST_REQUIRE(bridge.CLBufferRead(buffer, in.data(), 0, 0, count, 4) == count);
+  BOOST_TEST((in == out));
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (cores > 1)
+    BOOST_TEST(bridge_threads() > 0, "no lane thread parked after the transfers");
+  else
+    BOOST_TEST_MESSAGE("one hardware thread: one lane, no helper thread to check");
+  BOOST_TEST(dlclose(bridge.library) == 0);
+  BOOST_TEST(!library_is_loaded(), "dlclose did not unload the library");
+  BOOST_TEST(bridge_threads() == 0, "a lane thread outlived the unload");
+  expect_nothing_live();
 }
