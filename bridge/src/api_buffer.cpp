@@ -16,10 +16,13 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 using namespace mqlcl;
@@ -93,11 +96,11 @@ int64_t nanoseconds_since(Clock::time_point start) {
 
 // ---- Pinned staging -----------------------------------------------------------------------
 //
-// A staged transfer splits into chunks of one slot each. Chunk c goes to lane c % lanes; each
-// lane is a thread of its own with two slots, alternating between them so that its copy of one
-// chunk overlaps the DMA of its previous one. Several lanes are needed because the host copy is
-// the bottleneck: on the H100's and H200's hosts one thread copies about 10 GB/s, the DMA of
-// pinned memory runs at 45-55 GB/s (docs/api.md has the figures).
+// A staged transfer passes through the context's pinned slots (a ring of them) in chunks of one
+// slot each, copied by several lanes at once, each a thread with a slice of every chunk: the
+// host copy is the bottleneck, one thread copies about 10 GB/s on the H100's and H200's hosts
+// while the DMA of pinned memory runs at 45-55 GB/s (docs/api.md has the figures). The ring lets
+// the copies of one chunk overlap the DMA of those before it.
 
 enum class StagingMode { automatic, on, off };
 
@@ -137,7 +140,7 @@ bool staging_ready(Context &context) {
     return staging.state == Staging::State::ready;
   staging.state = Staging::State::unavailable;
   staging.slots.resize(Staging::lane_count() * Staging::kSlotsPerLane);
-  staging.first_slot.assign(Staging::lane_count(), 0);
+  staging.next_slot = 0;
   const ClApi &cl = cl_api();
   for (StagingSlot &slot : staging.slots) {
     cl_int status = CL_SUCCESS;
@@ -158,107 +161,53 @@ bool staging_ready(Context &context) {
   return true;
 }
 
-// The DMA in flight on one lane's slots, one event per slot, kept in the slots themselves. A slot
-// may arrive holding the DMA of an earlier write, which returned without waiting for its last
-// chunks: it is waited for before the slot is used (its failure fails this call). A lane that
-// ends otherwise than by handing its last DMA on leaves no command still using its slots.
-class LaneEvents {
-public:
-  LaneEvents(cl_command_queue queue, StagingSlot *slots) : queue_(queue), slots_(slots) {
-    for (size_t index = 0; index < Staging::kSlotsPerLane; ++index)
-      earlier_[index] = slots_[index].in_flight != nullptr;
-  }
-  LaneEvents(const LaneEvents &) = delete;
-  LaneEvents &operator=(const LaneEvents &) = delete;
-  ~LaneEvents() {
-    if (handed_on_)
-      return;
-    bool unfinished = failed_;
-    for (size_t index = 0; index < Staging::kSlotsPerLane; ++index)
-      if (pending(index)) {
-        unfinished = true;
-        finish(index);
-      }
-    if (unfinished)
-      cl_.clFinish(queue_); // a failed wait may leave a transfer running; this one waits it out
-  }
-
-  bool pending(size_t index) const { return slots_[index].in_flight != nullptr; }
-  // Where the slot's next DMA puts its event; the slot must not be pending.
-  cl_event *slot(size_t index) {
-    earlier_[index] = false;
-    return &slots_[index].in_flight;
-  }
-
-  // Waits until the slot's transfer is done; throws Failure(code) naming `call` if it failed.
-  void wait(size_t index, const char *call, int32_t code) {
-    if (!pending(index))
-      return;
-    const Clock::time_point start = Clock::now();
-    cl_int status = finish(index, !earlier_[index]);
-    waited_ns_ += nanoseconds_since(start);
-    earlier_[index] = false;
-    failed_ = failed_ || status != CL_SUCCESS;
-    check_cl(status, call, code);
-  }
-
-  // A write that succeeded: its DMA still in flight stays in the slots for the next user of
-  // each to wait for. Returns how many of this call's (a slot it did not use may still hold an
-  // earlier call's).
-  size_t hand_on() {
-    handed_on_ = true;
-    size_t running = 0;
-    for (size_t index = 0; index < Staging::kSlotsPerLane; ++index)
-      running += pending(index) && !earlier_[index] ? 1 : 0;
-    return running;
-  }
-
-  // The time spent in wait(), and the DMA time of this call's transfers it waited for.
-  int64_t waited_ns() const { return waited_ns_; }
-  int64_t dma_ns() const { return dma_ns_; }
-
-private:
-  cl_int finish(size_t index, bool timed = false) {
-    cl_event &event = slots_[index].in_flight;
-    cl_int status = cl_.clWaitForEvents(1, &event);
-    if (timed && status == CL_SUCCESS) {
-      try {
-        dma_ns_ += profiled_nanoseconds(event, event);
-      } catch (const Failure &) { // no counters: the record shows no DMA time
-      }
-    }
-    cl_.clReleaseEvent(event);
-    event = nullptr;
-    return status;
-  }
-
-  const ClApi &cl_ = cl_api();
-  cl_command_queue queue_;
-  StagingSlot *slots_;                                 // the lane's kSlotsPerLane
-  std::array<bool, Staging::kSlotsPerLane> earlier_{}; // holds an earlier call's DMA
-  bool failed_ = false, handed_on_ = false;
-  int64_t waited_ns_ = 0, dma_ns_ = 0;
-};
-
-// One staged call: the device range, its chunks and how they are dealt to the lanes.
+// One staged call: the device range, its chunks on the context's ring of slots, and what its
+// lanes share. Chunk c passes through slot (first + c) % slots. Every lane copies its slice of
+// every chunk, chunk after chunk, so a chunk is ready as soon as the slowest slice is, and a
+// chunk's copies never wait for one thread: the lane that finishes a chunk last enqueues its DMA
+// (a write) or the DMA of the chunk that next uses its slot (a read). Each slot keeps the event
+// of its last DMA; whoever uses the slot next waits for it first.
 struct StagedTransfer {
+  StagedTransfer(Context &context_, cl_mem memory_, size_t offset_, size_t bytes_, bool read_)
+      : context(context_), memory(memory_), offset(offset_), bytes(bytes_), read(read_) {}
+  StagedTransfer(const StagedTransfer &) = delete;
+  StagedTransfer &operator=(const StagedTransfer &) = delete;
+
   Context &context;
   cl_mem memory;
   size_t offset; // in the buffer
   size_t bytes;
   bool read;
   Clock::time_point started = Clock::now();
-  size_t chunk_size = Staging::chunk_for(bytes, read);
+  const ClApi &cl = cl_api();
+  size_t chunk_size = Staging::chunk_bytes();
   size_t chunks = (bytes + chunk_size - 1) / chunk_size;
-  // A read's lanes get two chunks or more, so that the copy out of one overlaps the DMA of the
-  // other (measured on an H200: 16 MiB read faster on 4 lanes than on 8 with one chunk each). A
-  // write does not wait for its last DMA, so its lanes only copy: one chunk each is enough.
-  size_t lanes = std::clamp<size_t>(read ? (chunks + 1) / 2 : chunks, 1, Staging::lane_count());
+  size_t slots = context.staging.slots.size();
+  size_t first = context.staging.next_slot;
+  size_t lanes = Staging::lane_count();
+  // A lane's part of a chunk, in whole pages.
+  size_t slice = ((chunk_size + lanes - 1) / lanes + 4095) / 4096 * 4096;
   std::atomic<bool> stop{false}; // a lane failed: the others end early
+  // Per slot: the lanes done with its current chunk; this call's chunks enqueued through it.
+  std::unique_ptr<std::atomic<size_t>[]> lanes_done =
+      std::make_unique<std::atomic<size_t>[]>(slots);
+  std::vector<size_t> enqueued = std::vector<size_t>(slots, 0);
+  std::mutex enqueued_mutex; // guards `enqueued`
+  std::condition_variable enqueued_more;
   // Summed over the lanes, but for the latest lane's start after the call began.
   std::atomic<int64_t> copy_ns{0}, wait_ns{0}, dma_ns{0}, enqueue_ns{0}, last_start_ns{0};
   size_t left_running = 0; // a write's DMA in flight at return
   bool pooled = true;      // false: the lanes ran on threads started for this call
+
+  size_t slot_index(size_t chunk) const { return (first + chunk) % slots; }
+  StagingSlot &slot_of(size_t chunk) { return context.staging.slots[slot_index(chunk)]; }
+  size_t start_of(size_t chunk) const { return chunk * chunk_size; }
+  size_t length_of(size_t chunk) const { return std::min(chunk_size, bytes - start_of(chunk)); }
+  // The lane's slice of the chunk, from its start: [begin, end), empty for lanes past its end.
+  std::pair<size_t, size_t> slice_of(size_t chunk, size_t lane) const {
+    const size_t length = length_of(chunk), begin = std::min(lane * slice, length);
+    return {begin, std::min(begin + slice, length)};
+  }
 
   // Notes when a lane began, before its first copy or enqueue.
   void lane_started() {
@@ -267,18 +216,84 @@ struct StagedTransfer {
     while (since > latest && !last_start_ns.compare_exchange_weak(latest, since)) {
     }
   }
-  // Adds one lane's times when it ends.
-  void account(int64_t lane_copy_ns, int64_t lane_enqueue_ns, const LaneEvents &events) {
-    copy_ns += lane_copy_ns;
-    enqueue_ns += lane_enqueue_ns;
-    wait_ns += events.waited_ns();
-    dma_ns += events.dma_ns();
+  // A lane failed: the others stop at their next chunk, or now if waiting for one.
+  void halt() {
+    std::lock_guard<std::mutex> lock(enqueued_mutex);
+    stop.store(true);
+    enqueued_more.notify_all();
   }
-
-  size_t start_of(size_t chunk) const { return chunk * chunk_size; }
-  size_t length_of(size_t chunk) const { return std::min(chunk_size, bytes - start_of(chunk)); }
-  StagingSlot &slot(size_t lane, size_t index) const {
-    return context.staging.slots[lane * Staging::kSlotsPerLane + index];
+  // Waits until `count` of this call's chunks are enqueued through the slot; false on halt().
+  bool wait_enqueued(size_t index, size_t count) {
+    std::unique_lock<std::mutex> lock(enqueued_mutex);
+    enqueued_more.wait(lock, [&] { return stop.load() || enqueued[index] >= count; });
+    return !stop.load();
+  }
+  // True for the lane that is the last to finish its slice of the chunk.
+  bool finished_last(size_t chunk) {
+    std::atomic<size_t> &done = lanes_done[slot_index(chunk)];
+    if (done.fetch_add(1) + 1 < lanes)
+      return false;
+    done.store(0); // no lane touches the slot again before its next chunk is enqueued
+    return true;
+  }
+  // Waits for the DMA whose event the slot holds, leaving the event there.
+  void wait_for(StagingSlot &slot, const char *call, int32_t code, int64_t &lane_wait_ns) {
+    if (slot.in_flight == nullptr)
+      return;
+    const Clock::time_point start = Clock::now();
+    const cl_int status = cl.clWaitForEvents(1, &slot.in_flight);
+    lane_wait_ns += nanoseconds_since(start);
+    check_cl(status, call, code);
+  }
+  // Releases the slot's event, its DMA time counted when it was this call's.
+  void release_event(StagingSlot &slot, bool this_calls) {
+    if (slot.in_flight == nullptr)
+      return;
+    if (this_calls) {
+      try {
+        dma_ns += profiled_nanoseconds(slot.in_flight, slot.in_flight);
+      } catch (const Failure &) { // no counters: the record shows no DMA time
+      }
+    }
+    cl.clReleaseEvent(slot.in_flight);
+    slot.in_flight = nullptr;
+  }
+  // Enqueues the chunk's DMA through its slot, which keeps the event, and starts it now.
+  void enqueue(size_t chunk, int64_t &lane_enqueue_ns, bool flush = true) {
+    StagingSlot &slot = slot_of(chunk);
+    const Clock::time_point start = Clock::now();
+    if (read)
+      check_cl(cl.clEnqueueReadBuffer(context.queue, memory, CL_FALSE, offset + start_of(chunk),
+                                      length_of(chunk), slot.host, 0, nullptr, &slot.in_flight),
+               "CLBufferRead: clEnqueueReadBuffer", MQLCL_ERR_OPENCL_EXECUTE);
+    else
+      check_cl(cl.clEnqueueWriteBuffer(context.queue, memory, CL_FALSE, offset + start_of(chunk),
+                                       length_of(chunk), slot.host, 0, nullptr, &slot.in_flight),
+               "CLBufferWrite: clEnqueueWriteBuffer", MQLCL_ERR_OPENCL_INTERNAL);
+    if (flush)
+      check_cl(cl.clFlush(context.queue), read ? "CLBufferRead: clFlush" : "CLBufferWrite: clFlush",
+               read ? MQLCL_ERR_OPENCL_EXECUTE : MQLCL_ERR_OPENCL_INTERNAL);
+    lane_enqueue_ns += nanoseconds_since(start);
+    std::lock_guard<std::mutex> lock(enqueued_mutex);
+    ++enqueued[slot_index(chunk)];
+    enqueued_more.notify_all();
+  }
+  // Adds one lane's times when it ends.
+  void account(int64_t lane_copy_ns, int64_t lane_wait_ns, int64_t lane_enqueue_ns) {
+    copy_ns += lane_copy_ns;
+    wait_ns += lane_wait_ns;
+    enqueue_ns += lane_enqueue_ns;
+  }
+  // After a failure: no DMA of this call or an earlier one is left using a slot, and no failed
+  // event is left for the next transfer to trip over.
+  void settle_slots() noexcept {
+    for (StagingSlot &slot : context.staging.slots)
+      if (slot.in_flight != nullptr) {
+        cl.clWaitForEvents(1, &slot.in_flight);
+        cl.clReleaseEvent(slot.in_flight);
+        slot.in_flight = nullptr;
+      }
+    cl.clFinish(context.queue); // a failed wait may leave a transfer running; this one waits
   }
 };
 
@@ -305,8 +320,8 @@ void run_on_threads_of_the_call(size_t lanes, const LanePool::Lane &lane) {
 
 // Runs lane(0) .. lane(lanes - 1) at once: the first on the calling thread, the others on the
 // pool's parked threads (lane_pool.hpp) or, while another call holds the pool, on threads of
-// this call's own, joined before returning. The first failure of any lane is rethrown here, once
-// every lane has ended.
+// this call's own, joined before returning. The first failure of any lane halts the others and
+// is rethrown here, once every lane has ended; no DMA is then left using a slot.
 template <class Lane> void run_lanes(StagedTransfer &transfer, Lane &&lane) {
   std::mutex first_failure_mutex;
   std::exception_ptr first_failure;
@@ -315,7 +330,7 @@ template <class Lane> void run_lanes(StagedTransfer &transfer, Lane &&lane) {
     try {
       lane(index);
     } catch (...) {
-      transfer.stop.store(true);
+      transfer.halt();
       std::lock_guard<std::mutex> lock(first_failure_mutex);
       if (!first_failure)
         first_failure = std::current_exception();
@@ -324,91 +339,99 @@ template <class Lane> void run_lanes(StagedTransfer &transfer, Lane &&lane) {
   transfer.pooled = LanePool::instance().run(transfer.lanes, guarded_lane);
   if (!transfer.pooled)
     run_on_threads_of_the_call(transfer.lanes, guarded_lane);
-  if (first_failure)
+  if (first_failure) {
+    transfer.settle_slots();
     std::rethrow_exception(first_failure);
+  }
+}
+
+// This call's chunks whose DMA has not ended yet: the last ones, one per slot at most.
+size_t still_running(StagedTransfer &transfer) {
+  size_t running = 0;
+  for (size_t chunk = transfer.chunks - std::min(transfer.chunks, transfer.slots);
+       chunk < transfer.chunks; ++chunk) {
+    cl_int status = CL_COMPLETE;
+    cl_event event = transfer.slot_of(chunk).in_flight;
+    if (event != nullptr &&
+        transfer.cl.clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
+                                   &status, nullptr) == CL_SUCCESS &&
+        status > CL_COMPLETE)
+      ++running;
+  }
+  return running;
 }
 
 // Returns once every chunk is in pinned memory and its DMA queued: the caller's array may then be
 // reused, and the in-order queue runs every later command of the context after those DMAs. The
-// last of them are left running (in the slots, for the next transfer to wait for), so that what
-// the program does next (typically the next write's copies) overlaps them.
+// last of them are left running (their events in the slots, for the next user to wait for), so
+// that what the program does next (typically the next write's copies) overlaps them.
 void staged_write(StagedTransfer &transfer, const char *source) {
-  const ClApi &cl = cl_api();
-  cl_command_queue queue = transfer.context.queue;
-  std::atomic<size_t> left_running{0};
   run_lanes(transfer, [&](size_t lane) {
-    LaneEvents events(queue, &transfer.slot(lane, 0));
-    size_t &first = transfer.context.staging.first_slot[lane];
-    int64_t copy_ns = 0, enqueue_ns = 0;
-    size_t turn = 0;
-    for (size_t chunk = lane; chunk < transfer.chunks && !transfer.stop.load();
-         chunk += transfer.lanes, ++turn) {
-      size_t index = (first + turn) % Staging::kSlotsPerLane;
-      char *host = transfer.slot(lane, index).host;
-      events.wait(index, "CLBufferWrite: clWaitForEvents", MQLCL_ERR_OPENCL_INTERNAL);
+    int64_t copy_ns = 0, wait_ns = 0, enqueue_ns = 0;
+    for (size_t chunk = 0; chunk < transfer.chunks; ++chunk) {
+      // The slot's chunk before this one (this call's, if any) is enqueued: wait for its DMA,
+      // or for an earlier write's.
+      if (!transfer.wait_enqueued(transfer.slot_index(chunk), chunk / transfer.slots))
+        return;
+      StagingSlot &slot = transfer.slot_of(chunk);
+      transfer.wait_for(slot, "CLBufferWrite: clWaitForEvents", MQLCL_ERR_OPENCL_INTERNAL, wait_ns);
+      const auto [begin, end] = transfer.slice_of(chunk, lane);
       const Clock::time_point copy_start = Clock::now();
-      copy_for_staged_write(host, source + transfer.start_of(chunk), transfer.length_of(chunk));
+      copy_for_staged_write(slot.host + begin, source + transfer.start_of(chunk) + begin,
+                            end - begin);
       copy_ns += nanoseconds_since(copy_start);
-      const Clock::time_point enqueue_start = Clock::now();
-      check_cl(cl.clEnqueueWriteBuffer(
-                   queue, transfer.memory, CL_FALSE, transfer.offset + transfer.start_of(chunk),
-                   transfer.length_of(chunk), host, 0, nullptr, events.slot(index)),
-               "CLBufferWrite: clEnqueueWriteBuffer", MQLCL_ERR_OPENCL_INTERNAL);
-      // Starts the DMA now, while this lane copies its next chunk.
-      check_cl(cl.clFlush(queue), "CLBufferWrite: clFlush", MQLCL_ERR_OPENCL_INTERNAL);
-      enqueue_ns += nanoseconds_since(enqueue_start);
+      if (transfer.finished_last(chunk)) {
+        transfer.release_event(slot, chunk >= transfer.slots);
+        transfer.enqueue(chunk, enqueue_ns);
+      }
     }
-    first = (first + turn) % Staging::kSlotsPerLane; // the slot filled longest ago comes first
-    transfer.account(copy_ns, enqueue_ns, events);
-    if (!transfer.stop.load())
-      left_running += events.hand_on();
+    transfer.account(copy_ns, wait_ns, enqueue_ns);
   });
-  transfer.left_running = left_running.load();
+  transfer.left_running = still_running(transfer);
 }
 
+// Returns once every chunk's DMA has ended and its bytes are in the caller's array. The caller
+// enqueues the first chunks, one per slot, before the lanes start; then each chunk's last lane
+// enqueues the chunk that next uses its slot.
 void staged_read(StagedTransfer &transfer, char *target) {
-  const ClApi &cl = cl_api();
-  cl_command_queue queue = transfer.context.queue;
-  run_lanes(transfer, [&](size_t lane) {
-    LaneEvents events(queue, &transfer.slot(lane, 0));
-    int64_t copy_ns = 0, enqueue_ns = 0;
-    std::array<size_t, Staging::kSlotsPerLane> chunk_in{}; // the chunk each slot receives
-    size_t next = lane;
-    auto enqueue_next = [&](size_t index) {
-      const Clock::time_point enqueue_start = Clock::now();
-      check_cl(cl.clEnqueueReadBuffer(queue, transfer.memory, CL_FALSE,
-                                      transfer.offset + transfer.start_of(next),
-                                      transfer.length_of(next), transfer.slot(lane, index).host, 0,
-                                      nullptr, events.slot(index)),
-               "CLBufferRead: clEnqueueReadBuffer", MQLCL_ERR_OPENCL_EXECUTE);
-      check_cl(cl.clFlush(queue), "CLBufferRead: clFlush", MQLCL_ERR_OPENCL_EXECUTE);
-      enqueue_ns += nanoseconds_since(enqueue_start);
-      chunk_in[index] = next;
-      next += transfer.lanes;
-    };
+  int64_t first_enqueues_ns = 0, first_waits_ns = 0;
+  try {
     // An earlier write's DMA still in the slots: it runs before this read's on the in-order
     // queue anyway, so waiting for it first costs nothing.
-    for (size_t index = 0; index < Staging::kSlotsPerLane; ++index)
-      events.wait(index, "CLBufferRead: clWaitForEvents", MQLCL_ERR_OPENCL_EXECUTE);
-    for (size_t index = 0; index < Staging::kSlotsPerLane && next < transfer.chunks; ++index)
-      enqueue_next(index);
-    // Slots fill in turn, so the slot whose turn it is holds the oldest read, if any is left.
-    for (size_t turn = 0; !transfer.stop.load(); ++turn) {
-      size_t index = turn % Staging::kSlotsPerLane;
-      if (!events.pending(index))
-        break;
+    for (StagingSlot &slot : transfer.context.staging.slots) {
+      transfer.wait_for(slot, "CLBufferRead: clWaitForEvents", MQLCL_ERR_OPENCL_EXECUTE,
+                        first_waits_ns);
+      transfer.release_event(slot, false);
+    }
+    const size_t first_round = std::min(transfer.chunks, transfer.slots);
+    for (size_t chunk = 0; chunk < first_round; ++chunk)
+      transfer.enqueue(chunk, first_enqueues_ns, chunk == 0 || chunk + 1 == first_round);
+  } catch (...) {
+    transfer.settle_slots();
+    throw;
+  }
+  transfer.account(0, first_waits_ns, first_enqueues_ns);
+  run_lanes(transfer, [&](size_t lane) {
+    int64_t copy_ns = 0, wait_ns = 0, enqueue_ns = 0;
+    for (size_t chunk = 0; chunk < transfer.chunks; ++chunk) {
+      if (!transfer.wait_enqueued(transfer.slot_index(chunk), chunk / transfer.slots + 1))
+        return;
+      StagingSlot &slot = transfer.slot_of(chunk);
       // The in-order queue runs the read after every command before it: a failed kernel shows
       // here.
-      events.wait(index, "CLBufferRead: clWaitForEvents", MQLCL_ERR_OPENCL_EXECUTE);
-      size_t chunk = chunk_in[index];
+      transfer.wait_for(slot, "CLBufferRead: clWaitForEvents", MQLCL_ERR_OPENCL_EXECUTE, wait_ns);
+      const auto [begin, end] = transfer.slice_of(chunk, lane);
       const Clock::time_point copy_start = Clock::now();
-      copy_for_staged_read(target + transfer.start_of(chunk), transfer.slot(lane, index).host,
-                           transfer.length_of(chunk));
+      copy_for_staged_read(target + transfer.start_of(chunk) + begin, slot.host + begin,
+                           end - begin);
       copy_ns += nanoseconds_since(copy_start);
-      if (next < transfer.chunks)
-        enqueue_next(index);
+      if (transfer.finished_last(chunk)) {
+        transfer.release_event(slot, true);
+        if (chunk + transfer.slots < transfer.chunks)
+          transfer.enqueue(chunk + transfer.slots, enqueue_ns);
+      }
     }
-    transfer.account(copy_ns, enqueue_ns, events);
+    transfer.account(copy_ns, wait_ns, enqueue_ns);
   });
 }
 
@@ -422,8 +445,9 @@ bool staged(Context &context, cl_mem memory, size_t offset, size_t bytes, Transf
   std::lock_guard<std::mutex> lock(context.staging.mutex);
   if (!staging_ready(context))
     return false;
-  StagedTransfer transfer{context, memory, offset, bytes, record.read};
+  StagedTransfer transfer(context, memory, offset, bytes, record.read);
   body(transfer);
+  context.staging.next_slot = (transfer.first + transfer.chunks) % transfer.slots;
   record.staged = true;
   record.lanes = transfer.lanes;
   record.chunks = transfer.chunks;

@@ -42,19 +42,8 @@ size_t setting(const char *name, size_t low, size_t high, size_t otherwise) noex
 // calls at 8192 from 1.57-1.66x the transfer floor on 4 lanes to 1.18-1.21x; smaller chunks were
 // slower (docs/performance.md, "From host arrays to host arrays").
 size_t Staging::chunk_bytes() noexcept {
-  static const size_t bytes = setting("MQLCL_STAGING_CHUNK_KIB", 64, 65536, 2048) << 10;
+  static const size_t bytes = setting("MQLCL_STAGING_CHUNK_KIB", 64, 65536, 4096) << 10;
   return bytes;
-}
-
-size_t Staging::chunk_for(size_t bytes, bool read) noexcept {
-  if (!read)
-    return chunk_bytes();
-  const size_t two_per_lane = 2 * lane_count();
-  const size_t even_share = (bytes + two_per_lane - 1) / two_per_lane;
-  // At least 1 MiB: a 4 MiB read in 256 KiB chunks on 8 lanes took 0.83 ms on an H200's host,
-  // against 0.31-0.46 in 2 MiB chunks on one.
-  const size_t granule = size_t{64} << 10, smallest = std::min(size_t{1} << 20, chunk_bytes());
-  return std::clamp((even_share + granule - 1) / granule * granule, smallest, chunk_bytes());
 }
 
 size_t Staging::lane_count() noexcept {

@@ -38,26 +38,23 @@ struct StagingSlot {
 
 struct Staging {
   enum class State { untried, ready, unavailable };
-  static constexpr size_t kSlotsPerLane = 2; // one is filled or drained while the other moves
+  // Slots per lane: while the lanes fill (or drain) one round of slots, the DMA engine works
+  // through the other.
+  static constexpr size_t kSlotsPerLane = 2;
   // Smaller transfers go direct (under MQLCL_STAGING=auto): measured on an H100, staging gains
   // nothing at 2 MiB, little at 4 MiB and doubles the speed from 16 MiB on.
   static constexpr size_t kThresholdBytes = size_t{4} << 20;
   // One chunk of a transfer, the size of a slot: MQLCL_STAGING_CHUNK_KIB, else the default;
   // read once per process.
   static size_t chunk_bytes() noexcept;
-  // The chunks of one transfer: a slot each for a write; for a read, smaller where that gives
-  // each lane two (the copy out of one overlaps the DMA of the next: on an H200, 16 MiB read in
-  // 1 MiB chunks on 8 lanes took 0.61 ms, in 2 MiB on 4 lanes 0.72-0.80), down to 1 MiB.
-  static size_t chunk_for(size_t bytes, bool read) noexcept;
   // Threads copying at once in one transfer: MQLCL_STAGING_LANES, else the default, at most the
   // hardware threads; read once per process.
   static size_t lane_count() noexcept;
 
   std::mutex mutex; // one staged transfer per context at a time; guards everything below
   State state = State::untried;
-  std::vector<StagingSlot> slots; // kSlotsPerLane per lane, lane by lane, once ready
-  // Per lane, which of its slots to fill first: the one whose DMA was queued longest ago.
-  std::vector<size_t> first_slot;
+  std::vector<StagingSlot> slots; // kSlotsPerLane per lane, a ring, once ready
+  size_t next_slot = 0;           // where the next transfer starts: the slot filled longest ago
 };
 
 // Where a context's last CLBufferWrite or CLBufferRead spent its time (MQLCL_CL_LAST_TRANSFER).
