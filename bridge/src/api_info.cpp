@@ -19,10 +19,11 @@ int64_t last_launch_nanoseconds(Kernel &kernel); // api_execute.cpp
 
 namespace {
 
-// MQLCL_CL_LAST_TRANSFER: "write 16777216 bytes staged (lanes 8, chunks 8): 0.420 ms; host
-// copies 2.050 ms and waits 0.000 ms over the lanes, DMA 0.000 ms; 8 chunks still copying to the
-// device at return; enqueues 0.060 ms over the lanes, the last lane began at 0.040 ms", or
-// "read 1024 bytes direct: 0.020 ms".
+// MQLCL_CL_LAST_TRANSFER: "write 16777216 bytes staged (lanes 8, chunks 4): 0.300 ms; host
+// copies 1.300 ms and waits 0.000 ms over the lanes, DMA 0.000 ms; 2 chunks still copying to the
+// device at return; enqueues 0.050 ms over the lanes, the last lane began at 0.020 ms" (and "; on
+// threads started for the call ..." when the parked ones were busy), or "read 1024 bytes direct:
+// 0.020 ms".
 std::string last_transfer_text(Context &context) {
   TransferRecord r;
   {
