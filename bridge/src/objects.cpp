@@ -38,9 +38,10 @@ size_t setting(const char *name, size_t low, size_t high, size_t otherwise) noex
 }
 } // namespace
 
-// The defaults: on an H200's host (16 threads) 2 MiB chunks on up to 8 lanes took mqlclMatMul's
-// calls at 8192 from 1.57-1.66x the transfer floor on 4 lanes to 1.18-1.21x; smaller chunks were
-// slower (docs/performance.md, "From host arrays to host arrays").
+// The defaults, measured on an H200's host (16 threads; docs/performance.md, "From host arrays to
+// host arrays"): 8 lanes took mqlclMatMul's calls at 8192 from 1.57-1.66x the transfer floor on 4
+// lanes to 1.18-1.21x; with every lane on every chunk, 4 MiB chunks (a ring of 64 MiB on 8 lanes)
+// kept 128 MiB writes from waiting for the copy engine as 2 MiB did, and 1 MiB were slower.
 size_t Staging::chunk_bytes() noexcept {
   static const size_t bytes = setting("MQLCL_STAGING_CHUNK_KIB", 64, 65536, 4096) << 10;
   return bytes;
