@@ -1,8 +1,8 @@
 // mqlcl.dll as MetaTrader 5 uses it: loaded with LoadLibraryW by its full path, functions found
 // with GetProcAddress, called from a program thread, a kernel round trip on the real device
 // (PoCL through Wine's OpenCL.dll), and both ways out: FreeLibrary with objects still alive
-// (everything is released, the process goes on) and process exit with objects alive (no crash,
-// no hang, no OpenCL call).
+// (everything is released, the process goes on; after staged transfers, once the lane threads
+// have left) and process exit with objects alive (no crash, no hang, no OpenCL call).
 #define BOOST_TEST_MODULE windows_loader
 #include "loaded_bridge.hpp"
 #include "opencl_counting.hpp"
@@ -364,6 +364,43 @@ BOOST_AUTO_TEST_CASE(freelibrary_with_live_objects_releases_them) {
   BOOST_TEST(problems.empty(), problems);
   BOOST_TEST(again.unload());
   BOOST_TEST(counting.total() == 0, counting.describe());
+}
+
+// Staged transfers leave the bridge's lane threads parked, each holding the DLL loaded
+// (bridge/src/lane_pool.hpp): after FreeLibrary the DLL stays until they have been idle for a
+// second, then unloads by itself, its objects released; it loads again and works.
+BOOST_AUTO_TEST_CASE(freelibrary_after_staged_transfers_unloads_once_the_lane_threads_leave) {
+  BOOST_TEST_REQUIRE(!bridge_is_loaded());
+  Environment staged(L"MQLCL_STAGING", L"on"); // staged on PoCL too
+  Environment chunks(L"MQLCL_STAGING_CHUNK_KIB", L"256");
+  {
+    LoadedBridge bridge(kBridgePath);
+    BOOST_TEST_REQUIRE(bridge.loaded(), bridge.load_error());
+    const std::string problems = on_own_thread([&] { return vector_add_round_trip(bridge); });
+    BOOST_TEST_REQUIRE(problems.empty(), problems);
+    BOOST_TEST(bridge.unload());
+  }
+  SYSTEM_INFO system{};
+  GetSystemInfo(&system);
+  if (system.dwNumberOfProcessors > 1) // else one lane: no thread of the bridge's own
+    BOOST_TEST(bridge_is_loaded(), "no lane thread held mqlcl.dll after FreeLibrary");
+  const auto unloaded_within_10_s = [] {
+    const ULONGLONG deadline = GetTickCount64() + 10000;
+    while (bridge_is_loaded() && GetTickCount64() < deadline)
+      Sleep(20);
+    return !bridge_is_loaded();
+  };
+  BOOST_TEST_REQUIRE(unloaded_within_10_s(), "mqlcl.dll still loaded 10 s after FreeLibrary");
+
+  LoadedBridge again(kBridgePath);
+  BOOST_TEST_REQUIRE(again.loaded(), again.load_error());
+  const std::string problems = on_own_thread([&] {
+    return again.CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT) == 0 ? vector_add_round_trip(again)
+                                                                 : "handles survived the unload";
+  });
+  BOOST_TEST(problems.empty(), problems);
+  BOOST_TEST(again.unload());
+  BOOST_TEST(unloaded_within_10_s(), "mqlcl.dll still loaded 10 s after FreeLibrary");
 }
 
 // MetaTrader may unload a program's DLLs while a thread that called them lives on (a chart's
