@@ -60,18 +60,16 @@ bool expect_staged(int32_t context, size_t bytes) {
 }
 
 // The clEnqueueWriteBuffer/clEnqueueReadBuffer calls one transfer makes: one per chunk when staged.
-uint64_t expected_enqueues(int32_t context, size_t bytes, bool read) {
+uint64_t expected_enqueues(int32_t context, size_t bytes) {
   if (!expect_staged(context, bytes))
     return 1;
-  (void)read; // reads and writes alike: one chunk per slot
-  return (bytes + kChunk - 1) / kChunk;
+  return (bytes + kChunk - 1) / kChunk; // reads and writes alike: one chunk per slot
 }
 
 // The events it takes: one per chunk when staged, none for the direct path's blocking call.
-int64_t expected_events(int32_t context, size_t bytes, bool read) {
-  return expect_staged(context, bytes)
-             ? static_cast<int64_t>(expected_enqueues(context, bytes, read))
-             : 0;
+int64_t expected_events(int32_t context, size_t bytes) {
+  return expect_staged(context, bytes) ? static_cast<int64_t>(expected_enqueues(context, bytes))
+                                       : 0;
 }
 
 struct staging_is_forced {
@@ -173,9 +171,9 @@ BOOST_AUTO_TEST_CASE(transfers_of_every_shape_round_trip_byte_for_byte) {
                                          shape.data_offset, count, shape.element_size) == count,
                            last_error_text());
         BOOST_TEST(mqlcl_fault::calls(Call::clEnqueueWriteBuffer) - writes ==
-                   expected_enqueues(context, shape.bytes, false));
+                   expected_enqueues(context, shape.bytes));
         BOOST_TEST(mqlcl_fault::acquired(Kind::event) - events ==
-                   expected_events(context, shape.bytes, false));
+                   expected_events(context, shape.bytes));
         std::memcpy(device_image.data() + shape.buffer_offset, source.data() + host_offset,
                     shape.bytes);
 
@@ -188,9 +186,9 @@ BOOST_AUTO_TEST_CASE(transfers_of_every_shape_round_trip_byte_for_byte) {
                                         shape.data_offset, count, shape.element_size) == count,
                            last_error_text());
         BOOST_TEST(mqlcl_fault::calls(Call::clEnqueueReadBuffer) - reads ==
-                   expected_enqueues(context, shape.bytes, true));
+                   expected_enqueues(context, shape.bytes));
         BOOST_TEST(mqlcl_fault::acquired(Kind::event) - events ==
-                   expected_events(context, shape.bytes, true));
+                   expected_events(context, shape.bytes));
         BOOST_TEST(first_difference(target.data() + host_offset, source.data() + host_offset,
                                     shape.bytes) == -1);
         BOOST_TEST(first_difference(target.data(), before.data(), host_offset) == -1);
@@ -232,7 +230,7 @@ BOOST_AUTO_TEST_CASE(a_kernel_sees_staged_writes_and_a_staged_read_sees_the_kern
   BOOST_TEST(CLBufferWrite(bx, x.data(), 0, 0, n, 4) == n);
   BOOST_TEST(CLBufferWrite(by, y.data(), 0, 0, n, 4) == n);
   BOOST_TEST(mqlcl_fault::calls(Call::clEnqueueWriteBuffer) - writes ==
-             2 * expected_enqueues(context, n * size_t{4}, false));
+             2 * expected_enqueues(context, n * size_t{4}));
   const float a = 2.5f;
   BOOST_TEST(CLSetKernelArgMem(kernel, 0, bx) == 1);
   BOOST_TEST(CLSetKernelArgMem(kernel, 1, by) == 1);
@@ -313,7 +311,7 @@ BOOST_AUTO_TEST_CASE(the_last_transfer_says_where_its_time_went) {
                                      &lanes, &chunks, &call, &copies, &waits, &dma,
                                      &running) == (read ? 6 : 7),
                          text);
-      BOOST_TEST(chunks == expected_enqueues(context, bytes, read));
+      BOOST_TEST(chunks == expected_enqueues(context, bytes));
       BOOST_TEST(lanes == Staging::lane_count()); // every lane copies a slice of every chunk
       BOOST_TEST(copies > 0);
       if (read) {
