@@ -221,9 +221,9 @@ Subcommand gemm_subcommand() {
   return {"gemm",
           Mode::gemm,
           "[options]",
-          "times the library's CLGemm as an MQL5 program calls it (squares at --sizes with B as "
-          "stored and transposed, network shapes, double, a batch) against cuBLAS on NVIDIA GPUs "
-          "and OpenBLAS on CPUs, every product verified",
+          "times the library's CLGemm as an MQL5 program calls it (squares at --sizes as stored "
+          "and with B or A transposed, FP32-accurate, TF32 on GPUs, network shapes, double, a "
+          "batch) against cuBLAS on NVIDIA GPUs and OpenBLAS on CPUs, every product verified",
           {device_option(),
            {"--sizes", "N,N,...",
             "the squares (default 1000,2000 on CPUs; 1000,2000,4096,4097,8192 on GPUs)"},
@@ -233,6 +233,9 @@ Subcommand gemm_subcommand() {
            {"--double", "",
             "the double products only (MQL5's matrix): every square, with B and with A "
             "transposed, and MQLCL_GEMM_ACCURATE as stored"},
+           {"--cases", "REGEX",
+            "only the cases whose name (as the table prints it, e.g. \"4096x4096x4096 NN float "
+            "tf32\") contains a match of REGEX (ECMAScript), e.g. tf32 or \"float$\""},
            {"--format", "F", "text (default) or json: the document --output saves, on stdout"},
            {"--output", "FILE.json", "save the figures"},
            path_options()[0],
@@ -339,9 +342,9 @@ struct RawOptions {
 const std::vector<std::string> kFlags{"--help",   "--version", "--list",     "--list-devices",
                                       "--no-cpu", "--double",  "--host-only"};
 const std::vector<std::string> kValues{
-    "--device", "--size",   "--rows1",        "--colsrows", "--cols2",     "--local",  "--repeat",
-    "--seed",   "--format", "--chart",        "--kernels",  "--library",   "--output", "--sizes",
-    "--gemm",   "--vendor", "--architecture", "--trials",   "--host-sizes"};
+    "--device", "--size",   "--rows1",        "--colsrows", "--cols2",      "--local",  "--repeat",
+    "--seed",   "--format", "--chart",        "--kernels",  "--library",    "--output", "--sizes",
+    "--gemm",   "--vendor", "--architecture", "--trials",   "--host-sizes", "--cases"};
 
 void add_options(CLI::App &app, RawOptions &raw) {
   app.allow_extras(); // unknown options are refused below, in mqlcl-replay's words
@@ -470,6 +473,16 @@ std::string gemm_layout_of(const std::string &layout) {
   return layout;
 }
 
+// gemm --cases: a pattern std::regex takes (it is matched against each case's name).
+std::string case_pattern(const std::string &pattern) {
+  try {
+    std::regex check(pattern);
+  } catch (const std::regex_error &e) {
+    bad_input(fmt::format("--cases {}: not a regular expression ({})", pattern, e.what()));
+  }
+  return pattern;
+}
+
 // The options as numbers, paths and names.
 void convert(const RawOptions &raw, const Subcommand &subcommand, CommandLine &command,
              const std::vector<Step> &catalogue) {
@@ -515,6 +528,8 @@ void convert(const RawOptions &raw, const Subcommand &subcommand, CommandLine &c
   command.overlays.assign(raw.overlays.begin(), raw.overlays.end());
   if (raw.given("--gemm"))
     command.gemm_layout = gemm_layout_of(raw.value("--gemm"));
+  if (raw.given("--cases"))
+    command.gemm_cases = case_pattern(raw.value("--cases"));
   if (raw.given("--trials"))
     command.max_trials = parse_unsigned("--trials", raw.value("--trials"), 1, 1000000);
 }

@@ -43,6 +43,7 @@ struct CommandLine {
   std::optional<std::filesystem::path> kernels;
   std::optional<std::filesystem::path> library;
   std::optional<std::string> gemm_layout; // tune --gemm: one of kLayouts
+  std::optional<std::string> gemm_cases;  // gemm --cases: a regular expression over case names
   std::optional<uint64_t> max_trials;     // tune --trials: the trials it may run at most
   // gemm-database: the tuner's files, and the vendor and architecture of devices they do not name
   std::vector<std::filesystem::path> tuning_files;

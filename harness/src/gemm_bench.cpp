@@ -19,6 +19,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <regex>
 
 namespace mqlcl::replay {
 
@@ -29,41 +31,42 @@ struct GemmCase {
   int32_t precision = MQLCL_GEMM_EXACT;
 };
 
-// The squares at `sizes` both ways (B as stored by rows, and transposed), FP32-accurate at each
-// with B transposed, then on GPUs TF32 and FP32-accurate at 4096 both ways and the network
-// shapes with each operand transposed; double at the first size (on GPUs at every size, NN, NT
-// and TN) and a batch. On CPUs FP32-accurate runs at the largest size only (it is the exact product
-// there) and TF32 not at all. `double_only` (gemm --double): the double products at every size, as
-// stored, with B and with A transposed, then MQLCL_GEMM_ACCURATE as stored (the FP64 product, or
-// under MQLCL_GEMM_KERNEL=ozaki the Ozaki scheme: one run times both beside cuBLAS DGEMM).
-// MQL5's own type: the double product at each size, as stored, with B and with A transposed.
-void append_double_cases(std::vector<GemmCase> &cases, const std::vector<uint32_t> &sizes) {
+// The squares at `sizes` as stored, with B and with A transposed, FP32-accurate at each with B
+// transposed, then on GPUs TF32 at each size both ways, FP32-accurate at 4096 as stored and the
+// network shapes with each operand transposed; double at the first size (on GPUs at every size,
+// NN, NT and TN) and a batch. On CPUs FP32-accurate runs at the largest size only (it is the
+// exact product there), TF32 not at all and the squares NN and NT only. `double_only` (gemm
+// --double): the double products at every size, as stored, with B and with A transposed, then
+// MQLCL_GEMM_ACCURATE as stored (the FP64 product, or under MQLCL_GEMM_KERNEL=ozaki the Ozaki
+// scheme: one run times both beside cuBLAS DGEMM).
+std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu, bool double_only);
+
+// The squares at each size, as stored, with B and with A transposed (`layouts` of them).
+void append_squares(std::vector<GemmCase> &cases, const std::vector<uint32_t> &sizes,
+                    bool double_precision, int layouts) {
   for (uint32_t n : sizes)
-    for (int t = 0; t <= 2; ++t)
-      cases.push_back({GeneralGemm{n, n, n, 1, t == 2, t == 1, true}});
+    for (int t = 0; t < layouts; ++t)
+      cases.push_back({GeneralGemm{n, n, n, 1, t == 2, t == 1, double_precision}});
 }
 
 std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu, bool double_only) {
   std::vector<GemmCase> cases;
   if (double_only) {
-    append_double_cases(cases, sizes);
+    append_squares(cases, sizes, true, 3);
     for (uint32_t n : sizes)
       cases.push_back({GeneralGemm{n, n, n, 1, false, false, true}, MQLCL_GEMM_ACCURATE});
     return cases;
   }
-  for (uint32_t n : sizes)
-    for (bool transpose_b : {false, true})
-      cases.push_back({GeneralGemm{n, n, n, 1, false, transpose_b}});
+  append_squares(cases, sizes, false, gpu ? 3 : 2);
   for (uint32_t n : sizes)
     if (gpu || n == sizes.back())
       cases.push_back({GeneralGemm{n, n, n, 1, false, true}, MQLCL_GEMM_ACCURATE});
   if (gpu) {
+    for (uint32_t n : sizes)
+      for (bool transpose_b : {true, false})
+        cases.push_back({GeneralGemm{n, n, n, 1, false, transpose_b}, MQLCL_GEMM_TF32});
     const uint32_t n = 4096;
     cases.push_back({GeneralGemm{n, n, n, 1, false, false}, MQLCL_GEMM_ACCURATE});
-    for (bool transpose_b : {true, false})
-      cases.push_back({GeneralGemm{n, n, n, 1, false, transpose_b}, MQLCL_GEMM_TF32});
-  }
-  if (gpu)
     for (GeneralGemm shape : {GeneralGemm{4096, 4096, 512}, GeneralGemm{512, 4096, 4096},
                               GeneralGemm{8192, 1024, 8192}})
       for (int t = 1; t <= 2; ++t) {
@@ -71,12 +74,29 @@ std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu, b
         shape.transpose_b = t == 2;
         cases.push_back({shape});
       }
-  if (gpu)
-    append_double_cases(cases, sizes);
-  else
+    append_squares(cases, sizes, true, 3);
+  } else {
     cases.push_back(
         {GeneralGemm{sizes.front(), sizes.front(), sizes.front(), 1, false, false, true}});
+  }
   cases.push_back({GeneralGemm{256, 256, 64, 64}});
+  return cases;
+}
+
+// gemm --cases: those whose name has a match of `pattern`.
+std::vector<GemmCase> matching_cases(std::vector<GemmCase> cases,
+                                     const std::optional<std::string> &pattern) {
+  if (!pattern)
+    return cases;
+  const std::regex wanted(*pattern);
+  cases.erase(std::remove_if(cases.begin(), cases.end(),
+                             [&](const GemmCase &c) {
+                               return !std::regex_search(gemm_case_label(c.shape, c.precision),
+                                                         wanted);
+                             }),
+              cases.end());
+  if (cases.empty())
+    bad_input(fmt::format("--cases {}: no case of this run has a name that matches", *pattern));
   return cases;
 }
 
@@ -194,6 +214,9 @@ int run_gemm_command(const CommandLine &command) {
   if (sizes.empty())
     sizes = device.type == "CPU" ? std::vector<uint32_t>{1000, 2000}
                                  : std::vector<uint32_t>{1000, 2000, 4096, 4097, 8192};
+  const std::vector<GemmCase> all_cases =
+      matching_cases(gemm_cases(sizes, device.type != "CPU", command.options.double_precision),
+                     command.gemm_cases);
   const uint32_t repeat = std::max<uint32_t>(command.options.repeat, 5);
   const TextReport say(command.format != Format::json);
   say("CLGemm on device {}: {} ({}, driver {}), {} calls per case after the first\n",
@@ -209,8 +232,6 @@ int run_gemm_command(const CommandLine &command) {
       {"tuning_cache", cache}};
   Json cases = Json::array();
   bool all_verified = true;
-  const std::vector<GemmCase> all_cases =
-      gemm_cases(sizes, device.type != "CPU", command.options.double_precision);
   ProgressLine progress(stderr, command.format == Format::json);
   for (const GemmCase &c : all_cases) {
     CaseResult result =

@@ -278,18 +278,21 @@ GemmProduct::GemmProduct(const GeneralGemm &shape, int32_t precision)
     std::tie(tf32_reference_, tf32_tolerance_) = tf32_reference(shape_);
 }
 
-std::string GemmProduct::label() const {
-  const GeneralGemm &g = shape_;
+std::string gemm_case_label(const GeneralGemm &g, int32_t precision) {
   std::string label = fmt::format("{}x{}x{} {}{}", g.m, g.n, g.k, g.transpose_a ? "T" : "N",
                                   g.transpose_b ? "T" : "N");
   if (g.batch > 1)
     label += fmt::format(" batch {}", g.batch);
   label += g.double_precision ? " double" : " float";
-  if (precision_ == MQLCL_GEMM_ACCURATE)
+  if (precision == MQLCL_GEMM_ACCURATE)
     label += " accurate";
-  if (precision_ == MQLCL_GEMM_TF32)
+  if (precision == MQLCL_GEMM_TF32)
     label += " tf32";
   return label;
+}
+
+std::string GemmProduct::label() const {
+  return gemm_case_label(shape_, precision_);
 }
 
 Checked GemmProduct::check(const std::vector<double> &product) const {

@@ -66,6 +66,9 @@ private:
   Handle context_, a_, b_, c_;
 };
 
+// "4096x4096x4096 NN float accurate": a case's name in gemm's table (and what --cases matches).
+std::string gemm_case_label(const GeneralGemm &shape, int32_t precision);
+
 class GemmProduct {
 public:
   // `shape` without its data: the inputs are made here (uniform in [-1, 1), seeds 1 and 2,

@@ -325,6 +325,27 @@ BOOST_AUTO_TEST_CASE(gemm_double_times_the_double_products_only) {
              std::max(errors.at("96x96x96 NN double"), std::ldexp(1.0, -52)));
 }
 
+// gemm --cases: only the cases whose name has a match, in the table's order; a pattern that is
+// not one, or that matches nothing, is refused before anything runs.
+BOOST_AUTO_TEST_CASE(gemm_cases_runs_the_matching_cases_only) {
+  Outcome run = run_replay({"gemm", "--double", "--sizes", "24,17", "--cases", " N[NT] double$",
+                            "--repeat", "1", "--format", "json"});
+  BOOST_TEST_REQUIRE(run.status == 0, run.out << run.err);
+  const nlohmann::json gemm = nlohmann::json::parse(run.out);
+  std::vector<std::string> cases;
+  for (const nlohmann::json &c : gemm.at("cases"))
+    cases.push_back(c.at("case").get<std::string>());
+  const std::vector<std::string> expected{"24x24x24 NN double", "24x24x24 NT double",
+                                          "17x17x17 NN double", "17x17x17 NT double"};
+  BOOST_TEST(cases == expected, boost::test_tools::per_element());
+  for (const char *pattern : {"(", "tf33"}) {
+    Outcome refused = run_replay({"gemm", "--sizes", "24", "--cases", pattern});
+    BOOST_TEST(refused.status == 2, pattern << ": " << refused.out << refused.err);
+    BOOST_TEST(has(refused.err, std::string("--cases ") + pattern), refused.err);
+    BOOST_TEST(!has(refused.out, "GFLOPS"), refused.out); // refused before the table starts
+  }
+}
+
 BOOST_AUTO_TEST_CASE(progress_shows_on_a_terminal_and_not_in_a_pipe) {
   check_progress({"matr_mul_vect_v2", "--size", "64", "--no-cpu", "--repeat", "2"}, "replay 2 of 2",
                  {"\rmatr_mul_vect_v2: the fp64 reference on the host",
