@@ -31,16 +31,6 @@ struct GemmCase {
   int32_t precision = MQLCL_GEMM_EXACT;
 };
 
-// The squares at `sizes` as stored, with B and with A transposed, FP32-accurate at each with B
-// transposed, then on GPUs TF32 at each size both ways, FP32-accurate at 4096 as stored and the
-// network shapes with each operand transposed; double at the first size (on GPUs at every size,
-// NN, NT and TN) and a batch. On CPUs FP32-accurate runs at the largest size only (it is the
-// exact product there), TF32 not at all and the squares NN and NT only. `double_only` (gemm
-// --double): the double products at every size, as stored, with B and with A transposed, then
-// MQLCL_GEMM_ACCURATE as stored (the FP64 product, or under MQLCL_GEMM_KERNEL=ozaki the Ozaki
-// scheme: one run times both beside cuBLAS DGEMM).
-std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu, bool double_only);
-
 // The squares at each size, as stored, with B and with A transposed (`layouts` of them).
 void append_squares(std::vector<GemmCase> &cases, const std::vector<uint32_t> &sizes,
                     bool double_precision, int layouts) {
@@ -49,6 +39,14 @@ void append_squares(std::vector<GemmCase> &cases, const std::vector<uint32_t> &s
       cases.push_back({GeneralGemm{n, n, n, 1, t == 2, t == 1, double_precision}});
 }
 
+// The squares at `sizes` as stored, with B and with A transposed, FP32-accurate at each with B
+// transposed, then on GPUs TF32 at each size both ways, FP32-accurate at 4096 as stored and the
+// network shapes with each operand transposed; double at the first size (on GPUs at every size,
+// NN, NT and TN) and a batch. On CPUs FP32-accurate runs at the largest size only (it is the
+// exact product there), TF32 not at all and the squares NN and NT only. `double_only` (gemm
+// --double): the double products at every size, as stored, with B and with A transposed, then
+// MQLCL_GEMM_ACCURATE as stored (the FP64 product, or under MQLCL_GEMM_KERNEL=ozaki the Ozaki
+// scheme: one run times both beside cuBLAS DGEMM).
 std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu, bool double_only) {
   std::vector<GemmCase> cases;
   if (double_only) {
