@@ -1,5 +1,7 @@
 // CLGemm: the checks of a call, before anything is enqueued; gemm/ runs it. A refused call
 // changes nothing (docs/errors.md lists each refusal with its test).
+#include "api_gemm.hpp"
+
 #include "boundary.hpp"
 #include "cl_api.hpp"
 #include "cuda_driver.hpp"
@@ -143,6 +145,47 @@ void check_sizes(uint32_t m, uint32_t n, uint32_t k, uint32_t batch) {
 
 } // namespace
 
+namespace mqlcl {
+
+gemm::Call checked_gemm_call(int32_t buffer_a, int32_t buffer_b, int32_t buffer_c,
+                             int32_t element_type, int32_t precision, int32_t transpose_a,
+                             int32_t transpose_b, uint32_t m, uint32_t n, uint32_t k, double alpha,
+                             double beta, uint64_t offset_a, uint32_t lda, uint64_t offset_b,
+                             uint32_t ldb, uint64_t offset_c, uint32_t ldc, uint32_t batch,
+                             uint64_t stride_a, uint64_t stride_b, uint64_t stride_c) {
+  check_choice(element_type, MQLCL_GEMM_DOUBLE, "element_type");
+  check_choice(precision, MQLCL_GEMM_FASTEST, "precision");
+  check_choice(transpose_a, 1, "transpose_a");
+  check_choice(transpose_b, 1, "transpose_b");
+  check_sizes(m, n, k, batch);
+  gemm::Call call;
+  call.a = {buffer_of(buffer_a, "CLGemm"), offset_a, lda, stride_a, transpose_a == 1};
+  call.b = {buffer_of(buffer_b, "CLGemm"), offset_b, ldb, stride_b, transpose_b == 1};
+  call.c = {buffer_of(buffer_c, "CLGemm"), offset_c, ldc, stride_c, false};
+  call.double_precision = element_type == MQLCL_GEMM_DOUBLE;
+  call.precision = static_cast<gemm::Precision>(precision);
+  call.m = m;
+  call.n = n;
+  call.k = k;
+  call.batch = batch;
+  call.alpha = alpha;
+  call.beta = beta;
+  check_buffers(call);
+  check_device(call, precision);
+  const size_t element_size = call.double_precision ? 8 : 4;
+  uint64_t end_a =
+      check_extent({"a", transpose_a ? k : m, transpose_a ? m : k}, call.a, batch, element_size);
+  uint64_t end_b =
+      check_extent({"b", transpose_b ? n : k, transpose_b ? k : n}, call.b, batch, element_size);
+  uint64_t end_c = check_extent({"c", m, n}, call.c, batch, element_size);
+  check_overlaps(call, end_a, end_b, end_c);
+  check_tensor_core_layout(call);
+  call.index64 = gemm::needs_index64(call); // after check_extent has filled in ld 0
+  return call;
+}
+
+} // namespace mqlcl
+
 extern "C" {
 
 MQLCL_API int32_t CLGemm(int32_t buffer_a, int32_t buffer_b, int32_t buffer_c, int32_t element_type,
@@ -152,34 +195,10 @@ MQLCL_API int32_t CLGemm(int32_t buffer_a, int32_t buffer_b, int32_t buffer_c, i
                          uint32_t ldc, uint32_t batch, uint64_t stride_a, uint64_t stride_b,
                          uint64_t stride_c) {
   return guarded(0, [&] {
-    check_choice(element_type, MQLCL_GEMM_DOUBLE, "element_type");
-    check_choice(precision, MQLCL_GEMM_FASTEST, "precision");
-    check_choice(transpose_a, 1, "transpose_a");
-    check_choice(transpose_b, 1, "transpose_b");
-    check_sizes(m, n, k, batch);
-    gemm::Call call;
-    call.a = {buffer_of(buffer_a, "CLGemm"), offset_a, lda, stride_a, transpose_a == 1};
-    call.b = {buffer_of(buffer_b, "CLGemm"), offset_b, ldb, stride_b, transpose_b == 1};
-    call.c = {buffer_of(buffer_c, "CLGemm"), offset_c, ldc, stride_c, false};
-    call.double_precision = element_type == MQLCL_GEMM_DOUBLE;
-    call.precision = static_cast<gemm::Precision>(precision);
-    call.m = m;
-    call.n = n;
-    call.k = k;
-    call.batch = batch;
-    call.alpha = alpha;
-    call.beta = beta;
-    check_buffers(call);
-    check_device(call, precision);
-    const size_t element_size = call.double_precision ? 8 : 4;
-    uint64_t end_a =
-        check_extent({"a", transpose_a ? k : m, transpose_a ? m : k}, call.a, batch, element_size);
-    uint64_t end_b =
-        check_extent({"b", transpose_b ? n : k, transpose_b ? k : n}, call.b, batch, element_size);
-    uint64_t end_c = check_extent({"c", m, n}, call.c, batch, element_size);
-    check_overlaps(call, end_a, end_b, end_c);
-    check_tensor_core_layout(call);
-    call.index64 = gemm::needs_index64(call); // after check_extent has filled in ld 0
+    const gemm::Call call =
+        checked_gemm_call(buffer_a, buffer_b, buffer_c, element_type, precision, transpose_a,
+                          transpose_b, m, n, k, alpha, beta, offset_a, lda, offset_b, ldb, offset_c,
+                          ldc, batch, stride_a, stride_b, stride_c);
     Context &context = *call.c.buffer->context;
     watching_device(*context.device, "CLGemm", [&] { gemm::enqueue(context, call); });
     return 1;

@@ -42,6 +42,8 @@ namespace mqlcl {
   X(clEnqueueMapBuffer)                                                                            \
   X(clEnqueueUnmapMemObject)                                                                       \
   X(clEnqueueNDRangeKernel)                                                                        \
+  X(clEnqueueMarkerWithWaitList)                                                                   \
+  X(clEnqueueBarrierWithWaitList)                                                                  \
   X(clGetEventInfo)                                                                                \
   X(clGetEventProfilingInfo)                                                                       \
   X(clWaitForEvents)                                                                               \

@@ -84,11 +84,14 @@ void release_staging_slots(cl_command_queue queue, Staging &staging) noexcept {
 }
 
 Context::~Context() {
-  if (queue != nullptr && !process_is_exiting()) {
-    try {
-      cl_api().clFinish(queue); // commands still queued may use this context's objects
-    } catch (...) {
-    }
+  if (!process_is_exiting()) {
+    for (cl_command_queue q : {side_queues.upload, side_queues.download, queue})
+      if (q != nullptr) {
+        try {
+          cl_api().clFinish(q); // commands still queued may use this context's objects
+        } catch (...) {
+        }
+      }
   }
   // Its programs and scratch buffers, before the queue and context they use. The pointer was made
   // by gemm/gemm.cpp, so its deleter knows the type that this file only declares.
@@ -97,6 +100,8 @@ Context::~Context() {
   release(address_probe.kernel, &ClApi::clReleaseKernel);
   release(address_probe.program, &ClApi::clReleaseProgram);
   release(address_probe.result, &ClApi::clReleaseMemObject);
+  release(side_queues.upload, &ClApi::clReleaseCommandQueue);
+  release(side_queues.download, &ClApi::clReleaseCommandQueue);
   release(queue, &ClApi::clReleaseCommandQueue);
   release(context, &ClApi::clReleaseContext);
   if (device)

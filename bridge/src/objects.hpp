@@ -85,12 +85,21 @@ struct AddressProbe {
   cl_mem result = nullptr; // the address, 8 bytes
 };
 
+// Two more in-order queues of a context, for CLMatMul (api_matmul.cpp): its writes run on one and
+// its reads on the other while its product's kernels run on the context's queue, each behind the
+// events it needs. Made by the context's first CLMatMul that stages its transfers.
+struct SideQueues {
+  std::mutex mutex; // one CLMatMul on them at a time; guards the queues
+  cl_command_queue upload = nullptr, download = nullptr;
+};
+
 struct Context {
   std::shared_ptr<const Device> device;
   cl_context context = nullptr;
   cl_command_queue queue = nullptr; // in order, profiling enabled
-  Staging staging;                  // set up by the first staged transfer
-  std::mutex transfer_mutex;        // guards the record below
+  SideQueues side_queues;
+  Staging staging;           // set up by the first staged transfer
+  std::mutex transfer_mutex; // guards the record below
   TransferRecord last_transfer;
   AddressProbe address_probe;
   std::mutex gemm_mutex;                    // guards the pointer below, set by the first CLGemm

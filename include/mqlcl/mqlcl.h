@@ -266,6 +266,15 @@ MQLCL_API int32_t CLGemm(int32_t buffer_a, int32_t buffer_b, int32_t buffer_c, i
                          uint32_t ldc, uint32_t batch, uint64_t stride_a, uint64_t stride_b,
                          uint64_t stride_c);
 
+/* Beyond MQL5: c = a * b from host arrays to a host array (MQL5's c = a.MatMul(b)), through
+ * three buffers of one context: a m x k, b k x n, c m x n, packed row-major, in each buffer from
+ * its start; element_type and precision as CLGemm's. Writes a and b, runs the product and reads
+ * c, its transfers overlapping the product where they are staged (docs/api.md). Returns once c
+ * holds the product: 1, or 0 (docs/errors.md; c may then hold part of it). */
+MQLCL_API int32_t CLMatMul(int32_t buffer_a, int32_t buffer_b, int32_t buffer_c,
+                           int32_t element_type, int32_t precision, const void *a, const void *b,
+                           void *c, uint32_t m, uint32_t n, uint32_t k);
+
 /* Beyond MQL5: owners. CLOwnerCreate makes an owner (a random id > 0) and has the calling thread
  * act for it; handles created while a thread acts for an owner are that owner's, and only
  * threads acting for it can use or free them (MQLCL_ERR_OPENCL_NOT_OWNER otherwise). A thread that

@@ -36,9 +36,9 @@ std::set<std::string> header_functions() {
 BOOST_AUTO_TEST_CASE(header_declares_mql5s_functions) {
   std::set<std::string> names = header_functions();
   // MQL5's 19 OpenCL functions, plus CLProgramCreateEx (the build-log overload), last error
-  // (read, reset, set), CLBufferTensorMap, CLGemm, the three owner calls, the three non-blocking
-  // read calls and the 64-bit buffer calls.
-  BOOST_TEST(names.size() == 34u);
+  // (read, reset, set), CLBufferTensorMap, CLGemm, CLMatMul, the three owner calls, the three
+  // non-blocking read calls and the 64-bit buffer calls.
+  BOOST_TEST(names.size() == 35u);
   for (const char *mql5 :
        {"CLHandleType", "CLGetInfoInteger", "CLGetInfoString", "CLContextCreate", "CLContextFree",
         "CLGetDeviceInfo", "CLProgramCreate", "CLProgramFree", "CLKernelCreate", "CLKernelFree",

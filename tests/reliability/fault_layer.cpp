@@ -57,6 +57,8 @@ constexpr Role role_of(Call call) {
   case Call::clEnqueueReadBuffer:
   case Call::clEnqueueNDRangeKernel:
   case Call::clEnqueueUnmapMemObject:
+  case Call::clEnqueueMarkerWithWaitList:
+  case Call::clEnqueueBarrierWithWaitList:
     return {Effect::enqueue_with_event, Kind::event};
   // clEnqueueMapBuffer returns the pointer (NULL and errcode_ret when a fault is injected); the
   // bridge maps without an event, so there is nothing of it to count.

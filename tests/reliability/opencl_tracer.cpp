@@ -147,6 +147,12 @@ TRACE(cl_int, clEnqueueNDRangeKernel,
        const size_t *global, const size_t *local, cl_uint waits, const cl_event *wait_list,
        cl_event *event),
       (queue, kernel, dimensions, offset, global, local, waits, wait_list, event))
+TRACE(cl_int, clEnqueueMarkerWithWaitList,
+      (cl_command_queue queue, cl_uint waits, const cl_event *wait_list, cl_event *event),
+      (queue, waits, wait_list, event))
+TRACE(cl_int, clEnqueueBarrierWithWaitList,
+      (cl_command_queue queue, cl_uint waits, const cl_event *wait_list, cl_event *event),
+      (queue, waits, wait_list, event))
 TRACE(cl_int, clGetEventInfo,
       (cl_event e, cl_event_info what, size_t size, void *value, size_t *size_ret),
       (e, what, size, value, size_ret))

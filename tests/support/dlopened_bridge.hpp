@@ -34,7 +34,8 @@ struct DlopenedBridge {
   X(CLOwnerCreate)                                                                                 \
   X(CLOwnerSelect)                                                                                 \
   X(CLOwnerFree)                                                                                   \
-  X(CLGemm)
+  X(CLGemm)                                                                                        \
+  X(CLMatMul)
 #define MQLCL_TEST_POINTER(name) decltype(&::name) name = nullptr;
   MQLCL_TEST_EXPORTS(MQLCL_TEST_POINTER)
 #undef MQLCL_TEST_POINTER

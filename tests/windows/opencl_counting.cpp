@@ -189,6 +189,12 @@ ENQUEUE(clEnqueueNDRangeKernel,
          const size_t *global, const size_t *local, cl_uint waits, const cl_event *wait_list,
          cl_event *event),
         (queue, kernel, dimensions, offset, global, local, waits, wait_list, event))
+ENQUEUE(clEnqueueMarkerWithWaitList,
+        (cl_command_queue queue, cl_uint waits, const cl_event *wait_list, cl_event *event),
+        (queue, waits, wait_list, event))
+ENQUEUE(clEnqueueBarrierWithWaitList,
+        (cl_command_queue queue, cl_uint waits, const cl_event *wait_list, cl_event *event),
+        (queue, waits, wait_list, event))
 
 // A map returns the pointer, not a status: counted like an enqueue all the same.
 __declspec(dllexport) void *CL_API_CALL

@@ -155,8 +155,8 @@ void run_exact_product(const Context &context, ContextState &state, const Call &
 
 // TF32 runs on the tensor cores or fails; ACCURATE and FASTEST take them where they build and
 // fall back to the exact product where they do not.
-void run_product(Context &context, ContextState &state, const Call &call) {
-  bool first = true;
+void run_product(Context &context, ContextState &state, const Call &call, bool continues_last) {
+  bool first = !continues_last;
   const bool wants_tensor_cores = !call.double_precision && call.precision != Precision::exact &&
                                   offers_tensor_cores(*context.device);
   if (wants_tensor_cores && state.tensor_cores != ContextState::TensorCores::unavailable) {
@@ -216,10 +216,10 @@ std::string_view kernel_text(std::string_view name) {
   fail(MQLCL_ERR_OPENCL_INTERNAL, fmt::format("kernels/{} is not in the library", name));
 }
 
-void enqueue(Context &context, const Call &call) {
+void enqueue(Context &context, const Call &call, bool continues_last) {
   ContextState &state = state_of(context);
   std::lock_guard<std::mutex> lock(state.mutex);
-  run_product(context, state, call);
+  run_product(context, state, call, continues_last);
   check_cl(cl_api().clFlush(context.queue), "CLGemm: clFlush", MQLCL_ERR_OPENCL_EXECUTE);
 }
 

@@ -124,8 +124,10 @@ struct ContextState {
 // Programs kept per context; the least recently used goes when another shape needs room.
 constexpr size_t kMaxProgramsPerContext = 32;
 
-// Enqueues the product (and its transposing copies) and flushes; does not wait.
-void enqueue(Context &context, const Call &call);
+// Enqueues the product (and its transposing copies) and flushes; does not wait. With
+// `continues_last`, its launches join the context's last call's (CL_GEMM_PASSES and
+// CL_GEMM_EXECUTION_TIME then cover both): CLMatMul's panels.
+void enqueue(Context &context, const Call &call, bool continues_last = false);
 
 // The kernel, parameters and their origin that the context's last CLGemm ran (CL_GEMM_PLAN).
 std::string last_gemm_plan(Context &context);

@@ -1,0 +1,337 @@
+// CLMatMul: c = a * b from host arrays to a host array, on the real device, over the fault layer
+// (tests/reliability/fault_layer.hpp), which counts the commands each call enqueues (proving the
+// path taken) and fails OpenCL calls in the middle of it. ctest runs it with MQLCL_STAGING=on and
+// small chunks, so that PoCL takes the pipelined path (side queues, panels, staged chunks) at
+// sizes it multiplies quickly, and with the default (auto), where a CPU device runs the four calls
+// in order.
+#define BOOST_TEST_MODULE bridge_matmul
+#include "fault_layer.hpp"
+#include "objects.hpp"
+#include "opencl_device.hpp"
+#include "scoped_environment.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace mqlcl_test;
+using mqlcl_fault::Call;
+using mqlcl_fault::Kind;
+
+namespace {
+
+using mqlcl_fault::InstallOverDriver;
+BOOST_TEST_GLOBAL_FIXTURE(InstallOverDriver);
+
+bool staging_forced() {
+  const char *value = std::getenv("MQLCL_STAGING");
+  return value != nullptr && (std::string(value) == "on" || std::string(value) == "1");
+}
+
+struct staging_is_forced {
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+    boost::test_tools::assertion_result result(staging_forced());
+    result.message() << "needs MQLCL_STAGING=on (the test_bridge_matmul run)";
+    return result;
+  }
+};
+
+// Multiples of 1/8 in [-1, 1]: every product is a multiple of 1/64 and every sum of up to 2^18 of
+// them is exact in float, so the device's product equals the host's bit for bit in any order.
+template <class T> std::vector<T> eighths(size_t count, uint32_t seed) {
+  std::mt19937 random(seed);
+  std::uniform_int_distribution<int> value(-8, 8);
+  std::vector<T> values(count);
+  for (T &v : values)
+    v = static_cast<T>(value(random)) / 8;
+  return values;
+}
+
+template <class T>
+std::vector<T> host_product(const std::vector<T> &a, const std::vector<T> &b, uint32_t m,
+                            uint32_t n, uint32_t k) {
+  std::vector<T> c(size_t{m} * n);
+  for (uint32_t i = 0; i < m; ++i)
+    for (uint32_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (uint32_t l = 0; l < k; ++l)
+        sum += double(a[size_t{i} * k + l]) * double(b[size_t{l} * n + j]);
+      c[size_t{i} * n + j] = static_cast<T>(sum);
+    }
+  return c;
+}
+
+template <class T> constexpr int32_t element_type() {
+  return sizeof(T) == 8 ? MQLCL_GEMM_DOUBLE : MQLCL_GEMM_FLOAT;
+}
+
+// Live references per kind when a test starts; every test must end where it started.
+struct LeakCheck {
+  std::array<int64_t, static_cast<size_t>(Kind::count)> baseline{};
+  LeakCheck() {
+    for (size_t k = 0; k < baseline.size(); ++k)
+      baseline[k] = mqlcl_fault::live(static_cast<Kind>(k));
+  }
+  void verify() const {
+    for (size_t k = 0; k < baseline.size(); ++k) {
+      Kind kind = static_cast<Kind>(k);
+      BOOST_TEST(mqlcl_fault::live(kind) == baseline[k], mqlcl_fault::name_of(kind) << " objects");
+    }
+  }
+};
+
+// One product's operands, its buffers on `context` and the host's answer.
+template <class T> struct Product {
+  Product(int32_t context, uint32_t m_, uint32_t n_, uint32_t k_, uint32_t seed)
+      : m(m_), n(n_), k(k_), a(eighths<T>(size_t{m} * k, seed)),
+        b(eighths<T>(size_t{k} * n, seed + 1)), want(host_product(a, b, m, n, k)),
+        buffer_a(make_buffer(context, static_cast<uint32_t>(a.size() * sizeof(T)))),
+        buffer_b(make_buffer(context, static_cast<uint32_t>(b.size() * sizeof(T)))),
+        buffer_c(make_buffer(context, static_cast<uint32_t>(want.size() * sizeof(T)))) {}
+
+  int32_t run(std::vector<T> &c, int32_t precision = MQLCL_GEMM_EXACT) const {
+    return CLMatMul(buffer_a, buffer_b, buffer_c, element_type<T>(), precision, a.data(), b.data(),
+                    c.data(), m, n, k);
+  }
+  // Elements of `c` that differ from the product.
+  size_t wrong(const std::vector<T> &c) const {
+    size_t count = 0;
+    for (size_t i = 0; i < want.size(); ++i)
+      count += c[i] != want[i];
+    return count;
+  }
+
+  uint32_t m, n, k;
+  std::vector<T> a, b, want;
+  Buffer buffer_a, buffer_b, buffer_c;
+};
+
+bool has_fp64(int32_t context) {
+  return CLGetInfoInteger(context, MQLCL_CL_DEVICE_DOUBLE_SUPPORT) == 1;
+}
+
+struct Shape {
+  uint32_t m, n, k;
+};
+// Rows in one panel and in several (panels are multiples of 128 rows), a row vector, a column
+// vector, and odd sizes whose rows end mid-chunk.
+const Shape kShapes[] = {{300, 130, 33}, {129, 1, 7}, {1, 77, 5}, {517, 96, 41}, {256, 256, 64}};
+
+template <class T> void check_every_shape_and_panel_count(int32_t context) {
+  for (const char *panels : {"1", "2", "3", "16"}) {
+    ScopedEnvironment forced("MQLCL_MATMUL_PANELS", std::string(panels));
+    for (const Shape &shape : kShapes) {
+      BOOST_TEST_CONTEXT(sizeof(T) * 8 << "-bit " << shape.m << " x " << shape.n << " x " << shape.k
+                                       << ", MQLCL_MATMUL_PANELS " << panels) {
+        Product<T> product(context, shape.m, shape.n, shape.k, shape.m + shape.k);
+        std::vector<T> c(product.want.size(), T(-99));
+        const uint64_t reads = mqlcl_fault::calls(Call::clEnqueueReadBuffer);
+        BOOST_TEST_REQUIRE(product.run(c) == 1, last_error_text());
+        BOOST_TEST(product.wrong(c) == 0u);
+        // Staged: C comes back in chunks, so at least one read per chunk.
+        const uint64_t c_bytes = product.want.size() * sizeof(T);
+        const uint64_t chunk = mqlcl::Staging::chunk_bytes();
+        if (staging_forced())
+          BOOST_TEST(mqlcl_fault::calls(Call::clEnqueueReadBuffer) - reads >=
+                     (c_bytes + chunk - 1) / chunk);
+      }
+    }
+  }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(matmul, *boost::unit_test::precondition(needs_device()))
+
+BOOST_AUTO_TEST_CASE(the_product_arrives_whole_at_every_shape_and_panel_count) {
+  LeakCheck leaks;
+  {
+    Context context = make_context();
+    check_every_shape_and_panel_count<float>(context);
+    if (has_fp64(context))
+      check_every_shape_and_panel_count<double>(context);
+  }
+  leaks.verify();
+}
+
+// Panels run as one product: CL_GEMM_EXECUTION_TIME covers them, CL_GEMM_PASSES lists each.
+BOOST_AUTO_TEST_CASE(the_panels_report_as_one_product) {
+  Context context = make_context();
+  ScopedEnvironment forced("MQLCL_MATMUL_PANELS", std::string("3"));
+  Product<float> product(context, 300, 40, 20, 7);
+  std::vector<float> c(product.want.size());
+  const uint64_t launches = mqlcl_fault::calls(Call::clEnqueueNDRangeKernel);
+  BOOST_TEST_REQUIRE(product.run(c) == 1, last_error_text());
+  const uint64_t made = mqlcl_fault::calls(Call::clEnqueueNDRangeKernel) - launches;
+  BOOST_TEST(CLGetInfoInteger(context, MQLCL_CL_GEMM_EXECUTION_TIME) > 0);
+  const std::string passes = info_string(context, MQLCL_CL_GEMM_PASSES);
+  size_t listed = 0;
+  for (size_t at = passes.find(" ms"); at != std::string::npos; at = passes.find(" ms", at + 1))
+    ++listed;
+  BOOST_TEST(listed == made, passes);
+  // 300 rows in panels of a multiple of 128: three panels where the transfers are staged.
+  BOOST_TEST(made >= (staging_forced() ? 3u : 1u), passes);
+}
+
+// It refuses what CLGemm refuses, with CLGemm's codes, and NULL arrays; c stays as it was.
+BOOST_AUTO_TEST_CASE(refusals_leave_c_as_it_was) {
+  Context context = make_context();
+  Context other = make_context();
+  Product<float> product(context, 64, 32, 16, 3);
+  Buffer foreign = make_buffer(other, 64 * 32 * 4);
+  Buffer small = make_buffer(context, 64 * 32 * 4 - 4);
+  const std::vector<float> before(product.want.size(), 5.0f);
+  std::vector<float> c = before;
+  const void *a = product.a.data(), *b = product.b.data();
+  MQLCL_CHECK_FAILS(CLMatMul(product.buffer_a, product.buffer_b, product.buffer_c, MQLCL_GEMM_FLOAT,
+                             MQLCL_GEMM_EXACT, nullptr, b, c.data(), 64, 32, 16),
+                    0, MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLMatMul(product.buffer_a, product.buffer_b, product.buffer_c, MQLCL_GEMM_FLOAT,
+                             MQLCL_GEMM_EXACT, a, b, nullptr, 64, 32, 16),
+                    0, MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLMatMul(product.buffer_a, product.buffer_b, product.buffer_c, MQLCL_GEMM_FLOAT,
+                             MQLCL_GEMM_EXACT, a, b, c.data(), 0, 32, 16),
+                    0, MQLCL_ERR_ZEROSIZE_ARRAY);
+  MQLCL_CHECK_FAILS(CLMatMul(product.buffer_a, product.buffer_b, product.buffer_c, 2,
+                             MQLCL_GEMM_EXACT, a, b, c.data(), 64, 32, 16),
+                    0, MQLCL_ERR_INVALID_PARAMETER);
+  MQLCL_CHECK_FAILS(CLMatMul(product.buffer_a, product.buffer_b, small, MQLCL_GEMM_FLOAT,
+                             MQLCL_GEMM_EXACT, a, b, c.data(), 64, 32, 16),
+                    0, MQLCL_ERR_OPENCL_WRONG_BUFFER_SIZE);
+  MQLCL_CHECK_FAILS(CLMatMul(product.buffer_a, foreign, product.buffer_c, MQLCL_GEMM_FLOAT,
+                             MQLCL_GEMM_EXACT, a, b, c.data(), 64, 32, 16),
+                    0, MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  Buffer both = make_buffer(context, 64 * 32 * 4); // holds A (64 x 16) and C (64 x 32) alike
+  MQLCL_CHECK_FAILS(CLMatMul(both, product.buffer_b, both, MQLCL_GEMM_FLOAT, MQLCL_GEMM_EXACT, a, b,
+                             c.data(), 64, 32, 16),
+                    0, MQLCL_ERR_INVALID_PARAMETER); // C overlaps A
+  MQLCL_CHECK_FAILS(CLMatMul(-5, product.buffer_b, product.buffer_c, MQLCL_GEMM_FLOAT,
+                             MQLCL_GEMM_EXACT, a, b, c.data(), 64, 32, 16),
+                    0, MQLCL_ERR_OPENCL_INVALID_HANDLE);
+  BOOST_TEST(std::memcmp(c.data(), before.data(), c.size() * sizeof(float)) == 0);
+}
+
+// Threads multiply at once on one context (one pipeline at a time on its side queues) and on
+// contexts of their own.
+BOOST_AUTO_TEST_CASE(threads_multiply_at_once_on_shared_and_own_contexts) {
+  constexpr int kThreads = 4, kRounds = 3;
+  ScopedEnvironment forced("MQLCL_MATMUL_PANELS", std::string("2"));
+  Context shared = make_context();
+  std::atomic<int> failures{0};
+  std::vector<std::string> messages(kThreads);
+  auto worker = [&](int id) {
+    Context own;
+    int32_t context = shared;
+    if (id % 2 == 1) {
+      own = Context(CLContextCreate(device_under_test()));
+      context = own;
+    }
+    for (int round = 0; round < kRounds; ++round) {
+      const uint32_t m = 200 + 37 * id + round, n = 48 + id, k = 24 + round;
+      Product<float> product(context, m, n, k, static_cast<uint32_t>(id * 10 + round));
+      std::vector<float> c(product.want.size());
+      if (product.run(c) != 1 || product.wrong(c) != 0) {
+        messages[id] = "thread " + std::to_string(id) + " round " + std::to_string(round) + ": " +
+                       last_error_text();
+        ++failures;
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int id = 0; id < kThreads; ++id)
+    threads.emplace_back(worker, id);
+  for (std::thread &thread : threads)
+    thread.join();
+  BOOST_TEST(failures.load() == 0);
+  for (const std::string &message : messages)
+    BOOST_TEST(message.empty(), message);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// OpenCL failures in the middle of the pipeline: the call fails with the failing step's code, no
+// element of c holds anything but what it held or the product's, nothing is left behind, and the
+// same call then succeeds. Only where the pipeline runs.
+BOOST_AUTO_TEST_SUITE(matmul_failures, *boost::unit_test::precondition(needs_device()) *
+                                           boost::unit_test::precondition(staging_is_forced()))
+
+BOOST_AUTO_TEST_CASE(a_failure_mid_pipeline_fails_the_call_and_the_next_succeeds) {
+  struct Scenario {
+    const char *what;
+    Call call;
+    uint64_t nth; // 0: the call's last one
+    cl_int injected;
+    int32_t code;
+  };
+  const Scenario scenarios[] = {
+      {"B's first chunk", Call::clEnqueueWriteBuffer, 1, CL_OUT_OF_RESOURCES,
+       MQLCL_ERR_OPENCL_INTERNAL},
+      {"a chunk of A's second panel", Call::clEnqueueWriteBuffer, 9,
+       CL_MEM_OBJECT_ALLOCATION_FAILURE, MQLCL_ERR_OPENCL_INTERNAL},
+      {"the first panel's product", Call::clEnqueueNDRangeKernel, 1, CL_OUT_OF_RESOURCES,
+       MQLCL_ERR_OPENCL_EXECUTE},
+      {"the third panel's product", Call::clEnqueueNDRangeKernel, 3, CL_INVALID_KERNEL_ARGS,
+       MQLCL_ERR_OPENCL_EXECUTE},
+      {"the marker after earlier work", Call::clEnqueueMarkerWithWaitList, 1, CL_OUT_OF_RESOURCES,
+       MQLCL_ERR_OPENCL_EXECUTE},
+      {"a panel's wait for its rows", Call::clEnqueueBarrierWithWaitList, 2, CL_OUT_OF_HOST_MEMORY,
+       MQLCL_ERR_OPENCL_EXECUTE},
+      {"C's first chunk", Call::clEnqueueReadBuffer, 1, CL_OUT_OF_RESOURCES,
+       MQLCL_ERR_OPENCL_EXECUTE},
+      {"a later chunk of C", Call::clEnqueueReadBuffer, 5, CL_OUT_OF_HOST_MEMORY,
+       MQLCL_ERR_OPENCL_EXECUTE},
+      {"the wait for C's last chunk", Call::clWaitForEvents, 0,
+       CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, MQLCL_ERR_OPENCL_EXECUTE},
+  };
+  ScopedEnvironment forced("MQLCL_MATMUL_PANELS", std::string("3"));
+  for (const Scenario &scenario : scenarios) {
+    BOOST_TEST_CONTEXT(scenario.what) {
+      LeakCheck leaks;
+      {
+        Context context = make_context();
+        Product<float> product(context, 384, 300, 160, 21); // C: 450 KiB, A 240 KiB, B 188 KiB
+        std::vector<float> c(product.want.size(), -1.5f);
+        const uint64_t calls_before = mqlcl_fault::calls(scenario.call);
+        BOOST_TEST_REQUIRE(product.run(c) == 1, last_error_text()); // the programs built
+        const uint64_t nth =
+            scenario.nth != 0 ? scenario.nth : mqlcl_fault::calls(scenario.call) - calls_before;
+        std::fill(c.begin(), c.end(), -1.5f);
+        const uint64_t injected_before = mqlcl_fault::faults_injected(scenario.call);
+        mqlcl_fault::fail_call(scenario.call, nth, scenario.injected);
+        CLResetLastError();
+        const int32_t result = product.run(c);
+        const int32_t code = CLGetLastError();
+        const int64_t cl_status = CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR);
+        const std::string description = last_error_text();
+        mqlcl_fault::clear_faults();
+
+        BOOST_TEST(mqlcl_fault::faults_injected(scenario.call) == injected_before + 1);
+        BOOST_TEST(result == 0);
+        BOOST_TEST(code == scenario.code, description);
+        BOOST_TEST(cl_status == scenario.injected);
+        BOOST_TEST(description.find(mqlcl_fault::name_of(scenario.call)) != std::string::npos,
+                   description);
+        size_t neither = 0;
+        for (size_t i = 0; i < c.size(); ++i)
+          neither += c[i] != -1.5f && c[i] != product.want[i];
+        BOOST_TEST(neither == 0u);
+
+        CLResetLastError();
+        BOOST_TEST(product.run(c) == 1, last_error_text());
+        BOOST_TEST(product.wrong(c) == 0u);
+      }
+      mqlcl_fault::release_refused();
+      leaks.verify();
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
