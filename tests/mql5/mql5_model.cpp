@@ -862,7 +862,12 @@ std::vector<std::string> check_imports(const CHeader &header,
                            " is imported more than once, but C takes no void pointer");
       continue;
     }
-    for (const std::string &element : kElementTypes) {
+    // A void pointer typed by a GEMM element type (CLMatMul: MQLCL_GEMM_FLOAT or _DOUBLE) takes
+    // MQL5's float and double matrices; any other, every element type.
+    const bool gemm_typed = std::any_of(c.params.begin(), c.params.end(),
+                                        [](const CParam &p) { return p.name == "element_type"; });
+    const std::vector<std::string> gemm_types = {"matrixf", "matrix"};
+    for (const std::string &element : gemm_typed ? gemm_types : kElementTypes) {
       bool covered =
           std::any_of(found->second.begin(), found->second.end(), [&](const MqlFunction *f) {
             return std::any_of(f->params.begin(), f->params.end(),

@@ -264,6 +264,10 @@ int  CLExecutionStatus(int kernel);
 //--- C = alpha*op(A)*op(B) + beta*C on buffers of one context, row-major; enqueues like
 //--- CLExecute (mqlclGemm and mqlclMatMul below cover the common cases): 1, or 0
 int  CLGemm(int buffer_a,int buffer_b,int buffer_c,int element_type,int precision,int transpose_a,int transpose_b,uint m,uint n,uint k,double alpha,double beta,ulong offset_a,uint lda,ulong offset_b,uint ldb,ulong offset_c,uint ldc,uint batch,ulong stride_a,ulong stride_b,ulong stride_c);
+//--- c = a x b from matrices to a matrix through three buffers (a m x k, b k x n, c m x n,
+//--- already that size); the transfers overlap the product: 1 once c holds it, or 0
+int  CLMatMul(int buffer_a,int buffer_b,int buffer_c,int element_type,int precision,const matrixf &a,const matrixf &b,matrixf &c,uint m,uint n,uint k);
+int  CLMatMul(int buffer_a,int buffer_b,int buffer_c,int element_type,int precision,const matrix &a,const matrix &b,matrix &c,uint m,uint n,uint k);
 //--- owners: handles no other program can use or free, all freed with one call (docs/api.md)
 int  CLOwnerCreate();
 int  CLOwnerSelect(int owner);
@@ -461,32 +465,35 @@ bool mqlclGemm(const int buffer_a,const int buffer_b,const int buffer_c,const ui
   }
 //+------------------------------------------------------------------+
 //| mqlclMatMul: c = a x b (MQL5's c=a.MatMul(b)) on the device of   |
-//| the context: writes a and b, runs the GEMM and reads c, resized  |
-//| to a.Rows() x b.Cols(). buffers[3] keeps A's, B's and C's device |
-//| buffers for the next call (MQLCL_INVALID_HANDLE: made here, as   |
-//| is one too small); mqlclBuffersFree frees them. false: the code  |
-//| is mqlcl::CLGetLastError(), the DLL's or the wrapper's own       |
-//| refusal's (mqlclRefuse); c is unchanged unless the product was   |
-//| enqueued                                                         |
+//| the context: c resized to a.Rows() x b.Cols(), then one DLL call |
+//| (mqlcl::CLMatMul) writes a and b, runs the GEMM and reads c, its |
+//| transfers overlapping the product. buffers[3] keeps A's, B's and |
+//| C's device buffers for the next call (MQLCL_INVALID_HANDLE: made |
+//| here, as is one too small); mqlclBuffersFree frees them. false:  |
+//| the code is mqlcl::CLGetLastError(), the DLL's or the wrapper's  |
+//| own refusal's (mqlclRefuse); c is unchanged when the shapes or   |
+//| the buffers are refused, else it may hold part of the product    |
 //+------------------------------------------------------------------+
 bool mqlclMatMul(const int context,const matrixf &a,const matrixf &b,matrixf &c,int &buffers[],const int precision=MQLCL_GEMM_EXACT)
   {
-   if(!mqlclGemmMatrices(context,a,b,a.Rows(),a.Cols(),b.Rows(),b.Cols(),MQLCL_GEMM_FLOAT,precision,buffers))
+   if(!mqlclMatMulBuffers(context,a.Rows(),a.Cols(),b.Rows(),b.Cols(),MQLCL_GEMM_FLOAT,buffers))
       return(false);
    if(!c.Resize(a.Rows(),b.Cols()))
       return(mqlclRefuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"mqlclMatMul: c cannot be resized to "+IntegerToString(a.Rows())+" x "+IntegerToString(b.Cols())));
-   return(mqlcl::CLBufferRead(buffers[2],c,0,0,(uint)(a.Rows()*b.Cols()))!=0);
+   return(mqlcl::CLMatMul(buffers[0],buffers[1],buffers[2],MQLCL_GEMM_FLOAT,precision,a,b,c,
+                          (uint)a.Rows(),(uint)b.Cols(),(uint)a.Cols())!=0);
   }
 //+------------------------------------------------------------------+
 //| mqlclMatMul: the same for matrix (double: the device needs fp64) |
 //+------------------------------------------------------------------+
 bool mqlclMatMul(const int context,const matrix &a,const matrix &b,matrix &c,int &buffers[],const int precision=MQLCL_GEMM_EXACT)
   {
-   if(!mqlclGemmMatrices(context,a,b,a.Rows(),a.Cols(),b.Rows(),b.Cols(),MQLCL_GEMM_DOUBLE,precision,buffers))
+   if(!mqlclMatMulBuffers(context,a.Rows(),a.Cols(),b.Rows(),b.Cols(),MQLCL_GEMM_DOUBLE,buffers))
       return(false);
    if(!c.Resize(a.Rows(),b.Cols()))
       return(mqlclRefuse(MQLCL_ERR_NOT_ENOUGH_MEMORY,"mqlclMatMul: c cannot be resized to "+IntegerToString(a.Rows())+" x "+IntegerToString(b.Cols())));
-   return(mqlcl::CLBufferRead(buffers[2],c,0,0,(uint)(a.Rows()*b.Cols()))!=0);
+   return(mqlcl::CLMatMul(buffers[0],buffers[1],buffers[2],MQLCL_GEMM_DOUBLE,precision,a,b,c,
+                          (uint)a.Rows(),(uint)b.Cols(),(uint)a.Cols())!=0);
   }
 //+------------------------------------------------------------------+
 //| mqlclMatMul: c = a x b through buffers made for this call and    |
@@ -520,12 +527,11 @@ void mqlclBuffersFree(int &buffers[])
      }
   }
 //+------------------------------------------------------------------+
-//| mqlclGemmMatrices: mqlclMatMul up to the GEMM: the shapes, the   |
-//| buffers, a and b written, the product enqueued                   |
+//| mqlclMatMulBuffers: mqlclMatMul's shapes checked and its buffers |
+//| made or kept                                                     |
 //+------------------------------------------------------------------+
-template<typename M>
-bool mqlclGemmMatrices(const int context,const M &a,const M &b,const ulong rows_a,const ulong cols_a,
-                       const ulong rows_b,const ulong cols_b,const int element_type,const int precision,int &buffers[])
+bool mqlclMatMulBuffers(const int context,const ulong rows_a,const ulong cols_a,const ulong rows_b,const ulong cols_b,
+                        const int element_type,int &buffers[])
   {
    if(cols_a!=rows_b)
       return(mqlclRefuse(MQLCL_ERR_INVALID_PARAMETER,"mqlclMatMul: a is "+IntegerToString(rows_a)+" x "+IntegerToString(cols_a)+
@@ -539,10 +545,7 @@ bool mqlclGemmMatrices(const int context,const M &a,const M &b,const ulong rows_
       !mqlclGemmBuffer(context,buffers[1],rows_b*cols_b*size,MQLCL_MEM_READ_ONLY) ||
       !mqlclGemmBuffer(context,buffers[2],rows_a*cols_b*size,MQLCL_MEM_READ_WRITE))
       return(false);
-   if(mqlcl::CLBufferWrite(buffers[0],a,0,0,(uint)(rows_a*cols_a))==0 ||
-      mqlcl::CLBufferWrite(buffers[1],b,0,0,(uint)(rows_b*cols_b))==0)
-      return(false);
-   return(mqlclGemm(buffers[0],buffers[1],buffers[2],(uint)rows_a,(uint)cols_b,(uint)cols_a,element_type,precision));
+   return(true);
   }
 //+------------------------------------------------------------------+
 //| mqlclGemmBuffer: a buffer of at least `bytes` in buffer: the one |
