@@ -26,6 +26,7 @@
   X(CLBufferRead)                                                                                  \
   X(CLBufferTensorMap)                                                                             \
   X(CLGemm)                                                                                        \
+  X(CLMatMul)                                                                                      \
   X(CLExecute)                                                                                     \
   X(CLExecutionStatus)                                                                             \
   X(CLGetLastError)                                                                                \

@@ -247,6 +247,13 @@ template <class T> bool ProductOnDevice<T>::read(T *c) const {
          0;
 }
 
+template <class T> bool ProductOnDevice<T>::mat_mul(const T *a, const T *b, T *c) const {
+  const GeneralGemm &g = g_;
+  return cl_.CLMatMul(a_.get(), b_.get(), c_.get(),
+                      g.double_precision ? MQLCL_GEMM_DOUBLE : MQLCL_GEMM_FLOAT, precision_, a, b,
+                      c, g.m, g.n, g.k) != 0;
+}
+
 template <class T>
 std::optional<double> ProductOnDevice<T>::first_call(std::vector<T> &host_c) const {
   auto start = Clock::now();

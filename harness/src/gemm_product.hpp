@@ -52,9 +52,10 @@ public:
   int32_t context() const { return context_.get(); }
   bool write_a(const T *a) const;
   bool write_b(const T *b) const;
-  bool write_inputs(const T *a, const T *b) const; // ok(), then A and B
-  bool call() const;                               // CLGemm: enqueues the product
-  bool read(T *c) const;                           // waits for it
+  bool write_inputs(const T *a, const T *b) const;  // ok(), then A and B
+  bool call() const;                                // CLGemm: enqueues the product
+  bool read(T *c) const;                            // waits for it
+  bool mat_mul(const T *a, const T *b, T *c) const; // CLMatMul: all of it (NN, batch 1)
   // The call and the read of C into host_c, timed: on a context's first call, its build (or its
   // load from the program cache) included.
   std::optional<double> first_call(std::vector<T> &host_c) const;

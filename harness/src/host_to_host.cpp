@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <thread>
 #include <type_traits>
@@ -33,7 +34,8 @@ struct HostRow {
   uint32_t n = 0;
   bool ok = false;
   std::string why_not;
-  Samples end_to_end; // the four calls as a program makes them
+  Samples end_to_end; // CLMatMul, what mqlclMatMul calls
+  Samples four_calls; // the four calls it stands for, one after another
   // The same calls timed one by one, the product waited for (CL_GEMM_EXECUTION_TIME) before the
   // read, so that each call's time is its own.
   Samples write_a, write_b, product, kernel, read_c;
@@ -46,9 +48,20 @@ struct HostRow {
   double floor() const { return floor_a + floor_b + floor_c + (kernel.empty() ? 0 : kernel.min()); }
 };
 
-// The four calls as a program makes them, timed whole.
+// CLMatMul, timed; c filled with NaN first, so that a product it did not write is seen.
 template <class T>
-std::optional<double> end_to_end(const ProductOnDevice<T> &device, const T *a, const T *b, T *c) {
+std::optional<double> end_to_end(const ProductOnDevice<T> &device, const T *a, const T *b,
+                                 std::vector<T> &c) {
+  std::fill(c.begin(), c.end(), std::numeric_limits<T>::quiet_NaN());
+  auto start = Clock::now();
+  if (!device.mat_mul(a, b, c.data()))
+    return std::nullopt;
+  return seconds_since(start);
+}
+
+// The four calls CLMatMul stands for, one after another, timed whole.
+template <class T>
+std::optional<double> four_calls(const ProductOnDevice<T> &device, const T *a, const T *b, T *c) {
   auto start = Clock::now();
   if (!device.write_a(a) || !device.write_b(b) || !device.call() || !device.read(c))
     return std::nullopt;
@@ -146,8 +159,9 @@ struct Section {
   ProgressLine &progress;
 };
 
-// One size: the warm-up (the product's build and the staging set up), then end-to-end and
-// call-by-call passes alternating, so that both see the same state of the machine; then OpenBLAS.
+// One size: the warm-up (the product's build and the staging set up), then the four calls
+// whole, one by one and CLMatMul, alternating, so that all see the same state of the machine
+// (CLMatMul last: its C is the one checked); then OpenBLAS.
 template <class T> HostRow measure_size(const Section &section, uint32_t n) {
   const BridgeApi &cl = section.bridge.api();
   HostRow row;
@@ -158,12 +172,18 @@ template <class T> HostRow measure_size(const Section &section, uint32_t n) {
   const ProductOnDevice<T> device(cl, section.device.ordinal,
                                   GeneralGemm{n, n, n, 1, false, false, std::is_same_v<T, double>},
                                   MQLCL_GEMM_EXACT);
-  bool ok = device.ok() && end_to_end(device, a.data(), b.data(), c.data());
+  bool ok = device.ok() && four_calls(device, a.data(), b.data(), c.data()) &&
+            end_to_end(device, a.data(), b.data(), c);
   for (uint32_t r = 0; ok && r < section.settings.repeat; ++r) {
-    std::optional<double> seconds = end_to_end(device, a.data(), b.data(), c.data());
-    ok = seconds && call_by_call(section.bridge, device, a.data(), b.data(), c.data(), row);
-    if (ok)
+    const std::optional<double> whole = four_calls(device, a.data(), b.data(), c.data());
+    ok = whole && call_by_call(section.bridge, device, a.data(), b.data(), c.data(), row);
+    const std::optional<double> seconds =
+        ok ? end_to_end(device, a.data(), b.data(), c) : std::nullopt;
+    ok = ok && seconds;
+    if (ok) {
+      row.four_calls.values.push_back(*whole);
       row.end_to_end.values.push_back(*seconds);
+    }
   }
   if (!ok) {
     row.why_not = section.bridge.last_error_text();
@@ -187,9 +207,11 @@ double median_ms(const Samples &s) {
 }
 
 void print_header(const TextReport &say, const char *type) {
-  say("\n  {:<6} {:>6} {:>9} {:>9} {:>7}   {:>7} {:>7} {:>7} {:>7} {:>7}   {:>10} {:>8}  {}\n",
-      type, "n", "total ms", "floor ms", "x floor", "write A", "write B", "product", "kernel",
-      "read C", "CPU ms", "GPU gain", "verified");
+  say("\n  {:<6} {:>6} {:>9} {:>9} {:>7} {:>8} {:>7}   {:>7} {:>7} {:>7} {:>7} {:>7}   {:>10} "
+      "{:>8}  "
+      "{}\n",
+      type, "n", "total ms", "floor ms", "x floor", "4 calls", "x floor", "write A", "write B",
+      "product", "kernel", "read C", "CPU ms", "GPU gain", "verified");
 }
 
 void print_row(const TextReport &say, const HostRow &row) {
@@ -203,11 +225,13 @@ void print_row(const TextReport &say, const HostRow &row) {
     cpu = fmt::format("{:.3f}", row.cpu.seconds.median() * 1e3);
     gain = fmt::format("{:.2f}x", row.cpu.seconds.median() / total);
   }
-  say("  {:<6} {:>6} {:>9.3f} {:>9.3f} {:>6.2f}x   {:>7.3f} {:>7.3f} {:>7.3f} {:>7.3f} {:>7.3f}   "
-      "{:>10} {:>8}  {}\n",
-      "", row.n, total * 1e3, row.floor() * 1e3, total / row.floor(), median_ms(row.write_a),
-      median_ms(row.write_b), median_ms(row.product), row.kernel.min() * 1e3, median_ms(row.read_c),
-      cpu, gain, row.check.verified ? "yes" : (row.check.checked ? "NO" : "-"));
+  const double whole = row.four_calls.median();
+  say("  {:<6} {:>6} {:>9.3f} {:>9.3f} {:>6.2f}x {:>8.3f} {:>6.2f}x   {:>7.3f} {:>7.3f} {:>7.3f} "
+      "{:>7.3f} {:>7.3f}   {:>10} {:>8}  {}\n",
+      "", row.n, total * 1e3, row.floor() * 1e3, total / row.floor(), whole * 1e3,
+      whole / row.floor(), median_ms(row.write_a), median_ms(row.write_b), median_ms(row.product),
+      row.kernel.min() * 1e3, median_ms(row.read_c), cpu, gain,
+      row.check.verified ? "yes" : (row.check.checked ? "NO" : "-"));
 }
 
 // Where the staged transfers' time went, the last call-by-call pass of each size (the direct
@@ -240,6 +264,8 @@ Json row_json(const HostRow &row) {
   json["end_to_end_s"] = {{"min", row.end_to_end.min()}, {"median", row.end_to_end.median()}};
   json["transfer_floor_s"] = row.floor();
   json["ratio_to_floor"] = row.end_to_end.median() / row.floor();
+  json["four_calls_s"] = {{"min", row.four_calls.min()}, {"median", row.four_calls.median()}};
+  json["four_calls_ratio_to_floor"] = row.four_calls.median() / row.floor();
   json["max_error_over_max_ref"] = row.check.error_ratio;
   json["calls"] = {{"write_a", phase_json(row.write_a, row.floor_a)},
                    {"write_b", phase_json(row.write_b, row.floor_b)},
@@ -357,8 +383,8 @@ HostToHostRun measure_host_to_host(const Bridge &bridge, const DeviceInfo &devic
                                rate / 1e9, threads, threads == 1 ? "" : "s");
     }
   progress.clear();
-  say("\nfrom host arrays to host arrays (mqlclMatMul's calls: CLBufferWrite A and B, CLGemm "
-      "EXACT, CLBufferRead C; ms, medians of {})\n",
+  say("\nfrom host arrays to host arrays (total: CLMatMul EXACT, what mqlclMatMul calls; 4 calls: "
+      "CLBufferWrite A and B, CLGemm, CLBufferRead C, whole, then each alone; ms, medians of {})\n",
       settings.repeat);
   run.json = {{"repeat", settings.repeat},
               {"pinned_host_to_device_gbps", section.host_to_device / 1e9},

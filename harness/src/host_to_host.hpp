@@ -1,7 +1,8 @@
-// `mqlcl-replay bench`'s section from host arrays to host arrays: the calls an MQL5 program makes
-// for c = a.MatMul(b) through the DLL (mqlclMatMul: CLBufferWrite A and B, CLGemm, CLBufferRead
-// C), timed whole and call by call against the device's transfer floor, next to OpenBLAS (what
-// MQL5's own matrix.MatMul runs) on every host thread; and the size from which the GPU wins.
+// `mqlcl-replay bench`'s section from host arrays to host arrays: what an MQL5 program calls for
+// c = a.MatMul(b) through the DLL (mqlclMatMul: CLMatMul), beside the four calls it stands for
+// (CLBufferWrite A and B, CLGemm, CLBufferRead C) timed whole and one by one, against the device's
+// transfer floor, next to OpenBLAS (what MQL5's own matrix.MatMul runs) on every host thread; and
+// the size from which the GPU wins.
 #pragma once
 
 #include "anchors.hpp"

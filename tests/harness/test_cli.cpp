@@ -348,7 +348,7 @@ BOOST_AUTO_TEST_CASE(a_missing_library) {
 BOOST_AUTO_TEST_CASE(a_library_that_is_not_the_bridge) {
   Outcome run = run_replay({"matr_mul_vect_v2", "--library", MQLCL_TEST_PARTIAL_BRIDGE});
   BOOST_TEST(run.status == 3);
-  BOOST_TEST(has(run.err, "is not the mqlcl bridge: it lacks 23 of the 24 exports "
+  BOOST_TEST(has(run.err, "is not the mqlcl bridge: it lacks 24 of the 25 exports "
                           "(CLGetInfoInteger, CLGetInfoString, CLContextCreate"),
              run.err);
   fs::path text = work_file("not-a-library.so");
