@@ -207,9 +207,9 @@ Subcommand bench_subcommand() {
        {"--output", "FILE.json", "save the figures"},
        {"--chart", "FILE.svg", "draw GFLOPS per step, anchor and size, the limits as lines"},
        {"--host-sizes", "N,N,...",
-        "the squares of the section from host arrays to host arrays: write A and B, CLGemm, "
-        "read C against the transfer floor and OpenBLAS (default --sizes where given, else "
-        "64,128,...,2048 on CPUs, to 8192 on GPUs)"},
+        "the squares of the section from host arrays to host arrays: CLMatMul beside write A "
+        "and B, CLGemm, read C, against the transfer floor and OpenBLAS (default --sizes where "
+        "given, else 64,128,...,2048 on CPUs, to 8192 on GPUs)"},
        {"--host-only", "", "that section alone"},
        {"--no-cpu", "", "that section without OpenBLAS (and so without the crossover)"},
        path_options()[0],
