@@ -227,6 +227,10 @@ int32_t matmul(int32_t buffer_a, int32_t buffer_b, int32_t buffer_c, int32_t ele
   product.call = checked_gemm_call(buffer_a, buffer_b, buffer_c, element_type, precision, 0, 0, m,
                                    n, k, 1.0, 0.0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0);
   product.element_size = product.call.double_precision ? 8 : 4;
+  // CLGemm may read A and B from one buffer; here both are written to its start.
+  if (product.call.a.buffer->memory == product.call.b.buffer->memory)
+    fail(MQLCL_ERR_INVALID_PARAMETER,
+         "CLMatMul: A and B are one buffer; a and b would both be written to its start");
   check_host_array(a, product.a_bytes(), "a");
   check_host_array(b, product.b_bytes(), "b");
   check_host_array(c, product.c_bytes(), "c");

@@ -208,7 +208,10 @@ BOOST_AUTO_TEST_CASE(refusals_leave_c_as_it_was) {
   MQLCL_CHECK_FAILS(CLMatMul(product.buffer_a, foreign, product.buffer_c, MQLCL_GEMM_FLOAT,
                              MQLCL_GEMM_EXACT, a, b, c.data(), 64, 32, 16),
                     0, MQLCL_ERR_OPENCL_INVALID_HANDLE);
-  Buffer both = make_buffer(context, 64 * 32 * 4); // holds A (64 x 16) and C (64 x 32) alike
+  MQLCL_CHECK_FAILS(CLMatMul(product.buffer_a, product.buffer_a, product.buffer_c, MQLCL_GEMM_FLOAT,
+                             MQLCL_GEMM_EXACT, a, b, c.data(), 64, 32, 16),
+                    0, MQLCL_ERR_INVALID_PARAMETER); // A and B one buffer
+  Buffer both = make_buffer(context, 64 * 32 * 4);   // holds A (64 x 16) and C (64 x 32) alike
   MQLCL_CHECK_FAILS(CLMatMul(both, product.buffer_b, both, MQLCL_GEMM_FLOAT, MQLCL_GEMM_EXACT, a, b,
                              c.data(), 64, 32, 16),
                     0, MQLCL_ERR_INVALID_PARAMETER); // C overlaps A
