@@ -24,6 +24,9 @@
 //  - CLGemm succeeds exactly when the documented rules accept the call (but for a precision the
 //    device lacks: 5100); a refusal changes no buffer; a success writes C's cells and nothing
 //    else, and each cell with finite, normal inputs matches an fp64 reference.
+//  - CLMatMul succeeds exactly when the same packed CLGemm would, A's and B's buffers differ and
+//    no host array is NULL; a refusal changes no buffer and not c; a success leaves a and b at
+//    the start of A's and B's buffers and the product in C's cells and in c, nothing else.
 // Every buffer the harness hands over is a heap block of exactly the stated capacity, so ASan
 // catches any write or read past it.
 //
@@ -553,7 +556,7 @@ private:
   // ---- Operations -----------------------------------------------------------------------------
 
   void step(uint8_t op) {
-    switch (op % 24) { // the seeds use all 24; 19 runs a bound kernel
+    switch (op % 25) { // the seeds use the first 24 (written before 24); 19 runs a bound kernel
     case 0:
       return context_create();
     case 1:
@@ -600,6 +603,8 @@ private:
       return read_async();
     case 23:
       return owner_round();
+    case 24:
+      return mat_mul();
     default:
       return bind_and_run();
     }
@@ -1231,6 +1236,83 @@ private:
             "CLGemm refused a valid call");
     for (int i = 0; i < 3; ++i)
       require(snapshot(g.buffer[i]) == before[i], "a refused CLGemm changed a buffer");
+  }
+
+  // Host operands for CLMatMul: `count` small integers (exact products) in a heap block of exactly
+  // their bytes, or NULL. (Where the device side is invalid, the caller passes a count of 1: the
+  // bridge must refuse before it reads or writes a host array.)
+  std::unique_ptr<uint8_t[]> host_operand(const GemmCall &g, uint64_t count, int which, bool null) {
+    if (null)
+      return nullptr;
+    const size_t element = g.element();
+    auto data = std::make_unique<uint8_t[]>(std::max<uint64_t>(1, count * element));
+    for (uint64_t e = 0; e < count; ++e) {
+      double value = double((e * 2654435761u + 131u * which) % 17) - 8;
+      float single = static_cast<float>(value);
+      std::memcpy(data.get() + e * element, element == 8 ? static_cast<void *>(&value) : &single,
+                  element);
+    }
+    return data;
+  }
+
+  // CLMatMul: the packed NN product of three buffers from host arrays of exactly the sizes it
+  // reads and writes where its device side is valid (the harness contract), or NULL ones.
+  void mat_mul() {
+    GemmCall g = decode_gemm();
+    g.transpose[0] = g.transpose[1] = 0;
+    g.alpha = 1;
+    g.beta = 0;
+    g.batch = 1;
+    for (int i = 0; i < 3; ++i)
+      g.offset[i] = g.ld[i] = g.stride[i] = 0;
+    const Object *operand[3];
+    for (int i = 0; i < 3; ++i)
+      operand[i] = model_.find(g.buffer[i], MQLCL_OPENCL_BUFFER);
+    const uint8_t null_one = in_.u8() % 16; // 0, 1, 2: that array NULL
+    const bool device_side = gemm_is_valid(g, operand);
+    const bool valid = device_side && g.buffer[0] != g.buffer[1] && null_one > 2;
+    if (valid && (uint64_t{g.m} * g.n * g.k > kMaxGemmWork ||
+                  gemm_runs_ == (g_no_builds ? 0 : kMaxGemmRuns)))
+      return; // CLGemm's caps
+    gemm_runs_ += valid ? 1 : 0;
+    uint64_t counts[3] = {uint64_t{g.m} * g.k, uint64_t{g.k} * g.n, uint64_t{g.m} * g.n};
+    if (!device_side)
+      counts[0] = counts[1] = counts[2] = 1;
+    std::unique_ptr<uint8_t[]> host[3];
+    for (int i = 0; i < 3; ++i)
+      host[i] = host_operand(g, counts[i], i, null_one == i);
+    const size_t c_bytes = counts[2] * g.element();
+    const std::vector<uint8_t> c_before(host[2] ? host[2].get() : nullptr,
+                                        host[2] ? host[2].get() + c_bytes : nullptr);
+    std::vector<uint8_t> before[3] = {snapshot(g.buffer[0]), snapshot(g.buffer[1]),
+                                      snapshot(g.buffer[2])};
+    int32_t ok = checked("CLMatMul", 0, [&] {
+      return CLMatMul(g.buffer[0], g.buffer[1], g.buffer[2], g.type, g.precision, host[0].get(),
+                      host[1].get(), host[2].get(), g.m, g.n, g.k);
+    });
+    if (ok) {
+      require(valid, "CLMatMul accepted a call its rules refuse");
+      // A's and B's buffers now start with a and b; C's cells and c hold the product.
+      for (int i = 0; i < 2; ++i)
+        std::memcpy(before[i].data(), host[i].get(), counts[i] * g.element());
+      check_gemm_product(g, before);
+      const std::vector<uint8_t> c_buffer = snapshot(g.buffer[2]);
+      require(std::memcmp(c_buffer.data(), host[2].get(), c_bytes) == 0,
+              "CLMatMul's c differs from C's buffer");
+      return;
+    }
+    const int32_t code = CLGetLastError();
+    require(gemm_refusal_code(code), "CLMatMul refused with a code its checks never give");
+    const bool lacks_double = g.type == MQLCL_GEMM_DOUBLE &&
+                              CLGetInfoInteger(operand[2] != nullptr ? operand[2]->context : 0,
+                                               MQLCL_CL_DEVICE_DOUBLE_SUPPORT) != 1;
+    require(!valid || (code == MQLCL_ERR_OPENCL_NOT_SUPPORTED &&
+                       (g.precision == MQLCL_GEMM_TF32 || lacks_double)),
+            "CLMatMul refused a valid call");
+    for (int i = 0; i < 3; ++i)
+      require(snapshot(g.buffer[i]) == before[i], "a refused CLMatMul changed a buffer");
+    require(!host[2] || c_bytes == 0 || std::memcmp(host[2].get(), c_before.data(), c_bytes) == 0,
+            "a refused CLMatMul changed c");
   }
 
   // Index, size and bytes of a by-value argument, hostile or right.

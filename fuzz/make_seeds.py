@@ -4,7 +4,7 @@ so fuzzing starts from inputs that reach deep (kernels that build, launch and re
 of rediscovering them. Run it after changing the encoding; the files are checked in.
 
 The encoding mirrors fuzz_abi.cpp: bytes are read front to back, little-endian; the op is one byte
-(mod 24); choose() reads a 'how' byte (0-2: a live handle of the wanted type, then an index byte;
+(mod 25); choose() reads a 'how' byte (0-2: a live handle of the wanted type, then an index byte;
 3: another type; 4: freed; 5: forged; 6: special; 7: raw u32); choose_u32 reads a 'how' byte
 (how >= 0xE0: a raw u32 follows, else entry how % len of the call's list)."""
 import pathlib
@@ -14,7 +14,7 @@ OPS = dict(context_create=0, context_free=1, program_create=2, program_free=3, k
            kernel_free=5, buffer_create=6, buffer_free=7, write=8, read=9, set_arg=10,
            set_arg_mem=11, set_arg_local=12, execute=13, status=14, info_integer=15,
            info_string=16, device_info=17, handle_type=18, bind_and_run=19,
-           tensor_map=20, gemm=21, read_async=22, owner_round=23)
+           tensor_map=20, gemm=21, read_async=22, owner_round=23, mat_mul=24)
 KERNELS = ["fill", "axpy", "reverse_local", "sum4", "scale_double", "mixed", "count",
            "local_only", "noop"]
 VALUE_BYTES = {"fill": [4, 4], "axpy": [4, 4], "reverse_local": [4, 4], "sum4": [4, 16],
@@ -111,6 +111,21 @@ def gemm(seed, **changes):
     for ld, stride, offset in g["layout"]:
         seed.u8(ld, stride, offset)
     return seed.u8(g["fill"])
+
+
+def mat_mul(seed, null_one=15, **changes):
+    """mat_mul() in the exact order fuzz_abi.cpp reads it: gemm()'s choices (the layouts, batch,
+    transposes and scalars are read, then replaced by the packed product's), then which host
+    array is NULL (0-2: a, b, c; 3-15: none)."""
+    g = dict(GEMM_BASE, **changes)
+    seed.op("mat_mul").u8(*g["a"], *g["b"], g["c_how"])
+    if g["c_how"] % 8 >= 2:
+        seed.u8(*g["c"])
+    seed.u8(g["type"], g["precision"], g["ta"], g["tb"], g["m"], g["n"], g["k"], g["batch"],
+            g["alpha"], g["beta"])
+    for ld, stride, offset in g["layout"]:
+        seed.u8(ld, stride, offset)
+    return seed.u8(null_one)
 
 
 def main():
@@ -245,6 +260,18 @@ def main():
                    dict(alpha=real("nan"), beta=real("inf")), dict(type=1)]:
         gemm(s, **change)
     seeds["gemm-refusals"] = s
+
+    # CLMatMul: products that verify (float, double), then a NULL array, A and B one buffer, C
+    # in A's buffer, C too small.
+    s = Seed().buffer(10).buffer(10).buffer(10)  # 4096 bytes each
+    mat_mul(s, m=size(16), n=size(16), k=size(16))
+    mat_mul(s, type=1, m=size(7), n=size(37), k=size(7))
+    mat_mul(s, null_one=0)
+    mat_mul(s, null_one=2)
+    mat_mul(s, b=(0, 0))
+    mat_mul(s, c_how=0)
+    mat_mul(s, m=size(64), n=size(64))
+    seeds["matmul"] = s
 
     for name, seed in seeds.items():
         (out / f"seed-{name}").write_bytes(bytes(seed.data))
