@@ -4,8 +4,8 @@
 // context's upload queue; each panel's product runs on the context's queue once its rows are in;
 // C's read runs on the download queue, each chunk once the panel that computes it is done. So
 // the product of a panel runs while the next panel's rows are copied in, and C's rows come back
-// while later panels compute. Elsewhere (small matrices, devices that share the host's memory)
-// the four calls run one after another on the context's queue.
+// while later panels compute. Elsewhere (small matrices, products that one panel holds, devices
+// that share the host's memory) the four calls run one after another on the context's queue.
 #include "api_gemm.hpp"
 #include "boundary.hpp"
 #include "checked_math.hpp"
