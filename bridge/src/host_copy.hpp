@@ -1,5 +1,5 @@
 #pragma once
-// The host side of a staged transfer (api_buffer.cpp): copies between a program's array and the
+// The host side of a staged transfer (staging.cpp): copies between a program's array and the
 // context's pinned staging memory, which the copy engine reads or fills while the CPU moves on.
 #include <cstddef>
 

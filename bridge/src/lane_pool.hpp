@@ -1,6 +1,6 @@
 // The staged transfers' helper threads, kept parked between calls.
 //
-// A staged transfer runs its lanes on several threads at once (api_buffer.cpp). Started and joined
+// A staged transfer runs its lanes on several threads at once (staging.cpp). Started and joined
 // per call, 7 helper threads cost a 16 MiB write half its time on an H200's host (0.51 ms against
 // 0.27 ms with threads kept parked; waking 7 parked threads costs 23 us, starting them 109 us).
 // So the threads stay, parked on a condition variable, until the library unloads:

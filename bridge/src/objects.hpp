@@ -24,7 +24,7 @@ namespace program_cache {
 struct KernelArgs; // program_cache.hpp
 }
 
-// Pinned host memory for large CLBufferWrite/CLBufferRead calls (api_buffer.cpp). Each slot is a
+// Pinned host memory for large CLBufferWrite/CLBufferRead calls (staging.cpp). Each slot is a
 // CL_MEM_ALLOC_HOST_PTR buffer mapped once for the context's life: its pointer, handed to an
 // ordinary clEnqueueWriteBuffer/clEnqueueReadBuffer as the host side, lets a discrete GPU's DMA
 // engine run at full speed, where a pageable array costs the driver a slower bounce of its own.
