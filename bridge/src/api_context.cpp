@@ -26,11 +26,7 @@ std::shared_ptr<Context> create_context(std::shared_ptr<const Device> device) {
   check_cl(status, "CLContextCreate: clCreateContext", MQLCL_ERR_OPENCL_CONTEXT_CREATE);
   if (context->context == nullptr)
     fail(MQLCL_ERR_OPENCL_CONTEXT_CREATE, "CLContextCreate: clCreateContext returned no context");
-  context->queue =
-      cl.clCreateCommandQueue(context->context, chosen.id, CL_QUEUE_PROFILING_ENABLE, &status);
-  check_cl(status, "CLContextCreate: clCreateCommandQueue", MQLCL_ERR_OPENCL_QUEUE_CREATE);
-  if (context->queue == nullptr)
-    fail(MQLCL_ERR_OPENCL_QUEUE_CREATE, "CLContextCreate: clCreateCommandQueue returned no queue");
+  context->queue = create_queue(*context, "CLContextCreate");
   return context;
 }
 

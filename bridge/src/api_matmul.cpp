@@ -121,23 +121,13 @@ void wait_on_queue(cl_command_queue queue, cl_event event) {
            "CLMatMul: clEnqueueBarrierWithWaitList", MQLCL_ERR_OPENCL_EXECUTE);
 }
 
-cl_command_queue make_queue(const Context &context) {
-  cl_int status = CL_SUCCESS;
-  cl_command_queue queue = cl_api().clCreateCommandQueue(context.context, context.device->id,
-                                                         CL_QUEUE_PROFILING_ENABLE, &status);
-  check_cl(status, "CLMatMul: clCreateCommandQueue", MQLCL_ERR_OPENCL_QUEUE_CREATE);
-  if (queue == nullptr)
-    fail(MQLCL_ERR_OPENCL_QUEUE_CREATE, "CLMatMul: clCreateCommandQueue returned no queue");
-  return queue;
-}
-
 // The context's side queues, made on first use; the caller holds their mutex.
 void ensure_side_queues(Context &context) {
   SideQueues &side = context.side_queues;
   if (side.upload == nullptr)
-    side.upload = make_queue(context);
+    side.upload = create_queue(context, "CLMatMul");
   if (side.download == nullptr)
-    side.download = make_queue(context);
+    side.download = create_queue(context, "CLMatMul");
 }
 
 // What one call moves: the operands' host arrays and buffers, and its product.

@@ -83,6 +83,18 @@ void release_staging_slots(cl_command_queue queue, Staging &staging) noexcept {
   }
 }
 
+cl_command_queue create_queue(const Context &context, const char *function) {
+  cl_int status = CL_SUCCESS;
+  cl_command_queue queue = cl_api().clCreateCommandQueue(context.context, context.device->id,
+                                                         CL_QUEUE_PROFILING_ENABLE, &status);
+  check_cl(status, fmt::format("{}: clCreateCommandQueue", function).c_str(),
+           MQLCL_ERR_OPENCL_QUEUE_CREATE);
+  if (queue == nullptr)
+    fail(MQLCL_ERR_OPENCL_QUEUE_CREATE,
+         fmt::format("{}: clCreateCommandQueue returned no queue", function));
+  return queue;
+}
+
 Context::~Context() {
   if (!process_is_exiting()) {
     for (cl_command_queue q : {side_queues.upload, side_queues.download, queue})

@@ -107,6 +107,10 @@ struct Context {
   ~Context();
 };
 
+// A new in-order queue with profiling on the context's device (its own queue, CLMatMul's side
+// queues); a failure (5104) names `function`.
+cl_command_queue create_queue(const Context &context, const char *function);
+
 // Releases the slots' DMA still in flight, unmaps and releases the slots that exist (after the
 // queue is idle) and empties them. Used by ~Context and by a set-up that failed half-way.
 void release_staging_slots(cl_command_queue queue, Staging &staging) noexcept;

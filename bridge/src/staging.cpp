@@ -57,6 +57,15 @@ StagingMode staging_mode() {
   return mode;
 }
 
+// The route's event for the bytes [begin, end): a list of one or none.
+struct WaitList {
+  WaitList(const TransferRoute &route, size_t begin, size_t end)
+      : event(route.wait_for ? route.wait_for(begin, end) : nullptr) {}
+  cl_event event;
+  cl_uint count() const { return event != nullptr ? 1 : 0; }
+  const cl_event *list() const { return event != nullptr ? &event : nullptr; }
+};
+
 } // namespace
 
 bool staging_pays_off(const Context &context, size_t bytes) {
@@ -124,7 +133,7 @@ struct StagedTransfer {
   size_t bytes;
   bool read;
   const TransferRoute &route;
-  cl_command_queue queue = route.queue != nullptr ? route.queue : context.queue;
+  cl_command_queue queue = route.queue_on(context);
   Clock::time_point started = Clock::now();
   const ClApi &cl = cl_api();
   size_t chunk_size = Staging::chunk_bytes();
@@ -211,15 +220,14 @@ struct StagedTransfer {
     StagingSlot &slot = slot_of(chunk);
     const Clock::time_point start = Clock::now();
     const size_t begin = offset + start_of(chunk), length = length_of(chunk);
-    const cl_event after = route.wait_for ? route.wait_for(begin, begin + length) : nullptr;
-    const cl_uint waits = after != nullptr ? 1 : 0;
+    const WaitList after(route, begin, begin + length);
     if (read)
-      check_cl(cl.clEnqueueReadBuffer(queue, memory, CL_FALSE, begin, length, slot.host, waits,
-                                      waits ? &after : nullptr, &slot.in_flight),
+      check_cl(cl.clEnqueueReadBuffer(queue, memory, CL_FALSE, begin, length, slot.host,
+                                      after.count(), after.list(), &slot.in_flight),
                "CLBufferRead: clEnqueueReadBuffer", MQLCL_ERR_OPENCL_EXECUTE);
     else
-      check_cl(cl.clEnqueueWriteBuffer(queue, memory, CL_FALSE, begin, length, slot.host, waits,
-                                       waits ? &after : nullptr, &slot.in_flight),
+      check_cl(cl.clEnqueueWriteBuffer(queue, memory, CL_FALSE, begin, length, slot.host,
+                                       after.count(), after.list(), &slot.in_flight),
                "CLBufferWrite: clEnqueueWriteBuffer", MQLCL_ERR_OPENCL_INTERNAL);
     if (flush)
       check_cl(cl.clFlush(queue), read ? "CLBufferRead: clFlush" : "CLBufferWrite: clFlush",
@@ -420,15 +428,6 @@ void keep_record(Context &context, TransferRecord record, Clock::time_point star
   context.last_transfer = record;
 }
 
-// The route's event for the bytes [begin, end): a list of one or none.
-struct WaitList {
-  WaitList(const TransferRoute &route, size_t begin, size_t end)
-      : event(route.wait_for ? route.wait_for(begin, end) : nullptr) {}
-  cl_event event;
-  cl_uint count() const { return event != nullptr ? 1 : 0; }
-  const cl_event *list() const { return event != nullptr ? &event : nullptr; }
-};
-
 } // namespace
 
 void write_to_device(Context &context, cl_mem memory, size_t offset, size_t bytes,
@@ -439,9 +438,8 @@ void write_to_device(Context &context, cl_mem memory, size_t offset, size_t byte
   if (!staged(context, memory, offset, bytes, record, route,
               [&](StagedTransfer &staged) { staged_write(staged, source); })) {
     const WaitList after(route, offset, offset + bytes);
-    check_cl(cl_api().clEnqueueWriteBuffer(route.queue != nullptr ? route.queue : context.queue,
-                                           memory, CL_TRUE, offset, bytes, source, after.count(),
-                                           after.list(), nullptr),
+    check_cl(cl_api().clEnqueueWriteBuffer(route.queue_on(context), memory, CL_TRUE, offset, bytes,
+                                           source, after.count(), after.list(), nullptr),
              fmt::format("{}: clEnqueueWriteBuffer", function).c_str(), MQLCL_ERR_OPENCL_INTERNAL);
   }
   keep_record(context, record, start);
@@ -457,9 +455,8 @@ void read_from_device(Context &context, cl_mem memory, size_t offset, size_t byt
               [&](StagedTransfer &staged) { staged_read(staged, target); })) {
     // Blocking on an in-order queue: waits for every command enqueued before it, as MQL5 does.
     const WaitList after(route, offset, offset + bytes);
-    check_cl(cl_api().clEnqueueReadBuffer(route.queue != nullptr ? route.queue : context.queue,
-                                          memory, CL_TRUE, offset, bytes, target, after.count(),
-                                          after.list(), nullptr),
+    check_cl(cl_api().clEnqueueReadBuffer(route.queue_on(context), memory, CL_TRUE, offset, bytes,
+                                          target, after.count(), after.list(), nullptr),
              fmt::format("{}: clEnqueueReadBuffer", function).c_str(),
              MQLCL_ERR_OPENCL_EXECUTE); // a failed kernel before it surfaces here
   }

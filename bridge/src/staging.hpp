@@ -16,6 +16,10 @@ namespace mqlcl {
 struct TransferRoute {
   cl_command_queue queue = nullptr;
   std::function<cl_event(size_t begin, size_t end)> wait_for;
+
+  cl_command_queue queue_on(const Context &context) const {
+    return queue != nullptr ? queue : context.queue;
+  }
 };
 
 // Whether a transfer of `bytes` on the context goes through the staging (MQLCL_STAGING: auto,
