@@ -6,15 +6,15 @@
 // in order.
 #define BOOST_TEST_MODULE bridge_matmul
 #include "fault_layer.hpp"
+#include "leak_check.hpp"
 #include "objects.hpp"
 #include "opencl_device.hpp"
 #include "scoped_environment.hpp"
+#include "staging_mode.hpp"
 
 #include <boost/test/unit_test.hpp>
 
-#include <array>
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -23,25 +23,12 @@
 
 using namespace mqlcl_test;
 using mqlcl_fault::Call;
-using mqlcl_fault::Kind;
+using mqlcl_fault::LeakCheck;
 
 namespace {
 
 using mqlcl_fault::InstallOverDriver;
 BOOST_TEST_GLOBAL_FIXTURE(InstallOverDriver);
-
-bool staging_forced() {
-  const char *value = std::getenv("MQLCL_STAGING");
-  return value != nullptr && (std::string(value) == "on" || std::string(value) == "1");
-}
-
-struct staging_is_forced {
-  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
-    boost::test_tools::assertion_result result(staging_forced());
-    result.message() << "needs MQLCL_STAGING=on (the test_bridge_matmul run)";
-    return result;
-  }
-};
 
 // Multiples of 1/8 in [-1, 1]: every product is a multiple of 1/64 and every sum of up to 2^18 of
 // them is exact in float, so the device's product equals the host's bit for bit in any order.
@@ -71,21 +58,6 @@ std::vector<T> host_product(const std::vector<T> &a, const std::vector<T> &b, ui
 template <class T> constexpr int32_t element_type() {
   return sizeof(T) == 8 ? MQLCL_GEMM_DOUBLE : MQLCL_GEMM_FLOAT;
 }
-
-// Live references per kind when a test starts; every test must end where it started.
-struct LeakCheck {
-  std::array<int64_t, static_cast<size_t>(Kind::count)> baseline{};
-  LeakCheck() {
-    for (size_t k = 0; k < baseline.size(); ++k)
-      baseline[k] = mqlcl_fault::live(static_cast<Kind>(k));
-  }
-  void verify() const {
-    for (size_t k = 0; k < baseline.size(); ++k) {
-      Kind kind = static_cast<Kind>(k);
-      BOOST_TEST(mqlcl_fault::live(kind) == baseline[k], mqlcl_fault::name_of(kind) << " objects");
-    }
-  }
-};
 
 // A buffer of `bytes` made with no Boost.Test assertion, whose checks are not thread-safe: the
 // caller tests the handle.

@@ -6,17 +6,17 @@
 #define BOOST_TEST_MODULE bridge_staging
 #include "devices.hpp"
 #include "fault_layer.hpp"
+#include "leak_check.hpp"
 #include "objects.hpp"
 #include "opencl_device.hpp"
+#include "staging_mode.hpp"
 #include "test_kernels.hpp"
 
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -27,6 +27,7 @@ using namespace mqlcl_test;
 using mqlcl::Staging;
 using mqlcl_fault::Call;
 using mqlcl_fault::Kind;
+using mqlcl_fault::LeakCheck;
 
 namespace {
 
@@ -36,16 +37,6 @@ const size_t kRing = Staging::kSlotsPerLane * Staging::lane_count();
 
 using mqlcl_fault::InstallOverDriver;
 BOOST_TEST_GLOBAL_FIXTURE(InstallOverDriver);
-
-std::string staging_variable() {
-  const char *value = std::getenv("MQLCL_STAGING");
-  return value != nullptr ? value : "";
-}
-
-bool staging_forced() {
-  std::string mode = staging_variable();
-  return mode == "on" || mode == "1";
-}
 
 // What the bridge promises (docs/api.md): with MQLCL_STAGING=on every transfer is staged; under
 // auto, those of at least the threshold on a GPU that does not share the host's memory.
@@ -71,14 +62,6 @@ int64_t expected_events(int32_t context, size_t bytes) {
   return expect_staged(context, bytes) ? static_cast<int64_t>(expected_enqueues(context, bytes))
                                        : 0;
 }
-
-struct staging_is_forced {
-  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
-    boost::test_tools::assertion_result result(staging_forced());
-    result.message() << "needs MQLCL_STAGING=on (the test_bridge_staging run)";
-    return result;
-  }
-};
 
 std::vector<uint8_t> random_bytes(size_t count, uint32_t seed) {
   std::vector<uint8_t> bytes(count);
@@ -108,21 +91,6 @@ int64_t first_byte_neither(const std::vector<uint8_t> &got, const std::vector<ui
   }
   return -1;
 }
-
-// Live references per kind when a test starts; every test must end where it started.
-struct LeakCheck {
-  std::array<int64_t, static_cast<size_t>(Kind::count)> baseline{};
-  LeakCheck() {
-    for (size_t k = 0; k < baseline.size(); ++k)
-      baseline[k] = mqlcl_fault::live(static_cast<Kind>(k));
-  }
-  void verify() const {
-    for (size_t k = 0; k < baseline.size(); ++k) {
-      Kind kind = static_cast<Kind>(k);
-      BOOST_TEST(mqlcl_fault::live(kind) == baseline[k], mqlcl_fault::name_of(kind) << " objects");
-    }
-  }
-};
 
 } // namespace
 

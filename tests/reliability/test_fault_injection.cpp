@@ -6,6 +6,7 @@
 #define BOOST_TEST_MODULE reliability_faults
 #include "devices.hpp"
 #include "fault_layer.hpp"
+#include "leak_check.hpp"
 #include "opencl_device.hpp"
 #include "scoped_environment.hpp"
 #include "test_kernels.hpp"
@@ -21,32 +22,14 @@
 using namespace mqlcl_test;
 using mqlcl_fault::Call;
 using mqlcl_fault::Kind;
+using mqlcl_fault::LeakCheck;
 
 namespace {
 
 using mqlcl_fault::InstallOverDriver;
 BOOST_TEST_GLOBAL_FIXTURE(InstallOverDriver);
 
-constexpr size_t kKinds = static_cast<size_t>(Kind::count);
-
-// Live references per kind when a test starts; every test must end where it started.
-struct LeakCheck {
-  std::array<int64_t, kKinds> baseline{};
-  LeakCheck() {
-    for (size_t k = 0; k < kKinds; ++k)
-      baseline[k] = mqlcl_fault::live(static_cast<Kind>(k));
-  }
-  void verify(const std::array<int64_t, kKinds> &expected_growth = {}) const {
-    for (size_t k = 0; k < kKinds; ++k) {
-      Kind kind = static_cast<Kind>(k);
-      BOOST_TEST(mqlcl_fault::live(kind) - baseline[k] == expected_growth[k],
-                 mqlcl_fault::name_of(kind)
-                     << " objects: " << mqlcl_fault::acquired(kind) << " acquired, "
-                     << mqlcl_fault::released(kind) << " released");
-    }
-    BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT) == 0);
-  }
-};
+constexpr size_t kKinds = LeakCheck::kKinds;
 
 // Everything an export needs, created (through the layer) before any fault is armed.
 struct World {
