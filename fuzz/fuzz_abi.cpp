@@ -1226,16 +1226,23 @@ private:
       require(valid, "CLGemm accepted a call its rules refuse");
       return check_gemm_product(g, before);
     }
+    check_refusal("CLGemm", g, operand, valid, before);
+  }
+
+  // After `what` (CLGemm or CLMatMul) refused g: one of CLGemm's codes, a valid call only for a
+  // precision the device lacks (5100), and no buffer changed.
+  void check_refusal(const std::string &what, const GemmCall &g, const Object *const (&operand)[3],
+                     bool valid, const std::vector<uint8_t> (&before)[3]) {
     const int32_t code = CLGetLastError();
-    require(gemm_refusal_code(code), "CLGemm refused with a code its checks never give");
+    require(gemm_refusal_code(code), what + " refused with a code its checks never give");
     const bool lacks_double = g.type == MQLCL_GEMM_DOUBLE &&
                               CLGetInfoInteger(operand[2] != nullptr ? operand[2]->context : 0,
                                                MQLCL_CL_DEVICE_DOUBLE_SUPPORT) != 1;
     require(!valid || (code == MQLCL_ERR_OPENCL_NOT_SUPPORTED &&
                        (g.precision == MQLCL_GEMM_TF32 || lacks_double)),
-            "CLGemm refused a valid call");
+            what + " refused a valid call");
     for (int i = 0; i < 3; ++i)
-      require(snapshot(g.buffer[i]) == before[i], "a refused CLGemm changed a buffer");
+      require(snapshot(g.buffer[i]) == before[i], "a refused " + what + " changed a buffer");
   }
 
   // Host operands for CLMatMul: `count` small integers (exact products) in a heap block of exactly
@@ -1301,16 +1308,7 @@ private:
               "CLMatMul's c differs from C's buffer");
       return;
     }
-    const int32_t code = CLGetLastError();
-    require(gemm_refusal_code(code), "CLMatMul refused with a code its checks never give");
-    const bool lacks_double = g.type == MQLCL_GEMM_DOUBLE &&
-                              CLGetInfoInteger(operand[2] != nullptr ? operand[2]->context : 0,
-                                               MQLCL_CL_DEVICE_DOUBLE_SUPPORT) != 1;
-    require(!valid || (code == MQLCL_ERR_OPENCL_NOT_SUPPORTED &&
-                       (g.precision == MQLCL_GEMM_TF32 || lacks_double)),
-            "CLMatMul refused a valid call");
-    for (int i = 0; i < 3; ++i)
-      require(snapshot(g.buffer[i]) == before[i], "a refused CLMatMul changed a buffer");
+    check_refusal("CLMatMul", g, operand, valid, before);
     require(!host[2] || c_bytes == 0 || std::memcmp(host[2].get(), c_before.data(), c_bytes) == 0,
             "a refused CLMatMul changed c");
   }

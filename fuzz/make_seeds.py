@@ -103,29 +103,26 @@ def gemm(seed, **changes):
     cols + 5, cols - 1, 1, max; stride span, 0, span + 1, span + 3, span - 1, 1, max / 2, max;
     offset 0, 1, 4, the last that fits, one past it, the element count, max."""
     g = dict(GEMM_BASE, **changes)
-    seed.op("gemm").u8(*g["a"], *g["b"], g["c_how"])
+    return gemm_choices(seed.op("gemm"), g).u8(g["fill"])
+
+
+def gemm_choices(seed, g):
+    """decode_gemm() in fuzz_abi.cpp: the choices gemm() and mat_mul() both read first."""
+    seed.u8(*g["a"], *g["b"], g["c_how"])
     if g["c_how"] % 8 >= 2:
         seed.u8(*g["c"])
     seed.u8(g["type"], g["precision"], g["ta"], g["tb"], g["m"], g["n"], g["k"], g["batch"],
             g["alpha"], g["beta"])
     for ld, stride, offset in g["layout"]:
         seed.u8(ld, stride, offset)
-    return seed.u8(g["fill"])
+    return seed
 
 
 def mat_mul(seed, null_one=15, **changes):
     """mat_mul() in the exact order fuzz_abi.cpp reads it: gemm()'s choices (the layouts, batch,
     transposes and scalars are read, then replaced by the packed product's), then which host
     array is NULL (0-2: a, b, c; 3-15: none)."""
-    g = dict(GEMM_BASE, **changes)
-    seed.op("mat_mul").u8(*g["a"], *g["b"], g["c_how"])
-    if g["c_how"] % 8 >= 2:
-        seed.u8(*g["c"])
-    seed.u8(g["type"], g["precision"], g["ta"], g["tb"], g["m"], g["n"], g["k"], g["batch"],
-            g["alpha"], g["beta"])
-    for ld, stride, offset in g["layout"]:
-        seed.u8(ld, stride, offset)
-    return seed.u8(null_one)
+    return gemm_choices(seed.op("mat_mul"), dict(GEMM_BASE, **changes)).u8(null_one)
 
 
 def main():
