@@ -71,18 +71,43 @@ BOOST_AUTO_TEST_CASE(a_product_verifies_or_is_refused_with_the_reason) {
              run.err);
 }
 
-BOOST_AUTO_TEST_CASE(cublas_needs_cuda_and_cublas) {
-  Outcome run = run_tool({"--cublas", "--size", "64", "--repeat", "2"});
+// Step 19's double product (--double) at 64, the same way: verified within the FP64 bound on an
+// NVIDIA GPU, else refused with the reason.
+BOOST_AUTO_TEST_CASE(a_double_product_verifies_or_is_refused_with_the_reason) {
+  const std::string step19 = std::string(MQLCL_TEST_KERNELS) + "/matr_mul_dmma.cl";
+  Outcome run =
+      run_tool({step19, "--double", "--size", "64", "--groups", "1", "--local", "128", "-D",
+                "BM=64", "-D", "BN=64", "-D", "WM=32", "-D", "WN=32", "--repeat", "2"});
   if (run.status == 0) {
-    BOOST_TEST(has(run.out, "verification: passed, 257 of 257"), run.out);
+    BOOST_TEST(has(run.out, "verification: passed, 257 of 257 sampled elements within K * 2^-52"),
+               run.out);
     return;
   }
   BOOST_TEST(run.status == 2, run.err);
-  // The bench's cuBLAS anchor says why: no library, or (with the CUDA toolkit but no GPU, as on
-  // this machine) no device.
-  BOOST_TEST((has(run.err, "the CUDA runtime or cuBLAS is not installed") ||
-              has(run.err, "cublasCreate failed (no CUDA device?)")),
+  BOOST_TEST((has(run.err, "no OpenCL platform whose name contains \"NVIDIA\" has a GPU") ||
+              has(run.err, "no OpenCL platform is installed") ||
+              has(run.err, "the CUDA driver is not installed")),
              run.err);
+}
+
+BOOST_AUTO_TEST_CASE(cublas_needs_cuda_and_cublas) {
+  for (const bool double_precision : {false, true}) {
+    std::vector<std::string> args = {"--cublas", "--size", "64", "--repeat", "2"};
+    if (double_precision)
+      args.push_back("--double");
+    Outcome run = run_tool(args);
+    if (run.status == 0) {
+      BOOST_TEST(has(run.out, double_precision ? "within K * 2^-52" : "within K * 2^-23"), run.out);
+      BOOST_TEST(has(run.out, "verification: passed, 257 of 257"), run.out);
+      continue;
+    }
+    BOOST_TEST(run.status == 2, run.err);
+    // The bench's cuBLAS anchor says why: no library, or (with the CUDA toolkit but no GPU, as on
+    // this machine) no device.
+    BOOST_TEST((has(run.err, "the CUDA runtime or cuBLAS is not installed") ||
+                has(run.err, "cublasCreate failed (no CUDA device?)")),
+               run.err);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_kernel_file_is_refused) {

@@ -15,8 +15,9 @@
 // .maxnreg added, say); --max-registers and --opt-level pass the CUDA JIT's register cap and
 // optimisation level, to try the assembler's options apart from what the OpenCL driver passes.
 // With --cublas it runs cuBLAS SGEMM (FP32, pedantic math) on the same matrices instead, through
-// the bench's anchor, so both can be profiled side by side. Kernels whose arguments are not
-// (in1, in2, out) are not supported.
+// the bench's anchor, so both can be profiled side by side. With --double the matrices are double
+// (a kernel built for double, step 19's; the anchor cuBLAS DGEMM in its default math). Kernels
+// whose arguments are not (in1, in2, out) are not supported.
 //
 // Exit status: 0 verified, 1 wrong results, 2 bad input or nothing to run it on.
 #include "anchors.hpp"
@@ -29,6 +30,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <regex>
@@ -53,7 +55,7 @@ struct Options {
   std::string kernel_file, kernel_name = "matricesMul", build_options, save_ptx, load_ptx;
   uint32_t m = 0, n = 0, k = 0, groups = 0, local = 0, repeat = 5;
   std::optional<uint32_t> max_registers, opt_level; // CUDA JIT options; unset: the driver's own
-  bool cublas = false;
+  bool cublas = false, double_precision = false;
 };
 
 const char *const kUsage =
@@ -61,7 +63,9 @@ const char *const kUsage =
     "                        --groups G --local L [-D NAME=VALUE]... [--options \"...\"]\n"
     "                        [--kernel NAME] [--repeat R] [--save-ptx FILE]\n"
     "                        [--load-ptx FILE] [--max-registers R] [--opt-level 0-4]\n"
-    "       mqlcl-ptx-replay --cublas --size N | --rows1 M --colsrows K --cols2 N [--repeat R]\n";
+    "                        [--double]\n"
+    "       mqlcl-ptx-replay --cublas --size N | --rows1 M --colsrows K --cols2 N [--repeat R]\n"
+    "                        [--double]\n";
 
 uint32_t positive(const std::string &flag, const std::string &text) {
   try {
@@ -118,6 +122,8 @@ Options parse(int argc, char **argv) {
       options.opt_level = static_cast<uint32_t>(level[0] - '0');
     } else if (arg == "--cublas")
       options.cublas = true;
+    else if (arg == "--double")
+      options.double_precision = true;
     else if (arg == "--help" || arg == "-h")
       throw Failure(0, kUsage);
     else if (!arg.empty() && arg[0] != '-' && options.kernel_file.empty())
@@ -220,12 +226,15 @@ struct Cuda {
   }
 };
 
+// The values are floats in [-1, 1), exact in either element type.
 struct Matrices {
-  std::vector<float> a, b; // A row-major M x K; B column-major, so N lines of K
+  std::vector<double> a, b; // A row-major M x K; B column-major, so N lines of K
+  size_t element_size = sizeof(float);
 };
 
 Matrices make_matrices(const Options &options) {
   Matrices matrices;
+  matrices.element_size = options.double_precision ? sizeof(double) : sizeof(float);
   matrices.a.resize(size_t{options.m} * options.k);
   matrices.b.resize(size_t{options.n} * options.k);
   uint32_t state = 12345; // a fixed sequence in [-1, 1): runs compare
@@ -233,36 +242,67 @@ Matrices make_matrices(const Options &options) {
     state = state * 1664525u + 1013904223u;
     return static_cast<float>(state >> 8) / static_cast<float>(1u << 23) - 1.0f;
   };
-  for (float &x : matrices.a)
+  for (double &x : matrices.a)
     x = next();
-  for (float &x : matrices.b)
+  for (double &x : matrices.b)
     x = next();
   return matrices;
 }
 
-// Sampled elements (the corners and a spread between) against dot products in double, within
-// the usual bound of a K-term FP32 dot product, K * 2^-24 * sum |a b|, twice over.
-int verify(const Options &options, const Matrices &matrices, const std::vector<float> &c) {
+// `values` as the device holds them: floats or doubles.
+std::vector<unsigned char> device_bytes(const std::vector<double> &values, size_t element_size) {
+  std::vector<unsigned char> bytes(values.size() * element_size);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const float single = static_cast<float>(values[i]);
+    std::memcpy(bytes.data() + i * element_size,
+                element_size == sizeof(float) ? static_cast<const void *>(&single) : &values[i],
+                element_size);
+  }
+  return bytes;
+}
+
+// The device's C (floats or doubles) as doubles.
+std::vector<double> host_values(const std::vector<unsigned char> &bytes, size_t element_size) {
+  std::vector<double> values(bytes.size() / element_size);
+  for (size_t i = 0; i < values.size(); ++i) {
+    float single = 0;
+    if (element_size == sizeof(float)) {
+      std::memcpy(&single, bytes.data() + i * element_size, sizeof single);
+      values[i] = single;
+    } else {
+      std::memcpy(&values[i], bytes.data() + i * element_size, sizeof(double));
+    }
+  }
+  return values;
+}
+
+// Sampled elements (the corners and a spread between) against dot products in long double,
+// within the usual bound of a K-term dot product, K * u * sum |a b| (u: 2^-24 for float, 2^-53
+// for double), twice over.
+int verify(const Options &options, const Matrices &matrices, const std::vector<double> &c) {
+  const int unit_exponent = matrices.element_size == sizeof(float) ? -24 : -53;
   const uint32_t samples = 257;
   double worst = 0;
   int wrong = 0;
   for (uint32_t s = 0; s < samples; ++s) {
     size_t i = s == 0 ? 0 : s == 1 ? options.m - 1 : (size_t{s} * 7919) % options.m;
     size_t j = s == 0 ? 0 : s == 1 ? options.n - 1 : (size_t{s} * 104729) % options.n;
-    double sum = 0, magnitude = 0;
+    long double sum = 0, magnitude = 0;
     for (size_t k = 0; k < options.k; ++k) {
-      double product = double{matrices.a[i * options.k + k]} * matrices.b[j * options.k + k];
+      long double product =
+          static_cast<long double>(matrices.a[i * options.k + k]) * matrices.b[j * options.k + k];
       sum += product;
       magnitude += std::fabs(product);
     }
-    double error = std::fabs(sum - c[i * options.n + j]);
-    double bound = 2.0 * options.k * std::ldexp(1.0, -24) * magnitude;
-    worst = std::max(worst, magnitude > 0 ? error / magnitude : error);
+    const double error = static_cast<double>(std::fabs(sum - c[i * options.n + j]));
+    const double scale = static_cast<double>(magnitude);
+    const double bound = 2.0 * options.k * std::ldexp(1.0, unit_exponent) * scale;
+    worst = std::max(worst, scale > 0 ? error / scale : error);
     wrong += error > bound;
   }
-  fmt::print("verification: {}, {} of {} sampled elements within K * 2^-23 * sum|a b| of the "
-             "double-precision dot product (worst error {:.2e} of sum|a b|)\n",
-             wrong ? "FAILED" : "passed", samples - wrong, samples, worst);
+  fmt::print("verification: {}, {} of {} sampled elements within K * 2^{} * sum|a b| of the "
+             "long-double dot product (worst error {:.2e} of sum|a b|)\n",
+             wrong ? "FAILED" : "passed", samples - wrong, samples, unit_exponent + 1, worst);
   return wrong ? 1 : 0;
 }
 
@@ -275,10 +315,27 @@ void report(const Options &options, const std::string &what, std::vector<double>
              seconds[seconds.size() / 2] * 1e3, seconds.size());
 }
 
-// cuBLAS's FP32 SGEMM, as mqlcl-replay's bench runs it (harness/src/anchors.cpp).
+// cuBLAS's FP32 SGEMM as mqlcl-replay's bench runs it, or with --double DGEMM as its gemm runs it
+// (default math; harness/src/anchors.cpp), B stored N x K (transposed in cuBLAS's terms).
 int run_cublas(const Options &options, const Matrices &matrices) {
-  mqlcl::replay::GemmProblem problem{options.m, options.n, options.k, &matrices.a, &matrices.b};
-  mqlcl::replay::AnchorResult result = mqlcl::replay::cublas_sgemm(problem, options.repeat, false);
+  if (!options.double_precision) {
+    const std::vector<float> a(matrices.a.begin(), matrices.a.end()),
+        b(matrices.b.begin(), matrices.b.end());
+    mqlcl::replay::GemmProblem problem{options.m, options.n, options.k, &a, &b};
+    mqlcl::replay::AnchorResult result =
+        mqlcl::replay::cublas_sgemm(problem, options.repeat, false);
+    if (!result.available)
+      fail(result.note);
+    report(options, fmt::format("{} ({})", result.name, result.note), result.seconds.values);
+    return verify(options, matrices,
+                  std::vector<double>(result.product.begin(), result.product.end()));
+  }
+  mqlcl::replay::GeneralGemm problem;
+  problem.m = options.m, problem.n = options.n, problem.k = options.k;
+  problem.transpose_b = true;
+  problem.double_precision = true;
+  problem.a = &matrices.a, problem.b = &matrices.b;
+  mqlcl::replay::GeneralAnchor result = mqlcl::replay::cublas_gemm(problem, options.repeat);
   if (!result.available)
     fail(result.note);
   report(options, fmt::format("{} ({})", result.name, result.note), result.seconds.values);
@@ -344,15 +401,17 @@ struct DeviceMatrices {
   CUdeviceptr a = 0, b = 0, c = 0;
 };
 
-DeviceMatrices upload(Cuda &cuda, const Matrices &matrices, size_t c_floats) {
+DeviceMatrices upload(Cuda &cuda, const Matrices &matrices, size_t c_bytes) {
   auto &mem_alloc = cuda.get<CUresult(CUdeviceptr *, size_t)>("cuMemAlloc_v2");
   auto &to_device = cuda.get<CUresult(CUdeviceptr, const void *, size_t)>("cuMemcpyHtoD_v2");
+  const std::vector<unsigned char> a = device_bytes(matrices.a, matrices.element_size),
+                                   b = device_bytes(matrices.b, matrices.element_size);
   DeviceMatrices on;
-  cuda.check(mem_alloc(&on.a, matrices.a.size() * 4), "cuMemAlloc");
-  cuda.check(mem_alloc(&on.b, matrices.b.size() * 4), "cuMemAlloc");
-  cuda.check(mem_alloc(&on.c, c_floats * 4), "cuMemAlloc");
-  cuda.check(to_device(on.a, matrices.a.data(), matrices.a.size() * 4), "cuMemcpyHtoD");
-  cuda.check(to_device(on.b, matrices.b.data(), matrices.b.size() * 4), "cuMemcpyHtoD");
+  cuda.check(mem_alloc(&on.a, a.size()), "cuMemAlloc");
+  cuda.check(mem_alloc(&on.b, b.size()), "cuMemAlloc");
+  cuda.check(mem_alloc(&on.c, c_bytes), "cuMemAlloc");
+  cuda.check(to_device(on.a, a.data(), a.size()), "cuMemcpyHtoD");
+  cuda.check(to_device(on.b, b.data(), b.size()), "cuMemcpyHtoD");
   return on;
 }
 
@@ -391,8 +450,8 @@ int run_ptx(const Options &options, const Matrices &matrices, const std::string 
   const std::string device_name = open_device(cuda);
   CUfunction function = load_kernel(cuda, options, ptx);
   print_resources(cuda, options, function);
-  const size_t c_floats = size_t{options.m} * options.n;
-  DeviceMatrices on = upload(cuda, matrices, c_floats);
+  const size_t c_bytes = size_t{options.m} * options.n * matrices.element_size;
+  DeviceMatrices on = upload(cuda, matrices, c_bytes);
   std::vector<double> seconds = time_launches(cuda, options, function, on);
   report(options,
          fmt::format("{}, {} groups of {} on {}",
@@ -401,11 +460,11 @@ int run_ptx(const Options &options, const Matrices &matrices, const std::string 
                          : options.load_ptx,
                      options.groups, options.local, device_name),
          seconds);
-  std::vector<float> product(c_floats);
+  std::vector<unsigned char> product(c_bytes);
   cuda.check(cuda.get<CUresult(void *, CUdeviceptr, size_t)>("cuMemcpyDtoH_v2")(product.data(),
-                                                                                on.c, c_floats * 4),
+                                                                                on.c, c_bytes),
              "cuMemcpyDtoH");
-  return verify(options, matrices, product);
+  return verify(options, matrices, host_values(product, matrices.element_size));
 }
 
 int run(const Options &options) {
