@@ -435,12 +435,21 @@ void write_to_device(Context &context, cl_mem memory, size_t offset, size_t byte
   const Clock::time_point start = Clock::now();
   TransferRecord record;
   record.bytes = bytes;
+  if (route.enqueued != nullptr)
+    *route.enqueued = nullptr;
   if (!staged(context, memory, offset, bytes, record, route,
               [&](StagedTransfer &staged) { staged_write(staged, source); })) {
     const WaitList after(route, offset, offset + bytes);
-    check_cl(cl_api().clEnqueueWriteBuffer(route.queue_on(context), memory, CL_TRUE, offset, bytes,
-                                           source, after.count(), after.list(), nullptr),
+    const cl_command_queue queue = route.queue_on(context);
+    const bool blocking = route.enqueued == nullptr;
+    check_cl(cl_api().clEnqueueWriteBuffer(queue, memory, blocking ? CL_TRUE : CL_FALSE, offset,
+                                           bytes, source, after.count(), after.list(),
+                                           route.enqueued),
              fmt::format("{}: clEnqueueWriteBuffer", function).c_str(), MQLCL_ERR_OPENCL_INTERNAL);
+    if (!blocking) {
+      cl_api().clFlush(queue); // so that it starts beside whatever runs on other queues
+      return;
+    }
   }
   keep_record(context, record, start);
 }

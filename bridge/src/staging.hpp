@@ -16,6 +16,10 @@ namespace mqlcl {
 struct TransferRoute {
   cl_command_queue queue = nullptr;
   std::function<cl_event(size_t begin, size_t end)> wait_for;
+  // Where set, a direct (unstaged) write is enqueued without blocking and its event stored here
+  // (the caller releases it, and waits for it before the source may change); a staged one stores
+  // nullptr. Such a write keeps no record (MQLCL_CL_LAST_TRANSFER): its time is not known yet.
+  cl_event *enqueued = nullptr;
 
   cl_command_queue queue_on(const Context &context) const {
     return queue != nullptr ? queue : context.queue;

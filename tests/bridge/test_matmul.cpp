@@ -2,8 +2,8 @@
 // (tests/reliability/fault_layer.hpp), which counts the commands each call enqueues (proving the
 // path taken) and fails OpenCL calls in the middle of it. ctest runs it with MQLCL_STAGING=on and
 // small chunks, so that PoCL takes the pipelined path (side queues, panels, staged chunks) at
-// sizes it multiplies quickly, and with the default (auto), where a CPU device runs the four calls
-// in order.
+// sizes it multiplies quickly, and with the default (auto), where a CPU device writes A and B side
+// by side on two queues from 1 MiB of B and otherwise runs the four calls in order.
 #define BOOST_TEST_MODULE bridge_matmul
 #include "fault_layer.hpp"
 #include "leak_check.hpp"
@@ -133,6 +133,31 @@ template <class T> void check_every_shape_and_panel_count(int32_t context) {
   }
 }
 
+// Whether CLMatMul writes A and B side by side here: on a CPU device (which shares the host's
+// memory) under MQLCL_STAGING=auto.
+bool writes_side_by_side() {
+  if (staging_forced())
+    return false;
+  const int32_t context = CLContextCreate(device_under_test());
+  if (context == MQLCL_INVALID_HANDLE)
+    return false;
+  const bool cpu = (CLGetInfoInteger(context, MQLCL_CL_DEVICE_TYPE) & 2) != 0;
+  CLContextFree(context);
+  return cpu;
+}
+
+struct writes_are_side_by_side {
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+    boost::test_tools::assertion_result result(writes_side_by_side());
+    result.message() << "needs a CPU device (PoCL) and MQLCL_STAGING unset or auto";
+    return result;
+  }
+};
+
+// B of 4 MiB (64 x 1024 times 1024 x 1024, float): past the size from which a CPU device writes
+// A and B side by side.
+constexpr Shape kSideBySide = {64, 1024, 1024};
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(matmul, *boost::unit_test::precondition(needs_device()))
@@ -208,6 +233,43 @@ BOOST_AUTO_TEST_CASE(refusals_leave_c_as_it_was) {
   BOOST_TEST(std::memcmp(c.data(), before.data(), c.size() * sizeof(float)) == 0);
 }
 
+// On a CPU device A's and B's writes run at once, each on a queue of its own, without blocking,
+// the product behind a barrier on B's; in either precision the product is exact and nothing is
+// left behind.
+BOOST_AUTO_TEST_CASE(a_cpu_device_writes_a_and_b_side_by_side,
+                     *boost::unit_test::precondition(writes_are_side_by_side())) {
+  LeakCheck leaks;
+  {
+    Context context = make_context();
+    for (const bool use_double : {false, true}) {
+      if (use_double && !has_fp64(context))
+        continue;
+      BOOST_TEST_CONTEXT((use_double ? "double" : "float")) {
+        const uint64_t writes = mqlcl_fault::calls(Call::clEnqueueWriteBuffer),
+                       barriers = mqlcl_fault::calls(Call::clEnqueueBarrierWithWaitList),
+                       markers = mqlcl_fault::calls(Call::clEnqueueMarkerWithWaitList);
+        size_t wrong = 0;
+        if (use_double) {
+          Product<double> product(context, kSideBySide.m, kSideBySide.n, kSideBySide.k, 5);
+          std::vector<double> c(product.want.size(), -99.0);
+          BOOST_TEST_REQUIRE(product.run(c) == 1, last_error_text());
+          wrong = product.wrong(c);
+        } else {
+          Product<float> product(context, kSideBySide.m, kSideBySide.n, kSideBySide.k, 5);
+          std::vector<float> c(product.want.size(), -99.0f);
+          BOOST_TEST_REQUIRE(product.run(c) == 1, last_error_text());
+          wrong = product.wrong(c);
+        }
+        BOOST_TEST(wrong == 0u);
+        BOOST_TEST(mqlcl_fault::calls(Call::clEnqueueWriteBuffer) - writes == 2u);
+        BOOST_TEST(mqlcl_fault::calls(Call::clEnqueueBarrierWithWaitList) - barriers == 1u);
+        BOOST_TEST(mqlcl_fault::calls(Call::clEnqueueMarkerWithWaitList) - markers == 1u);
+      }
+    }
+  }
+  leaks.verify();
+}
+
 // Threads multiply at once on one context (one pipeline at a time on its side queues) and on
 // contexts of their own. The threads make no Boost.Test assertion (not thread-safe): they note
 // what went wrong, and the test's thread checks.
@@ -249,20 +311,65 @@ BOOST_AUTO_TEST_CASE(threads_multiply_at_once_on_shared_and_own_contexts) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-// OpenCL failures in the middle of the pipeline: the call fails with the failing step's code, no
-// element of c holds anything but what it held or the product's, nothing is left behind, and the
-// same call then succeeds. Only where the pipeline runs.
+// OpenCL failures in the middle of a call: it fails with the failing step's code, no element of c
+// holds anything but what it held or the product's, nothing is left behind, and the same call
+// then succeeds.
+namespace {
+
+struct Scenario {
+  const char *what;
+  Call call;
+  uint64_t nth; // 0: the call's last one
+  cl_int injected;
+  int32_t code;
+};
+
+void check_failure(const Scenario &scenario, const Shape &shape) {
+  LeakCheck leaks;
+  {
+    Context context = make_context();
+    Product<float> product(context, shape.m, shape.n, shape.k, 21);
+    std::vector<float> c(product.want.size(), -1.5f);
+    const uint64_t calls_before = mqlcl_fault::calls(scenario.call);
+    BOOST_TEST_REQUIRE(product.run(c) == 1, last_error_text()); // the programs built
+    const uint64_t nth =
+        scenario.nth != 0 ? scenario.nth : mqlcl_fault::calls(scenario.call) - calls_before;
+    std::fill(c.begin(), c.end(), -1.5f);
+    const uint64_t injected_before = mqlcl_fault::faults_injected(scenario.call);
+    mqlcl_fault::fail_call(scenario.call, nth, scenario.injected);
+    CLResetLastError();
+    const int32_t result = product.run(c);
+    const int32_t code = CLGetLastError();
+    const int64_t cl_status = CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR);
+    const std::string description = last_error_text();
+    mqlcl_fault::clear_faults();
+
+    BOOST_TEST(mqlcl_fault::faults_injected(scenario.call) == injected_before + 1);
+    BOOST_TEST(result == 0);
+    BOOST_TEST(code == scenario.code, description);
+    BOOST_TEST(cl_status == scenario.injected);
+    BOOST_TEST(description.find(mqlcl_fault::name_of(scenario.call)) != std::string::npos,
+               description);
+    size_t neither = 0;
+    for (size_t i = 0; i < c.size(); ++i)
+      neither += c[i] != -1.5f && c[i] != product.want[i];
+    BOOST_TEST(neither == 0u);
+
+    CLResetLastError();
+    BOOST_TEST(product.run(c) == 1, last_error_text());
+    BOOST_TEST(product.wrong(c) == 0u);
+  }
+  mqlcl_fault::release_refused();
+  leaks.verify();
+}
+
+} // namespace
+
+// Where the pipeline runs.
 BOOST_AUTO_TEST_SUITE(matmul_failures, *boost::unit_test::precondition(needs_device()) *
                                            boost::unit_test::precondition(staging_is_forced()))
 
 BOOST_AUTO_TEST_CASE(a_failure_mid_pipeline_fails_the_call_and_the_next_succeeds) {
-  struct Scenario {
-    const char *what;
-    Call call;
-    uint64_t nth; // 0: the call's last one
-    cl_int injected;
-    int32_t code;
-  };
   const Scenario scenarios[] = {
       {"B's first chunk", Call::clEnqueueWriteBuffer, 1, CL_OUT_OF_RESOURCES,
        MQLCL_ERR_OPENCL_INTERNAL},
@@ -284,46 +391,38 @@ BOOST_AUTO_TEST_CASE(a_failure_mid_pipeline_fails_the_call_and_the_next_succeeds
        CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, MQLCL_ERR_OPENCL_EXECUTE},
   };
   ScopedEnvironment forced("MQLCL_MATMUL_PANELS", std::string("3"));
-  for (const Scenario &scenario : scenarios) {
+  for (const Scenario &scenario : scenarios)
     BOOST_TEST_CONTEXT(scenario.what) {
-      LeakCheck leaks;
-      {
-        Context context = make_context();
-        Product<float> product(context, 384, 300, 160, 21); // C: 450 KiB, A 240 KiB, B 188 KiB
-        std::vector<float> c(product.want.size(), -1.5f);
-        const uint64_t calls_before = mqlcl_fault::calls(scenario.call);
-        BOOST_TEST_REQUIRE(product.run(c) == 1, last_error_text()); // the programs built
-        const uint64_t nth =
-            scenario.nth != 0 ? scenario.nth : mqlcl_fault::calls(scenario.call) - calls_before;
-        std::fill(c.begin(), c.end(), -1.5f);
-        const uint64_t injected_before = mqlcl_fault::faults_injected(scenario.call);
-        mqlcl_fault::fail_call(scenario.call, nth, scenario.injected);
-        CLResetLastError();
-        const int32_t result = product.run(c);
-        const int32_t code = CLGetLastError();
-        const int64_t cl_status = CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR);
-        const std::string description = last_error_text();
-        mqlcl_fault::clear_faults();
-
-        BOOST_TEST(mqlcl_fault::faults_injected(scenario.call) == injected_before + 1);
-        BOOST_TEST(result == 0);
-        BOOST_TEST(code == scenario.code, description);
-        BOOST_TEST(cl_status == scenario.injected);
-        BOOST_TEST(description.find(mqlcl_fault::name_of(scenario.call)) != std::string::npos,
-                   description);
-        size_t neither = 0;
-        for (size_t i = 0; i < c.size(); ++i)
-          neither += c[i] != -1.5f && c[i] != product.want[i];
-        BOOST_TEST(neither == 0u);
-
-        CLResetLastError();
-        BOOST_TEST(product.run(c) == 1, last_error_text());
-        BOOST_TEST(product.wrong(c) == 0u);
-      }
-      mqlcl_fault::release_refused();
-      leaks.verify();
+      check_failure(scenario, {384, 300, 160}); // C: 450 KiB, A 240 KiB, B 188 KiB
     }
-  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// Where A and B are written side by side: a failure while B's write may still run leaves nothing
+// running when the call returns.
+BOOST_AUTO_TEST_SUITE(matmul_side_by_side_failures,
+                      *boost::unit_test::precondition(needs_device()) *
+                          boost::unit_test::precondition(writes_are_side_by_side()))
+
+BOOST_AUTO_TEST_CASE(a_failure_beside_a_running_write_fails_the_call_and_the_next_succeeds) {
+  const Scenario scenarios[] = {
+      {"the marker after earlier work", Call::clEnqueueMarkerWithWaitList, 1, CL_OUT_OF_RESOURCES,
+       MQLCL_ERR_OPENCL_EXECUTE},
+      {"B's write", Call::clEnqueueWriteBuffer, 1, CL_MEM_OBJECT_ALLOCATION_FAILURE,
+       MQLCL_ERR_OPENCL_INTERNAL},
+      {"A's write, beside B's", Call::clEnqueueWriteBuffer, 2, CL_OUT_OF_RESOURCES,
+       MQLCL_ERR_OPENCL_INTERNAL},
+      {"the product's wait for B", Call::clEnqueueBarrierWithWaitList, 1, CL_OUT_OF_HOST_MEMORY,
+       MQLCL_ERR_OPENCL_EXECUTE},
+      {"the product", Call::clEnqueueNDRangeKernel, 1, CL_OUT_OF_RESOURCES,
+       MQLCL_ERR_OPENCL_EXECUTE},
+      {"C's read", Call::clEnqueueReadBuffer, 1, CL_OUT_OF_RESOURCES, MQLCL_ERR_OPENCL_EXECUTE},
+  };
+  for (const Scenario &scenario : scenarios)
+    BOOST_TEST_CONTEXT(scenario.what) {
+      check_failure(scenario, kSideBySide);
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
