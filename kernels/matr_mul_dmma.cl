@@ -27,7 +27,14 @@
 // swizzled offsets held registers: 255); a copy address per copy instead of one pointer, 52.6
 // (255 registers, 227 now); each lane's K of a fragment adjacent (K permuted alike in A and B),
 // read 16 bytes at a time, 46.5; 32-deep slices, 50.8; 128 x 128 tiles of 8 warps in three
-// stages, 45.7 against 54.7.
+// stages, 45.7 against 54.7. Against 54.7 for 1 x 4 warps of 64 x 32 in three stages
+// (mqlcl-ptx-replay, B as lines of K; cuBLAS DGEMM 62.4):
+//   16-byte fragment reads, rows padded by 2 (no conflicts), K rows placed by slot, 47.2
+//   two sets of fragments, the next K step's read during this one's MMAs (m16n8k8), 36.3 to
+//   50.3 over 13 tile shapes and stages
+//   B's next fragments only, read before a slice's last row of MMAs, 50.9 (CLGemm NN; 54.4)
+//   the loop unrolled by STAGES (stage offsets constant), copies inside unchecked, 52.6
+//   cuBLAS's own tiles (2 x 2 warps of 32 x 64, m16n8k8, 64 x 128 x 16, 3 stages), 50.9
 //
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 

@@ -36,8 +36,9 @@
 #   variants  one replay per line of the file $VARIANTS, "STEP SIZE [NAME=VALUE ...]": kernel
 #             parameters tried side by side (CSV rows, with each kernel's build options)
 #   profile   Nsight Compute (ncu, from the CUDA toolkit) on step 13's product at 4096 as the
-#             driver compiled it, and on cuBLAS's FP32 SGEMM, through BIN/mqlcl-ptx-replay:
-#             profile-step13.csv and profile-cublas.csv (issue efficiency, stall reasons)
+#             driver compiled it and on cuBLAS's FP32 SGEMM, and on step 19's double product and
+#             cuBLAS DGEMM, through BIN/mqlcl-ptx-replay: profile-step13.csv, profile-cublas.csv,
+#             profile-step19.csv, profile-cublas-double.csv (issue efficiency, stall reasons)
 # The step lists come from the catalogue (`mqlcl-replay --list --format csv`: beyond, tuned,
 # tf32). The tuning cache is OUT/tuning.json; copy an earlier one there to reuse it.
 set -uo pipefail
@@ -227,6 +228,7 @@ for phase in "$@"; do
     metrics=smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum
     metrics+=,smsp__inst_executed_pipe_fma.sum,launch__registers_per_thread,launch__block_size
     metrics+=,sm__warps_active.avg.per_cycle_active,sm__cycles_elapsed.avg.per_second
+    metrics+=,launch__grid_size
     metrics+=',regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio'
     # Step 13 with the H100's tuning at 4096 (bridge/src/gemm/tunings/tuning-h100.json), tiles and code
     # form and layout: 1024 tiles of 128 x 128, 256 work-items each.
@@ -234,15 +236,26 @@ for phase in "$@"; do
       -D BM=128 -D BN=128 -D BK=16 -D TM=8 -D TN=8 -D PAD=4 -D GROUP_M=8 -D WARP_ROWS=2
       -D FMA_ORDER=2 -D POINTERS=1 -D GATHER=1 -D CARRY=1 -D ROTATE_A=3 -D ROTATE_B=3
       -D PAIRED_LANES=0)
-    for what in step13 cublas; do
-      if [[ $what == step13 ]]; then args=("${step13[@]}"); else args=(--cublas --size 4096); fi
+    # Step 19 with the H200's set for NT at 4096 (the replay's layout: B as N lines of K): 2048
+    # tiles of 64 x 128, 128 work-items each.
+    step19=("$root/kernels/matr_mul_dmma.cl" --double --size 4096 --groups 2048 --local 128
+      -D BM=64 -D BN=128 -D BK=16 -D WM=64 -D WN=32 -D MMA_K=16 -D STAGES=3 -D GROUP_M=16)
+    for what in step13 cublas step19 cublas-double; do
+      case $what in
+      step13) args=("${step13[@]}") ;;
+      cublas) args=(--cublas --size 4096) ;;
+      step19) args=("${step19[@]}") ;;
+      cublas-double) args=(--cublas --double --size 4096) ;;
+      esac
       step "profile: $what"
       "$bin/mqlcl-ptx-replay" "${args[@]}" --repeat 10
       # The third launch: after the warm-up and one timed run.
       "$ncu" --launch-skip 2 --launch-count 1 --csv --metrics "$metrics" \
         "$bin/mqlcl-ptx-replay" "${args[@]}" --repeat 3 >"$out/profile-$what.csv"
-      # The metric rows (ncu's own lines and the tool's are not quoted): name, value.
-      grep -E '^".*(issue_active|inst_executed|registers|block_size|warps_active|per_second|stalled)' \
+      # ncu's own lines and the tool's are not quoted: the kernel's name (cuBLAS's says its
+      # tiles), then the metric rows, name and value.
+      grep -E '^"' "$out/profile-$what.csv" | awk -F'","' 'NR > 1 && !seen[$5]++ {print "kernel", $5}'
+      grep -E '^".*(issue_active|inst_executed|registers|block_size|grid_size|warps_active|per_second|stalled)' \
         "$out/profile-$what.csv" | awk -F'","' '{v = $NF; gsub(/[",]/, "", v); print $(NF - 2), v}'
     done
     ;;
