@@ -31,9 +31,10 @@ struct TransferRoute {
 bool staging_pays_off(const Context &context, size_t bytes);
 
 // Writes `bytes` from `source` into `memory` at `offset`; returns once `source` may be reused
-// (a staged write's last DMA may still run: later commands of its queue run after it). `function`
-// names the call in failures (Failure, with CLBufferWrite's codes). Notes the transfer as the
-// context's last (MQLCL_CL_LAST_TRANSFER).
+// (a staged write's last DMA may still run: later commands of its queue run after it), or, a
+// direct write with the route's `enqueued` set, once it is enqueued. `function` names the call in
+// failures (Failure, with CLBufferWrite's codes). Notes the transfer as the context's last
+// (MQLCL_CL_LAST_TRANSFER), but for an enqueued one.
 void write_to_device(Context &context, cl_mem memory, size_t offset, size_t bytes,
                      const char *source, const char *function, const TransferRoute &route = {});
 
