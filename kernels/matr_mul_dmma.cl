@@ -35,6 +35,8 @@
 //   B's next fragments only, read before a slice's last row of MMAs, 50.9 (CLGemm NN; 54.4)
 //   the loop unrolled by STAGES (stage offsets constant), copies inside unchecked, 52.6
 //   cuBLAS's own tiles (2 x 2 warps of 32 x 64, m16n8k8, 64 x 128 x 16, 3 stages), 50.9
+//   a cp.async.bulk per tile row on mbarriers, 25.6 (the copy engine is slow at 128-byte rows;
+//   37.0 with 256-byte rows, BK 32 in two stages)
 //
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 
