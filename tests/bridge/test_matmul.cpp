@@ -270,9 +270,9 @@ BOOST_AUTO_TEST_CASE(a_cpu_device_writes_a_and_b_side_by_side,
   leaks.verify();
 }
 
-// Threads multiply at once on one context (one pipeline at a time on its side queues) and on
-// contexts of their own. The threads make no Boost.Test assertion (not thread-safe): they note
-// what went wrong, and the test's thread checks.
+// Threads multiply at once on one context (one pipeline, or one pair of side-by-side writes, at a
+// time on its side queues) and on contexts of their own. The threads make no Boost.Test assertion
+// (not thread-safe): they note what went wrong, and the test's thread checks.
 BOOST_AUTO_TEST_CASE(threads_multiply_at_once_on_shared_and_own_contexts) {
   constexpr int kThreads = 4, kRounds = 3;
   ScopedEnvironment forced("MQLCL_MATMUL_PANELS", std::string("2"));
@@ -287,7 +287,10 @@ BOOST_AUTO_TEST_CASE(threads_multiply_at_once_on_shared_and_own_contexts) {
       context = own;
     }
     for (int round = 0; round < kRounds; ++round) {
-      const uint32_t m = 200 + 37 * id + round, n = 48 + id, k = 24 + round;
+      // The last round's B is 4 MiB: on a CPU device, A and B are written side by side.
+      const bool big = round == kRounds - 1;
+      const uint32_t m = big ? kSideBySide.m : 200 + 37 * id + round;
+      const uint32_t n = big ? kSideBySide.n : 48 + id, k = big ? kSideBySide.k : 24 + round;
       Product<float> product(context, m, n, k, static_cast<uint32_t>(id * 10 + round),
                              unchecked_buffer);
       std::vector<float> c(product.want.size());
