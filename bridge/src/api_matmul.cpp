@@ -131,6 +131,15 @@ void wait_on_queue(cl_command_queue queue, cl_event event) {
            "CLMatMul: clEnqueueBarrierWithWaitList", MQLCL_ERR_OPENCL_EXECUTE);
 }
 
+// After a failure on the side queues: nothing of the call is left running or waiting when it
+// returns (a write still reading the caller's array, a read still filling it).
+void finish_side_queues(Context &context) noexcept {
+  for (cl_command_queue queue :
+       {context.side_queues.upload, context.queue, context.side_queues.download})
+    if (queue != nullptr)
+      cl_api().clFinish(queue);
+}
+
 // The context's side queues, made on first use; the caller holds their mutex.
 void ensure_side_queues(Context &context) {
   SideQueues &side = context.side_queues;
@@ -185,9 +194,7 @@ void run_side_by_side(Context &context, const MatMul &product) {
     gemm::enqueue(context, call);
     read_from_device(context, call.c.buffer->memory, 0, product.c_bytes(), product.c, "CLMatMul");
   } catch (...) {
-    // The writes read the caller's arrays until they are done: nothing is left running.
-    for (cl_command_queue queue : {side.upload, context.queue})
-      cl_api().clFinish(queue);
+    finish_side_queues(context);
     throw;
   }
 }
@@ -237,9 +244,7 @@ void run_pipelined(Context &context, const MatMul &product, const Panels &panels
     read_from_device(context, product.call.c.buffer->memory, 0, product.c_bytes(), product.c,
                      "CLMatMul", after_its_panel);
   } catch (...) {
-    // Nothing of this call is left running or waiting when it returns.
-    for (cl_command_queue queue : {side.upload, context.queue, side.download})
-      cl_api().clFinish(queue);
+    finish_side_queues(context);
     throw;
   }
 }
