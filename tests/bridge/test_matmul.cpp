@@ -158,6 +158,14 @@ struct writes_are_side_by_side {
 // A and B side by side.
 constexpr Shape kSideBySide = {64, 1024, 1024};
 
+// kSideBySide's product in T: the elements of c that differ from it.
+template <class T> size_t wrong_in_side_by_side(int32_t context) {
+  Product<T> product(context, kSideBySide.m, kSideBySide.n, kSideBySide.k, 5);
+  std::vector<T> c(product.want.size(), T(-99));
+  BOOST_TEST_REQUIRE(product.run(c) == 1, last_error_text());
+  return product.wrong(c);
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(matmul, *boost::unit_test::precondition(needs_device()))
@@ -248,18 +256,8 @@ BOOST_AUTO_TEST_CASE(a_cpu_device_writes_a_and_b_side_by_side,
         const uint64_t writes = mqlcl_fault::calls(Call::clEnqueueWriteBuffer),
                        barriers = mqlcl_fault::calls(Call::clEnqueueBarrierWithWaitList),
                        markers = mqlcl_fault::calls(Call::clEnqueueMarkerWithWaitList);
-        size_t wrong = 0;
-        if (use_double) {
-          Product<double> product(context, kSideBySide.m, kSideBySide.n, kSideBySide.k, 5);
-          std::vector<double> c(product.want.size(), -99.0);
-          BOOST_TEST_REQUIRE(product.run(c) == 1, last_error_text());
-          wrong = product.wrong(c);
-        } else {
-          Product<float> product(context, kSideBySide.m, kSideBySide.n, kSideBySide.k, 5);
-          std::vector<float> c(product.want.size(), -99.0f);
-          BOOST_TEST_REQUIRE(product.run(c) == 1, last_error_text());
-          wrong = product.wrong(c);
-        }
+        const size_t wrong = use_double ? wrong_in_side_by_side<double>(context)
+                                        : wrong_in_side_by_side<float>(context);
         BOOST_TEST(wrong == 0u);
         BOOST_TEST(mqlcl_fault::calls(Call::clEnqueueWriteBuffer) - writes == 2u);
         BOOST_TEST(mqlcl_fault::calls(Call::clEnqueueBarrierWithWaitList) - barriers == 1u);
