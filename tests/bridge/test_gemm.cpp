@@ -205,6 +205,14 @@ std::vector<Case> scaled_padded_and_batched() {
     batched.pad = 1;
     batched.alpha = -2;
     cases.push_back(batched);
+    // A and B copied transposed in whole 64 x 64 blocks of 4-aligned rows (as vectors) and in
+    // edge blocks (element by element), for each matrix of the batch.
+    Case aligned{140, 196, 100, true, false, dp};
+    aligned.batch = 3;
+    aligned.offset = 4;
+    aligned.pad = 4;
+    aligned.beta = 0.5;
+    cases.push_back(aligned);
     Case shared{64, 64, 37, false, false, dp};
     shared.batch = 3;
     shared.shared_a = true;

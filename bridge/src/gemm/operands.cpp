@@ -15,6 +15,16 @@ Lines lines_as_stored(const Operand &operand, uint32_t lines, bool k_runs_down) 
                operand.offset, operand.ld, operand.stride};
 }
 
+// The transposing copy's block side: 64 where the device takes 16 x 16 work-items and the local
+// tile, else the largest that fits (16 needs 4 x 4 work-items and under 2.2 KiB).
+size_t copy_tile(const Device &device, size_t element) {
+  for (size_t tile : {64, 32})
+    if ((tile / 4) * (tile / 4) <= device.max_work_group_size &&
+        tile * (tile + 1) * element <= device.kernel_local_mem_size)
+      return tile;
+  return 16;
+}
+
 } // namespace
 
 bool batch_shares_elements(uint64_t rows, uint64_t cols, uint64_t ld, uint64_t stride,
@@ -52,14 +62,12 @@ void copy_as_k_lines(const Context &context, ContextState &state, const Call &ca
                      ScratchSlot slot, uint64_t line_pitch, bool &first) {
   const Operand &operand = *lines.operand;
   const size_t element = call.double_precision ? 8 : 4;
-  // 32 x 8 work-items where the device takes them, else 8 x 8 (TILE / TILE_ROWS elements each).
-  const size_t tile = context.device->max_work_group_size >= 256 ? 32 : 8;
-  const size_t tile_rows = 8;
+  const size_t tile = copy_tile(*context.device, element);
   const char *name = lines.k_runs_down ? "transpose" : "pack";
   cl_kernel kernel = kernel_for(context, state, kCopyFile,
-                                fmt::format("-DREALTYPE={} -DTILE={} -DTILE_ROWS={} -DINDEX64={}",
+                                fmt::format("-DREALTYPE={} -DTILE={} -DINDEX64={}",
                                             call.double_precision ? "double" : "float", tile,
-                                            tile_rows, call.index64 ? 1 : 0),
+                                            call.index64 ? 1 : 0),
                                 name);
   const uint32_t copies = operand.stride == 0 ? 1 : call.batch;
   const uint64_t matrix = uint64_t(lines.lines) * line_pitch;
@@ -77,11 +85,13 @@ void copy_as_k_lines(const Context &context, ContextState &state, const Call &ca
       set_arg(kernel, 4 + i, cl_long(extents[i]));
     else
       set_arg(kernel, 4 + i, cl_int(extents[i]));
-  // transpose: a work-item per TILE / TILE_ROWS elements of a column; pack: one per element.
-  const size_t rows_covered = lines.k_runs_down ? (rows + tile - 1) / tile * tile_rows : rows;
-  const size_t global[3] = {(cols + tile - 1) / tile * tile,
-                            (rows_covered + tile_rows - 1) / tile_rows * tile_rows, copies};
-  const size_t local[3] = {tile, tile_rows, 1};
+  // transpose: a work-item per 4 x 4 elements of a TILE x TILE block; pack: one per element.
+  const size_t side = tile / 4, blocks_x = (cols + tile - 1) / tile,
+               blocks_y = (rows + tile - 1) / tile;
+  const size_t global[3] = {lines.k_runs_down ? blocks_x * side : (cols + side - 1) / side * side,
+                            lines.k_runs_down ? blocks_y * side : (rows + side - 1) / side * side,
+                            copies};
+  const size_t local[3] = {side, side, 1};
   launch(context, state, kernel, 3, global, local, first);
   lines.k_runs_down = false; // as the product reads the copy
   lines.copied = true;
