@@ -1262,8 +1262,58 @@ private:
     return data;
   }
 
+  // Three buffers of their own on a live context for a product whose B takes 1 MiB, where
+  // CLMatMul starts writing A and B side by side on a device that shares the host's memory
+  // (api_matmul.cpp): past the other ops' buffers (kMaxBufferBytes). The shape stays within
+  // kMaxGemmWork. None (and g unchanged) where the context is dead, the model full or a buffer
+  // refused.
+  std::vector<int32_t> side_by_side_operands(GemmCall &g) {
+    constexpr uint32_t kBBytes = 1u << 20, kK = 64;
+    const int32_t context = choose(MQLCL_OPENCL_CONTEXT);
+    if (model_.find(context, MQLCL_OPENCL_CONTEXT) == nullptr ||
+        model_.count(MQLCL_OPENCL_BUFFER) + 3 > kMaxBuffers)
+      return {};
+    const uint32_t element = static_cast<uint32_t>(g.element()), n = kBBytes / element / kK;
+    const uint32_t m = static_cast<uint32_t>(kMaxGemmWork / (uint64_t{n} * kK));
+    const uint32_t bytes[3] = {m * kK * element, kBBytes, m * n * element};
+    std::vector<int32_t> made;
+    for (uint32_t size : bytes) {
+      const int32_t buffer = checked("CLBufferCreate", MQLCL_INVALID_HANDLE, [&] {
+        return CLBufferCreate(context, size, MQLCL_MEM_READ_WRITE);
+      });
+      if (buffer == MQLCL_INVALID_HANDLE) { // with a documented code (checked)
+        free_buffers(made);
+        return {};
+      }
+      Object object;
+      object.type = MQLCL_OPENCL_BUFFER;
+      object.context = context;
+      object.size = size;
+      object.flags = MQLCL_MEM_READ_WRITE;
+      made.push_back(add(buffer, object, "CLBufferCreate"));
+    }
+    std::copy(made.begin(), made.end(), g.buffer);
+    g.m = m;
+    g.n = n;
+    g.k = kK;
+    return made;
+  }
+
+  void free_buffers(const std::vector<int32_t> &buffers) {
+    for (int32_t buffer : buffers) {
+      CLResetLastError();
+      CLBufferFree(buffer);
+      const int32_t code = CLGetLastError();
+      count_outcome("CLBufferFree", code);
+      require(code == 0, "freeing a CLMatMul operand failed");
+      model_.live.erase(buffer);
+      remember_freed(buffer);
+    }
+  }
+
   // CLMatMul: the packed NN product of three buffers from host arrays of exactly the sizes it
-  // reads and writes where its device side is valid (the harness contract), or NULL ones.
+  // reads and writes where its device side is valid (the harness contract), or NULL ones; one
+  // input in eight on buffers of its own, large enough for the side-by-side writes.
   void mat_mul() {
     GemmCall g = decode_gemm();
     g.transpose[0] = g.transpose[1] = 0;
@@ -1272,6 +1322,13 @@ private:
     g.batch = 1;
     for (int i = 0; i < 3; ++i)
       g.offset[i] = g.ld[i] = g.stride[i] = 0;
+    const std::vector<int32_t> own =
+        in_.u8() % 8 == 0 ? side_by_side_operands(g) : std::vector<int32_t>{};
+    mat_mul_call(g);
+    free_buffers(own);
+  }
+
+  void mat_mul_call(const GemmCall &g) {
     const Object *operand[3];
     for (int i = 0; i < 3; ++i)
       operand[i] = model_.find(g.buffer[i], MQLCL_OPENCL_BUFFER);
