@@ -6,6 +6,7 @@
 // the copy's padding past each line (dst_ld) is left as it was.
 #define BOOST_TEST_MODULE bridge_gemm_copies
 #include "gemm/kernels.hpp"
+#include "gemm/operands.hpp"
 
 #include "opencl_device.hpp"
 
@@ -14,7 +15,6 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -29,7 +29,7 @@ struct Shape {
 };
 
 struct Case {
-  const char *kernel; // transpose or pack
+  bool transposes; // the kernel `transpose`, else `pack`
   uint32_t tile;
   bool double_precision, index64;
   Shape shape;
@@ -37,15 +37,15 @@ struct Case {
 
 std::ostream &operator<<(std::ostream &out, const Case &c) {
   const Shape &s = c.shape;
-  return out << c.kernel << " TILE " << c.tile << (c.double_precision ? " double" : " float")
-             << (c.index64 ? " INDEX64" : "") << " " << s.rows << "x" << s.cols << " ld " << s.ld
-             << " dst_ld " << s.dst_ld << " batch " << s.batch << " offset " << s.offset
-             << " stride " << s.stride;
+  return out << (c.transposes ? "transpose" : "pack") << " TILE " << c.tile
+             << (c.double_precision ? " double" : " float") << (c.index64 ? " INDEX64" : "") << " "
+             << s.rows << "x" << s.cols << " ld " << s.ld << " dst_ld " << s.dst_ld << " batch "
+             << s.batch << " offset " << s.offset << " stride " << s.stride;
 }
 
 // The lines of a copy: cols of `rows` elements (transpose) or rows of `cols` (pack).
 uint64_t copy_lines(const Case &c) {
-  return std::strcmp(c.kernel, "transpose") == 0 ? c.shape.cols : c.shape.rows;
+  return c.transposes ? c.shape.cols : c.shape.rows;
 }
 
 std::vector<Case> cases() {
@@ -58,17 +58,17 @@ std::vector<Case> cases() {
       {1, 1, 1, 1, 2, 0, 1},
   };
   std::vector<Case> all;
-  for (const char *kernel : {"transpose", "pack"})
+  for (bool transposes : {true, false})
     for (uint32_t tile : {64u, 32u, 16u})
       for (bool dp : {false, true})
         for (Shape shape : shapes) {
           // A copy line is a column (transpose) or a row (pack); dst_ld pads it alike.
-          if (std::strcmp(kernel, "pack") == 0)
+          if (!transposes)
             shape.dst_ld = shape.cols + (shape.dst_ld - shape.rows);
-          all.push_back({kernel, tile, dp, false, shape});
+          all.push_back({transposes, tile, dp, false, shape});
         }
-  all.push_back({"transpose", 64, false, true, shapes[1]});
-  all.push_back({"transpose", 64, true, true, shapes[0]});
+  all.push_back({true, 64, false, true, shapes[1]});
+  all.push_back({true, 64, true, true, shapes[0]});
   return all;
 }
 
@@ -92,8 +92,7 @@ template <class T> void run(int32_t context, const Case &c) {
   BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text()
                                                                 << "\n"
                                                                 << std::string(log, log + 200));
-  const std::string name(c.kernel);
-  Kernel kernel = make_kernel(program.get(), std::u16string(name.begin(), name.end()).c_str());
+  Kernel kernel = make_kernel(program.get(), c.transposes ? u"transpose" : u"pack");
   Buffer in = make_buffer(context, uint32_t(src_elements * sizeof(T)));
   Buffer out = make_buffer(context, uint32_t(dst_elements * sizeof(T)));
   BOOST_TEST_REQUIRE(CLBufferWrite(in.get(), src.data(), 0, 0, uint32_t(src_elements), sizeof(T)) ==
@@ -112,15 +111,14 @@ template <class T> void run(int32_t context, const Case &c) {
                                       c.index64 ? (const void *)&wide : &narrow,
                                       c.index64 ? 8 : 4) == 1);
   }
-  // As operands.cpp launches them: transpose a work-item per 4 x 4 elements of each block, pack
-  // one per element; work-groups of (TILE / 4)^2.
-  const uint32_t side = c.tile / 4;
-  const bool transposes = name == "transpose";
-  const uint32_t global[3] = {
-      transposes ? (s.cols + c.tile - 1) / c.tile * side : (s.cols + side - 1) / side * side,
-      transposes ? (s.rows + c.tile - 1) / c.tile * side : (s.rows + side - 1) / side * side,
-      s.batch};
-  const uint32_t local[3] = {side, side, 1};
+  // As operands.cpp launches them.
+  const mqlcl::gemm::CopyLaunch geometry =
+      mqlcl::gemm::copy_launch(c.tile, c.transposes, s.rows, s.cols, s.batch);
+  uint32_t global[3], local[3];
+  for (int d = 0; d < 3; ++d) {
+    global[d] = uint32_t(geometry.global[d]);
+    local[d] = uint32_t(geometry.local[d]);
+  }
   BOOST_TEST_REQUIRE(CLExecute(kernel.get(), 3, nullptr, global, local) == 1, last_error_text());
   BOOST_TEST_REQUIRE(CLBufferRead(out.get(), dst.data(), 0, 0, uint32_t(dst_elements), sizeof(T)) ==
                      dst_elements);
@@ -129,10 +127,10 @@ template <class T> void run(int32_t context, const Case &c) {
   for (uint64_t p = 0; p < s.batch; ++p)
     for (uint64_t line = 0; line < copy_lines(c); ++line)
       for (uint64_t e = 0; e < s.dst_ld; ++e) {
-        const uint64_t along = transposes ? s.rows : s.cols;
+        const uint64_t along = c.transposes ? s.rows : s.cols;
         T expected = T(-7); // padding past the line: untouched
         if (e < along) {
-          const uint64_t row = transposes ? e : line, col = transposes ? line : e;
+          const uint64_t row = c.transposes ? e : line, col = c.transposes ? line : e;
           expected = src[s.offset + p * s.stride + row * s.ld + col];
         }
         const T got = dst[p * matrix + line * s.dst_ld + e];
@@ -152,11 +150,10 @@ BOOST_DATA_TEST_CASE(every_element_lands_and_nothing_else_changes, cases(), c) {
     BOOST_TEST_MESSAGE("no double on this device: " << c);
     return;
   }
-  const uint64_t element = c.double_precision ? 8 : 4, side = c.tile / 4;
-  if (uint64_t(CLGetInfoInteger(context.get(), MQLCL_CL_DEVICE_MAX_WORK_GROUP_SIZE)) <
-          side * side ||
-      uint64_t(CLGetInfoInteger(context.get(), MQLCL_CL_DEVICE_KERNEL_LOCAL_MEM_SIZE)) <
-          c.tile * (c.tile + 1) * element) {
+  if (!mqlcl::gemm::copy_tile_fits(
+          c.tile, c.double_precision ? 8 : 4,
+          size_t(CLGetInfoInteger(context.get(), MQLCL_CL_DEVICE_MAX_WORK_GROUP_SIZE)),
+          uint64_t(CLGetInfoInteger(context.get(), MQLCL_CL_DEVICE_KERNEL_LOCAL_MEM_SIZE)))) {
     BOOST_TEST_MESSAGE("the library picks a smaller block on this device: " << c);
     return;
   }

@@ -15,17 +15,31 @@ Lines lines_as_stored(const Operand &operand, uint32_t lines, bool k_runs_down) 
                operand.offset, operand.ld, operand.stride};
 }
 
-// The transposing copy's block side: 64 where the device takes 16 x 16 work-items and the local
-// tile, else the largest that fits (16 needs 4 x 4 work-items and under 2.2 KiB).
+// The copies' block side: 64 where the device takes it, else the largest that fits (16 needs 4 x 4
+// work-items and under 2.2 KiB).
 size_t copy_tile(const Device &device, size_t element) {
   for (size_t tile : {64, 32})
-    if ((tile / 4) * (tile / 4) <= device.max_work_group_size &&
-        tile * (tile + 1) * element <= device.kernel_local_mem_size)
+    if (copy_tile_fits(tile, element, device.max_work_group_size, device.kernel_local_mem_size))
       return tile;
   return 16;
 }
 
 } // namespace
+
+bool copy_tile_fits(size_t tile, size_t element, size_t max_work_group_size,
+                    uint64_t kernel_local_mem_size) {
+  return (tile / 4) * (tile / 4) <= max_work_group_size &&
+         tile * (tile + 1) * element <= kernel_local_mem_size;
+}
+
+CopyLaunch copy_launch(size_t tile, bool transposes, uint64_t rows, uint64_t cols,
+                       uint32_t copies) {
+  const size_t side = tile / 4;
+  const auto cover = [&](uint64_t extent) {
+    return transposes ? (extent + tile - 1) / tile * side : (extent + side - 1) / side * side;
+  };
+  return {{cover(cols), cover(rows), copies}, {side, side, 1}};
+}
 
 bool batch_shares_elements(uint64_t rows, uint64_t cols, uint64_t ld, uint64_t stride,
                            uint32_t batch) {
@@ -85,14 +99,8 @@ void copy_as_k_lines(const Context &context, ContextState &state, const Call &ca
       set_arg(kernel, 4 + i, cl_long(extents[i]));
     else
       set_arg(kernel, 4 + i, cl_int(extents[i]));
-  // transpose: a work-item per 4 x 4 elements of a TILE x TILE block; pack: one per element.
-  const size_t side = tile / 4, blocks_x = (cols + tile - 1) / tile,
-               blocks_y = (rows + tile - 1) / tile;
-  const size_t global[3] = {lines.k_runs_down ? blocks_x * side : (cols + side - 1) / side * side,
-                            lines.k_runs_down ? blocks_y * side : (rows + side - 1) / side * side,
-                            copies};
-  const size_t local[3] = {side, side, 1};
-  launch(context, state, kernel, 3, global, local, first);
+  const CopyLaunch geometry = copy_launch(tile, lines.k_runs_down, rows, cols, copies);
+  launch(context, state, kernel, 3, geometry.global, geometry.local, first);
   lines.k_runs_down = false; // as the product reads the copy
   lines.copied = true;
   lines.memory = copy;

@@ -34,6 +34,17 @@ bool lines_share_elements(const Call &call, const Lines &lines);
 Lines lines_of_a(const Call &call);
 Lines lines_of_b(const Call &call);
 
+// kernels/gemm/transpose.cl's launches. A TILE x TILE block per work-group of (TILE / 4)^2
+// work-items: whether a device takes it (work-items, and the local tile of elements of `element`
+// bytes), and the geometry of `transpose` (a work-item per 4 x 4 elements of each block) or `pack`
+// (one per element) over `copies` matrices of rows x cols as stored.
+bool copy_tile_fits(size_t tile, size_t element, size_t max_work_group_size,
+                    uint64_t kernel_local_mem_size);
+struct CopyLaunch {
+  size_t global[3], local[3];
+};
+CopyLaunch copy_launch(size_t tile, bool transposes, uint64_t rows, uint64_t cols, uint32_t copies);
+
 // Copies `lines` into scratch `slot` as K-contiguous lines, `line_pitch` (>= K) elements apart,
 // the batch's matrices packed one after another (one copy where the batch shares the matrix),
 // and points `lines` at the copy. Enqueued before the product, in the call's timing.
