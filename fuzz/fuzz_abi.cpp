@@ -785,6 +785,11 @@ private:
     int32_t handle = choose(type);
     if (g_no_builds && is_persistent(handle))
       return; // it would be built again
+    free_handle(handle, type);
+  }
+
+  // Frees `handle` as a `type`: a live one must go (and leave the model), a dead one fail 5102.
+  void free_handle(int32_t handle, int32_t type) {
     bool was_live = model_.find(handle, type) != nullptr;
     CLResetLastError();
     switch (type) {
@@ -1300,15 +1305,8 @@ private:
   }
 
   void free_buffers(const std::vector<int32_t> &buffers) {
-    for (int32_t buffer : buffers) {
-      CLResetLastError();
-      CLBufferFree(buffer);
-      const int32_t code = CLGetLastError();
-      count_outcome("CLBufferFree", code);
-      require(code == 0, "freeing a CLMatMul operand failed");
-      model_.live.erase(buffer);
-      remember_freed(buffer);
-    }
+    for (int32_t buffer : buffers)
+      free_handle(buffer, MQLCL_OPENCL_BUFFER);
   }
 
   // CLMatMul: the packed NN product of three buffers from host arrays of exactly the sizes it
