@@ -230,5 +230,8 @@
 #include "nv/ptx_helpers.cl"    // cp.async copies, ldmatrix, BF16 pairs (as matr_mul_tf32.cl)
 #include "nv/wgmma_tiles.cl"    // tiles, descriptors, the wgmma instructions, C's stores
 #include "nv/wgmma_cp_async.cl" // step 16: tiles copied by the work-items with cp.async
+#if BULK && !PASSES_ONLY
+#include "nv/bulk_copy.cl" // the copy engine's bulk copies and their mbarriers
+#endif
 #include "nv/wgmma_bulk.cl"     // steps 17 and 18: tiles copied whole by the copy engine
 #include "nv/tf32_passes.cl"    // the operand passes round_to_tf32 and tile_operand

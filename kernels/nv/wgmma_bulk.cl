@@ -56,34 +56,6 @@
 #endif
 
 #if BULK && !PASSES_ONLY
-inline uint barrier_address(const __local ulong *bar) { return (uint)(size_t)bar; }
-
-inline void mbarrier_init(__local ulong *bar, uint count) {
-  asm volatile("//@sm_90a mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(barrier_address(bar)),
-               "r"(count)
-               : "memory");
-}
-// Makes the initialised mbarriers visible to the copy engine.
-inline void mbarrier_init_fence(void) {
-  asm volatile("//@sm_90a fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-// Arrives on `bar` and tells it `bytes` more are coming: the phase ends when they have.
-inline void mbarrier_expect(__local ulong *bar, uint bytes) {
-  asm volatile("//@sm_90a mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
-                   barrier_address(bar)),
-               "r"(bytes)
-               : "memory");
-}
-// Waits until the phase of `bar` with this parity is complete.
-inline void mbarrier_wait(__local ulong *bar, uint parity) {
-  uint done = 0;
-  while (!done)
-    asm volatile("//@sm_90a { .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
-                 "selp.u32 %0, 1, 0, p; }"
-                 : "=r"(done)
-                 : "r"(barrier_address(bar)), "r"(parity)
-                 : "memory");
-}
 #if TMA
 // The box of the tensor `map` at (row, k) from global memory to local memory by the copy engine,
 // counted on `bar`; zeros where it lies past the tensor's edges.
@@ -100,14 +72,6 @@ inline void tensor_map_acquire(const __global ulong *map) {
                : "memory");
 }
 #endif
-// `bytes` from global memory to local memory by the copy engine, counted on `bar`.
-inline void bulk_copy(__local float *dst, const __global float *src, uint bytes,
-                      __local ulong *bar) {
-  asm volatile("//@sm_90a cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], "
-               "[%1], %2, [%3];" ::"r"(shared_address(dst)),
-               "l"(src), "r"(bytes), "r"(barrier_address(bar))
-               : "memory");
-}
 
 #ifndef A_REGS
 #define A_REGS 0
