@@ -28,10 +28,12 @@
 // lines run along K (step 1) a work-group per swept line, global (256 * swept_lines, products);
 // else 8 swept lines per work-group, global (256 * ceil(swept_lines / 8), products); local (256,
 // 1).
-// residues(src, offset, stride, line_step, step, lines, length, padded, stats, bits, count, out):
-// the lines' integers modulo each of the first `count` moduli, as chars. A work-group reads a
-// 32 x 32 block of the operand along whichever way is contiguous and writes it along K. Launch:
-// global (32 * ceil(padded / 32), 8 * ceil(lines / 32), products), local (32, 8, 1).
+// residues(src, offset, stride, line_step, step, lines, length, padded, stats, bits, count, out,
+// tile_lines): the lines' integers modulo each of the first `count` moduli, as chars, in lines
+// (tile_lines 0) or, for TENSOR_CORES 2, in tiles of tile_lines lines (residue_at), zeros past the
+// lines up to whole tiles. A work-group reads a 32 x 32 block of the operand along whichever way is
+// contiguous and writes it along K. Launch: global (32 * ceil(padded / 32), 8 * ceil(planes' lines
+// / 32), products), local (32, 8, 1).
 // residue_products(a, b, c, m, n, padded, products): each plane's m x n integer product of A's
 // and B's residue lines modulo its modulus, as chars, into c's plane of m x n. Portable form:
 // BLOCK x BLOCK elements per work-item, global (n, m) over BLOCK, rounded up to the work-group,
@@ -91,6 +93,15 @@ int line_shift(double largest, int bits) {
 int symmetric(int x, int p) {
   const int most = (p - 1) / 2;
   return x > most ? x - p : (x < -most ? x + p : x);
+}
+
+// x modulo p in [-(p - 1) / 2, (p - 1) / 2] for any int x, `inverse` 1.0 / p: x less p times the
+// quotient rounded to nearest in double. x / p is never a half (p is odd), at least 1 / 2p from
+// one, and the product misses it by under 2^-20 (|x| < 2^31, double's 2^-52), so the rounding
+// picks the nearest quotient exactly. (An int's % by a p known only at run time is a division
+// routine: the integer products' stores of their sums took about a third of their time with it.)
+inline int nearest_remainder(int x, int p, double inverse) {
+  return x - convert_int_rte((double)x * inverse) * p;
 }
 
 // A line's statistics from those of `count` work-items, `spacing` apart in local memory (t: this
@@ -268,37 +279,6 @@ sampled_largest(__global const double *fixed, ulong fixed_offset, ulong fixed_st
   store_largest(dots[0], t, SAMPLE_GROUP, lower, largest + product);
 }
 
-__kernel __attribute__((reqd_work_group_size(RESIDUE_TILE, RESIDUE_ROWS, 1))) void
-residues(__global const double *src, ulong offset, ulong stride, ulong line_step, ulong step,
-         uint lines, uint length, uint padded, __global const double *stats, int bits, uint count,
-         __global char *out) {
-  __local double block[RESIDUE_TILE][RESIDUE_TILE + 1]; // [line][h]
-  const size_t h0 = get_group_id(0) * RESIDUE_TILE, line0 = get_group_id(1) * RESIDUE_TILE;
-  const size_t product = get_group_id(2), products = get_num_groups(2);
-  const int u = get_local_id(0), v = get_local_id(1);
-  src += offset + product * stride;
-  const bool along_k = step == 1; // else lines side by side: u walks the lines
-  for (int r = v; r < RESIDUE_TILE; r += RESIDUE_ROWS) {
-    const size_t h = h0 + (along_k ? u : r), line = line0 + (along_k ? r : u);
-    block[along_k ? r : u][along_k ? u : r] =
-        h < length && line < lines ? src[line * line_step + h * step] : 0;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  // Four consecutive elements of a line per work-item, one uchar4 per plane (padded is a multiple
-  // of 16, so all four lie inside it or none).
-  const int t = v * RESIDUE_TILE + u, r = t / (RESIDUE_TILE / 4), at = 4 * (t % (RESIDUE_TILE / 4));
-  const size_t h = h0 + at, line = line0 + r;
-  if (line >= lines || h >= padded)
-    return;
-  const int shift = line_shift(stats[2 * (product * lines + line)], bits);
-  const double4 x = (double4)(block[r][at], block[r][at + 1], block[r][at + 2], block[r][at + 3]);
-  const double4 scaled = rint((double4)(ldexp(x.x, shift), ldexp(x.y, shift), ldexp(x.z, shift),
-                                        ldexp(x.w, shift))); // at most 2^bits, exact
-  const size_t plane = products * lines * (size_t)padded / 4;
-  store_residues(scaled, count, (__global uchar4 *)(out + (product * lines + line) * padded + h),
-                 plane);
-}
-
 #if TENSOR_CORES
 // What both tensor-core forms use, included here, outside the choice between them: the library
 // inlines each file once (cmake/KernelIncludes.cmake), so a file included in both branches would
@@ -306,7 +286,7 @@ residues(__global const double *src, ulong offset, ulong stride, ulong line_step
 #define WGMMA_ACC "+r"          // int accumulators
 #include "../nv/ptx_helpers.cl" // cp.async, ldmatrix
 #include "../nv/wgmma_core.cl"  // wgmma's tiles, descriptors and fences
-#include "ozaki_tiles.cl"       // copy_residues, tile_origin, store_residue_pair
+#include "ozaki_tiles.cl"       // tile_origin, store_residue_pair
 #endif
 
 #if !TENSOR_CORES
@@ -328,6 +308,7 @@ __kernel void residue_products(__global const char *a, __global const char *b, _
     b_lines[r] = b + min(j0 + r, (size_t)n - 1) * padded;
   }
   const int p = moduli[z / products];
+  const double inverse = 1.0 / p;
   int sums[BLOCK][BLOCK];
   for (int r = 0; r < BLOCK; ++r)
     for (int s = 0; s < BLOCK; ++s)
@@ -348,18 +329,71 @@ __kernel void residue_products(__global const char *a, __global const char *b, _
     }
     for (int r = 0; r < BLOCK; ++r)
       for (int s = 0; s < BLOCK; ++s)
-        sums[r][s] %= p;
+        sums[r][s] = nearest_remainder(sums[r][s], p, inverse);
   }
   __global char *plane = c + z * m * n;
   for (int r = 0; r < BLOCK && i0 + r < m; ++r)
     for (int s = 0; s < BLOCK && j0 + s < n; ++s)
-      plane[(i0 + r) * n + j0 + s] = (char)symmetric(sums[r][s], p);
+      plane[(i0 + r) * n + j0 + s] = (char)sums[r][s];
 }
 #elif TENSOR_CORES == 1
 #include "ozaki_int8.cl"
 #else
 #include "ozaki_wgmma.cl"
 #endif
+
+// Where element h of line `line` lies in a plane of residues (chars; `lines` lines in the plane,
+// the batch's products one after another): lines of `padded` one after another; or, with
+// tile_lines (TENSOR_CORES 2), the tiles wgmma's form copies: for each block of tile_lines lines,
+// its slices of BK chars one after another, each tile_lines rows in wgmma's swizzled layout, so
+// that a slice of a tile is one contiguous run for one bulk copy (ozaki_wgmma.cl). `lines` and
+// `padded` are then whole blocks and slices.
+inline size_t residue_at(size_t product, size_t line, size_t h, size_t lines, uint padded,
+                         uint tile_lines) {
+#if TENSOR_CORES == 2
+  if (tile_lines) {
+    const size_t r = line % tile_lines, k = h % BK;
+    return (product * lines + line - r) * padded + h / BK * tile_lines * BK +
+           4 * SWIZZLED_AT(r, k / 4, BK / 4) + k % 4;
+  }
+#endif
+  return (product * lines + line) * padded + h;
+}
+
+__kernel __attribute__((reqd_work_group_size(RESIDUE_TILE, RESIDUE_ROWS, 1))) void
+residues(__global const double *src, ulong offset, ulong stride, ulong line_step, ulong step,
+         uint lines, uint length, uint padded, __global const double *stats, int bits, uint count,
+         __global char *out, uint tile_lines) {
+  __local double block[RESIDUE_TILE][RESIDUE_TILE + 1]; // [line][h]
+  const size_t h0 = get_group_id(0) * RESIDUE_TILE, line0 = get_group_id(1) * RESIDUE_TILE;
+  const size_t product = get_group_id(2), products = get_num_groups(2);
+  const int u = get_local_id(0), v = get_local_id(1);
+  src += offset + product * stride;
+  const bool along_k = step == 1; // else lines side by side: u walks the lines
+  for (int r = v; r < RESIDUE_TILE; r += RESIDUE_ROWS) {
+    const size_t h = h0 + (along_k ? u : r), line = line0 + (along_k ? r : u);
+    block[along_k ? r : u][along_k ? u : r] =
+        h < length && line < lines ? src[line * line_step + h * step] : 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Four consecutive elements of a line per work-item, one uchar4 per plane (padded is a multiple
+  // of 16, so all four lie inside it or none).
+  const int t = v * RESIDUE_TILE + u, r = t / (RESIDUE_TILE / 4), at = 4 * (t % (RESIDUE_TILE / 4));
+  const size_t h = h0 + at, line = line0 + r;
+  const size_t planes_lines =
+      tile_lines ? (lines + tile_lines - 1) / tile_lines * tile_lines : lines;
+  if (line >= planes_lines || h >= padded)
+    return;
+  const int shift = line < lines ? line_shift(stats[2 * (product * lines + line)], bits) : 0;
+  const double4 x = (double4)(block[r][at], block[r][at + 1], block[r][at + 2], block[r][at + 3]);
+  const double4 scaled = rint((double4)(ldexp(x.x, shift), ldexp(x.y, shift), ldexp(x.z, shift),
+                                        ldexp(x.w, shift))); // at most 2^bits, exact
+  const size_t plane = products * planes_lines * (size_t)padded / 4;
+  store_residues(
+      scaled, count,
+      (__global uchar4 *)(out + residue_at(product, line, h, planes_lines, padded, tile_lines)),
+      plane);
+}
 
 // Two adjacent columns of C per work-item: a char2 per plane, so a warp's load is 64 contiguous
 // bytes (0.63 -> 0.53 ms at 4096^2; four columns, char4, 0.57).

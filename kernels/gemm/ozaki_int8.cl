@@ -75,6 +75,39 @@
 
 // ozaki.cl has included nv/ptx_helpers.cl (cp.async, ldmatrix) and ozaki_tiles.cl.
 
+// Chunk k (16 chars) of line `line` of `lines` residue lines of `padded` chars, into a tile slot;
+// zeros past the last line or K.
+inline void copy_residues(__local uint *dst, __global const char *residues, size_t line,
+                          size_t lines, uint padded, uint k) {
+  const bool in = line < lines && k < padded;
+  __global const char *src = residues + (in ? line * padded + k : 0);
+  copy_chunk((__local float *)dst, (__global const float *)src, in);
+}
+
+// Copies slice s of K of the work-group's tiles of A and B (lines of BK chars, WORDS words, CHUNKS
+// 16-byte chunks, laid out by TILE_AT) into stage s % STAGES of As and Bs, and commits them as a
+// group: one group for every slice, empty past the last (`slices`), so waiting for copies always
+// counts the same way. A macro over the kernel's variables (tid, a, b, m, n,
+// padded, block_m, block_n), expanded where the kernel uses it.
+#define COPY_RESIDUE_SLICE(s)                                                                      \
+  {                                                                                                \
+    const int stage = (s) % STAGES;                                                                \
+    const uint k0 = (uint)(s) * BK;                                                                \
+    if ((s) < slices) {                                                                            \
+      _Pragma("unroll") for (int l = 0; l < A_COPIES; ++l) {                                       \
+        const int u = tid + l * THREADS, r = u / CHUNKS, w = (u % CHUNKS) * 4;                     \
+        copy_residues(&As[stage * BM * WORDS + TILE_AT(r, w)], a, block_m + r, m, padded,          \
+                      k0 + 4 * w);                                                                 \
+      }                                                                                            \
+      _Pragma("unroll") for (int l = 0; l < B_COPIES; ++l) {                                       \
+        const int u = tid + l * THREADS, r = u / CHUNKS, w = (u % CHUNKS) * 4;                     \
+        copy_residues(&Bs[stage * BN * WORDS + TILE_AT(r, w)], b, block_n + r, n, padded,          \
+                      k0 + 4 * w);                                                                 \
+      }                                                                                            \
+    }                                                                                              \
+    copies_commit();                                                                               \
+  }
+
 // d += a * b for one 16 x 8 x 32 tile of chars, a warp-wide operation.
 inline void mma_s8(int4 *d, const uint a[4], const uint b[2]) {
   asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
@@ -92,6 +125,7 @@ residue_products(__global const char *a, __global const char *b, __global char *
   a += z * m * padded;
   b += z * n * padded;
   const int p = moduli[z / products];
+  const double inverse = 1.0 / p;
 
   const ulong2 origin = tile_origin(m, n, BM, BN, GROUP_M);
   const size_t block_m = origin.x, block_n = origin.y;
@@ -151,7 +185,10 @@ residue_products(__global const char *a, __global const char *b, __global char *
       for (int i = 0; i < MT; ++i)
 #pragma unroll
         for (int j = 0; j < NT; ++j)
-          acc[i][j] %= p;
+          acc[i][j] = (int4)(nearest_remainder(acc[i][j].x, p, inverse),
+                             nearest_remainder(acc[i][j].y, p, inverse),
+                             nearest_remainder(acc[i][j].z, p, inverse),
+                             nearest_remainder(acc[i][j].w, p, inverse));
     }
   }
 
@@ -166,6 +203,6 @@ residue_products(__global const char *a, __global const char *b, __global char *
 #pragma unroll
       for (int h = 0; h < 2; ++h)
         store_residue_pair(plane, block_m + warp_m + i * 16 + g + 8 * h, col,
-                           h == 0 ? acc[i][j].xy : acc[i][j].zw, p, m, n);
+                           h == 0 ? acc[i][j].xy : acc[i][j].zw, p, inverse, m, n);
     }
 }

@@ -2,24 +2,33 @@
 // TENSOR_CORES 2): wgmma.mma_async m64nBNk32 s8 x s8 -> s32, through inline PTX behind the
 // "//@sm_90a " marker, so the host builds it with -mqlcl-nv-sm90a (matr_mul_wgmma_tf32.cl says
 // how) on compute capability 9.0 only. The same kernel, residue_products(a, b, c, m, n, padded,
-// products), as the other forms: each plane's m x n product of A's and B's residue lines
-// (K-contiguous chars, `padded` a multiple of 16, zeros past K), reduced modulo the plane's
-// modulus into chars.
+// products), as the other forms: each plane's m x n product of A's and B's residues, reduced
+// modulo the plane's modulus into chars.
 //
 // Both operands are K-major, the only layout wgmma takes for 8-bit integers, and a row of BK chars
-// is a row of BK / 4 words: the tiles are step 16's (nv/wgmma_core.cl), copied by the work-items
-// with cp.async, STAGES slices at once, and read by the tensor cores from local memory. A
-// work-group is BM / 64 warpgroups; warpgroup w computes rows 64w..64w+63 of the BM x BN tile, one
-// wgmma per 32 chars of K, INFLIGHT groups of them left running across the next slice's barrier.
-// The sums are reduced modulo p every REDUCE_EVERY chars of K, once the warpgroup's wgmmas are
-// done, so an int never passes 2^31.
+// is a row of BK / 4 words in step 16's swizzled tiles (nv/wgmma_core.cl). residues() (ozaki.cl,
+// residue_at) writes each plane in these tiles: for every block of BM lines of A (BN of B), its
+// slices of BK chars one after another, `padded` a whole number of slices and the lines whole
+// blocks (zeros past K, m and n). So a slice of a tile is one contiguous run, which one work-item
+// copies with one cp.async.bulk (the copy engine of Hopper's TMA; no tensor map, so no CUDA driver,
+// and it runs under Wine) counted down on the stage's mbarrier; nobody else issues a copy, and
+// the work-items wait on the mbarrier, not at a barrier, for a slice. STAGES slices are in local
+// memory at once. A work-group is BM / 64 warpgroups; warpgroup w computes rows 64w..64w+63 of the
+// BM x BN tile, one wgmma per 32 chars of K, INFLIGHT groups of them left running while the next
+// slice's are issued; a stage is refilled once the wgmmas that read it are done in every
+// warpgroup. The sums are reduced modulo p every REDUCE_EVERY chars of K, once the warpgroup's
+// wgmmas are done, so an int never passes 2^31; at the end, into chars by nearest_remainder.
 //
 // Launch: global (ceil(m / BM) * ceil(n / BN) * BM * 2, planes), local (BM * 2, 1).
 //
-// Tile sets tried and not kept (NVIDIA H200, the whole product at 4096^3 with 18 moduli, against
-// the defaults' 4.75 ms; the integer products alone take 2.66 ms of it): BN 128 5.32 ms (with
-// STAGES 5 5.19, with INFLIGHT 0 5.92); STAGES 3 5.38; BK 64 with STAGES 5 4.84; BM 256 with
-// BN 128 4.91; BM 64 7.92; GROUP_M 16 4.75, no gain.
+// Tried and not kept (NVIDIA H200, 4096^3, 17 moduli; the integer products' time): the tiles
+// copied by the work-items with cp.async from residue lines, 1.96 ms against 1.70 (2.50 against
+// 2.29 before the stores' remainders were rounded quotients); tile sets that fit two work-groups
+// on a compute unit: BN 128 in 3 stages 1.90, in 2 with INFLIGHT 0 1.90, with BK 64 in 5 stages
+// 1.90; BM 64 in 2 stages with INFLIGHT 0 2.28, with BK 64 in 4 stages 2.13; 3 stages 1.69 (no
+// gain). With cp.async, before: BN 128 (also with STAGES 5 or INFLIGHT 0), STAGES 3, BK 64 with
+// STAGES 5, BM 256 with BN 128, BM 64 and GROUP_M 16 were all slower than or even with these
+// defaults.
 
 #ifndef BM // rows of the plane per work-group: 64 per warpgroup
 #define BM 128
@@ -33,7 +42,7 @@
 #ifndef STAGES // slices in local memory at once, INFLIGHT + 2 to 5
 #define STAGES 4
 #endif
-#ifndef INFLIGHT // groups of wgmmas left running across the next slice's barrier: 0 or 1
+#ifndef INFLIGHT // groups of wgmmas left running while the next slice's are issued: 0 or 1
 #define INFLIGHT 1
 #endif
 #ifndef GROUP_M // tile rows visited together, so tiles of B stay in cache
@@ -43,17 +52,11 @@
 #define THREADS (BM * 2) // a warpgroup (128) per 64 rows
 #define WORDS (BK / 4)   // 4-byte words per tile row
 #define CHUNKS (BK / 16) // 16-byte chunks per tile row
-#define A_COPIES (BM * CHUNKS / THREADS)
-#define B_COPIES (BN * CHUNKS / THREADS)
-#define ACC (BN / 2) // accumulators per work-item
-#define AHEAD (STAGES - 1 - INFLIGHT) // slices copied ahead of the one multiplied
+#define ACC (BN / 2)     // accumulators per work-item
 #define REDUCE_SLICES (REDUCE_EVERY / BK)
 
 #if (BM % 64) || (BN != 64 && BN != 128 && BN != 256) || REDUCE_EVERY % BK
 #error "BM is a multiple of 64; BN is 64, 128 or 256; BK divides 8192"
-#endif
-#if (BM * CHUNKS) % THREADS || (BN * CHUNKS) % THREADS
-#error "the A and B tiles must split evenly into 16-byte copies over the work-group"
 #endif
 #if CHUNKS == 2
 #define SWIZZLE_MODE 3 // 32-byte swizzle
@@ -64,24 +67,13 @@
 #else
 #error "BK is 32, 64 or 128"
 #endif
-#if INFLIGHT < 0 || INFLIGHT > 1 || STAGES > 5
-#error "INFLIGHT is 0 or 1; STAGES at most 5"
-#endif
-// copies_wait: slice s is in place once at most AHEAD - 1 later groups of copies are in flight.
-#if AHEAD == 1
-#define COPIES_IN_FLIGHT 0
-#elif AHEAD == 2
-#define COPIES_IN_FLIGHT 1
-#elif AHEAD == 3
-#define COPIES_IN_FLIGHT 2
-#elif AHEAD == 4
-#define COPIES_IN_FLIGHT 3
-#else
-#error "STAGES must be at least INFLIGHT + 2"
+#if INFLIGHT < 0 || INFLIGHT > 1 || STAGES < INFLIGHT + 2 || STAGES > 5
+#error "INFLIGHT is 0 or 1; STAGES from INFLIGHT + 2 to 5"
 #endif
 
 // ozaki.cl has included nv/ptx_helpers.cl, nv/wgmma_core.cl (int accumulators) and
 // ozaki_tiles.cl.
+#include "../nv/bulk_copy.cl" // the copy engine's bulk copies and their mbarriers
 
 #define TILE_AT(r, w) SWIZZLED_AT(r, w, WORDS)
 
@@ -92,8 +84,7 @@ inline ulong tile_descriptor(const __local uint *start) {
 // d += a * b over 64 x BN x 32 chars, a warpgroup-wide asynchronous operation.
 inline void wgmma_s8(int *d, ulong a, ulong b) {
   asm volatile("//@sm_90a { .reg .pred p; setp.eq.u32 p, 1, 1; "
-               "wgmma.mma_async.sync.aligned.m64n" STRINGIFY(BN) "k32.s32.s8.s8 " WGMMA_D
-               ", p; }"
+               "wgmma.mma_async.sync.aligned.m64n" STRINGIFY(BN) "k32.s32.s8.s8 " WGMMA_D ", p; }"
                : WGMMA_OUT
                : "l"(a), "l"(b)
                : "memory");
@@ -103,34 +94,47 @@ __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
 residue_products(__global const char *a, __global const char *b, __global char *c, uint m, uint n,
                  uint padded, uint products) {
   __local uint tiles[STAGES * (BM + BN) * WORDS] __attribute__((aligned(1024)));
+  __local ulong full[STAGES]; // a phase per fill of the stage
   __local uint *const As = tiles, *const Bs = tiles + STAGES * BM * WORDS;
   const size_t z = get_group_id(1);
-  a += z * m * padded;
-  b += z * n * padded;
   const int p = moduli[z / products];
+  const double inverse = 1.0 / p;
   const ulong2 origin = tile_origin(m, n, BM, BN, GROUP_M);
   const size_t block_m = origin.x, block_n = origin.y;
   const int tid = get_local_id(0), warpgroup = tid / 128;
+  // This work-group's blocks of tiles: their slices one after another.
+  const size_t planes_m = (m + BM - 1) / BM * BM, planes_n = (n + BN - 1) / BN * BN;
+  const __global float *const a_tiles =
+      (const __global float *)(a + (z * planes_m + block_m) * padded);
+  const __global float *const b_tiles =
+      (const __global float *)(b + (z * planes_n + block_n) * padded);
+  const int slices = padded / BK;
 
   int acc[ACC];
 #pragma unroll
   for (int i = 0; i < ACC; ++i)
     acc[i] = 0;
 
-  const int slices = (padded + BK - 1) / BK;
-
-#pragma unroll
-  for (int s = 0; s < AHEAD; ++s)
-    COPY_RESIDUE_SLICE(s)
-
+  if (tid == 0) {
+    for (int stage = 0; stage < STAGES; ++stage)
+      mbarrier_init(&full[stage], 1);
+    mbarrier_init_fence();
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#define FILL(s)                                                                                    \
+  if (tid == 0) {                                                                                  \
+    const int stage = (s) % STAGES;                                                                \
+    __local ulong *const bar = &full[stage];                                                       \
+    mbarrier_expect(bar, (BM + BN) * BK);                                                          \
+    bulk_copy((__local float *)(As + stage * BM * WORDS), a_tiles + (size_t)(s) * BM * WORDS,     \
+              BM * BK, bar);                                                                       \
+    bulk_copy((__local float *)(Bs + stage * BN * WORDS), b_tiles + (size_t)(s) * BN * WORDS,     \
+              BN * BK, bar);                                                                       \
+  }
+  for (int s = 0; s < STAGES && s < slices; ++s)
+    FILL(s)
   for (int s = 0; s < slices; ++s) {
-    copies_wait(); // this work-item's copies of slice s are in place
-    fence_to_async();
-    // Everyone's copies of slice s are in place, and every warpgroup's wgmmas of the slice whose
-    // stage the next copies refill (s - 1 - INFLIGHT) are done.
-    barrier(CLK_LOCAL_MEM_FENCE);
-    COPY_RESIDUE_SLICE(s + AHEAD)
-
+    mbarrier_wait(&full[s % STAGES], (s / STAGES) & 1);
     const __local uint *as = As + (s % STAGES) * BM * WORDS + warpgroup * 64 * WORDS;
     const __local uint *bs = Bs + (s % STAGES) * BN * WORDS;
     wgmma_fence();
@@ -143,9 +147,18 @@ residue_products(__global const char *a, __global const char *b, __global char *
       wgmma_wait_all(); // the sums are in the registers
 #pragma unroll
       for (int i = 0; i < ACC; ++i)
-        acc[i] %= p;
+        acc[i] = nearest_remainder(acc[i], p, inverse);
+    }
+    // The wgmmas of slice s - INFLIGHT are done in this warpgroup; once they are in every
+    // warpgroup, its stage takes the slice STAGES later.
+    const int next = s - INFLIGHT + STAGES;
+    if (s >= INFLIGHT && next < slices) {
+      if (BM > 64)
+        barrier(CLK_LOCAL_MEM_FENCE);
+      FILL(next)
     }
   }
+#undef FILL
 
   wgmma_wait_all();
   // Warp w of the warpgroup holds rows 16w + g and 16w + g + 8; accumulator pair i, columns
@@ -155,6 +168,6 @@ residue_products(__global const char *a, __global const char *b, __global char *
 #pragma unroll
   for (int i = 0; i < ACC / 2; ++i)
     store_residue_pair(plane, block_m + warpgroup * 64 + warp * 16 + g + (i % 2) * 8,
-                       block_n + (i / 2) * 8 + 2 * t, (int2)(acc[2 * i], acc[2 * i + 1]), p, m,
-                       n);
+                       block_n + (i / 2) * 8 + 2 * t, (int2)(acc[2 * i], acc[2 * i + 1]), p,
+                       inverse, m, n);
 }

@@ -215,9 +215,7 @@ bool wgmma_int8_valid(const Params &p, const DeviceLimits &device, size_t) {
       !one_of(bk, {32, 64, 128}) || !one_of(inflight, {0, 1}) || stages < inflight + 2 ||
       stages > 5 || v("GROUP_M") < 1)
     return false;
-  const int64_t threads = bm * 2, chunks = bk / 16;
-  if ((bm * chunks) % threads || (bn * chunks) % threads) // whole 16-byte copies per work-item
-    return false;
+  const int64_t threads = bm * 2;
   if (threads * (bn / 2 + 48) > 65536)
     return false;
   const uint64_t local = uint64_t(stages) * uint64_t(bm + bn) * uint64_t(bk);

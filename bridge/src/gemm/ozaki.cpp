@@ -269,9 +269,23 @@ std::optional<OzakiKernels> kernels_for(const Context &context, ContextState &st
   return std::nullopt;
 }
 
-// K rounded up to whole 16-byte chunks: the length of a residue line.
-uint32_t padded_k(const Call &call) {
-  return uint32_t(round_up(call.k, 16));
+// How the residues lie in their planes (kernels/gemm/ozaki.cl, residue_at): lines of `padded`
+// chars (K rounded up to whole 16-byte chunks), or, for wgmma's bulk copies, tiles of BM lines of
+// A and BN of B, K rounded up to whole BK slices and the lines to whole tiles.
+struct ResidueLayout {
+  uint32_t padded;
+  uint32_t tile_a, tile_b; // lines per tile; 0: lines one after another
+  size_t lines_a, lines_b; // per plane and product
+};
+
+ResidueLayout layout_of(const OzakiKernels &k, const Call &call) {
+  const Form &form = *k.form;
+  if (form.family != Family::wgmma_int8)
+    return {uint32_t(round_up(call.k, 16)), 0, 0, call.m, call.n};
+  const auto bm = uint32_t(value_of(form, k.params, "BM")),
+             bn = uint32_t(value_of(form, k.params, "BN")),
+             bk = uint32_t(value_of(form, k.params, "BK"));
+  return {uint32_t(round_up(call.k, bk)), bm, bn, round_up(call.m, bm), round_up(call.n, bn)};
 }
 
 // Where element h of line `line` of an operand lies: line * line_step + h * step.
@@ -389,19 +403,22 @@ struct Scratch {
 void residue_products(const Context &context, ContextState &state, const OzakiKernels &k,
                       const Call &call, const LineWalk &a, const LineWalk &b, const Scratch &s,
                       const OzakiDigits &digits, bool &first) {
-  const uint32_t padded = padded_k(call);
-  for (const auto &[walk, stats, out, bits] :
-       {std::make_tuple(a, s.stats_a, s.residues_a, digits.bits_a),
-        std::make_tuple(b, s.stats_b, s.residues_b, digits.bits_b)}) {
+  const ResidueLayout layout = layout_of(k, call);
+  const uint32_t padded = layout.padded;
+  for (const auto &[walk, stats, out, bits, tile, lines] :
+       {std::make_tuple(a, s.stats_a, s.residues_a, digits.bits_a, layout.tile_a, layout.lines_a),
+        std::make_tuple(b, s.stats_b, s.residues_b, digits.bits_b, layout.tile_b,
+                        layout.lines_b)}) {
     set_walk_args(k.residues, walk, call.k);
     set_arg(k.residues, 7, cl_uint(padded));
     set_arg(k.residues, 8, stats);
     set_arg(k.residues, 9, cl_int(bits));
     set_arg(k.residues, 10, cl_uint(digits.count));
     set_arg(k.residues, 11, out);
-    const size_t global[] = {
-        round_up(padded, kResidueTile),
-        round_up(walk.lines->lines, kResidueTile) / kResidueTile * kResidueRows, call.batch};
+    set_arg(k.residues, 12, cl_uint(tile));
+    const size_t global[] = {round_up(padded, kResidueTile),
+                             round_up(lines, kResidueTile) / kResidueTile * kResidueRows,
+                             call.batch};
     const size_t local[] = {kResidueTile, kResidueRows, 1};
     launch(context, state, k.residues, 3, global, local, first);
   }
@@ -478,16 +495,17 @@ cl_mem stats_scratch(const Context &context, ContextState &state, ScratchSlot sl
 }
 
 // The rest of the scratch of a pass of `count` moduli, beside the statistics already read.
-Scratch scratch_for(const Context &context, ContextState &state, const Call &call, unsigned count,
-                    cl_mem stats_a, cl_mem stats_b) {
-  const size_t products = call.batch, m = call.m, n = call.n, k = padded_k(call);
-  return {stats_a,
-          stats_b,
-          scratch(context, state, ScratchSlot::ozaki_residues_a, count * products * m * k),
-          scratch(context, state, ScratchSlot::ozaki_residues_b, count * products * n * k),
-          scratch(context, state, ScratchSlot::ozaki_planes, count * products * m * n),
-          scratch(context, state, ScratchSlot::ozaki_values, 8 * products * m * n),
-          scratch(context, state, ScratchSlot::ozaki_largest, sizeof(cl_uint) * products)};
+Scratch scratch_for(const Context &context, ContextState &state, const Call &call,
+                    const ResidueLayout &layout, unsigned count, cl_mem stats_a, cl_mem stats_b) {
+  const size_t products = call.batch, m = call.m, n = call.n, k = layout.padded;
+  return {
+      stats_a,
+      stats_b,
+      scratch(context, state, ScratchSlot::ozaki_residues_a, count * products * layout.lines_a * k),
+      scratch(context, state, ScratchSlot::ozaki_residues_b, count * products * layout.lines_b * k),
+      scratch(context, state, ScratchSlot::ozaki_planes, count * products * m * n),
+      scratch(context, state, ScratchSlot::ozaki_values, 8 * products * m * n),
+      scratch(context, state, ScratchSlot::ozaki_largest, sizeof(cl_uint) * products)};
 }
 
 const char *products_text(Family family) {
@@ -541,7 +559,8 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   OzakiChoice choice = choose_digits(a_summary, b_summary, call.k, guess);
   for (int pass = 0; pass < 2 && choice.digits; ++pass) {
     const OzakiDigits digits = *choice.digits;
-    const Scratch s = scratch_for(context, state, call, digits.count, stats_a, stats_b);
+    const Scratch s =
+        scratch_for(context, state, call, layout_of(kernels, call), digits.count, stats_a, stats_b);
     residue_products(context, state, kernels, call, a, b, s, digits, first);
     const std::vector<double> largest =
         reconstruct(context, state, kernels, call, s, digits, first);
