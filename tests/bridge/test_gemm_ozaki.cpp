@@ -124,6 +124,45 @@ BOOST_AUTO_TEST_CASE(zero_operands_pass_and_the_rest_say_why_not) {
   BOOST_TEST(too_wide.why_not.find("binades") != std::string::npos, too_wide.why_not);
 }
 
+namespace {
+
+std::string no_kernel_named(const char *) {
+  return {};
+}
+std::string kernel_named_tiles(const char *name) {
+  return std::string(name) == "MQLCL_GEMM_KERNEL" ? "tiles" : "";
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(large_double_products_take_the_scheme_unasked_only_on_wgmma) {
+  gemm::DeviceLimits hopper;
+  hopper.int8_tensor_cores = hopper.int8_wgmma = true;
+  gemm::Call call;
+  call.double_precision = true;
+  call.precision = gemm::Precision::accurate;
+  call.m = call.n = call.k = gemm::kOzakiUnaskedFrom;
+  BOOST_TEST(gemm::ozaki_unasked(hopper, call, no_kernel_named));
+  call.precision = gemm::Precision::fastest;
+  BOOST_TEST(gemm::ozaki_unasked(hopper, call, no_kernel_named));
+  // A kernel the user named, a smaller dimension, FP64's own multiply-adds, float, or integer
+  // products on mma.sync alone: not unasked.
+  BOOST_TEST(!gemm::ozaki_unasked(hopper, call, kernel_named_tiles));
+  for (uint32_t gemm::Call::*dimension : {&gemm::Call::m, &gemm::Call::n, &gemm::Call::k}) {
+    gemm::Call smaller = call;
+    smaller.*dimension = gemm::kOzakiUnaskedFrom - 1;
+    BOOST_TEST(!gemm::ozaki_unasked(hopper, smaller, no_kernel_named));
+  }
+  gemm::Call exact = call, single = call;
+  exact.precision = gemm::Precision::exact;
+  single.double_precision = false;
+  BOOST_TEST(!gemm::ozaki_unasked(hopper, exact, no_kernel_named));
+  BOOST_TEST(!gemm::ozaki_unasked(hopper, single, no_kernel_named));
+  gemm::DeviceLimits ampere = hopper;
+  ampere.int8_wgmma = false;
+  BOOST_TEST(!gemm::ozaki_unasked(ampere, call, no_kernel_named));
+}
+
 BOOST_AUTO_TEST_CASE(summaries_read_the_lines_statistics) {
   // Two products of two lines: (largest, sum) per line.
   const std::vector<double> stats{0.75, 3, 0, 0, 0, 0, 0, 0, INFINITY, 1, 2, 5};

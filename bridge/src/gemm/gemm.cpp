@@ -174,13 +174,24 @@ void run_product(Context &context, ContextState &state, const Call &call, bool c
         state.tensor_cores = ContextState::TensorCores::unavailable;
     }
   }
+  const bool forced = ozaki_forced(os::environment);
   if (call.double_precision && call.precision != Precision::exact &&
-      ozaki_forced(os::environment)) {
-    const std::optional<std::string> declined = run_ozaki_product(context, state, call, first);
-    if (!declined)
-      return;
+      (forced || ozaki_unasked(limits_of(*context.device), call, os::environment))) {
+    std::string declined;
+    try {
+      const std::optional<std::string> why = run_ozaki_product(context, state, call, first, forced);
+      if (!why)
+        return;
+      declined = *why;
+    } catch (const Failure &failure) {
+      // Unasked, a scheme that fails (its scratch takes gigabytes at these sizes) has left C as it
+      // was: the FP64 product runs instead.
+      if (forced)
+        throw;
+      declined = failure.message();
+    }
     run_exact_product(context, state, call, first);
-    state.last_plan += fmt::format(" [the Ozaki scheme declined: {}]", *declined);
+    state.last_plan += fmt::format(" [the Ozaki scheme declined: {}]", declined);
     return;
   }
   if (call.precision == Precision::tf32)

@@ -166,6 +166,13 @@ bool ozaki_forced(EnvironmentReader environment) {
   return environment("MQLCL_GEMM_KERNEL") == "ozaki";
 }
 
+bool ozaki_unasked(const DeviceLimits &limits, const Call &call, EnvironmentReader environment) {
+  return call.double_precision &&
+         (call.precision == Precision::accurate || call.precision == Precision::fastest) &&
+         limits.int8_wgmma && std::min({call.m, call.n, call.k}) >= kOzakiUnaskedFrom &&
+         environment("MQLCL_GEMM_KERNEL").empty();
+}
+
 namespace {
 
 // The kernels, and the form of the integer products with its parameters (forms.hpp).
@@ -519,21 +526,23 @@ const char *products_text(Family family) {
   }
 }
 
-std::string plan_of(const OzakiDigits &digits, const OzakiKernels &k, bool second_pass) {
+std::string plan_of(const OzakiDigits &digits, const OzakiKernels &k, bool second_pass,
+                    bool forced) {
   std::string text = fmt::format("{} MODULI={} BITS_A={} BITS_B={}", kFile, digits.count,
                                  digits.bits_a, digits.bits_b);
   for (const auto &[name, value] : k.params)
     text += fmt::format(" {}={}", name, value);
-  return text +
-         fmt::format(" ({}; Ozaki scheme II, integer products {}, MQLCL_GEMM_KERNEL=ozaki{})",
-                     k.origin, products_text(k.form->family),
-                     second_pass ? "; a second pass, the first's bits too few" : "");
+  return text + fmt::format(" ({}; Ozaki scheme II, integer products {}, {}{})", k.origin,
+                            products_text(k.form->family),
+                            forced ? "MQLCL_GEMM_KERNEL=ozaki"
+                                   : fmt::format("M, N and K from {}", kOzakiUnaskedFrom),
+                            second_pass ? "; a second pass, the first's bits too few" : "");
 }
 
 } // namespace
 
 std::optional<std::string> run_ozaki_product(const Context &context, ContextState &state,
-                                             const Call &call, bool &first) {
+                                             const Call &call, bool &first, bool forced) {
   const std::optional<OzakiKernels> found = kernels_for(context, state, call);
   if (!found)
     return std::string("the device's work-groups take neither form of the integer products");
@@ -567,7 +576,7 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
     const std::string why = uncertified(a_summary, b_summary, call.k, digits, largest);
     if (why.empty()) {
       apply_to_c(context, state, kernels, call, s.values, first);
-      state.last_plan = plan_of(digits, kernels, pass > 0);
+      state.last_plan = plan_of(digits, kernels, pass > 0, forced);
       return std::nullopt;
     }
     choice = choose_digits(a_summary, b_summary, call.k, largest);

@@ -14,6 +14,7 @@
 // larger than an FP64 product's error, whose summation adds its own.
 #pragma once
 
+#include "gemm/forms.hpp"
 #include "gemm/gemm.hpp"
 
 #include <array>
@@ -80,14 +81,26 @@ double ozaki_error_bound_log2(const OperandSummary &a, const OperandSummary &b, 
                               const OzakiDigits &digits);
 
 // MQLCL_GEMM_KERNEL=ozaki: double products in MQLCL_GEMM_ACCURATE and MQLCL_GEMM_FASTEST run
-// the scheme's portable form (tests and measurements; until its tensor-core form, nothing runs
-// it otherwise).
+// the scheme, in the fastest form the device has, whatever their sizes (tests and measurements).
 bool ozaki_forced(EnvironmentReader environment);
+
+// The smallest M, N and K from which double products in MQLCL_GEMM_ACCURATE and
+// MQLCL_GEMM_FASTEST take the scheme unasked, where its integer products run on Hopper's wgmma:
+// on an H200 it passed the FP64 tensor cores' product at 8192^3 (1.11x their speed) and trailed
+// at 4096^3 (0.80x) (docs/performance.md). Its passes besides the integer products grow with two
+// of the dimensions, the products with all three, so its lead grows with each past that corner.
+inline constexpr uint32_t kOzakiUnaskedFrom = 8192;
+
+// Whether `call` takes the scheme unasked: a double product in MQLCL_GEMM_ACCURATE or
+// MQLCL_GEMM_FASTEST, M, N and K at least kOzakiUnaskedFrom, a device whose integer products run
+// on wgmma, and no kernel named by MQLCL_GEMM_KERNEL.
+bool ozaki_unasked(const DeviceLimits &limits, const Call &call, EnvironmentReader environment);
 
 // Runs the call's product by the scheme and writes C, or enqueues nothing that touches C and
 // returns why not (the caller then runs the FP64 product). Waits for the queue twice: for the
 // lines' statistics, and for the product's largest element before C is written.
+// `forced`: MQLCL_GEMM_KERNEL=ozaki asked for it (the plan says which).
 std::optional<std::string> run_ozaki_product(const Context &context, ContextState &state,
-                                             const Call &call, bool &first);
+                                             const Call &call, bool &first, bool forced);
 
 } // namespace mqlcl::gemm
