@@ -13,7 +13,7 @@
 // An operand's element h of line `line` of the batch's product `product` lies at
 // offset + product * stride + line * line_step + h * step (elements). Its residues are planes of
 // `lines` lines of `padded` chars (K rounded up to 16, zeros past K), plane z = modulus *
-// products + product.
+// products + product; for wgmma's form (TENSOR_CORES 2) laid out in its tiles (residue_at).
 //
 // line_stats(src, offset, stride, line_step, step, lines, length, stats): per line, the largest
 // |x| and the sum of |x| (non-finite values make the largest infinite). For lines along K (step
