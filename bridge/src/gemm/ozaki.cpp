@@ -406,11 +406,12 @@ struct Scratch {
   cl_mem stats_a, stats_b, residues_a, residues_b, planes, values, largest;
 };
 
-// The operands' residues for every modulus, then their integer products, into s.planes.
+// The operands' residues for every modulus, laid out as `layout` says, then their integer
+// products, into s.planes.
 void residue_products(const Context &context, ContextState &state, const OzakiKernels &k,
-                      const Call &call, const LineWalk &a, const LineWalk &b, const Scratch &s,
-                      const OzakiDigits &digits, bool &first) {
-  const ResidueLayout layout = layout_of(k, call);
+                      const Call &call, const LineWalk &a, const LineWalk &b,
+                      const ResidueLayout &layout, const Scratch &s, const OzakiDigits &digits,
+                      bool &first) {
   const uint32_t padded = layout.padded;
   for (const auto &[walk, stats, out, bits, tile, lines] :
        {std::make_tuple(a, s.stats_a, s.residues_a, digits.bits_a, layout.tile_a, layout.lines_a),
@@ -566,11 +567,11 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   for (size_t p = 0; p < guess.size(); ++p)
     guess[p] = std::max(guess[p], lower[p]);
   OzakiChoice choice = choose_digits(a_summary, b_summary, call.k, guess);
+  const ResidueLayout layout = layout_of(kernels, call);
   for (int pass = 0; pass < 2 && choice.digits; ++pass) {
     const OzakiDigits digits = *choice.digits;
-    const Scratch s =
-        scratch_for(context, state, call, layout_of(kernels, call), digits.count, stats_a, stats_b);
-    residue_products(context, state, kernels, call, a, b, s, digits, first);
+    const Scratch s = scratch_for(context, state, call, layout, digits.count, stats_a, stats_b);
+    residue_products(context, state, kernels, call, a, b, layout, s, digits, first);
     const std::vector<double> largest =
         reconstruct(context, state, kernels, call, s, digits, first);
     const std::string why = uncertified(a_summary, b_summary, call.k, digits, largest);
