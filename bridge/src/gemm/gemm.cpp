@@ -174,9 +174,10 @@ void run_product(Context &context, ContextState &state, const Call &call, bool c
         state.tensor_cores = ContextState::TensorCores::unavailable;
     }
   }
-  const bool forced = ozaki_forced(os::environment);
-  if (call.double_precision && call.precision != Precision::exact &&
-      (forced || ozaki_unasked(limits_of(*context.device), call, os::environment))) {
+  const bool inexact_double = call.double_precision && call.precision != Precision::exact;
+  const bool forced = inexact_double && ozaki_forced(os::environment);
+  if (forced ||
+      (inexact_double && ozaki_unasked(limits_of(*context.device), call, os::environment))) {
     std::string declined;
     try {
       const std::optional<std::string> why = run_ozaki_product(context, state, call, first, forced);
