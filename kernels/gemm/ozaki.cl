@@ -43,7 +43,11 @@
 // rebuilt from its `count` residues and scaled back, into values (m x n per product), and the
 // largest |value| of each product as the high word of the double, into largest (zeros before).
 // Launch: global (n / 2 rounded up, then up to 64, m, products), local (64, 1, 1).
-// apply(values, c, offset, stride, ld, m, n, alpha, beta): C = alpha * values + beta * C (C not
+// reconstruct_into_c(c, stats_a, stats_b, bits_a, bits_b, m, n, count, C, offset, stride, ld,
+// alpha, beta): the same values straight into C as apply puts them, where the call's digits are
+// certified before the products run (no check of the largest element to wait for). Launch as
+// reconstruct.
+// apply(values, c, offset, stride, ld, alpha, beta, m, n): C = alpha * values + beta * C (C not
 // read when beta is 0). Launch: global (n, m, products), any local.
 //
 // Tried and not kept: residue_products on 16 x 16 tiles in local memory, an element per work-item
@@ -395,65 +399,147 @@ residues(__global const double *src, ulong offset, ulong stride, ulong line_step
       plane);
 }
 
+// The residues of plane l at `at` for two adjacent columns of C (the second `second` chars on:
+// 1, or 0 past the end), as ints: one char2 where n is even (`paired`), else two bytes.
+inline int2 residue_pair(__global const char *c, size_t at, size_t plane, int l, bool paired,
+                         size_t second) {
+  __global const char *residues = c + l * plane + at;
+  return paired ? convert_int2(*(__global const char2 *)residues)
+                : (int2)(residues[0], residues[second]);
+}
+
+// The residues r times g, exact in float, without an int-to-float conversion (NVIDIA's GPUs run
+// those at a quarter of the multiply-add rate): the bits 0x4B400000 + r are the float
+// 1.5 * 2^23 + r, and one fma takes 1.5 * 2^23 * g (exact: g is at most 127) off its product, left
+// with r g, under 2^14.
+inline float2 times(int2 r, float g) {
+  return fma(as_float2(r + 0x4B400000), (float2)g, (float2)(-0x1.8p23f * g));
+}
+
+// x modulo p, symmetric, for x an integer under 2^19 in float: x less p times x / p rounded to
+// nearest by adding and taking off 1.5 * 2^23. x / p is at least 1 / 2p from a half and the fma's
+// product misses it by under 2^-12 (x / p < 2^12, 1 / p within 2^-24 of itself).
+inline float2 remainder_of(float2 x, float p) {
+  const float2 quotient = fma(x, (float2)(1.0f / p), (float2)0x1.8p23f) - 0x1.8p23f;
+  return fma(-quotient, (float2)p, x);
+}
+
+// The reconstruction below spells its digits out as variables r0 .. r19 and digit0 .. digit19,
+// no arrays: NVIDIA's compiler kept one loop form's arrays in memory (320 bytes a work-item).
+#if OZAKI_COUNT > 20
+#error "reconstruct spells out at most 20 digits"
+#endif
+#define EACH_DIGIT(X) \
+  X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) \
+  X(17) X(18) X(19)
+#define EACH_LOWER_DIGIT(X, l) \
+  X(0, l) X(1, l) X(2, l) X(3, l) X(4, l) X(5, l) X(6, l) X(7, l) X(8, l) X(9, l) X(10, l) \
+  X(11, l) X(12, l) X(13, l) X(14, l) X(15, l) X(16, l) X(17, l) X(18, l) X(19, l)
+#define MODULUS(l) ((l) < OZAKI_COUNT ? moduli[(l) < OZAKI_COUNT ? (l) : 0] : 1)
+#define GARNER(d, l) \
+  ((d) < OZAKI_COUNT && (l) < OZAKI_COUNT \
+       ? garner[(d) < OZAKI_COUNT ? (d) : 0][(l) < OZAKI_COUNT ? (l) : 0] \
+       : 0.0f)
+// Plane l's residues, zeros past `count` (only the first `count` planes exist).
+#define LOAD_RESIDUES(l) \
+  const int2 r##l = (l) < OZAKI_COUNT && (l) < (int)count \
+                        ? residue_pair(c, at, plane, (l), paired, second) \
+                        : (int2)0;
+#define DECLARE_DIGIT(l) float2 digit##l = 0;
+// Digit d's term in digit l's sum, d < l: every other d into each of two sums, for two chains of
+// fmas instead of one.
+#define ADD_TERM(d, l) \
+  if ((d) < (l)) { \
+    if ((d) % 2 == 0) \
+      even = fma(digit##d, (float2)GARNER(d, l), even); \
+    else \
+      odd = fma(digit##d, (float2)GARNER(d, l), odd); \
+  }
+#define FIND_DIGIT(l) \
+  if ((l) < OZAKI_COUNT && (l) < (int)count) { /* uniform: the moduli past count skipped */ \
+    float2 even = times(r##l, GARNER(l, l)), odd = 0; \
+    EACH_LOWER_DIGIT(ADD_TERM, l) \
+    digit##l = remainder_of(even + odd, MODULUS(l)); \
+  }
+
+// One step of Horner's rule from the top in two doubles, x = x * radix + v: the product and the
+// sum error-free, the sum's larger term the product (|v| < radix / 2 and x an integer), so a
+// fast two-sum serves.
+inline void horner_step(double2 *high, double2 *low, float2 chunk, double radix) {
+  const double2 v = convert_double2(chunk);
+  const double2 product = *high * radix, product_error = fma(*high, (double2)radix, -product);
+  const double2 sum = product + v, sum_error = v - (sum - product);
+  *low = fma(*low, (double2)radix, product_error + sum_error);
+  *high = sum;
+}
+
+// The chunk of three digits from `first` on (exact in float: |chunk| < 255 * 253 * 251 / 2 <
+// 2^23), and its radix, the product of their moduli (under 2^24; exact in double).
+#define CHUNK_OF(d0, d1, d2, first) \
+  fma(fma(d2, (float2)MODULUS(first + 1), d1), (float2)MODULUS(first), d0)
+#define RADIX_OF(first) \
+  ((double)MODULUS(first) * MODULUS(first + 1) * MODULUS(first + 2))
+
+// Two adjacent elements of one product of C, as integers, from their `count` residues at `at`,
+// rounded once to double. Garner's mixed radix, x = d_0 + p_0 (d_1 + p_1 (d_2 + ...)), each digit
+// the dot product of its residue and the digits below, modulo its modulus: d_l = (r_l g_ll + sum
+// over d < l of d_d g_dl) mod p_l (OZAKI_GARNER). Every term is at most 127^2 and every sum under
+// 20 * 127^2 < 2^19: exact in float. Digit by digit, so the moduli past `count` cost a uniform
+// branch, not their terms. Then Horner's rule: three digits at a time in float, the chunks in
+// two doubles (horner_step), the integer rounded once at the end. (In one double, each step past
+// 2^53 rounded: several units of the last place on the largest elements.) Measured on the H200,
+// 17 moduli, the pass alone at 4096^2 / 8192^2: this form 0.62 / 2.53 ms. Other forms: the
+// former kernel (Garner updating every later digit after each, int-to-float conversions, Horner
+// digit by digit in two doubles, values kept for apply) 0.50 / 2.15; the digits in arrays, digit
+// by digit or by rows, the moduli past `count` masked or skipped, Horner by chunks, 0.45-0.49 /
+// 2.0-2.1 (with a break past `count`, 1.17 / 4.99); the same with the residues staged 16 bytes at
+// a time in local memory, 0.41 / 1.89. At 18 moduli, one column per work-item, 4096^2: Garner
+// pair by pair, a rint per pair, 1.14 ms; in integers, by % 2.01 and by a fixed-point reciprocal
+// 1.78.
+inline double2 rebuilt_pair(__global const char *c, size_t at, size_t plane, bool paired,
+                            size_t second, uint count) {
+  EACH_DIGIT(LOAD_RESIDUES)
+  EACH_DIGIT(DECLARE_DIGIT)
+  EACH_DIGIT(FIND_DIGIT)
+  double2 high = 0, low = 0;
+  horner_step(&high, &low, CHUNK_OF(digit18, digit19, (float2)0, 18), RADIX_OF(18));
+  horner_step(&high, &low, CHUNK_OF(digit15, digit16, digit17, 15), RADIX_OF(15));
+  horner_step(&high, &low, CHUNK_OF(digit12, digit13, digit14, 12), RADIX_OF(12));
+  horner_step(&high, &low, CHUNK_OF(digit9, digit10, digit11, 9), RADIX_OF(9));
+  horner_step(&high, &low, CHUNK_OF(digit6, digit7, digit8, 6), RADIX_OF(6));
+  horner_step(&high, &low, CHUNK_OF(digit3, digit4, digit5, 3), RADIX_OF(3));
+  horner_step(&high, &low, CHUNK_OF(digit0, digit1, digit2, 0), RADIX_OF(0));
+  return high + low;
+}
+
+// C's value of the pair rebuilt at (i, j) and (i, j1) of product `product`, scaled back.
+inline double2 scaled_pair(__global const char *c, __global const double *stats_a,
+                           __global const double *stats_b, int bits_a, int bits_b, uint m, uint n,
+                           uint count, size_t product, size_t i, size_t j, size_t j1,
+                           size_t plane) {
+  const double2 value =
+      rebuilt_pair(c, (product * m + i) * n + j, plane, n % 2 == 0, j1 - j, count);
+  const int shift = line_shift(stats_a[2 * (product * m + i)], bits_a);
+  return (double2)(ldexp(value.s0, -(shift + line_shift(stats_b[2 * (product * n + j)], bits_b))),
+                   ldexp(value.s1, -(shift + line_shift(stats_b[2 * (product * n + j1)], bits_b))));
+}
+
 // Two adjacent columns of C per work-item: a char2 per plane, so a warp's load is 64 contiguous
-// bytes (0.63 -> 0.53 ms at 4096^2; four columns, char4, 0.57).
+// bytes (0.63 -> 0.53 ms at 4096^2; four columns, char4, 0.57). The second column is the first
+// again past the end (a duplicate changes no maximum; it is not stored).
 __kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
 reconstruct(__global const char *c, __global const double *stats_a, __global const double *stats_b,
             int bits_a, int bits_b, uint m, uint n, uint count, __global double *values,
             volatile __global uint *largest) {
   __local double top[LARGEST_GROUP];
   const size_t j = 2 * get_global_id(0), i = get_global_id(1), product = get_global_id(2);
-  const size_t products = get_global_size(2), plane = (size_t)m * n * products;
-  // The second column, or the first again past the end (a duplicate changes no maximum; it is not
-  // stored). n even: the two are one aligned char2 and double2; else byte loads.
   const size_t j1 = j + 1 < n ? j + 1 : j, at = (product * m + i) * n + j;
-  const bool paired = n % 2 == 0;
+  const size_t plane = (size_t)m * n * get_global_size(2);
   double2 value = 0;
   if (j < n) {
-    // Garner's mixed radix, x = d_0 + p_0 (d_1 + p_1 (d_2 + ...)), each digit a dot product of its
-    // residue and the digits below: d_l = (r_l g_ll + sum over d < l of d_d g_dl) modulo p_l
-    // (OZAKI_GARNER). Every term is at most 127^2 and every sum under 20 * 127^2 < 2^19: exact in
-    // float, with one rint per digit (x - p rint(x / p), symmetric at once). Straight-line code
-    // over all OZAKI_COUNT moduli, the digits from `count` on masked to zero so they add nothing:
-    // branches on the run-time count cost more than the moduli past it. (Tried and not kept, 4096^2
-    // and 18 moduli on the H200, one column per work-item: Garner pair by pair, a rint per pair,
-    // 1.14 ms; the same rounding by 1.5 * 2^23, 1.16; in integers, by % 2.01 and by a fixed-point
-    // reciprocal 1.78. The dot products 0.63; with the count fixed at build time 0.51.)
-    float2 rest[OZAKI_COUNT];
-#pragma unroll
-    for (int l = 0; l < OZAKI_COUNT; ++l) {
-      __global const char *residues = c + l * plane + at; // only the first `count` planes exist
-      char2 r = 0;
-      if (l < (int)count)
-        r = paired ? *(__global const char2 *)residues : (char2)(residues[0], residues[j1 - j]);
-      rest[l] = convert_float2(r) * garner[l][l];
-    }
-#pragma unroll
-    for (int d = 0; d < OZAKI_COUNT; ++d) {
-      const float p = moduli[d];
-      const float2 digit = fma(-rint(rest[d] * (1.0f / p)), (float2)p, rest[d]);
-      rest[d] = d < (int)count ? digit : 0;
-#pragma unroll
-      for (int l = d + 1; l < OZAKI_COUNT; ++l)
-        rest[l] = fma(rest[d], (float2)garner[d][l], rest[l]);
-    }
-    // Horner's rule from the top digit in two doubles (each step's product and sum error-free):
-    // the integer rounded once, at the end. (In one double, each step past 2^53 rounded: several
-    // units of the last place on the largest elements.)
-    double2 high = 0, low = 0;
-#pragma unroll
-    for (int d = OZAKI_COUNT - 1; d >= 0; --d) {
-      const double2 p = moduli[d], digit = convert_double2(rest[d]);
-      const double2 product = high * p, product_error = fma(high, p, -product);
-      const double2 sum = product + digit, b = sum - product;
-      low = low * p + (product_error + ((product - (sum - b)) + (digit - b)));
-      high = sum;
-    }
-    const int shift = line_shift(stats_a[2 * (product * m + i)], bits_a);
-    value = high + low;
-    value.s0 = ldexp(value.s0, -(shift + line_shift(stats_b[2 * (product * n + j)], bits_b)));
-    value.s1 = ldexp(value.s1, -(shift + line_shift(stats_b[2 * (product * n + j1)], bits_b)));
-    if (paired)
+    value = scaled_pair(c, stats_a, stats_b, bits_a, bits_b, m, n, count, product, i, j, j1,
+                        plane);
+    if (n % 2 == 0)
       *(__global double2 *)(values + at) = value;
     else {
       values[at] = value.s0;
@@ -465,8 +551,29 @@ reconstruct(__global const char *c, __global const double *stats_a, __global con
                 largest + product);
 }
 
+// reconstruct's values straight into C, C = alpha * value + beta * C (C not read when beta is 0),
+// for a call whose bound its digits already meet at a proven lower bound of the largest element:
+// no values to keep for a check, no apply. Launch as reconstruct.
+__kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
+reconstruct_into_c(__global const char *planes, __global const double *stats_a,
+                                 __global const double *stats_b, int bits_a, int bits_b, uint m,
+                                 uint n, uint count, __global double *c, ulong offset,
+                                 ulong stride, ulong ld, double alpha, double beta) {
+  const size_t j = 2 * get_global_id(0), i = get_global_id(1), product = get_global_id(2);
+  const size_t plane = (size_t)m * n * get_global_size(2);
+  if (j >= n)
+    return;
+  const size_t j1 = j + 1 < n ? j + 1 : j;
+  const double2 value = scaled_pair(planes, stats_a, stats_b, bits_a, bits_b, m, n, count, product,
+                                    i, j, j1, plane);
+  __global double *at = c + offset + product * stride + i * ld + j;
+  at[0] = beta != 0 ? fma(alpha, value.s0, beta * at[0]) : alpha * value.s0;
+  if (j1 > j)
+    at[1] = beta != 0 ? fma(alpha, value.s1, beta * at[1]) : alpha * value.s1;
+}
+
 __kernel void apply(__global const double *values, __global double *c, ulong offset, ulong stride,
-                    ulong ld, uint m, uint n, double alpha, double beta) {
+                    ulong ld, double alpha, double beta, uint m, uint n) {
   const size_t j = get_global_id(0), i = get_global_id(1), product = get_global_id(2);
   if (i >= m || j >= n)
     return;

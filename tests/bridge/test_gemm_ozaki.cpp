@@ -409,6 +409,8 @@ BOOST_AUTO_TEST_CASE(the_scheme_is_as_accurate_as_fp64_in_every_layout) {
     }
     const Compared r = compare(context, operands(c, 0, seed++));
     BOOST_TEST(ran_the_scheme(r.ours), r.ours.plan);
+    // Written into C by the reconstruction itself, with alpha, beta, offsets and batch.
+    BOOST_TEST(r.ours.passes.find("reconstruct_into_c") != std::string::npos, r.ours.passes);
     BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
   }
 }
@@ -426,20 +428,31 @@ BOOST_AUTO_TEST_CASE(products_of_several_tiles_are_as_accurate_as_fp64) {
   }
 }
 
+// Whether `passes` (CL_GEMM_PASSES) names `kernels` in that order, each as a whole name.
+bool ran_in_order(const std::string &passes, std::initializer_list<const char *> kernels) {
+  size_t at = 0;
+  for (const char *kernel : kernels) {
+    at = (" " + passes).find(std::string(" ") + kernel + " ", at);
+    if (at == std::string::npos)
+      return false;
+    ++at;
+  }
+  return true;
+}
+
 // The integer products run on the fastest form the device has, not on a slower one that its
-// build failed over to.
+// build failed over to. Uniform values: the sampled lower bound of the largest element certifies
+// the digits before the products run, so the reconstruction writes C itself (no apply).
 BOOST_AUTO_TEST_CASE(the_integer_products_run_on_the_fastest_form_the_device_has) {
   Context context = make_context();
   const Compared r = compare(context, operands(Case{70, 90, 110}, 0, 47));
   BOOST_TEST(r.ours.plan.find(expected_products(context)) != std::string::npos, r.ours.plan);
   // Its kernels in order, each timed (CL_GEMM_PASSES).
   BOOST_TEST_MESSAGE("passes: " << r.ours.passes);
-  size_t at = 0;
-  for (const char *kernel :
-       {"line_stats", "residues", "residue_products", "reconstruct", "apply"}) {
-    at = r.ours.passes.find(kernel, at);
-    BOOST_TEST(at != std::string::npos, kernel << " in " << r.ours.passes);
-  }
+  BOOST_TEST(ran_in_order(r.ours.passes, {"line_stats", "sampled_largest", "residues",
+                                          "residue_products", "reconstruct_into_c"}),
+             r.ours.passes);
+  BOOST_TEST(r.ours.passes.find("apply") == std::string::npos, r.ours.passes);
   BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
 }
 
@@ -569,6 +582,10 @@ BOOST_AUTO_TEST_CASE(a_product_smaller_than_guessed_takes_a_second_pass) {
   const Compared r = compare(context, o);
   BOOST_TEST(ran_the_scheme(r.ours), r.ours.plan);
   BOOST_TEST(r.ours.plan.find("a second pass") != std::string::npos, r.ours.plan);
+  // Each pass rebuilt its values for the check, and the second's went into C.
+  BOOST_TEST(ran_in_order(r.ours.passes, {"residue_products", "reconstruct", "residue_products",
+                                          "reconstruct", "apply"}),
+             r.ours.passes);
   BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
 }
 

@@ -177,7 +177,8 @@ namespace {
 
 // The kernels, and the form of the integer products with its parameters (forms.hpp).
 struct OzakiKernels {
-  cl_kernel stats, stats_across, sampled, residues, products, reconstruct, apply;
+  cl_kernel stats, stats_across, sampled, residues, products, reconstruct, reconstruct_into_c,
+      apply;
   const Form *form;
   Params params;
   std::string origin; // of the parameters: "defaults", or the tuned set's
@@ -225,6 +226,8 @@ OzakiKernels ozaki_kernels(const Context &context, ContextState &state, const Fo
   kernels.sampled = kernel_for(context, state, kFile, options, "sampled_largest", sm90a);
   kernels.residues = kernel_for(context, state, kFile, options, "residues", sm90a);
   kernels.reconstruct = kernel_for(context, state, kFile, options, "reconstruct", sm90a);
+  kernels.reconstruct_into_c =
+      kernel_for(context, state, kFile, options, "reconstruct_into_c", sm90a);
   kernels.apply = kernel_for(context, state, kFile, options, "apply", sm90a);
   return kernels;
 }
@@ -443,6 +446,28 @@ void residue_products(const Context &context, ContextState &state, const OzakiKe
          first);
 }
 
+// reconstruct's and reconstruct_into_c's first arguments: the planes, the lines' statistics,
+// the bits and the sizes.
+void set_rebuild_args(cl_kernel kernel, const Call &call, const Scratch &s,
+                      const OzakiDigits &digits) {
+  const cl_mem buffers[] = {s.planes, s.stats_a, s.stats_b};
+  for (cl_uint i = 0; i < 3; ++i)
+    set_arg(kernel, i, buffers[i]);
+  set_arg(kernel, 3, cl_int(digits.bits_a));
+  set_arg(kernel, 4, cl_int(digits.bits_b));
+  const cl_uint sizes[] = {call.m, call.n, digits.count};
+  for (cl_uint i = 0; i < 3; ++i)
+    set_arg(kernel, 5 + i, sizes[i]);
+}
+
+// Launches reconstruct or reconstruct_into_c: two columns per work-item.
+void launch_rebuild(const Context &context, ContextState &state, cl_kernel kernel, const Call &call,
+                    bool &first) {
+  const size_t global[] = {round_up((size_t(call.n) + 1) / 2, kLargestGroup), call.m, call.batch};
+  const size_t local[] = {kLargestGroup, 1, 1};
+  launch(context, state, kernel, 3, global, local, first);
+}
+
 // The products' values rebuilt from s.planes into s.values, and, read back, log2 of each
 // product's largest |element| (-inf where it is zero), from the high word of its double: at most
 // the largest, by less than 2^-20 of it, so the bound it certifies holds for the largest itself.
@@ -450,21 +475,30 @@ std::vector<double> reconstruct(const Context &context, ContextState &state, con
                                 const Call &call, const Scratch &s, const OzakiDigits &digits,
                                 bool &first) {
   zero_largest(context, s.largest, call.batch);
-  const cl_mem buffers[] = {s.planes, s.stats_a, s.stats_b};
-  for (cl_uint i = 0; i < 3; ++i)
-    set_arg(k.reconstruct, i, buffers[i]);
-  set_arg(k.reconstruct, 3, cl_int(digits.bits_a));
-  set_arg(k.reconstruct, 4, cl_int(digits.bits_b));
-  const cl_uint sizes[] = {call.m, call.n, digits.count};
-  for (cl_uint i = 0; i < 3; ++i)
-    set_arg(k.reconstruct, 5 + i, sizes[i]);
+  set_rebuild_args(k.reconstruct, call, s, digits);
   set_arg(k.reconstruct, 8, s.values);
   set_arg(k.reconstruct, 9, s.largest);
-  // Two columns per work-item.
-  const size_t global[] = {round_up((size_t(call.n) + 1) / 2, kLargestGroup), call.m, call.batch};
-  const size_t local[] = {kLargestGroup, 1, 1};
-  launch(context, state, k.reconstruct, 3, global, local, first);
+  launch_rebuild(context, state, k.reconstruct, call, first);
   return read_largest_log2(context, s.largest, call.batch);
+}
+
+// C's place and alpha, beta as apply and reconstruct_into_c take them, from argument `from` on.
+void set_c_args(cl_kernel kernel, cl_uint from, const Call &call) {
+  set_arg(kernel, from, call.c.buffer->memory);
+  const cl_ulong places[] = {call.c.offset, call.c.stride, call.c.ld};
+  for (cl_uint i = 0; i < 3; ++i)
+    set_arg(kernel, from + 1 + i, places[i]);
+  set_arg(kernel, from + 4, call.alpha);
+  set_arg(kernel, from + 5, call.beta);
+}
+
+// The products' values rebuilt from s.planes straight into C, for digits certified in advance.
+void reconstruct_into_c(const Context &context, ContextState &state, const OzakiKernels &k,
+                        const Call &call, const Scratch &s, const OzakiDigits &digits,
+                        bool &first) {
+  set_rebuild_args(k.reconstruct_into_c, call, s, digits);
+  set_c_args(k.reconstruct_into_c, 8, call);
+  launch_rebuild(context, state, k.reconstruct_into_c, call, first);
 }
 
 // Why the digits do not certify every product of the batch at its largest element; empty if they
@@ -484,14 +518,9 @@ std::string uncertified(const std::vector<OperandSummary> &a, const std::vector<
 void apply_to_c(const Context &context, ContextState &state, const OzakiKernels &k,
                 const Call &call, cl_mem values, bool &first) {
   set_arg(k.apply, 0, values);
-  set_arg(k.apply, 1, call.c.buffer->memory);
-  const cl_ulong places[] = {call.c.offset, call.c.stride, call.c.ld};
-  for (cl_uint i = 0; i < 3; ++i)
-    set_arg(k.apply, 2 + i, places[i]);
-  set_arg(k.apply, 5, cl_uint(call.m));
-  set_arg(k.apply, 6, cl_uint(call.n));
-  set_arg(k.apply, 7, call.alpha);
-  set_arg(k.apply, 8, call.beta);
+  set_c_args(k.apply, 1, call);
+  set_arg(k.apply, 7, cl_uint(call.m));
+  set_arg(k.apply, 8, cl_uint(call.n));
   const size_t global[] = {call.n, call.m, call.batch};
   launch(context, state, k.apply, 3, global, nullptr, first);
 }
@@ -502,9 +531,11 @@ cl_mem stats_scratch(const Context &context, ContextState &state, ScratchSlot sl
   return scratch(context, state, slot, 2 * sizeof(double) * call.batch * size_t(lines));
 }
 
-// The rest of the scratch of a pass of `count` moduli, beside the statistics already read.
+// The rest of the scratch of a pass of `count` moduli, beside the statistics already read; the
+// values only for a pass that checks them before C is written (`checked`).
 Scratch scratch_for(const Context &context, ContextState &state, const Call &call,
-                    const ResidueLayout &layout, unsigned count, cl_mem stats_a, cl_mem stats_b) {
+                    const ResidueLayout &layout, unsigned count, bool checked, cl_mem stats_a,
+                    cl_mem stats_b) {
   const size_t products = call.batch, m = call.m, n = call.n, k = layout.padded;
   return {
       stats_a,
@@ -512,7 +543,7 @@ Scratch scratch_for(const Context &context, ContextState &state, const Call &cal
       scratch(context, state, ScratchSlot::ozaki_residues_a, count * products * layout.lines_a * k),
       scratch(context, state, ScratchSlot::ozaki_residues_b, count * products * layout.lines_b * k),
       scratch(context, state, ScratchSlot::ozaki_planes, count * products * m * n),
-      scratch(context, state, ScratchSlot::ozaki_values, 8 * products * m * n),
+      checked ? scratch(context, state, ScratchSlot::ozaki_values, 8 * products * m * n) : nullptr,
       scratch(context, state, ScratchSlot::ozaki_largest, sizeof(cl_uint) * products)};
 }
 
@@ -567,11 +598,21 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   for (size_t p = 0; p < guess.size(); ++p)
     guess[p] = std::max(guess[p], lower[p]);
   OzakiChoice choice = choose_digits(a_summary, b_summary, call.k, guess);
+  // Digits that meet the bound at the sampled lower bound meet it at the largest element itself:
+  // the reconstruction then writes C, with no check to wait for and no values to keep.
+  const bool certified =
+      choice.digits && uncertified(a_summary, b_summary, call.k, *choice.digits, lower).empty();
   const ResidueLayout layout = layout_of(kernels, call);
   for (int pass = 0; pass < 2 && choice.digits; ++pass) {
     const OzakiDigits digits = *choice.digits;
-    const Scratch s = scratch_for(context, state, call, layout, digits.count, stats_a, stats_b);
+    const Scratch s =
+        scratch_for(context, state, call, layout, digits.count, !certified, stats_a, stats_b);
     residue_products(context, state, kernels, call, a, b, layout, s, digits, first);
+    if (certified) {
+      reconstruct_into_c(context, state, kernels, call, s, digits, first);
+      state.last_plan = plan_of(digits, kernels, false, forced);
+      return std::nullopt;
+    }
     const std::vector<double> largest =
         reconstruct(context, state, kernels, call, s, digits, first);
     const std::string why = uncertified(a_summary, b_summary, call.k, digits, largest);

@@ -97,8 +97,9 @@ inline constexpr uint32_t kOzakiUnaskedFrom = 8192;
 bool ozaki_unasked(const DeviceLimits &limits, const Call &call, EnvironmentReader environment);
 
 // Runs the call's product by the scheme and writes C, or enqueues nothing that touches C and
-// returns why not (the caller then runs the FP64 product). Waits for the queue twice: for the
-// lines' statistics, and for the product's largest element before C is written.
+// returns why not (the caller then runs the FP64 product). Waits for the queue for the lines'
+// statistics and a lower bound of each product's largest element; and again for the largest
+// element itself before C is written, unless the digits meet the bound at that lower bound.
 // `forced`: MQLCL_GEMM_KERNEL=ozaki asked for it (the plan says which).
 std::optional<std::string> run_ozaki_product(const Context &context, ContextState &state,
                                              const Call &call, bool &first, bool forced);
