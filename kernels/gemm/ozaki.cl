@@ -408,8 +408,8 @@ inline int2 residue_pair(__global const char *c, size_t at, size_t plane, int l,
                 : (int2)(residues[0], residues[second]);
 }
 
-// The residues r times g, exact in float, without an int-to-float conversion (NVIDIA's GPUs run
-// those at a quarter of the multiply-add rate): the bits 0x4B400000 + r are the float
+// The residues r times g, exact in float, without an int-to-float conversion (on NVIDIA's GPUs a
+// pipe several times slower than the fma's): the bits 0x4B400000 + r are the float
 // 1.5 * 2^23 + r, and one fma takes 1.5 * 2^23 * g (exact: g is at most 127) off its product, left
 // with r g, under 2^14.
 inline float2 times(int2 r, float g) {
