@@ -556,9 +556,9 @@ reconstruct(__global const char *c, __global const double *stats_a, __global con
 // no values to keep for a check, no apply. Launch as reconstruct.
 __kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
 reconstruct_into_c(__global const char *planes, __global const double *stats_a,
-                                 __global const double *stats_b, int bits_a, int bits_b, uint m,
-                                 uint n, uint count, __global double *c, ulong offset,
-                                 ulong stride, ulong ld, double alpha, double beta) {
+                   __global const double *stats_b, int bits_a, int bits_b, uint m, uint n,
+                   uint count, __global double *c, ulong offset, ulong stride, ulong ld,
+                   double alpha, double beta) {
   const size_t j = 2 * get_global_id(0), i = get_global_id(1), product = get_global_id(2);
   const size_t plane = (size_t)m * n * get_global_size(2);
   if (j >= n)
