@@ -430,9 +430,10 @@ BOOST_AUTO_TEST_CASE(products_of_several_tiles_are_as_accurate_as_fp64) {
 
 // Whether `passes` (CL_GEMM_PASSES) names `kernels` in that order, each as a whole name.
 bool ran_in_order(const std::string &passes, std::initializer_list<const char *> kernels) {
+  const std::string spaced = " " + passes;
   size_t at = 0;
   for (const char *kernel : kernels) {
-    at = (" " + passes).find(std::string(" ") + kernel + " ", at);
+    at = spaced.find(std::string(" ") + kernel + " ", at);
     if (at == std::string::npos)
       return false;
     ++at;
