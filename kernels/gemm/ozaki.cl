@@ -424,44 +424,6 @@ inline float2 remainder_of(float2 x, float p) {
   return fma(-quotient, (float2)p, x);
 }
 
-// The reconstruction below spells its digits out as variables r0 .. r19 and digit0 .. digit19,
-// no arrays: NVIDIA's compiler kept one loop form's arrays in memory (320 bytes a work-item).
-#if OZAKI_COUNT > 20
-#error "reconstruct spells out at most 20 digits"
-#endif
-#define EACH_DIGIT(X) \
-  X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) \
-  X(17) X(18) X(19)
-#define EACH_LOWER_DIGIT(X, l) \
-  X(0, l) X(1, l) X(2, l) X(3, l) X(4, l) X(5, l) X(6, l) X(7, l) X(8, l) X(9, l) X(10, l) \
-  X(11, l) X(12, l) X(13, l) X(14, l) X(15, l) X(16, l) X(17, l) X(18, l) X(19, l)
-#define MODULUS(l) ((l) < OZAKI_COUNT ? moduli[(l) < OZAKI_COUNT ? (l) : 0] : 1)
-#define GARNER(d, l) \
-  ((d) < OZAKI_COUNT && (l) < OZAKI_COUNT \
-       ? garner[(d) < OZAKI_COUNT ? (d) : 0][(l) < OZAKI_COUNT ? (l) : 0] \
-       : 0.0f)
-// Plane l's residues, zeros past `count` (only the first `count` planes exist).
-#define LOAD_RESIDUES(l) \
-  const int2 r##l = (l) < OZAKI_COUNT && (l) < (int)count \
-                        ? residue_pair(c, at, plane, (l), paired, second) \
-                        : (int2)0;
-#define DECLARE_DIGIT(l) float2 digit##l = 0;
-// Digit d's term in digit l's sum, d < l: every other d into each of two sums, for two chains of
-// fmas instead of one.
-#define ADD_TERM(d, l) \
-  if ((d) < (l)) { \
-    if ((d) % 2 == 0) \
-      even = fma(digit##d, (float2)GARNER(d, l), even); \
-    else \
-      odd = fma(digit##d, (float2)GARNER(d, l), odd); \
-  }
-#define FIND_DIGIT(l) \
-  if ((l) < OZAKI_COUNT && (l) < (int)count) { /* uniform: the moduli past count skipped */ \
-    float2 even = times(r##l, GARNER(l, l)), odd = 0; \
-    EACH_LOWER_DIGIT(ADD_TERM, l) \
-    digit##l = remainder_of(even + odd, MODULUS(l)); \
-  }
-
 // One step of Horner's rule from the top in two doubles, x = x * radix + v: the product and the
 // sum error-free, the sum's larger term the product (|v| < radix / 2 and x an integer), so a
 // fast two-sum serves.
@@ -473,72 +435,127 @@ inline void horner_step(double2 *high, double2 *low, float2 chunk, double radix)
   *high = sum;
 }
 
-// The chunk of three digits from `first` on (exact in float: |chunk| < 255 * 253 * 251 / 2 <
-// 2^23), and its radix, the product of their moduli (under 2^24; exact in double).
-#define CHUNK_OF(d0, d1, d2, first) \
-  fma(fma(d2, (float2)MODULUS(first + 1), d1), (float2)MODULUS(first), d0)
-#define RADIX_OF(first) \
-  ((double)MODULUS(first) * MODULUS(first + 1) * MODULUS(first + 2))
+// The reconstruction's digits in arrays, every loop of a fixed count (OZAKI_COUNT) and unrolled,
+// so the arrays live in registers (NVIDIA's compiler kept a form that left its loop at `count` in
+// memory: 320 bytes a work-item).
+inline float modulus(int l) { return l < OZAKI_COUNT ? moduli[l] : 1; }
 
-// Two adjacent elements of one product of C, as integers, from their `count` residues at `at`,
-// rounded once to double. Garner's mixed radix, x = d_0 + p_0 (d_1 + p_1 (d_2 + ...)), each digit
-// the dot product of its residue and the digits below, modulo its modulus: d_l = (r_l g_ll + sum
-// over d < l of d_d g_dl) mod p_l (OZAKI_GARNER). Every term is at most 127^2 and every sum under
-// 20 * 127^2 < 2^19: exact in float. Digit by digit, so the moduli past `count` cost a uniform
-// branch, not their terms. Then Horner's rule: three digits at a time in float, the chunks in
-// two doubles (horner_step), the integer rounded once at the end. (In one double, each step past
-// 2^53 rounded: several units of the last place on the largest elements.) Measured on the H200,
-// 17 moduli, the pass alone at 4096^2 / 8192^2: this form 0.62 / 2.53 ms. Other forms: the
-// former kernel (Garner updating every later digit after each, int-to-float conversions, Horner
-// digit by digit in two doubles, values kept for apply) 0.50 / 2.15; the digits in arrays, digit
-// by digit or by rows, the moduli past `count` masked or skipped, Horner by chunks, 0.45-0.49 /
-// 2.0-2.1 (with a break past `count`, 1.17 / 4.99); the same with the residues staged 16 bytes at
-// a time in local memory, 0.41 / 1.89. At 18 moduli, one column per work-item, 4096^2: Garner
-// pair by pair, a rint per pair, 1.14 ms; in integers, by % 2.01 and by a fixed-point reciprocal
-// 1.78.
-inline double2 rebuilt_pair(__global const char *c, size_t at, size_t plane, bool paired,
-                            size_t second, uint count) {
-  EACH_DIGIT(LOAD_RESIDUES)
-  EACH_DIGIT(DECLARE_DIGIT)
-  EACH_DIGIT(FIND_DIGIT)
+// The chunk of three digits from `first` on (exact in float: |chunk| < 255 * 253 * 251 / 2 <
+// 2^23; digits past OZAKI_COUNT are 0), and its radix, the product of their moduli (under 2^24;
+// exact in double).
+inline float2 chunk_of(const float2 *digit, int first) {
+  const float2 d1 = first + 1 < OZAKI_COUNT ? digit[first + 1] : 0;
+  const float2 d2 = first + 2 < OZAKI_COUNT ? digit[first + 2] : 0;
+  return fma(fma(d2, (float2)modulus(first + 1), d1), (float2)modulus(first), digit[first]);
+}
+inline double radix_of(int first) {
+  return (double)modulus(first) * modulus(first + 1) * modulus(first + 2);
+}
+
+// Two adjacent elements of one product of C, as integers, from their residues r (zeros past
+// `count`), rounded once to double. Garner's mixed radix, x = d_0 + p_0 (d_1 + p_1 (d_2 + ...)),
+// each digit the dot product of its residue and the digits below, modulo its modulus: d_l = (r_l
+// g_ll + sum over d < l of d_d g_dl) mod p_l (OZAKI_GARNER). Every term is at most 127^2 and every
+// sum under 20 * 127^2 < 2^19: exact in float. Every other term into each of two sums, two chains
+// of fmas instead of one; the digits past `count` computed and masked to 0 (cheaper than a branch
+// per digit). Then Horner's rule: three digits at a time in float, the chunks in two doubles
+// (horner_step), the integer rounded once at the end. (In one double, each step past 2^53
+// rounded: several units of the last place on the largest elements.)
+inline double2 rebuilt_pair(const int2 *r, uint count) {
+  float2 digit[OZAKI_COUNT];
+#pragma unroll
+  for (int l = 0; l < OZAKI_COUNT; ++l) {
+    float2 even = times(r[l], garner[l][l]), odd = 0;
+#pragma unroll
+    for (int d = 0; d < l; ++d)
+      if (d % 2 == 0)
+        even = fma(digit[d], (float2)garner[d][l], even);
+      else
+        odd = fma(digit[d], (float2)garner[d][l], odd);
+    digit[l] = l < (int)count ? remainder_of(even + odd, moduli[l]) : 0;
+  }
   double2 high = 0, low = 0;
-  horner_step(&high, &low, CHUNK_OF(digit18, digit19, (float2)0, 18), RADIX_OF(18));
-  horner_step(&high, &low, CHUNK_OF(digit15, digit16, digit17, 15), RADIX_OF(15));
-  horner_step(&high, &low, CHUNK_OF(digit12, digit13, digit14, 12), RADIX_OF(12));
-  horner_step(&high, &low, CHUNK_OF(digit9, digit10, digit11, 9), RADIX_OF(9));
-  horner_step(&high, &low, CHUNK_OF(digit6, digit7, digit8, 6), RADIX_OF(6));
-  horner_step(&high, &low, CHUNK_OF(digit3, digit4, digit5, 3), RADIX_OF(3));
-  horner_step(&high, &low, CHUNK_OF(digit0, digit1, digit2, 0), RADIX_OF(0));
+#pragma unroll
+  for (int first = (OZAKI_COUNT - 1) / 3 * 3; first >= 0; first -= 3)
+    horner_step(&high, &low, chunk_of(digit, first), radix_of(first));
   return high + low;
 }
 
-// C's value of the pair rebuilt at (i, j) and (i, j1) of product `product`, scaled back.
-inline double2 scaled_pair(__global const char *c, __global const double *stats_a,
-                           __global const double *stats_b, int bits_a, int bits_b, uint m, uint n,
-                           uint count, size_t product, size_t i, size_t j, size_t j1,
-                           size_t plane) {
-  const double2 value =
-      rebuilt_pair(c, (product * m + i) * n + j, plane, n % 2 == 0, j1 - j, count);
+// A work-group's LARGEST_GROUP work-items rebuild 2 * LARGEST_GROUP columns of one row: 128
+// bytes of each plane, which they stage in local memory first, 16 bytes a load where the row's
+// run is whole and 16-byte aligned (n a multiple of 16), else two bytes each.
+#define STAGED_PIECES (2 * LARGEST_GROUP / 16) // uint4s of a plane per work-group
+
+// The group's residues of the first `count` planes into `stage` (plane l's at l * STAGED_PIECES),
+// the work-item's pair at `at` (j, j + `second`; j past n: zeros), then a barrier. Every
+// work-item of the group calls it. Declared uint4 for its alignment (a char array cast to uint4
+// faulted the GPU).
+inline void stage_residues(__local uint4 *stage, __global const char *planes, size_t at,
+                           size_t plane, uint count, uint n, size_t j, size_t second) {
+  const int t = get_local_id(0);
+  if (n % 16 == 0 && (get_group_id(0) + 1) * 2 * LARGEST_GROUP <= n) { // uniform over the group
+    const size_t first = at - 2 * t;
+    for (int q = t; q < (int)count * STAGED_PIECES; q += LARGEST_GROUP)
+      stage[q] = *(__global const uint4 *)(planes + q / STAGED_PIECES * plane + first +
+                                           q % STAGED_PIECES * 16);
+  } else {
+    __local char2 *mine = (__local char2 *)stage + t;
+    for (uint l = 0; l < count; ++l)
+      mine[l * LARGEST_GROUP] = j < n ? convert_char2(residue_pair(planes, at, plane, l,
+                                                                   n % 2 == 0, second))
+                                      : (char2)0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// The work-item's pair of C, columns j and j1 (j1 = j past the end: a duplicate changes no
+// maximum and is not stored) of row i of product `product`, rebuilt and scaled back; 0 past n.
+// Every work-item of the group calls it (a barrier inside).
+inline double2 pair_of_c(__local uint4 *stage, __global const char *planes,
+                         __global const double *stats_a, __global const double *stats_b,
+                         int bits_a, int bits_b, uint m, uint n, uint count, size_t i, size_t j,
+                         size_t j1, size_t product) {
+  const size_t plane = (size_t)m * n * get_global_size(2), at = (product * m + i) * n + j;
+  stage_residues(stage, planes, at, plane, count, n, j, j1 - j);
+  if (j >= n)
+    return 0;
+  __local const char2 *mine = (__local const char2 *)stage + get_local_id(0);
+  int2 r[OZAKI_COUNT];
+#pragma unroll
+  for (int l = 0; l < OZAKI_COUNT; ++l)
+    r[l] = l < (int)count ? convert_int2(mine[l * LARGEST_GROUP]) : (int2)0;
+  const double2 value = rebuilt_pair(r, count);
   const int shift = line_shift(stats_a[2 * (product * m + i)], bits_a);
   return (double2)(ldexp(value.s0, -(shift + line_shift(stats_b[2 * (product * n + j)], bits_b))),
                    ldexp(value.s1, -(shift + line_shift(stats_b[2 * (product * n + j1)], bits_b))));
 }
 
-// Two adjacent columns of C per work-item: a char2 per plane, so a warp's load is 64 contiguous
-// bytes (0.63 -> 0.53 ms at 4096^2; four columns, char4, 0.57). The second column is the first
-// again past the end (a duplicate changes no maximum; it is not stored).
+// C = alpha * value + beta * C at `at` (C not read when beta is 0).
+inline void update_c(__global double *at, double value, double alpha, double beta) {
+  *at = beta != 0 ? fma(alpha, value, beta * *at) : alpha * value;
+}
+
+// Two adjacent columns of C per work-item: a char2 per plane. Measured on the H200, 17 moduli,
+// the pass alone at 4096^2 / 8192^2: this form RECONSTRUCT_FIGURES. Other forms: each work-item
+// reading its char2 per plane from global memory (a warp's load 64 contiguous bytes), the digits
+// in arrays, masked or a uniform branch per digit, 0.45-0.48 / 2.0-2.1, Garner by rows 0.49 /
+// 2.08; the same with a break past `count`, 1.17 / 4.99; named variables, no arrays, a uniform
+// branch per digit, 0.62 / 2.53; Garner updating every later digit after each, int-to-float
+// conversions, Horner digit by digit in two doubles, 0.50 / 2.15. Earlier, 4096^2 and 18 moduli:
+// one column per work-item 0.63 ms against two 0.53, four (char4) 0.57; Garner pair by pair, a
+// rint per pair, 1.14 ms, the same rounding by 1.5 * 2^23 1.16; in integers, by % 2.01 and by a
+// fixed-point reciprocal 1.78.
 __kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
 reconstruct(__global const char *c, __global const double *stats_a, __global const double *stats_b,
             int bits_a, int bits_b, uint m, uint n, uint count, __global double *values,
             volatile __global uint *largest) {
+  __local uint4 stage[OZAKI_COUNT * STAGED_PIECES];
   __local double top[LARGEST_GROUP];
   const size_t j = 2 * get_global_id(0), i = get_global_id(1), product = get_global_id(2);
   const size_t j1 = j + 1 < n ? j + 1 : j, at = (product * m + i) * n + j;
-  const size_t plane = (size_t)m * n * get_global_size(2);
-  double2 value = 0;
+  const double2 value =
+      pair_of_c(stage, c, stats_a, stats_b, bits_a, bits_b, m, n, count, i, j, j1, product);
   if (j < n) {
-    value = scaled_pair(c, stats_a, stats_b, bits_a, bits_b, m, n, count, product, i, j, j1,
-                        plane);
     if (n % 2 == 0)
       *(__global double2 *)(values + at) = value;
     else {
@@ -559,17 +576,17 @@ reconstruct_into_c(__global const char *planes, __global const double *stats_a,
                    __global const double *stats_b, int bits_a, int bits_b, uint m, uint n,
                    uint count, __global double *c, ulong offset, ulong stride, ulong ld,
                    double alpha, double beta) {
+  __local uint4 stage[OZAKI_COUNT * STAGED_PIECES];
   const size_t j = 2 * get_global_id(0), i = get_global_id(1), product = get_global_id(2);
-  const size_t plane = (size_t)m * n * get_global_size(2);
+  const size_t j1 = j + 1 < n ? j + 1 : j;
+  const double2 value =
+      pair_of_c(stage, planes, stats_a, stats_b, bits_a, bits_b, m, n, count, i, j, j1, product);
   if (j >= n)
     return;
-  const size_t j1 = j + 1 < n ? j + 1 : j;
-  const double2 value = scaled_pair(planes, stats_a, stats_b, bits_a, bits_b, m, n, count, product,
-                                    i, j, j1, plane);
   __global double *at = c + offset + product * stride + i * ld + j;
-  at[0] = beta != 0 ? fma(alpha, value.s0, beta * at[0]) : alpha * value.s0;
+  update_c(at, value.s0, alpha, beta);
   if (j1 > j)
-    at[1] = beta != 0 ? fma(alpha, value.s1, beta * at[1]) : alpha * value.s1;
+    update_c(at + 1, value.s1, alpha, beta);
 }
 
 __kernel void apply(__global const double *values, __global double *c, ulong offset, ulong stride,
@@ -577,7 +594,6 @@ __kernel void apply(__global const double *values, __global double *c, ulong off
   const size_t j = get_global_id(0), i = get_global_id(1), product = get_global_id(2);
   if (i >= m || j >= n)
     return;
-  __global double *at = c + offset + product * stride + i * ld + j;
-  const double value = values[(product * m + i) * n + j];
-  *at = beta != 0 ? fma(alpha, value, beta * *at) : alpha * value;
+  update_c(c + offset + product * stride + i * ld + j, values[(product * m + i) * n + j], alpha,
+           beta);
 }

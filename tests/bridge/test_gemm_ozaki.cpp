@@ -428,6 +428,21 @@ BOOST_AUTO_TEST_CASE(products_of_several_tiles_are_as_accurate_as_fp64) {
   }
 }
 
+// The reconstruction's work-groups take 128 columns of a row each; where N is a multiple of 16 the
+// whole ones read their residues 16 bytes at a time, the partial one at the edge two bytes a
+// column. Both in one call, in a batch (the planes of each product), with alpha and beta.
+BOOST_AUTO_TEST_CASE(whole_and_partial_groups_of_columns_rebuild_alike) {
+  Context context = make_context();
+  Case c{24, 272, 48};
+  c.batch = 2;
+  c.alpha = 0.5;
+  c.beta = -2;
+  const Compared r = compare(context, operands(c, 0, 53));
+  BOOST_TEST(ran_the_scheme(r.ours), r.ours.plan);
+  BOOST_TEST(r.ours.passes.find("reconstruct_into_c") != std::string::npos, r.ours.passes);
+  BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
+}
+
 // Whether `passes` (CL_GEMM_PASSES) names `kernels` in that order, each as a whole name.
 bool ran_in_order(const std::string &passes, std::initializer_list<const char *> kernels) {
   const std::string spaced = " " + passes;
@@ -567,19 +582,23 @@ BOOST_AUTO_TEST_CASE(a_product_no_moduli_carry_runs_in_fp64) {
   BOOST_TEST(r.scheme == r.fp64);
 }
 
-// A's rows alternate in sign around 1 (each off by up to 2^-8), B is all ones: the product cancels
-// to 2^-8 of what the operands' sums suggest, more bits than the first guess gave. The check
-// catches it and a second pass keeps more.
+// A's rows alternate in sign around 1 (each off by up to 2^-8), B's columns are each one value
+// near 1: the product cancels to 2^-8 of what the operands' sums suggest, more bits than the
+// first guess gave. The check catches it and a second pass keeps more. 272 columns: the
+// reconstruction's work-groups of 128 columns, two whole (their residues read 16 bytes at a time)
+// and one partial.
 BOOST_AUTO_TEST_CASE(a_product_smaller_than_guessed_takes_a_second_pass) {
   Context context = make_context();
-  const Case c{16, 16, 64};
+  const Case c{16, 272, 64};
   Operands o = operands(c, 0, 13);
   for (double &a : o.a)
     a = 1 + std::ldexp(a, -8);
   for (uint32_t i = 0; i < c.m; ++i)
     for (uint32_t h = 1; h < c.k; h += 2)
       o.a[o.sa.at(0, i, h)] *= -1;
-  std::fill(o.b.begin(), o.b.end(), 1.0);
+  for (uint32_t h = 0; h < c.k; ++h)
+    for (uint32_t j = 0; j < c.n; ++j)
+      o.b[o.sb.at(0, h, j)] = 1 + std::ldexp(j, -12); // columns told apart by their digits
   const Compared r = compare(context, o);
   BOOST_TEST(ran_the_scheme(r.ours), r.ours.plan);
   BOOST_TEST(r.ours.plan.find("a second pass") != std::string::npos, r.ours.plan);

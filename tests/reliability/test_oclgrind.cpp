@@ -199,9 +199,9 @@ BOOST_AUTO_TEST_CASE(step_13_runs_clean_in_rotated_and_paired_layouts) {
 
 #if defined(MQLCL_OCLGRIND_WRAPPER) && !defined(MQLCL_SANITIZED_BUILD)
 // The Ozaki scheme's kernels (the portable form: oclgrind is no GPU) as test_bridge_gemm_ozaki's
-// small cases run them: every layout, odd sizes, offsets, a batch, a second pass and a product
-// the scheme declines. (A load of a plane past the call's moduli was found so.) A process per
-// case: oclgrind starts its log afresh with each context.
+// small cases run them: every layout, odd sizes, offsets, a batch, whole and partial groups of
+// columns, a second pass and a product the scheme declines. (A load of a plane past the call's
+// moduli was found so.) A process per case: oclgrind starts its log afresh with each context.
 BOOST_AUTO_TEST_CASE(the_ozaki_schemes_kernels_run_clean_under_oclgrind) {
   std::filesystem::path work = MQLCL_TEST_WORK_DIR;
   std::filesystem::create_directories(work);
@@ -211,6 +211,7 @@ BOOST_AUTO_TEST_CASE(the_ozaki_schemes_kernels_run_clean_under_oclgrind) {
   ScopedEnvironment required("MQLCL_REQUIRE_DEVICE", std::string("1")); // no skipping
   for (const char *test : {"the_scheme_is_as_accurate_as_fp64_in_every_layout",
                            "lines_spanning_many_binades_keep_more_bits",
+                           "whole_and_partial_groups_of_columns_rebuild_alike",
                            "a_product_smaller_than_guessed_takes_a_second_pass",
                            "a_product_no_moduli_carry_runs_in_fp64"}) {
     const std::filesystem::path log = work / (std::string("ozaki-") + test + ".log");
