@@ -26,7 +26,7 @@ constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 // rounding of each element, done once.
 constexpr int kBoundLog2 = -54;
 constexpr int kMostBits = 120; // a line's integers stay far inside double's exponents
-constexpr const char *kFile = "ozaki.cl";
+constexpr const char *kFile = "ozaki.cl", *kRebuildFile = "ozaki_rebuild.cl";
 // The work-groups' shapes kernels/gemm/ozaki.cl requires.
 constexpr size_t kStatsGroup = 64, kAcrossLines = 32, kAcrossParts = 8, kResidueTile = 32,
                  kResidueRows = 8, kLargestGroup = 64, kSampleGroup = 256, kSampleLines = 8;
@@ -177,8 +177,7 @@ namespace {
 
 // The kernels, and the form of the integer products with its parameters (forms.hpp).
 struct OzakiKernels {
-  cl_kernel stats, stats_across, sampled, residues, products, reconstruct, reconstruct_into_c,
-      apply;
+  cl_kernel stats, stats_across, sampled, residues, products;
   const Form *form;
   Params params;
   std::string origin; // of the parameters: "defaults", or the tuned set's
@@ -225,11 +224,20 @@ OzakiKernels ozaki_kernels(const Context &context, ContextState &state, const Fo
   kernels.stats_across = kernel_for(context, state, kFile, options, "line_stats_across", sm90a);
   kernels.sampled = kernel_for(context, state, kFile, options, "sampled_largest", sm90a);
   kernels.residues = kernel_for(context, state, kFile, options, "residues", sm90a);
-  kernels.reconstruct = kernel_for(context, state, kFile, options, "reconstruct", sm90a);
-  kernels.reconstruct_into_c =
-      kernel_for(context, state, kFile, options, "reconstruct_into_c", sm90a);
-  kernels.apply = kernel_for(context, state, kFile, options, "apply", sm90a);
   return kernels;
+}
+
+// The reconstruction's kernels (kernels/gemm/ozaki_rebuild.cl), a program per count of moduli:
+// built for the call's, nothing is computed for the moduli past it.
+struct RebuildKernels {
+  cl_kernel reconstruct, reconstruct_into_c, apply;
+};
+
+RebuildKernels rebuild_kernels(const Context &context, ContextState &state, unsigned count) {
+  const std::string options = fmt::format("{} -DOZAKI_DIGITS={}", moduli_options(), count);
+  return {kernel_for(context, state, kRebuildFile, options, "reconstruct", false),
+          kernel_for(context, state, kRebuildFile, options, "reconstruct_into_c", false),
+          kernel_for(context, state, kRebuildFile, options, "apply", false)};
 }
 
 // The parameters of `form` for this call: a tuned set over its defaults where one is valid here,
@@ -455,9 +463,8 @@ void set_rebuild_args(cl_kernel kernel, const Call &call, const Scratch &s,
     set_arg(kernel, i, buffers[i]);
   set_arg(kernel, 3, cl_int(digits.bits_a));
   set_arg(kernel, 4, cl_int(digits.bits_b));
-  const cl_uint sizes[] = {call.m, call.n, digits.count};
-  for (cl_uint i = 0; i < 3; ++i)
-    set_arg(kernel, 5 + i, sizes[i]);
+  set_arg(kernel, 5, cl_uint(call.m));
+  set_arg(kernel, 6, cl_uint(call.n));
 }
 
 // Launches reconstruct or reconstruct_into_c: two columns per work-item.
@@ -471,13 +478,13 @@ void launch_rebuild(const Context &context, ContextState &state, cl_kernel kerne
 // The products' values rebuilt from s.planes into s.values, and, read back, log2 of each
 // product's largest |element| (-inf where it is zero), from the high word of its double: at most
 // the largest, by less than 2^-20 of it, so the bound it certifies holds for the largest itself.
-std::vector<double> reconstruct(const Context &context, ContextState &state, const OzakiKernels &k,
-                                const Call &call, const Scratch &s, const OzakiDigits &digits,
-                                bool &first) {
+std::vector<double> reconstruct(const Context &context, ContextState &state,
+                                const RebuildKernels &k, const Call &call, const Scratch &s,
+                                const OzakiDigits &digits, bool &first) {
   zero_largest(context, s.largest, call.batch);
   set_rebuild_args(k.reconstruct, call, s, digits);
-  set_arg(k.reconstruct, 8, s.values);
-  set_arg(k.reconstruct, 9, s.largest);
+  set_arg(k.reconstruct, 7, s.values);
+  set_arg(k.reconstruct, 8, s.largest);
   launch_rebuild(context, state, k.reconstruct, call, first);
   return read_largest_log2(context, s.largest, call.batch);
 }
@@ -493,11 +500,11 @@ void set_c_args(cl_kernel kernel, cl_uint from, const Call &call) {
 }
 
 // The products' values rebuilt from s.planes straight into C, for digits certified in advance.
-void reconstruct_into_c(const Context &context, ContextState &state, const OzakiKernels &k,
+void reconstruct_into_c(const Context &context, ContextState &state, const RebuildKernels &k,
                         const Call &call, const Scratch &s, const OzakiDigits &digits,
                         bool &first) {
   set_rebuild_args(k.reconstruct_into_c, call, s, digits);
-  set_c_args(k.reconstruct_into_c, 8, call);
+  set_c_args(k.reconstruct_into_c, 7, call);
   launch_rebuild(context, state, k.reconstruct_into_c, call, first);
 }
 
@@ -515,7 +522,7 @@ std::string uncertified(const std::vector<OperandSummary> &a, const std::vector<
   return {};
 }
 
-void apply_to_c(const Context &context, ContextState &state, const OzakiKernels &k,
+void apply_to_c(const Context &context, ContextState &state, const RebuildKernels &k,
                 const Call &call, cl_mem values, bool &first) {
   set_arg(k.apply, 0, values);
   set_c_args(k.apply, 1, call);
@@ -605,19 +612,20 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   const ResidueLayout layout = layout_of(kernels, call);
   for (int pass = 0; pass < 2 && choice.digits; ++pass) {
     const OzakiDigits digits = *choice.digits;
+    const RebuildKernels rebuild = rebuild_kernels(context, state, digits.count);
     const Scratch s =
         scratch_for(context, state, call, layout, digits.count, !certified, stats_a, stats_b);
     residue_products(context, state, kernels, call, a, b, layout, s, digits, first);
     if (certified) {
-      reconstruct_into_c(context, state, kernels, call, s, digits, first);
+      reconstruct_into_c(context, state, rebuild, call, s, digits, first);
       state.last_plan = plan_of(digits, kernels, false, forced);
       return std::nullopt;
     }
     const std::vector<double> largest =
-        reconstruct(context, state, kernels, call, s, digits, first);
+        reconstruct(context, state, rebuild, call, s, digits, first);
     const std::string why = uncertified(a_summary, b_summary, call.k, digits, largest);
     if (why.empty()) {
-      apply_to_c(context, state, kernels, call, s.values, first);
+      apply_to_c(context, state, rebuild, call, s.values, first);
       state.last_plan = plan_of(digits, kernels, pass > 0, forced);
       return std::nullopt;
     }

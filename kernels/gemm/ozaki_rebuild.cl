@@ -1,0 +1,229 @@
+// The Ozaki scheme's reconstruction (bridge/src/gemm/ozaki.cpp; the scheme: gemm/ozaki.cl): each
+// element of C rebuilt from its residues modulo the first OZAKI_DIGITS moduli, in the planes of
+// ozaki.cl's residue_products (plane z = modulus * products + product, m x n chars each), and
+// scaled back by its lines' shifts. A program per count of moduli, OZAKI_DIGITS the call's: the
+// digits are arrays of that size, nothing computed for the moduli past it.
+//
+// reconstruct(planes, stats_a, stats_b, bits_a, bits_b, m, n, values, largest): each element
+// rebuilt and scaled back, into values (m x n per product), and the largest |value| of each
+// product as the high word of the double, into largest (zeros before). Launch: global (n / 2
+// rounded up, then up to 64, m, products), local (64, 1, 1).
+// reconstruct_into_c(planes, stats_a, stats_b, bits_a, bits_b, m, n, C, offset, stride, ld, alpha,
+// beta): the same values straight into C as apply puts them, where the call's digits are
+// certified before the products run (no check of the largest element to wait for). Launch as
+// reconstruct.
+// apply(values, c, offset, stride, ld, alpha, beta, m, n): C = alpha * values + beta * C (C not
+// read when beta is 0). Launch: global (n, m, products), any local.
+
+#include "ozaki_common.cl" // the moduli, line_shift, store_largest
+
+#ifndef OZAKI_GARNER
+#error "OZAKI_GARNER: Garner's coefficients, row d, column l >= d (bridge/src/gemm/ozaki.hpp)"
+#endif
+#if !defined(OZAKI_DIGITS) || OZAKI_DIGITS < 1 || OZAKI_DIGITS > OZAKI_COUNT
+#error "OZAKI_DIGITS: the call's count of moduli, 1 to OZAKI_COUNT"
+#endif
+
+__constant float garner[OZAKI_COUNT][OZAKI_COUNT] = {OZAKI_GARNER};
+
+#define LARGEST_GROUP 64 // the work-groups of reconstruct and reconstruct_into_c
+
+// The residues of plane l at `at` for two adjacent columns of C (the second `second` chars on:
+// 1, or 0 past the end), as ints: one char2 where n is even (`paired`), else two bytes.
+inline int2 residue_pair(__global const char *c, size_t at, size_t plane, int l, bool paired,
+                         size_t second) {
+  __global const char *residues = c + l * plane + at;
+  return paired ? convert_int2(*(__global const char2 *)residues)
+                : (int2)(residues[0], residues[second]);
+}
+
+// The residues r times g, exact in float, without an int-to-float conversion (on NVIDIA's GPUs a
+// pipe several times slower than the fma's): the bits 0x4B400000 + r are the float
+// 1.5 * 2^23 + r, and one fma takes 1.5 * 2^23 * g (exact: g is at most 127) off its product, left
+// with r g, under 2^14.
+inline float2 times(int2 r, float g) {
+  return fma(as_float2(r + 0x4B400000), (float2)g, (float2)(-0x1.8p23f * g));
+}
+
+// x modulo p, symmetric, for x an integer under 2^19 in float: x less p times x / p rounded to
+// nearest by adding and taking off 1.5 * 2^23. x / p is at least 1 / 2p from a half and the fma's
+// product misses it by under 2^-12 (x / p < 2^12, 1 / p within 2^-24 of itself).
+inline float2 remainder_of(float2 x, float p) {
+  const float2 quotient = fma(x, (float2)(1.0f / p), (float2)0x1.8p23f) - 0x1.8p23f;
+  return fma(-quotient, (float2)p, x);
+}
+
+// One step of Horner's rule from the top in two doubles, x = x * radix + v: the product and the
+// sum error-free, the sum's larger term the product (|v| < radix / 2 and x an integer), so a
+// fast two-sum serves.
+inline void horner_step(double2 *high, double2 *low, float2 chunk, double radix) {
+  const double2 v = convert_double2(chunk);
+  const double2 product = *high * radix, product_error = fma(*high, (double2)radix, -product);
+  const double2 sum = product + v, sum_error = v - (sum - product);
+  *low = fma(*low, (double2)radix, product_error + sum_error);
+  *high = sum;
+}
+
+// The digits in arrays, every loop of OZAKI_DIGITS unrolled, so the arrays live in registers
+// (NVIDIA's compiler kept a form that left its loop at a run-time count in memory: 320 bytes a
+// work-item).
+inline float modulus(int l) { return l < OZAKI_DIGITS ? moduli[l] : 1; }
+
+// The chunk of three digits from `first` on (exact in float: |chunk| < 255 * 253 * 251 / 2 <
+// 2^23; digits past OZAKI_DIGITS are 0), and its radix, the product of their moduli (under 2^24;
+// exact in double).
+inline float2 chunk_of(const float2 *digit, int first) {
+  const float2 d1 = first + 1 < OZAKI_DIGITS ? digit[first + 1] : 0;
+  const float2 d2 = first + 2 < OZAKI_DIGITS ? digit[first + 2] : 0;
+  return fma(fma(d2, (float2)modulus(first + 1), d1), (float2)modulus(first), digit[first]);
+}
+inline double radix_of(int first) {
+  return (double)modulus(first) * modulus(first + 1) * modulus(first + 2);
+}
+
+// Two adjacent elements of one product of C, as integers, from their residues r, rounded once to
+// double. Garner's mixed radix, x = d_0 + p_0 (d_1 + p_1 (d_2 + ...)), each digit the dot product
+// of its residue and the digits below, modulo its modulus: d_l = (r_l g_ll + sum over d < l of
+// d_d g_dl) mod p_l (OZAKI_GARNER). Every term is at most 127^2 and every sum under 20 * 127^2 <
+// 2^19: exact in float. Every other term into each of two sums, two chains of fmas instead of
+// one. Then Horner's rule: three digits at a time in float, the chunks in two doubles
+// (horner_step), the integer rounded once at the end. (In one double, each step past 2^53
+// rounded: several units of the last place on the largest elements.)
+inline double2 rebuilt_pair(const int2 *r) {
+  float2 digit[OZAKI_DIGITS];
+#pragma unroll
+  for (int l = 0; l < OZAKI_DIGITS; ++l) {
+    float2 even = times(r[l], garner[l][l]), odd = 0;
+#pragma unroll
+    for (int d = 0; d < l; ++d)
+      if (d % 2 == 0)
+        even = fma(digit[d], (float2)garner[d][l], even);
+      else
+        odd = fma(digit[d], (float2)garner[d][l], odd);
+    digit[l] = remainder_of(even + odd, moduli[l]);
+  }
+  double2 high = 0, low = 0;
+#pragma unroll
+  for (int first = (OZAKI_DIGITS - 1) / 3 * 3; first >= 0; first -= 3)
+    horner_step(&high, &low, chunk_of(digit, first), radix_of(first));
+  return high + low;
+}
+
+// A work-group's LARGEST_GROUP work-items rebuild 2 * LARGEST_GROUP columns of one row: 128
+// bytes of each plane, which they stage in local memory first, 16 bytes a load where the row's
+// run is whole and 16-byte aligned (n a multiple of 16), else two bytes each.
+#define STAGED_PIECES (2 * LARGEST_GROUP / 16) // uint4s of a plane per work-group
+
+// The group's residues of the OZAKI_DIGITS planes into `stage` (plane l's at l * STAGED_PIECES),
+// the work-item's pair at `at` (j, j + `second`; j past n: zeros), then a barrier. Every
+// work-item of the group calls it. Declared uint4 for its alignment (a char array cast to uint4
+// faulted the GPU).
+inline void stage_residues(__local uint4 *stage, __global const char *planes, size_t at,
+                           size_t plane, uint n, size_t j, size_t second) {
+  const int t = get_local_id(0);
+  if (n % 16 == 0 && (get_group_id(0) + 1) * 2 * LARGEST_GROUP <= n) { // uniform over the group
+    const size_t first = at - 2 * t;
+    for (int q = t; q < OZAKI_DIGITS * STAGED_PIECES; q += LARGEST_GROUP)
+      stage[q] = *(__global const uint4 *)(planes + q / STAGED_PIECES * plane + first +
+                                           q % STAGED_PIECES * 16);
+  } else {
+    __local char2 *mine = (__local char2 *)stage + t;
+    for (int l = 0; l < OZAKI_DIGITS; ++l)
+      mine[l * LARGEST_GROUP] = j < n ? convert_char2(residue_pair(planes, at, plane, l,
+                                                                   n % 2 == 0, second))
+                                      : (char2)0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// The work-item's pair of C, columns j and j1 (j1 = j past the end: a duplicate changes no
+// maximum and is not stored) of row i of product `product`, rebuilt and scaled back; 0 past n.
+// Every work-item of the group calls it (a barrier inside).
+inline double2 pair_of_c(__local uint4 *stage, __global const char *planes,
+                         __global const double *stats_a, __global const double *stats_b,
+                         int bits_a, int bits_b, uint m, uint n, size_t i, size_t j, size_t j1,
+                         size_t product) {
+  const size_t plane = (size_t)m * n * get_global_size(2), at = (product * m + i) * n + j;
+  stage_residues(stage, planes, at, plane, n, j, j1 - j);
+  if (j >= n)
+    return 0;
+  __local const char2 *mine = (__local const char2 *)stage + get_local_id(0);
+  int2 r[OZAKI_DIGITS];
+#pragma unroll
+  for (int l = 0; l < OZAKI_DIGITS; ++l)
+    r[l] = convert_int2(mine[l * LARGEST_GROUP]);
+  const double2 value = rebuilt_pair(r);
+  const int shift = line_shift(stats_a[2 * (product * m + i)], bits_a);
+  return (double2)(ldexp(value.s0, -(shift + line_shift(stats_b[2 * (product * n + j)], bits_b))),
+                   ldexp(value.s1, -(shift + line_shift(stats_b[2 * (product * n + j1)], bits_b))));
+}
+
+// C = alpha * value + beta * C at `at` (C not read when beta is 0).
+inline void update_c(__global double *at, double value, double alpha, double beta) {
+  *at = beta != 0 ? fma(alpha, value, beta * *at) : alpha * value;
+}
+
+// Two adjacent columns of C per work-item: a char2 per plane. Measured on the H200, 17 moduli,
+// the pass alone at 4096^2 / 8192^2: this form 0.34 / 1.43 ms. Other forms: one program for every
+// count, the digits past the call's masked, 0.41 / 1.79-1.85 (with ldexp replaced by products
+// with powers of two, no faster); besides, each work-item reading its char2 per plane from global
+// memory (a warp's load 64 contiguous bytes), the digits in arrays, masked or a uniform branch
+// per digit, 0.45-0.48 / 2.0-2.1, Garner by rows 0.49 / 2.08; the same with a break past the
+// count, 1.17 / 4.99; named variables, no arrays, a uniform branch per digit, 0.62 / 2.53; Garner
+// updating every later digit after each, int-to-float conversions, Horner digit by digit in two
+// doubles, 0.50 / 2.15. Earlier, 4096^2 and 18 moduli:
+// one column per work-item 0.63 ms against two 0.53, four (char4) 0.57; Garner pair by pair, a
+// rint per pair, 1.14 ms, the same rounding by 1.5 * 2^23 1.16; in integers, by % 2.01 and by a
+// fixed-point reciprocal 1.78.
+__kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
+reconstruct(__global const char *c, __global const double *stats_a, __global const double *stats_b,
+            int bits_a, int bits_b, uint m, uint n, __global double *values,
+            volatile __global uint *largest) {
+  __local uint4 stage[OZAKI_DIGITS * STAGED_PIECES];
+  __local double top[LARGEST_GROUP];
+  const size_t j = 2 * get_global_id(0), i = get_global_id(1), product = get_global_id(2);
+  const size_t j1 = j + 1 < n ? j + 1 : j, at = (product * m + i) * n + j;
+  const double2 value =
+      pair_of_c(stage, c, stats_a, stats_b, bits_a, bits_b, m, n, i, j, j1, product);
+  if (j < n) {
+    if (n % 2 == 0)
+      *(__global double2 *)(values + at) = value;
+    else {
+      values[at] = value.s0;
+      if (j1 > j)
+        values[at + 1] = value.s1;
+    }
+  }
+  store_largest(top, get_local_id(0), LARGEST_GROUP, fmax(fabs(value.s0), fabs(value.s1)),
+                largest + product);
+}
+
+// reconstruct's values straight into C, C = alpha * value + beta * C (C not read when beta is 0),
+// for a call whose bound its digits already meet at a proven lower bound of the largest element:
+// no values to keep for a check, no apply. Launch as reconstruct.
+__kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
+reconstruct_into_c(__global const char *planes, __global const double *stats_a,
+                   __global const double *stats_b, int bits_a, int bits_b, uint m, uint n,
+                   __global double *c, ulong offset, ulong stride, ulong ld, double alpha,
+                   double beta) {
+  __local uint4 stage[OZAKI_DIGITS * STAGED_PIECES];
+  const size_t j = 2 * get_global_id(0), i = get_global_id(1), product = get_global_id(2);
+  const size_t j1 = j + 1 < n ? j + 1 : j;
+  const double2 value =
+      pair_of_c(stage, planes, stats_a, stats_b, bits_a, bits_b, m, n, i, j, j1, product);
+  if (j >= n)
+    return;
+  __global double *at = c + offset + product * stride + i * ld + j;
+  update_c(at, value.s0, alpha, beta);
+  if (j1 > j)
+    update_c(at + 1, value.s1, alpha, beta);
+}
+
+__kernel void apply(__global const double *values, __global double *c, ulong offset, ulong stride,
+                    ulong ld, double alpha, double beta, uint m, uint n) {
+  const size_t j = get_global_id(0), i = get_global_id(1), product = get_global_id(2);
+  if (i >= m || j >= n)
+    return;
+  update_c(c + offset + product * stride + i * ld + j, values[(product * m + i) * n + j], alpha,
+           beta);
+}
