@@ -164,17 +164,16 @@ inline void update_c(__global double *at, double value, double alpha, double bet
 }
 
 // Two adjacent columns of C per work-item: a char2 per plane. Measured on the H200, 17 moduli,
-// the pass alone at 4096^2 / 8192^2: this form 0.34 / 1.43 ms. Other forms: one program for every
-// count, the digits past the call's masked, 0.41 / 1.79-1.85 (with ldexp replaced by products
-// with powers of two, no faster); besides, each work-item reading its char2 per plane from global
-// memory (a warp's load 64 contiguous bytes), the digits in arrays, masked or a uniform branch
-// per digit, 0.45-0.48 / 2.0-2.1, Garner by rows 0.49 / 2.08; the same with a break past the
-// count, 1.17 / 4.99; named variables, no arrays, a uniform branch per digit, 0.62 / 2.53; Garner
-// updating every later digit after each, int-to-float conversions, Horner digit by digit in two
-// doubles, 0.50 / 2.15. Earlier, 4096^2 and 18 moduli:
-// one column per work-item 0.63 ms against two 0.53, four (char4) 0.57; Garner pair by pair, a
-// rint per pair, 1.14 ms, the same rounding by 1.5 * 2^23 1.16; in integers, by % 2.01 and by a
-// fixed-point reciprocal 1.78.
+// the pass alone at 4096^2 / 8192^2: this form 0.34 / 1.43-1.47 ms. Other forms: one program for
+// every count, the digits past the call's masked, 0.41 / 1.79-1.85 (with ldexp replaced by
+// products with powers of two, no faster); besides, each work-item reading its char2 per plane
+// from global memory (a warp's load 64 contiguous bytes), the digits in arrays, masked or a
+// uniform branch per digit, 0.45-0.48 / 2.0-2.1, Garner by rows 0.49 / 2.08; the same with a break
+// past the count, 1.17 / 4.99; named variables, no arrays, a uniform branch per digit, 0.62 /
+// 2.53; Garner updating every later digit after each, int-to-float conversions, Horner digit by
+// digit in two doubles, 0.50 / 2.15. Earlier, 4096^2 and 18 moduli: one column per work-item 0.63
+// ms against two 0.53, four (char4) 0.57; Garner pair by pair, a rint per pair, 1.14 ms, the same
+// rounding by 1.5 * 2^23 1.16; in integers, by % 2.01 and by a fixed-point reciprocal 1.78.
 __kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
 reconstruct(__global const char *c, __global const double *stats_a, __global const double *stats_b,
             int bits_a, int bits_b, uint m, uint n, __global double *values,
