@@ -27,7 +27,7 @@ constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 constexpr int kBoundLog2 = -54;
 constexpr int kMostBits = 120; // a line's integers stay far inside double's exponents
 constexpr const char *kFile = "ozaki.cl", *kRebuildFile = "ozaki_rebuild.cl";
-// The work-groups' shapes kernels/gemm/ozaki.cl requires.
+// The work-groups' shapes kernels/gemm/ozaki.cl and ozaki_rebuild.cl require.
 constexpr size_t kStatsGroup = 64, kAcrossLines = 32, kAcrossParts = 8, kResidueTile = 32,
                  kResidueRows = 8, kLargestGroup = 64, kSampleGroup = 256, kSampleLines = 8;
 
