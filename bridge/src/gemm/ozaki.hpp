@@ -30,10 +30,10 @@ namespace mqlcl::gemm {
 inline constexpr std::array<int, 20> kOzakiModuli{255, 253, 251, 247, 241, 239, 233, 229, 227, 223,
                                                   211, 199, 197, 193, 191, 181, 179, 173, 167, 163};
 
-// Garner's coefficients, as kernels/gemm/ozaki.cl takes them: with P_d the product of the moduli
-// below d, the digits of x = d_0 + P_1 d_1 + P_2 d_2 + ... are d_l = (r_l g[l][l] + sum over
-// d < l of d_d g[d][l]) modulo p_l, r_l = x modulo p_l: g[l][l] = P_l^-1 and g[d][l] = -P_d P_l^-1
-// modulo p_l, symmetric (|g| <= 127), 0 below the diagonal.
+// Garner's coefficients, as kernels/gemm/ozaki_rebuild.cl takes them: with P_d the product of the
+// moduli below d, the digits of x = d_0 + P_1 d_1 + P_2 d_2 + ... are d_l = (r_l g[l][l] + sum
+// over d < l of d_d g[d][l]) modulo p_l, r_l = x modulo p_l: g[l][l] = P_l^-1 and g[d][l] = -P_d
+// P_l^-1 modulo p_l, symmetric (|g| <= 127), 0 below the diagonal.
 using OzakiGarner = std::array<std::array<int, kOzakiModuli.size()>, kOzakiModuli.size()>;
 OzakiGarner ozaki_garner();
 
