@@ -30,9 +30,9 @@ __constant float garner[OZAKI_COUNT][OZAKI_COUNT] = {OZAKI_GARNER};
 
 // The residues of plane l at `at` for two adjacent columns of C (the second `second` chars on:
 // 1, or 0 past the end), as ints: one char2 where n is even (`paired`), else two bytes.
-inline int2 residue_pair(__global const char *c, size_t at, size_t plane, int l, bool paired,
-                         size_t second) {
-  __global const char *residues = c + l * plane + at;
+inline int2 residue_pair(__global const char *planes, size_t at, size_t plane, int l,
+                         bool paired, size_t second) {
+  __global const char *residues = planes + l * plane + at;
   return paired ? convert_int2(*(__global const char2 *)residues)
                 : (int2)(residues[0], residues[second]);
 }
@@ -175,15 +175,15 @@ inline void update_c(__global double *at, double value, double alpha, double bet
 // ms against two 0.53, four (char4) 0.57; Garner pair by pair, a rint per pair, 1.14 ms, the same
 // rounding by 1.5 * 2^23 1.16; in integers, by % 2.01 and by a fixed-point reciprocal 1.78.
 __kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
-reconstruct(__global const char *c, __global const double *stats_a, __global const double *stats_b,
-            int bits_a, int bits_b, uint m, uint n, __global double *values,
-            volatile __global uint *largest) {
+reconstruct(__global const char *planes, __global const double *stats_a,
+            __global const double *stats_b, int bits_a, int bits_b, uint m, uint n,
+            __global double *values, volatile __global uint *largest) {
   __local uint4 stage[OZAKI_DIGITS * STAGED_PIECES];
   __local double top[LARGEST_GROUP];
   const size_t j = 2 * get_global_id(0), i = get_global_id(1), product = get_global_id(2);
   const size_t j1 = j + 1 < n ? j + 1 : j, at = (product * m + i) * n + j;
   const double2 value =
-      pair_of_c(stage, c, stats_a, stats_b, bits_a, bits_b, m, n, i, j, j1, product);
+      pair_of_c(stage, planes, stats_a, stats_b, bits_a, bits_b, m, n, i, j, j1, product);
   if (j < n) {
     if (n % 2 == 0)
       *(__global double2 *)(values + at) = value;
