@@ -148,6 +148,19 @@
 #ifndef B_TILES_SHARED // GEMM: the batch shares one B, tiled once
 #define B_TILES_SHARED 0
 #endif
+// GEMM with TF32 maps (TMA 2, MODE 1): B_MN 1 reads a B stored K x N (N along its rows, as NN
+// has it) through its map as it is, with no transposing copy. TF32 wgmma reads only K-major
+// operands from local memory, and MN-major ones only from registers, so the kernel computes C^T =
+// B^T A^T: B's tile is the register operand, loaded by the work-items from boxes of 32 columns
+// (nv/wgmma_tiles.cl, fragments_of_b), A's tile the K-major one; C^T is stored transposed. BM then
+// counts C's columns per work-group (the warpgroups' 64 rows of C^T each), BN C's rows (the
+// wgmma's N). On an H200 at 4096 NN: 0.369 ms where the copy of B and the K-major product took
+// 0.039 + 0.343. Tried and not kept: one set of fragment registers for every slice with INFLIGHT 1
+// (the next slice's loads overwrote fragments still being read: wrong sums; slices in pairs now);
+// INFLIGHT 0, 0.459 ms.
+#ifndef B_MN
+#define B_MN 0
+#endif
 #ifndef A_TILES_SHARED // GEMM without maps: the batch shares one A, tiled once
 #define A_TILES_SHARED 0
 #endif
@@ -162,6 +175,17 @@
 
 #if (BM % 64) || (BN != 64 && BN != 128 && BN != 256)
 #error "BM is a multiple of 64; BN is 64, 128 or 256"
+#endif
+#if B_MN && !(GEMM && TMA == 2 && MODE == 1)
+#error "B_MN: the GEMM through TF32 maps (TMA 2, MODE 1)"
+#endif
+// The grid of work-groups' blocks, in rows of BM and columns of BN: C's, or with B_MN C^T's.
+#if B_MN
+#define GRID_ROWS N_
+#define GRID_COLS M_
+#else
+#define GRID_ROWS M_
+#define GRID_COLS N_
 #endif
 #if TILED && TMA
 #error "TILED and TMA exclude each other"

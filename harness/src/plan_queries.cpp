@@ -52,9 +52,14 @@ gemm::Plan planned_product(const DeviceCaps &device, const gemm::Shape &shape,
     return gemm::exact_plan(limits, facts, shape, {overlay, database}, layout, forced);
   const gemm::Family family =
       precision == MQLCL_GEMM_TF32 ? gemm::Family::tensor_tf32 : gemm::Family::tensor_3xtf32;
+  // TF32 reads a B stored K x N as it is where the set says so (B_MN; the bridge also needs its
+  // rows on 16-byte boundaries, which a plan by shape cannot see).
+  const bool b_mn_map =
+      family == gemm::Family::tensor_tf32 && layout.size() == 2 && layout[1] == 'N';
   return gemm::tensor_plan(limits, shape, family,
                            gemm::find_tuned(overlay, database, facts, shape.m, shape.n, shape.k,
-                                            gemm::step_of(family), gemm::Element::float32, layout));
+                                            gemm::step_of(family), gemm::Element::float32, layout),
+                           true, b_mn_map);
 }
 
 std::string plan_set_text(const gemm::Plan &plan) {

@@ -47,6 +47,10 @@
 #define STAGE_K (TILED ? KPS : BK) // values of K per fill of a stage
 #define FILLS ((COLSROWS + STAGE_K - 1) / STAGE_K)
 #define SLICES (FILLS * (STAGE_K / KPS)) // slices of a tiled operand's block: whole fills
+// The fills the main loop multiplies: B_MN takes them in pairs, an odd count rounded up by a fill
+// past K, which the maps read as zeros (an early exit from the pair left the compiler moving the
+// accumulators while the last wgmmas still wrote them: wrong sums wherever FILLS was odd).
+#define LOOP_FILLS (B_MN ? (FILLS + 1) / 2 * 2 : FILLS)
 #define TILE_A (BM * BK) // floats per stage of A's tile
 #if SPLIT_B
 #define TILE_B (BN * 16 * (BK / 8)) // BK / 8 tiled slices with rows of 16 floats
@@ -158,14 +162,21 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 #endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-#if TMA
+#if B_MN // the stage's A holds B's BM columns, in boxes of 32 columns; its B holds A's BN rows
+#define COPY_A(s, bar)                                                                             \
+  for (int box = 0; box < BM / 32; ++box)                                                          \
+  tensor_copy(As + (s) % STAGES * TILE_A + box * 32 * BK, maps + 16, block_m + 32 * box, (s) * BK, \
+              bar)
+#elif TMA
 #define COPY_A(s, bar) tensor_copy(As + (s) % STAGES * TILE_A, maps, (s) * BK, block_m, bar)
 #else // a pass's tiles: FILLS slices of BM rows per block
   const __global float *const a_tiles = in1 + (size_t)(block_m / BM) * FILLS * TILE_A;
 #define COPY_A(s, bar)                                                                             \
   bulk_copy(As + (s) % STAGES * TILE_A, a_tiles + (size_t)(s) * TILE_A, TILE_A * 4, bar)
 #endif
-#if TMA && !SPLIT_B
+#if B_MN
+#define COPY_B(s, bar) tensor_copy(Bs + (s) % STAGES * TILE_B, maps, (s) * BK, block_n, bar)
+#elif TMA && !SPLIT_B
 #define COPY_B(s, bar) tensor_copy(Bs + (s) % STAGES * TILE_B, maps + 16, (s) * BK, block_n, bar)
 #else // a pass's tiles: FILLS slices of BN rows per block
   const __global float *const b_tiles = in2 + (size_t)(block_n / BN) * FILLS * TILE_B;
@@ -179,9 +190,18 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     COPY_A(s, bar);                                                                                \
     COPY_B(s, bar);                                                                                \
   }
-  for (int s = 0; s < STAGES && s < FILLS; ++s)
+  for (int s = 0; s < STAGES && s < LOOP_FILLS; ++s)
     FILL(s)
+  // B_MN takes slices in pairs, the loop over the pair unrolled, so that each slice of a pair loads
+  // its fragments into registers of its own: with INFLIGHT 1 the next slice's loads must not
+  // overwrite those its predecessor's wgmmas may still be reading.
+#if B_MN
+  for (int s0 = 0; s0 < LOOP_FILLS; s0 += 2)
+#pragma unroll
+    for (int s = s0; s < s0 + 2; ++s) {
+#else
   for (int s = 0; s < FILLS; ++s) {
+#endif
     mbarrier_wait(&full[s % STAGES], (s / STAGES) & 1);
     const __local float *as = As + (s % STAGES) * TILE_A + warpgroup * 64 * BK;
     const __local float *bs = Bs + (s % STAGES) * TILE_B;
@@ -228,6 +248,18 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     } else {
       wgmma_wait();
     }
+#elif B_MN
+    uint a[BK / 8][4]; // B^T's fragments, from the warpgroup's two boxes of B (as)
+#pragma unroll
+    for (int j = 0; j < BK / 8; ++j)
+      fragments_of_b(a[j], as, j * 8, tid);
+    wgmma_fence();
+#pragma unroll
+    for (int j = 0; j < BK / 8; ++j)
+      if (!LEFT_OUT(s))
+        wgmma_tf32_rs(acc, a[j], descriptor(bs + j * 8));
+    wgmma_commit();
+    wgmma_wait();
 #else
     wgmma_fence();
 #pragma unroll
@@ -240,7 +272,7 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
     // The products of slice s - INFLIGHT are done in this warpgroup; once they are in every
     // warpgroup, its stage takes the slice STAGES later.
     const int next = s - INFLIGHT + STAGES;
-    if (s >= INFLIGHT && next < FILLS) {
+    if (s >= INFLIGHT && next < LOOP_FILLS) {
       if (BM > 64)
         barrier(CLK_LOCAL_MEM_FENCE);
       FILL(next)
@@ -248,7 +280,9 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
   }
   wgmma_wait_all();
 
-#if GEMM
+#if B_MN
+  store_gemm_block_t(out, acc, block_m + warpgroup * 64, block_n, tid, alpha, beta);
+#elif GEMM
   store_gemm_block(out, acc, block_m + warpgroup * 64, block_n, tid, alpha, beta);
 #else
   store_block(out, acc, block_m + warpgroup * 64, block_n, tid);

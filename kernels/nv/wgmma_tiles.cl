@@ -37,7 +37,7 @@ inline void wgmma_bf16(float *d, ulong a, ulong b) {
                : "memory");
 }
 
-#if MODE == 3
+#if MODE == 3 || B_MN
 // d += a * b over 64 x BN x 8 TF32 with a from registers (the m16n8k8 A fragment of each warp);
 // also the C^T products, whose N is BM (MODE 3 has BM = BN).
 inline void wgmma_tf32_rs(float *d, const uint a[4], ulong b) {
@@ -57,11 +57,35 @@ inline void tails(uint r[4]) {
 }
 #endif
 
+#if B_MN
+// Which of the warpgroup's 64 columns of B (rows of C^T) row g + 8 * upper of warp `warp`'s 16
+// holds: columns 32 * (warp / 2) on, in the box of 32 columns that the copy engine wrote with the
+// 128-byte swizzle (16-byte chunk c of row k at chunk c ^ k % 8). The rows are spread over chunks
+// 2 * (warp % 2) + upper + 4 * (g / 4) so that a fragment's 32 loads (rows g, K t or t + 4) meet
+// on no bank: chunk c ^ t with c's bit 2 from g / 4, four floats each.
+inline int b_column(int warp, int g, int upper) {
+  return warp / 2 * 32 + 4 * (2 * (warp % 2) + upper + 4 * (g / 4)) + g % 4;
+}
+
+// This work-item's m16n8k8 A fragment of B^T for K k0 .. k0 + 7 of the slice: (row g, K t), (g +
+// 8, t), (g, t + 4), (g + 8, t + 4) of its warp's rows, from the warpgroup's two boxes of BK rows
+// of 32 floats.
+inline void fragments_of_b(uint a[4], const __local float *boxes, int k0, int tid) {
+  const int lane = tid % 32, warp = (tid / 32) % 4, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    const int column = b_column(warp, g, q % 2), k = k0 + t + 4 * (q / 2);
+    const int in_box = column % 32, chunk = (in_box / 4) ^ (k % 8);
+    a[q] = as_uint(boxes[column / 32 * 32 * BK + k * 32 + chunk * 4 + in_box % 4]);
+  }
+}
+#endif
+
 
 // The first row and column of this work-group's block of C. Work-groups go down GROUP_M block
 // rows before the next block column, so those running together share tiles of B in L2.
 inline int2 block_origin(void) {
-  const int blocks_m = (M_ + BM - 1) / BM, blocks_n = (N_ + BN - 1) / BN;
+  const int blocks_m = (GRID_ROWS + BM - 1) / BM, blocks_n = (GRID_COLS + BN - 1) / BN;
   const int block = get_group_id(0);
   const int first_m = block / (GROUP_M * blocks_n) * GROUP_M;
   const int group_rows = min(blocks_m - first_m, GROUP_M);
@@ -120,4 +144,27 @@ inline __attribute__((always_inline)) void store_gemm_block(__global float *out,
 #endif
   }
 }
+
+#if B_MN
+// The same for C^T's accumulators: its 64 rows from row0 are C's columns (b_column), its BN
+// columns from col0 C's rows, each pair of a row of C^T two rows of C.
+inline __attribute__((always_inline)) void store_gemm_block_t(__global float *out,
+                                                              const float *acc, int row0, int col0,
+                                                              int tid, float alpha, float beta) {
+  const int lane = tid % 32, warp = (tid / 32) % 4, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int i = 0; i < ACC / 2; ++i) {
+    const int column = row0 + b_column(warp, g, i % 2), row = col0 + (i / 2) * 8 + 2 * t;
+    if (column >= N_)
+      continue;
+#pragma unroll
+    for (int e = 0; e < 2; ++e)
+      if (row + e < M_) {
+        __global float *c = out + (size_t)(row + e) * LDC + column;
+        const float v = alpha * acc[2 * i + e];
+        *c = beta != 0.0f ? v + beta * *c : v;
+      }
+  }
+}
+#endif
 #endif

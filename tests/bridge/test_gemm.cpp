@@ -716,6 +716,59 @@ BOOST_AUTO_TEST_CASE(step_19_reads_operands_with_k_down_their_rows_in_place_unle
   std::filesystem::remove(cache);
 }
 
+// TF32 reads a B stored K x N (NN) through its map as it is where its tuned set says B_MN=1,
+// computing C^T with B's tile as the register operand (kernels/nv/wgmma_tiles.cl); where B's rows
+// are not on 16-byte boundaries, or the set says B_MN=0, B is copied K-contiguous first. Either
+// way every element verifies and nothing outside C changes. Runs where TF32 is offered (NVIDIA
+// Hopper) with tensor maps.
+BOOST_AUTO_TEST_CASE(tf32_reads_b_stored_k_by_n_as_it_is_where_its_set_says_so) {
+  if (Context probe = make_context(); !offers_tf32(probe)) {
+    BOOST_TEST_MESSAGE("no TF32 on this device: nothing reads B as stored");
+    return;
+  }
+  const auto cache = std::filesystem::temp_directory_path() /
+                     ("mqlcl-test-b-mn-" + std::to_string(std::random_device{}()) + ".json");
+  const std::string key = tuning_key();
+  // Two tile shapes: 128 columns of C by 256 rows, one group in flight; 64 by 64, none.
+  const std::string sets[] = {"\"BM\": 128, \"BN\": 256, \"BK\": 32, \"STAGES\": 3, "
+                              "\"INFLIGHT\": 1, \"GROUP_M\": 16",
+                              "\"BM\": 64, \"BN\": 64, \"BK\": 16, \"STAGES\": 2, "
+                              "\"INFLIGHT\": 0, \"GROUP_M\": 8"};
+  Case batched{37, 196, 100}; // B's rows 200 floats apart from element 4, 3 products
+  batched.batch = 3;
+  batched.offset = 4;
+  batched.pad = 4;
+  batched.alpha = -2;
+  batched.beta = 0.5;
+  Case scaled{300, 200, 96};
+  scaled.beta = 1;
+  const Case aligned[] = {Case{1023, 1000, 517}, scaled, batched, Case{64, 64, 64}};
+  for (const std::string &set : sets)
+    for (int b_mn : {1, 0}) {
+      std::ofstream(cache) << "{\"" << key << "\": {\"matr_mul_wgmma_tma_tf32 NN\": {\"64x64x64\": "
+                           << "{\"kernel_file\": \"matr_mul_wgmma_tf32.cl\", \"params\": {" << set
+                           << ", \"TMA\": 2, \"MODE\": 1, \"B_MN\": " << b_mn << "}}}}}";
+      ScopedEnvironment overlay("MQLCL_TUNE_CACHE", cache.string());
+      Context context = make_context();
+      for (Case c : aligned) {
+        c.precision = MQLCL_GEMM_TF32;
+        run_case(context, c);
+        const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
+        const std::string passes = info_string(context, MQLCL_CL_GEMM_PASSES);
+        BOOST_TEST(plan.find(" B_MN=" + std::to_string(b_mn) + " ") != std::string::npos,
+                   c << ": " << plan);
+        BOOST_TEST((passes.find("transpose") == std::string::npos) == (b_mn == 1),
+                   c << ": " << passes);
+      }
+      Case odd{37, 37, 37}; // B's rows 37 floats apart: copied whatever the set
+      odd.precision = MQLCL_GEMM_TF32;
+      run_case(context, odd);
+      const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
+      BOOST_TEST(plan.find(" B_MN=0 ") != std::string::npos, plan);
+    }
+  std::filesystem::remove(cache);
+}
+
 // The double product takes the sets tuned for it (`tune --gemm LAYOUT --double`, "matr_mul_tuned
 // double NN", or on FP64 tensor cores "matr_mul_dmma double NN"), and the FP32 product does not:
 // the same shape in float runs its own plan.

@@ -3,6 +3,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <string_view>
+#include <utility>
 
 namespace mqlcl::gemm {
 
@@ -94,6 +95,7 @@ Launch registers_launch(const Params &p, const Shape &shape) {
 // local memory, with nothing in flight; plain TF32 (MODE 1) reads TF32-typed maps (TMA 2), which
 // round the inputs, or FP32 maps (TMA 1), whose inputs the tensor cores truncate. TMA 0, where no
 // map can be written: the same product after a pass that lays the tiles out (rounded for TF32).
+// B_MN 1 (TF32 through maps): a B stored K x N read as it is, the product computed as C^T.
 bool tensor_valid(const Form &form, const Params &p, const DeviceLimits &device) {
   auto v = [&](const char *name) { return value_of(form, p, name); };
   const bool three = form.family == Family::tensor_3xtf32;
@@ -108,6 +110,8 @@ bool tensor_valid(const Form &form, const Params &p, const DeviceLimits &device)
     return false;
   if (three && (bn > 128 || v("FLUSH") < 1 || inflight != 0))
     return false;
+  if (!one_of(v("B_MN"), {0, 1}) || (v("B_MN") == 1 && (three || tma != 2)))
+    return false; // B read as stored K x N: TF32 through maps alone
   const uint64_t b_rows = uint64_t(bn) * (three ? 2 : 1);
   const uint64_t local = uint64_t(stages) * ((uint64_t(bm) + b_rows) * bk * 4 + 8);
   return group_fits(device, uint64_t(bm) * 2, local);
@@ -122,8 +126,11 @@ bool three_tf32_valid(const Params &p, const DeviceLimits &device, size_t) {
 }
 
 Launch tensor_launch(const Form &form, const Params &p, const Shape &shape) {
-  // A warpgroup of 128 work-items per 64 rows.
-  return group_per_tile(form, p, shape, size_t(value_of(form, p, "BM")) * 2);
+  // A warpgroup of 128 work-items per 64 rows; with B_MN, rows of C^T.
+  Shape tiled = shape;
+  if (value_of(form, p, "B_MN") == 1)
+    std::swap(tiled.m, tiled.n);
+  return group_per_tile(form, p, tiled, size_t(value_of(form, p, "BM")) * 2);
 }
 
 Launch tf32_launch(const Params &p, const Shape &shape) {
@@ -300,13 +307,15 @@ constexpr Form kForms[] = {
        {"BK", 32},
        {"STAGES", 1},
        {"INFLIGHT", 0},
-       {"GROUP_M", 64}}},
+       {"GROUP_M", 64},
+       {"B_MN", 0}}},
      {{{"BM", kShape, {64, 128}, 2},
        {"BN", kShape, {64, 128, 256}, 3},
        {"BK", kShape, {16, 32}, 2},
        {"STAGES", kShape, {1, 2, 3, 4}, 4},
        {"INFLIGHT", kShape, {0, 1}, 2},
-       {"GROUP_M", kShape, {8, 16, 32, 64}, 4}}},
+       {"GROUP_M", kShape, {8, 16, 32, 64}, 4},
+       {"B_MN", kCode, {0, 1}, 2}}},
      tf32_valid,
      tf32_launch},
     {Family::tensor_3xtf32,

@@ -54,7 +54,7 @@ Params kernel_params(Params params) {
 } // namespace
 
 Plan tensor_plan(const DeviceLimits &device, const Shape &shape, Family family,
-                 const std::optional<Tuned> &tuned, bool tensor_maps) {
+                 const std::optional<Tuned> &tuned, bool tensor_maps, bool b_mn_map) {
   Plan plan;
   plan.family = family;
   plan.origin = "defaults";
@@ -69,6 +69,8 @@ Plan tensor_plan(const DeviceLimits &device, const Shape &shape, Family family,
   }
   if (!tensor_maps && plan.params.count("TMA") != 0)
     plan.params["TMA"] = 0;
+  if (!(tensor_maps && b_mn_map) && plan.params.count("B_MN") != 0)
+    plan.params["B_MN"] = 0;
   set_launch(plan, shape);
   return plan;
 }

@@ -51,8 +51,11 @@ Plan default_plan(const DeviceLimits &device, const Shape &shape,
 // or tensor_3xtf32) or step 19's (tensor_fp64): the tuned entry of its form where it is one of
 // that family's that fits the device, else the form's defaults. Without `tensor_maps` (TF32 and
 // 3xTF32 where the CUDA driver writes none), the same set with TMA 0: tiles laid out by passes.
+// A set's B_MN 1 (B read as stored K x N) stays only where `b_mn_map` says a map reads B so
+// (stored K x N, rows on 16-byte boundaries); elsewhere B_MN 0: B copied K-contiguous first.
 Plan tensor_plan(const DeviceLimits &device, const Shape &shape, Family family,
-                 const std::optional<Tuned> &tuned = std::nullopt, bool tensor_maps = true);
+                 const std::optional<Tuned> &tuned = std::nullopt, bool tensor_maps = true,
+                 bool b_mn_map = false);
 
 // Whether a double product of `shape` runs step 19 on `device`: a device with FP64 tensor cores,
 // no family forced (MQLCL_GEMM_KERNEL, or an operand that only step 13 reads), and sizes within

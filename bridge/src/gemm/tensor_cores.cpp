@@ -25,28 +25,43 @@ uint32_t param(const Plan &plan, const char *name) {
   return static_cast<uint32_t>(plan.params.at(name));
 }
 
-// A map reads lines as they are when K is contiguous and every row and matrix starts on a
-// 16-byte boundary.
+// Whether every stored row and matrix of `lines` starts on a 16-byte boundary, as a map needs.
+bool rows_aligned(const Lines &lines, uint32_t batch) {
+  return lines.ld % 4 == 0 && lines.offset % 4 == 0 && (batch == 1 || lines.stride % 4 == 0);
+}
+
+// A map reads lines as they are when K is contiguous and the rows are aligned.
 bool mappable(const Lines &lines, uint32_t batch) {
-  return !lines.k_runs_down && lines.ld % 4 == 0 && lines.offset % 4 == 0 &&
-         (batch == 1 || lines.stride % 4 == 0);
+  return !lines.k_runs_down && rows_aligned(lines, batch);
+}
+
+// The TF32 product reads B stored K x N through a map as it is (B_MN) where its rows are aligned.
+bool b_mn_mappable(const Call &call, const Lines &b) {
+  return call.precision == Precision::tf32 && b.k_runs_down && rows_aligned(b, call.batch);
+}
+
+bool reads_b_as_stored(const Plan &plan) {
+  const auto b_mn = plan.params.find("B_MN");
+  return b_mn != plan.params.end() && b_mn->second == 1;
 }
 
 // Which operands the product copies before it reads them (a, b: K-contiguous copies) and which it
 // does not read as the caller stored them (a_rewritten, b_rewritten: copied or laid out by a
 // pass, once per product of the batch). Through maps: the operands a map cannot read as they are;
 // for 3xTF32, B always, by its pass, after a copy where K runs down B's rows. Without maps: both,
-// by the passes; tile_lines reads K down the rows itself, B's split pass after a copy.
+// by the passes; tile_lines reads K down the rows itself, B's split pass after a copy. B read as
+// stored (`b_as_stored`, B_MN) is neither.
 struct Copies {
   bool a = false, b = false;
   bool a_rewritten = false, b_rewritten = false;
 };
 
-Copies copies_of(const Call &call, const Lines &a, const Lines &b, bool tensor_maps) {
+Copies copies_of(const Call &call, const Lines &a, const Lines &b, bool tensor_maps,
+                 bool b_as_stored = false) {
   const bool three = call.precision != Precision::tf32;
   Copies copies;
   copies.a = tensor_maps && !mappable(a, call.batch);
-  copies.b = three ? b.k_runs_down : tensor_maps && !mappable(b, call.batch);
+  copies.b = three ? b.k_runs_down : tensor_maps && !b_as_stored && !mappable(b, call.batch);
   copies.a_rewritten = copies.a || !tensor_maps;
   copies.b_rewritten = copies.b || three || !tensor_maps;
   return copies;
@@ -83,18 +98,26 @@ std::string product_options(const Call &call, const Plan &plan, const Lines &a, 
   return options;
 }
 
-// One operand's maps, one per product of the batch, at `slot` (0 A, 1 B) of each product's 256
-// bytes.
-void encode_maps(Context &context, const Lines &lines, uint32_t batch, uint32_t box_rows,
-                 uint32_t box_k, bool tf32, uint32_t k, size_t slot, std::vector<uint64_t> &words) {
+// A map of `lines`' stored rows: lines of K, a box of box_lines lines by BK (`box_k`), the
+// swizzle of its rows; or, where K runs down the stored rows (B_MN), K rows of lines, a box of BK
+// rows by 32 lines (128 bytes, the 128-byte swizzle).
+TensorMapRequest map_request(const Lines &lines, uint32_t k, uint32_t box_lines, uint32_t box_k,
+                             bool tf32) {
   TensorMapRequest request;
-  request.rows = lines.lines;
-  request.cols = k;
+  request.rows = lines.k_runs_down ? k : lines.lines;
+  request.cols = lines.k_runs_down ? lines.lines : k;
   request.row_pitch = lines.ld * 4;
-  request.box_rows = box_rows;
-  request.box_cols = box_k;
-  request.swizzle = box_k * 4;
+  request.box_rows = lines.k_runs_down ? box_k : box_lines;
+  request.box_cols = lines.k_runs_down ? 32 : box_k;
+  request.swizzle = request.box_cols * 4;
   request.tf32 = tf32;
+  return request;
+}
+
+// One operand's maps of `request`'s shape, one per product of the batch, at `slot` (0 A, 1 B) of
+// each product's 256 bytes.
+void encode_maps(Context &context, const Lines &lines, uint32_t batch, TensorMapRequest request,
+                 size_t slot, std::vector<uint64_t> &words) {
   request.pci_bus = pci_bus(*context.device);
   const uint64_t base = device_address(context, lines.memory);
   for (uint32_t product = 0; product < batch; ++product) {
@@ -116,12 +139,12 @@ std::string map_key(const ContextState &state, const Lines &lines, ScratchSlot s
 // The batch's maps for this product, written once per layout and kept (kMaxKeptMaps).
 cl_mem maps_for(Context &context, ContextState &state, const Call &call, const Plan &plan,
                 const Lines &a, const Lines &b, bool map_b) {
-  const bool tf32 = plan.family == Family::tensor_tf32;
+  const bool tf32 = plan.family == Family::tensor_tf32, b_mn = reads_b_as_stored(plan);
   const uint32_t bk = param(plan, "BK");
   const std::string key = fmt::format("{}|{}|{} {} {} {} {}", map_key(state, a, ScratchSlot::a),
                                       map_b ? map_key(state, b, ScratchSlot::b) : "-", call.k,
                                       call.batch, bk, param(plan, "BM"), param(plan, "BN")) +
-                          (tf32 ? " tf32" : "");
+                          (tf32 ? " tf32" : "") + (b_mn ? " b_mn" : "");
   if (auto found = state.maps.find(key); found != state.maps.end()) {
     bool alive = true;
     for (const auto &owner : found->second.owners)
@@ -136,9 +159,11 @@ cl_mem maps_for(Context &context, ContextState &state, const Call &call, const P
     state.maps_order.remove(key);
   }
   std::vector<uint64_t> words(call.batch * kProductMapBytes / 8, 0);
-  encode_maps(context, a, call.batch, param(plan, "BM"), bk, tf32, call.k, 0, words);
+  // With B_MN the work-group's BN rows of C are A's box, its BM columns B's boxes of 32.
+  const uint32_t a_box = param(plan, b_mn ? "BN" : "BM"), b_box = param(plan, "BN");
+  encode_maps(context, a, call.batch, map_request(a, call.k, a_box, bk, tf32), 0, words);
   if (map_b)
-    encode_maps(context, b, call.batch, param(plan, "BN"), bk, tf32, call.k, 1, words);
+    encode_maps(context, b, call.batch, map_request(b, call.k, b_box, bk, tf32), 1, words);
   cl_int status = CL_SUCCESS;
   KeptMaps kept;
   kept.memory = cl_api().clCreateBuffer(context.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
@@ -232,6 +257,25 @@ std::string tensor_maps_missing(const ContextState &state) {
   return state.maps_refused.empty() ? tensor_maps_unavailable() : state.maps_refused;
 }
 
+// A plan's kernels, and the operands as they read them (copied where the plan copies them).
+struct Prepared {
+  Copies copies;
+  Lines a_as_read, b_as_read;
+  TensorKernels kernels;
+};
+
+Prepared prepare(const Context &context, ContextState &state, const Call &call, const Plan &plan,
+                 const Lines &a, const Lines &b, bool maps) {
+  const uint64_t pitch = round_up(call.k, 4);
+  Prepared prepared;
+  prepared.copies = copies_of(call, a, b, maps, reads_b_as_stored(plan));
+  prepared.a_as_read = prepared.copies.a ? as_copied(a, pitch) : a;
+  prepared.b_as_read = prepared.copies.b ? as_copied(b, pitch) : b;
+  prepared.kernels =
+      build_kernels(context, state, call, plan, prepared.a_as_read, prepared.b_as_read);
+  return prepared;
+}
+
 // The product through tensor maps, or, where `no_maps` says why there are none, after passes.
 void run_product_with(Context &context, ContextState &state, const Call &call,
                       const std::string &no_maps, bool &first) {
@@ -239,22 +283,22 @@ void run_product_with(Context &context, ContextState &state, const Call &call,
   const bool three = call.precision != Precision::tf32, maps = no_maps.empty();
   const Family family = three ? Family::tensor_3xtf32 : Family::tensor_tf32;
   const DeviceLimits limits = limits_of(*context.device);
-  Plan plan =
-      tensor_plan(limits, shape, family, tuned_for(context, state, call, step_of(family)), maps);
   Lines a = lines_of_a(call), b = lines_of_b(call);
-  const uint64_t pitch = round_up(call.k, 4);
-  const Copies copies = copies_of(call, a, b, maps);
-  const Lines a_as_read = copies.a ? as_copied(a, pitch) : a;
-  const Lines b_as_read = copies.b ? as_copied(b, pitch) : b;
-  TensorKernels kernels;
+  const bool b_mn_map = b_mn_mappable(call, b);
+  Plan plan = tensor_plan(limits, shape, family, tuned_for(context, state, call, step_of(family)),
+                          maps, b_mn_map);
+  Prepared prepared;
   try {
-    kernels = build_kernels(context, state, call, plan, a_as_read, b_as_read);
+    prepared = prepare(context, state, call, plan, a, b, maps);
   } catch (const Failure &) {
     if (plan.origin == "defaults")
       throw;
-    plan = tensor_plan(limits, shape, family, std::nullopt, maps); // a tuned set that fails here
-    kernels = build_kernels(context, state, call, plan, a_as_read, b_as_read);
+    plan = tensor_plan(limits, shape, family, std::nullopt, maps, b_mn_map); // a set that fails
+    prepared = prepare(context, state, call, plan, a, b, maps);
   }
+  const Copies &copies = prepared.copies;
+  const TensorKernels &kernels = prepared.kernels;
+  const uint64_t pitch = round_up(call.k, 4);
   state.last_plan = plan_text(plan);
   if (!maps) // CL_GEMM_PLAN says why the tiles come from passes
     state.last_plan.insert(state.last_plan.size() - 1, "; no tensor maps: " + no_maps);
