@@ -49,10 +49,12 @@ template <gemm::Family family> bool form_params_valid(const Params &p, const Dev
 }
 
 // Step 18's: its form's rules, tiles read through maps (TMA 1 or 2). The form's TMA 0, tiles laid
-// out by tile_lines where no map can be written, is CLGemm's (GEMM builds only).
+// out by tile_lines where no map can be written, and B_MN 1, B stored K x N (the replay's B is
+// K-contiguous), are CLGemm's (GEMM builds only; `tune --gemm` judges B_MN by the form's rules).
 template <gemm::Family family> bool mapped_params_valid(const Params &p, const DeviceCaps &device) {
-  return form_params_valid<family>(p, device) &&
-         gemm::value_of(gemm::form_of(family), p, "TMA") != 0;
+  const gemm::Form &form = gemm::form_of(family);
+  return form_params_valid<family>(p, device) && gemm::value_of(form, p, "TMA") != 0 &&
+         gemm::value_of(form, p, "B_MN") == 0;
 }
 
 } // namespace mqlcl::replay

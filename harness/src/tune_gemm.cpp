@@ -164,6 +164,20 @@ struct Found {
   double seconds = 0;
 };
 
+// Whether CLGemm can run `set` on the device: the step's rules, but for COPY (the host's) and
+// B_MN (only CLGemm's build of the kernel has it: the form's own rules judge it).
+bool valid_for_gemm(const GemmTuner &tuner, const Params &set) {
+  Params kernel_params = set;
+  kernel_params.erase("COPY");
+  if (kernel_params.count("B_MN") != 0 &&
+      !gemm::form_of(tuner.form).valid(kernel_params, limits_of(tuner.device.caps), sizeof(float)))
+    return false;
+  Params judged = kernel_params;
+  judged.erase("B_MN");
+  return tuner.family.params_valid == nullptr ||
+         tuner.family.params_valid(judged, tuner.device.caps);
+}
+
 // One parameter at a time from `start`, keeping what is faster, until a round keeps nothing;
 // `start` was measured already where `measured` says so (none where another descent tried it).
 std::optional<Found> descend(GemmTuner &tuner, const Params &start,
@@ -180,11 +194,7 @@ std::optional<Found> descend(GemmTuner &tuner, const Params &start,
       for (int64_t value : tunable.values) {
         Params candidate = best.params;
         candidate[tunable.name] = value;
-        Params kernel_params = candidate;
-        kernel_params.erase("COPY");
-        if (tuner.tried.count(candidate) != 0 ||
-            (tuner.family.params_valid != nullptr &&
-             !tuner.family.params_valid(kernel_params, tuner.device.caps)))
+        if (tuner.tried.count(candidate) != 0 || !valid_for_gemm(tuner, candidate))
           continue;
         std::optional<double> time = tuner.run(candidate);
         if (time && *time < best.seconds * kKeepBelow) {

@@ -149,6 +149,12 @@ BOOST_AUTO_TEST_CASE(the_register_and_tensor_rules_refuse_what_their_kernels_ref
     BOOST_TEST(!tensor.valid(with(tensor, {{"TMA", 0}, {"BK", 8}}), kGpu, 4), tensor.name);
     BOOST_TEST(!tensor.valid(with(tensor, {{"TMA", -1}}), kGpu, 4), tensor.name);
   }
+  // B_MN 1 (B read as stored K x N): plain TF32 through TF32 maps alone, as the kernel's #error.
+  BOOST_TEST(tf32.valid(with(tf32, {{"B_MN", 1}, {"INFLIGHT", 1}, {"STAGES", 2}}), kHopper, 4));
+  BOOST_TEST(!tf32.valid(with(tf32, {{"B_MN", 1}, {"TMA", 1}}), kGpu, 4));
+  BOOST_TEST(!tf32.valid(with(tf32, {{"B_MN", 1}, {"TMA", 0}}), kGpu, 4));
+  BOOST_TEST(!tf32.valid(with(tf32, {{"B_MN", 2}}), kGpu, 4));
+  BOOST_TEST(!three.valid(with(three, {{"B_MN", 1}}), kGpu, 4));
 }
 
 BOOST_AUTO_TEST_CASE(the_launches_cover_the_product) {
@@ -168,6 +174,10 @@ BOOST_AUTO_TEST_CASE(the_launches_cover_the_product) {
       form_of(Family::tensor_tf32).launch(defaults_of(form_of(Family::tensor_tf32)), shape);
   BOOST_TEST(tensor.local[0] == 128u); // a warpgroup per 64 rows
   BOOST_TEST(tensor.global[0] == 16u * 3u * 128u);
+  // B_MN: the tiles of C^T, BM of C's 600 columns by BN of its 1000 rows.
+  const Launch transposed =
+      form_of(Family::tensor_tf32).launch(with(form_of(Family::tensor_tf32), {{"B_MN", 1}}), shape);
+  BOOST_TEST(transposed.global[0] == 10u * 4u * 128u);
   const Launch fp64 =
       form_of(Family::tensor_fp64).launch(defaults_of(form_of(Family::tensor_fp64)), shape);
   BOOST_TEST(fp64.local[0] == 256u); // 128 / 64 x 128 / 32 warps

@@ -326,6 +326,8 @@ BOOST_AUTO_TEST_CASE(the_tensor_map_step_reads_its_operands_through_maps_with_no
   BOOST_TEST(mapped.params_valid(with(mapped.params, "TMA", 1), caps));
   BOOST_TEST(!mapped.params_valid(with(mapped.params, "TMA", 0), caps));
   BOOST_TEST(!mapped.params_valid(with(mapped.params, "TMA", 3), caps));
+  // B read as stored K x N is CLGemm's alone: the replay's B is K-contiguous.
+  BOOST_TEST(!mapped.params_valid(with(mapped.params, "B_MN", 1), caps));
   BOOST_TEST(!mapped.params_valid(with(mapped.params, "TILED", 1), caps));
   BOOST_TEST(!mapped.params_valid(with(mapped.params, "PARTS", 1), caps));
   BOOST_TEST(!mapped.params_valid(with(mapped.params, "MODE", 3), caps));
