@@ -38,8 +38,8 @@ inline void wgmma_bf16(float *d, ulong a, ulong b) {
 }
 
 #if MODE == 3 || B_MN
-// d += a * b over 64 x BN x 8 TF32 with a from registers (the m16n8k8 A fragment of each warp);
-// also the C^T products, whose N is BM (MODE 3 has BM = BN).
+// d += a * b over 64 x BN x 8 TF32 with a from registers (the m16n8k8 A fragment of each warp):
+// MODE 3's, also its C^T products, whose N is BM (MODE 3 has BM = BN); B_MN's, a being B^T's.
 inline void wgmma_tf32_rs(float *d, const uint a[4], ulong b) {
   asm volatile("//@sm_90a { .reg .pred p; setp.eq.u32 p, 1, 1; "
                "wgmma.mma_async.sync.aligned.m64n" STRINGIFY(BN) "k8.f32.tf32.tf32 " CAT(REGS_, BN)
