@@ -257,7 +257,8 @@ std::string tensor_maps_missing(const ContextState &state) {
   return state.maps_refused.empty() ? tensor_maps_unavailable() : state.maps_refused;
 }
 
-// A plan's kernels, and the operands as they read them (copied where the plan copies them).
+// A plan's kernels, and the operands as they read them (copied, lines `pitch` apart, where the
+// plan copies them).
 struct Prepared {
   Copies copies;
   Lines a_as_read, b_as_read;
@@ -265,8 +266,7 @@ struct Prepared {
 };
 
 Prepared prepare(const Context &context, ContextState &state, const Call &call, const Plan &plan,
-                 const Lines &a, const Lines &b, bool maps) {
-  const uint64_t pitch = round_up(call.k, 4);
+                 const Lines &a, const Lines &b, bool maps, uint64_t pitch) {
   Prepared prepared;
   prepared.copies = copies_of(call, a, b, maps, reads_b_as_stored(plan));
   prepared.a_as_read = prepared.copies.a ? as_copied(a, pitch) : a;
@@ -287,18 +287,18 @@ void run_product_with(Context &context, ContextState &state, const Call &call,
   const bool b_mn_map = b_mn_mappable(call, b);
   Plan plan = tensor_plan(limits, shape, family, tuned_for(context, state, call, step_of(family)),
                           maps, b_mn_map);
+  const uint64_t pitch = round_up(call.k, 4); // of the K-contiguous copies
   Prepared prepared;
   try {
-    prepared = prepare(context, state, call, plan, a, b, maps);
+    prepared = prepare(context, state, call, plan, a, b, maps, pitch);
   } catch (const Failure &) {
     if (plan.origin == "defaults")
       throw;
     plan = tensor_plan(limits, shape, family, std::nullopt, maps, b_mn_map); // a set that fails
-    prepared = prepare(context, state, call, plan, a, b, maps);
+    prepared = prepare(context, state, call, plan, a, b, maps, pitch);
   }
   const Copies &copies = prepared.copies;
   const TensorKernels &kernels = prepared.kernels;
-  const uint64_t pitch = round_up(call.k, 4);
   state.last_plan = plan_text(plan);
   if (!maps) // CL_GEMM_PLAN says why the tiles come from passes
     state.last_plan.insert(state.last_plan.size() - 1, "; no tensor maps: " + no_maps);
