@@ -717,10 +717,11 @@ BOOST_AUTO_TEST_CASE(step_19_reads_operands_with_k_down_their_rows_in_place_unle
 }
 
 // TF32 reads a B stored K x N (NN) through its map as it is where its tuned set says B_MN=1,
-// computing C^T with B's tile as the register operand (kernels/nv/wgmma_tiles.cl); where B's rows
-// are not on 16-byte boundaries, or the set says B_MN=0, B is copied K-contiguous first. Either
-// way every element verifies and nothing outside C changes. Runs where TF32 is offered (NVIDIA
-// Hopper) with tensor maps.
+// computing C^T with B's tile as the register operand (kernels/nv/wgmma_tiles.cl) and storing it
+// transposed, also where C's rows end inside a 16-byte piece or start off 16-byte boundaries;
+// where B's rows are not on 16-byte boundaries, or the set says B_MN=0, B is copied K-contiguous
+// first. Either way every element verifies and nothing outside C changes. Runs where TF32 is
+// offered (NVIDIA Hopper) with tensor maps.
 BOOST_AUTO_TEST_CASE(tf32_reads_b_stored_k_by_n_as_it_is_where_its_set_says_so) {
   if (Context probe = make_context(); !offers_tf32(probe)) {
     BOOST_TEST_MESSAGE("no TF32 on this device: nothing reads B as stored");
@@ -742,7 +743,15 @@ BOOST_AUTO_TEST_CASE(tf32_reads_b_stored_k_by_n_as_it_is_where_its_set_says_so) 
   batched.beta = 0.5;
   Case scaled{300, 200, 96};
   scaled.beta = 1;
-  const Case aligned[] = {Case{1023, 1000, 517}, scaled, batched, Case{64, 64, 64}};
+  Case edge{300, 202, 96}; // C's last 4 columns of a row cut at 2 (rows 204 floats apart)
+  edge.pad = 2;
+  edge.beta = -1;
+  const Case aligned[] = {Case{1023, 1000, 517}, scaled, edge, batched, Case{64, 64, 64}};
+  // C's rows not on 16-byte boundaries (ld n + 1, from element 1).
+  Case unaligned_c{100, 96, 64};
+  unaligned_c.beta = 2;
+  unaligned_c.precision = MQLCL_GEMM_TF32;
+  const Stored sc{100, 96, 97, 100 * 97, 1 + 100 * 97, 1};
   for (const std::string &set : sets)
     for (int b_mn : {1, 0}) {
       std::ofstream(cache) << "{\"" << key << "\": {\"matr_mul_wgmma_tma_tf32 NN\": {\"64x64x64\": "
@@ -760,6 +769,10 @@ BOOST_AUTO_TEST_CASE(tf32_reads_b_stored_k_by_n_as_it_is_where_its_set_says_so) 
         BOOST_TEST((passes.find("transpose") == std::string::npos) == (b_mn == 1),
                    c << ": " << passes);
       }
+      run_stored(context, unaligned_c, stored(100, 64, unaligned_c, false),
+                 stored(64, 96, unaligned_c, false), sc);
+      BOOST_TEST(info_string(context, MQLCL_CL_GEMM_PLAN).find(" B_MN=" + std::to_string(b_mn)) !=
+                 std::string::npos);
       Case odd{37, 37, 37}; // B's rows 37 floats apart: copied whatever the set
       odd.precision = MQLCL_GEMM_TF32;
       run_case(context, odd);
