@@ -157,7 +157,8 @@
 // wgmma's N). On an H200 at 4096 NN: 0.369 ms where the copy of B and the K-major product took
 // 0.039 + 0.343. Tried and not kept: one set of fragment registers for every slice with INFLIGHT 1
 // (the next slice's loads overwrote fragments still being read: wrong sums; slices in pairs now);
-// INFLIGHT 0, 0.459 ms.
+// INFLIGHT 0, 0.459 ms; C^T staged through the idle stages and stored in whole rows of C (16
+// bytes a work-item), 0.364-0.369 ms in one run (no gain on the direct store's 0.369).
 #ifndef B_MN
 #define B_MN 0
 #endif
