@@ -743,7 +743,7 @@ BOOST_AUTO_TEST_CASE(tf32_reads_b_stored_k_by_n_as_it_is_where_its_set_says_so) 
   batched.beta = 0.5;
   Case scaled{300, 200, 96};
   scaled.beta = 1;
-  Case edge{300, 202, 96}; // C's last 4 columns of a row cut at 2 (rows 204 floats apart)
+  Case edge{300, 202, 96}; // C's rows end 2 floats into a 16-byte piece (rows 204 floats apart)
   edge.pad = 2;
   edge.beta = -1;
   const Case aligned[] = {Case{1023, 1000, 517}, scaled, edge, batched, Case{64, 64, 64}};
