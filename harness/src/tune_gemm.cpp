@@ -148,13 +148,13 @@ std::vector<Params> starting_sets(const Step &family, const GeneralGemm &shape, 
   if ((family.kernel_file != "matr_mul_double_buffered.cl" &&
        family.kernel_file != "matr_mul_dmma.cl") ||
       !k_down) {
-    set.erase("COPY");
+    set.erase(gemm::kCopyParam);
     return {set};
   }
   std::vector<Params> starts;
   for (int64_t copy : {1, 0}) {
     starts.push_back(set);
-    starts.back()["COPY"] = copy;
+    starts.back()[gemm::kCopyParam] = copy;
   }
   return starts;
 }
@@ -168,7 +168,7 @@ struct Found {
 // B_MN (only CLGemm's build of the kernel has it: the form's own rules judge it).
 bool valid_for_gemm(const GemmTuner &tuner, const Params &set) {
   Params kernel_params = set;
-  kernel_params.erase("COPY");
+  kernel_params.erase(gemm::kCopyParam);
   if (kernel_params.count("B_MN") != 0 &&
       !gemm::form_of(tuner.form).valid(kernel_params, limits_of(tuner.device.caps), sizeof(float)))
     return false;
