@@ -10,8 +10,9 @@
 //
 // pack(src, dst, offset, stride, ld, rows, cols, dst_ld): the same matrices copied as they are,
 // rows dst_ld apart (rows * dst_ld elements per matrix): for tensor maps, whose rows must start
-// on 16-byte boundaries. Launch: 3-D, global = (cols, rows) rounded up to the local size, then the
-// batch; any local size.
+// on 16-byte boundaries, and for step 13's whole tiles (bridge/src/gemm/edges.hpp). Launch: 3-D,
+// global = (cols / 4 rounded up, rows) rounded up to the local size, then the batch; any local
+// size.
 
 #ifndef REALTYPE
 #define REALTYPE float
@@ -110,11 +111,21 @@ transpose(__global const REALTYPE *src, __global REALTYPE *dst, ulong offset, ul
   }
 }
 
+// Four adjacent elements of a row a work-item, stored as one vector where dst's rows start on
+// 16-byte boundaries (tried, not kept: one element a work-item, 0.42 of the device's copy rate at
+// 4097 x 4097 on an H200, rows 4097 apart).
 __kernel void pack(__global const REALTYPE *src, __global REALTYPE *dst, ulong offset,
                    ulong stride, index_t ld, index_t rows, index_t cols, index_t dst_ld) {
   const size_t product = get_global_id(2);
-  const index_t col = get_global_id(0), row = get_global_id(1);
-  if (row < rows && col < cols)
-    dst[product * rows * (size_t)dst_ld + (size_t)row * dst_ld + col] =
-        src[offset + product * stride + (size_t)row * ld + col];
+  const index_t col = (index_t)get_global_id(0) * 4, row = get_global_id(1);
+  if (row >= rows || col >= cols)
+    return;
+  __global const REALTYPE *in = src + offset + product * stride + (size_t)row * ld + col;
+  __global REALTYPE *out = dst + product * rows * (size_t)dst_ld + (size_t)row * dst_ld + col;
+  if (col + 4 <= cols && dst_ld % 4 == 0) {
+    *(__global REAL4 *)out = (REAL4)(in[0], in[1], in[2], in[3]);
+    return;
+  }
+  for (int j = 0; j < 4 && col + j < cols; ++j)
+    out[j] = in[j];
 }

@@ -38,7 +38,8 @@ CopyLaunch copy_launch(size_t tile, bool transposes, uint64_t rows, uint64_t col
   const auto cover = [&](uint64_t extent) {
     return transposes ? (extent + tile - 1) / tile * side : (extent + side - 1) / side * side;
   };
-  return {{cover(cols), cover(rows), copies}, {side, side, 1}};
+  // pack: a work-item per 4 adjacent elements of a row.
+  return {{cover(transposes ? cols : (cols + 3) / 4), cover(rows), copies}, {side, side, 1}};
 }
 
 bool batch_shares_elements(uint64_t rows, uint64_t cols, uint64_t ld, uint64_t stride,
@@ -72,41 +73,70 @@ Lines lines_of_b(const Call &call) {
   return lines_as_stored(call.b, call.n, !call.b.transposed);
 }
 
-void copy_as_k_lines(const Context &context, ContextState &state, const Call &call, Lines &lines,
-                     ScratchSlot slot, uint64_t line_pitch, bool &first) {
-  const Operand &operand = *lines.operand;
+namespace {
+
+// Enqueues transpose.cl's `transpose` (or `pack`) of `rows` x `cols` of `operand` as stored into
+// scratch `slot`, rows `pitch` apart; returns the scratch and the copy's stride.
+std::pair<cl_mem, uint64_t> enqueue_copy(const Context &context, ContextState &state,
+                                         const Call &call, const Operand &operand, uint64_t rows,
+                                         uint64_t cols, bool transposes, uint64_t pitch,
+                                         ScratchSlot slot, bool &first) {
   const size_t element = call.double_precision ? 8 : 4;
   const size_t tile = copy_tile(*context.device, element);
-  const char *name = lines.k_runs_down ? "transpose" : "pack";
   cl_kernel kernel = kernel_for(context, state, kCopyFile,
                                 fmt::format("-DREALTYPE={} -DTILE={} -DINDEX64={}",
                                             call.double_precision ? "double" : "float", tile,
                                             call.index64 ? 1 : 0),
-                                name);
+                                transposes ? "transpose" : "pack");
   const uint32_t copies = operand.stride == 0 ? 1 : call.batch;
-  const uint64_t matrix = uint64_t(lines.lines) * line_pitch;
+  const uint64_t matrix = (transposes ? cols : rows) * pitch;
   cl_mem copy = scratch(context, state, slot, matrix * copies * element);
-  // As stored: K rows of `lines` columns, or `lines` rows of K.
-  const uint32_t rows = lines.k_runs_down ? call.k : lines.lines;
-  const uint32_t cols = lines.k_runs_down ? lines.lines : call.k;
   set_arg(kernel, 0, operand.buffer->memory);
   set_arg(kernel, 1, copy);
   set_arg(kernel, 2, cl_ulong(operand.offset));
   set_arg(kernel, 3, cl_ulong(operand.stride));
-  const uint64_t extents[] = {operand.ld, rows, cols, line_pitch}; // index_t in the kernel
+  const uint64_t extents[] = {operand.ld, rows, cols, pitch}; // index_t in the kernel
   for (cl_uint i = 0; i < 4; ++i)
     if (call.index64)
       set_arg(kernel, 4 + i, cl_long(extents[i]));
     else
       set_arg(kernel, 4 + i, cl_int(extents[i]));
-  const CopyLaunch geometry = copy_launch(tile, lines.k_runs_down, rows, cols, copies);
+  const CopyLaunch geometry = copy_launch(tile, transposes, rows, cols, copies);
   launch(context, state, kernel, 3, geometry.global, geometry.local, first);
+  return {copy, operand.stride == 0 ? 0 : matrix};
+}
+
+} // namespace
+
+void copy_as_k_lines(const Context &context, ContextState &state, const Call &call, Lines &lines,
+                     ScratchSlot slot, uint64_t line_pitch, bool &first) {
+  // As stored: K rows of `lines` columns, or `lines` rows of K.
+  const uint32_t rows = lines.k_runs_down ? call.k : lines.lines;
+  const uint32_t cols = lines.k_runs_down ? lines.lines : call.k;
+  const auto [copy, stride] = enqueue_copy(context, state, call, *lines.operand, rows, cols,
+                                           lines.k_runs_down, line_pitch, slot, first);
   lines.k_runs_down = false; // as the product reads the copy
   lines.copied = true;
   lines.memory = copy;
   lines.offset = 0;
   lines.ld = line_pitch;
-  lines.stride = operand.stride == 0 ? 0 : matrix;
+  lines.stride = stride;
+}
+
+Operand packed_copy(const Context &context, ContextState &state, const Call &call,
+                    const Operand &operand, uint64_t rows, uint64_t cols, uint64_t pitch,
+                    ScratchSlot slot, bool &first) {
+  const auto [copy, stride] =
+      enqueue_copy(context, state, call, operand, rows, cols, false, pitch, slot, first);
+  // A view of the context's scratch, which the view does not release: the call that reads it
+  // holds the context's GEMM mutex, so the scratch outlives it.
+  std::shared_ptr<Buffer> view(new Buffer, [](Buffer *buffer) {
+    buffer->memory = nullptr;
+    delete buffer;
+  });
+  view->memory = copy;
+  view->size = state.scratch_bytes[static_cast<size_t>(slot)];
+  return Operand{std::move(view), 0, pitch, stride, operand.transposed};
 }
 
 } // namespace mqlcl::gemm

@@ -37,7 +37,7 @@ Lines lines_of_b(const Call &call);
 // kernels/gemm/transpose.cl's launches. A TILE x TILE block per work-group of (TILE / 4)^2
 // work-items: whether a device takes it (work-items, and the local tile of elements of `element`
 // bytes), and the geometry of `transpose` (a work-item per 4 x 4 elements of each block) or `pack`
-// (one per element) over `copies` matrices of rows x cols as stored.
+// (one per 4 adjacent elements of a row) over `copies` matrices of rows x cols as stored.
 bool copy_tile_fits(size_t tile, size_t element, size_t max_work_group_size,
                     uint64_t kernel_local_mem_size);
 struct CopyLaunch {
@@ -50,5 +50,13 @@ CopyLaunch copy_launch(size_t tile, bool transposes, uint64_t rows, uint64_t col
 // and points `lines` at the copy. Enqueued before the product, in the call's timing.
 void copy_as_k_lines(const Context &context, ContextState &state, const Call &call, Lines &lines,
                      ScratchSlot slot, uint64_t line_pitch, bool &first);
+
+// Copies `rows` x `cols` of `operand` as stored (each matrix of the call's batch, one where the
+// batch shares it) into scratch `slot`, rows `pitch` (>= cols) apart, and returns the copy as an
+// operand of the same orientation, whose Buffer is a view of the scratch. Enqueued before the
+// product, in the call's timing.
+Operand packed_copy(const Context &context, ContextState &state, const Call &call,
+                    const Operand &operand, uint64_t rows, uint64_t cols, uint64_t pitch,
+                    ScratchSlot slot, bool &first);
 
 } // namespace mqlcl::gemm
