@@ -12,7 +12,8 @@
 // arithmetic. Any sizes work: loads past K read zeros, loads of rows (columns) past an edge read
 // zeros or, in some code forms, the last row (column), which reaches only outputs never stored;
 // stores past an edge are skipped. Sizes that are whole multiples of the tiles are built without
-// those checks.
+// those checks; the library runs larger products whose edges are a few lines wide as whole tiles
+// and thin pieces (bridge/src/gemm/edges.hpp, kernels/gemm/thin.cl).
 //
 // FMA_ORDER, POINTERS, GATHER and CARRY change only the form of the code, not what it computes:
 // NVIDIA's compiler schedules each form differently, by several percent and in no predictable
@@ -35,7 +36,8 @@
 // - K not a multiple of BK run by the host as two products, K's whole slices (no check of K in the
 //   loads) and then the rest added to C: 4097^3 on an H200 with the database's sets, NN 3.55 ms
 //   against 3.41 in one, NT 3.41 against 3.35, TN 4.30 against 3.34 (the rest's launch 0.12-0.30
-//   ms; the whole slices' build no faster, and for TN's set slower).
+//   ms; the whole slices' build no faster, and for TN's set slower). The thin edges add the rest
+//   by a rank update of their own instead, 0.05 ms at 4097.
 // - GATHER's loads past K reading element K - 1 and dropping it by a select, instead of a branch
 //   around them: 4096 x 4097 x 4096 with the H200's 4096 NT set 4.25 ms against 4.17 (4096^3:
 //   2.77).

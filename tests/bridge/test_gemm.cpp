@@ -811,6 +811,68 @@ BOOST_AUTO_TEST_CASE(the_double_product_takes_its_own_tuned_sets) {
   std::filesystem::remove(cache);
 }
 
+// Thin edges (bridge/src/gemm/edges.hpp): with step 13's 64 x 64 x 16 set pinned and the split
+// forced at these small sizes (MQLCL_GEMM_EDGES=split), C's last rows, its last columns and K's
+// rest each run on their own beside the whole tiles, in every layout, in float and double, with
+// alpha, beta (0 with NaNs in C), batches, offsets and leading dimensions; edges wider than
+// kThinLines stay in the tiles, and MQLCL_GEMM_EDGES=tiles keeps them all there.
+BOOST_AUTO_TEST_CASE(thin_edges_run_apart_from_the_whole_tiles_and_verify) {
+  const auto cache = std::filesystem::temp_directory_path() /
+                     ("mqlcl-test-edges-" + std::to_string(std::random_device{}()) + ".json");
+  const std::string key = tuning_key();
+  std::ofstream(cache) << "{\"" << key << "\": {\"matr_mul_tuned\": " << tiles_entry(16, 0)
+                       << ", \"matr_mul_tuned double\": " << tiles_entry(16, 0) << "}}";
+  ScopedEnvironment overlay("MQLCL_TUNE_CACHE", cache.string());
+  ScopedEnvironment tiles("MQLCL_GEMM_KERNEL", std::string("tiles"));
+  const auto plan_after = [](int32_t context, const Case &c) {
+    run_case(context, c);
+    return info_string(context, MQLCL_CL_GEMM_PLAN);
+  };
+  {
+    ScopedEnvironment split("MQLCL_GEMM_EDGES", std::string("split"));
+    Context context = make_context();
+    const Case shapes[] = {{66, 67, 70}, {64, 67, 64}, {65, 64, 64}, {64, 64, 71}, {68, 68, 79}};
+    for (const Case &shape : shapes)
+      for (int t = 0; t < 4; ++t)
+        for (bool dp : {false, true}) {
+          Case c = shape;
+          c.transpose_a = t & 1;
+          c.transpose_b = t & 2;
+          c.double_precision = dp;
+          if (t == 1 || t == 2) {
+            c.alpha = -1.5;
+            c.beta = t == 1 ? 0.5 : 0;
+            c.batch = 2;
+            c.pad = 3;
+            c.offset = 5;
+          }
+          const std::string plan = plan_after(context, c);
+          BOOST_TEST(plan.find(" + thin.cl for ") != std::string::npos, c << ": " << plan);
+          BOOST_TEST(plan.find(" BM=64 ") != std::string::npos, c << ": " << plan);
+          // The block reads A and B from rows on 16-byte boundaries, copied where they are not.
+          const auto unaligned = [&](uint32_t cols) { return (cols + c.pad) % 4 || c.offset % 4; };
+          const int copies =
+              unaligned(c.transpose_a ? c.m : c.k) + unaligned(c.transpose_b ? c.k : c.n);
+          const std::string passes = info_string(context, MQLCL_CL_GEMM_PASSES);
+          int packs = 0;
+          for (size_t at = passes.find("pack "); at != std::string::npos;
+               at = passes.find("pack ", at + 1))
+            ++packs;
+          BOOST_TEST(packs == copies, c << ": " << passes);
+        }
+    Case wide{69, 64, 64}; // 5 lines past the tiles
+    BOOST_TEST(plan_after(context, wide).find("thin.cl") == std::string::npos);
+  }
+  for (const char *mode : {"", "tiles"}) { // unset: too small to split
+    ScopedEnvironment whole("MQLCL_GEMM_EDGES",
+                            *mode ? std::optional<std::string>(mode) : std::nullopt);
+    Context context = make_context();
+    Case kept{66, 67, 70};
+    BOOST_TEST(plan_after(context, kept).find("thin.cl") == std::string::npos, mode);
+  }
+  std::filesystem::remove(cache);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // The refusals: each returns 0 with its code, and C keeps its values.

@@ -2,6 +2,7 @@
 
 #include "cl_api.hpp"
 #include "errors.hpp"
+#include "gemm/edges.hpp"
 #include "gemm/kernels.hpp"
 #include "gemm/operands.hpp"
 #include "gemm/ozaki.hpp"
@@ -130,9 +131,21 @@ Plan exact_product_plan(const Context &context, ContextState &state, const Call 
   return plan_product(limits, shape, tuned_for(context, state, call, kExactStep), forced);
 }
 
-void run_exact_product(const Context &context, ContextState &state, const Call &call, bool &first) {
+// `split_edges`: whether thin edges may run apart from the whole tiles (edges.hpp); the block
+// itself runs whole, with its own plan.
+void run_exact_product(const Context &context, ContextState &state, const Call &call, bool &first,
+                       bool split_edges = true) {
   const Shape shape{call.m, call.n, call.k, call.batch, call.double_precision ? 8u : 4u};
   Plan plan = exact_product_plan(context, state, call, shape);
+  if (const std::optional<EdgeSplit> split =
+          split_edges ? edge_split(call, plan, os::environment) : std::nullopt) {
+    build_thin_edges(context, state, call, *split);
+    run_exact_product(context, state, aligned_block(context, state, call, *split, first), first,
+                      false);
+    run_thin_edges(context, state, call, *split, first);
+    state.last_plan += edges_text(call, *split);
+    return;
+  }
   Operands operands;
   cl_kernel kernel = product_kernel(context, state, call, plan, shape, operands);
   state.last_plan = plan_text(plan);

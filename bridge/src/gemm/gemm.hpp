@@ -59,7 +59,8 @@ struct Built {
 
 // The context's scratch buffers: copies of A and B the products read in place of the caller's
 // (transposed or padded), the tiles the tensor-core products' passes lay out (B's for 3xTF32,
-// A's and B's without tensor maps), and the Ozaki scheme's lines' statistics, residues, the
+// A's and B's without tensor maps), the whole-tile block's aligned copies of A and B (edges.hpp),
+// and the Ozaki scheme's lines' statistics, residues, the
 // product's residue planes, its values and their largest elements (ozaki.hpp).
 enum class ScratchSlot {
   a,
@@ -72,9 +73,11 @@ enum class ScratchSlot {
   ozaki_residues_b,
   ozaki_planes,
   ozaki_values,
-  ozaki_largest
+  ozaki_largest,
+  a_block,
+  b_block
 };
-constexpr size_t kScratchSlots = 11;
+constexpr size_t kScratchSlots = 13;
 
 // Tensor maps written once for a product's operands and kept: `memory` holds the batch's maps.
 // An entry of the caller's buffers is good while they live (`owners`); scratch buffers bump
