@@ -19,7 +19,7 @@ constexpr const char *kThinFile = "thin.cl"; // kernels/gemm/
 constexpr size_t kMaxThreads = 1024;
 constexpr uint32_t kRankRows = 8;
 
-// A matrix's element (line, k) or (p, q) at offset + first * along_first + second * along_second.
+// Where a matrix's element (r, s) lies: at its offset + r * first + s * second.
 struct Strides {
   uint64_t first = 0, second = 0;
 };
@@ -85,8 +85,8 @@ cl_kernel thin_kernel(const Context &context, ContextState &state, const Call &c
   return kernel_for(
       context, state, kThinFile,
       fmt::format("-DREALTYPE={} -DROWS={} -DWIDTH={} -DSPLIT={} -DLANES_ALONG_K={} -DINDEX64={}",
-                  call.double_precision ? "double" : "float", shape.rows, shape.width,
-                  shape.split, shape.lanes_along_k ? 1 : 0, call.index64 ? 1 : 0),
+                  call.double_precision ? "double" : "float", shape.rows, shape.width, shape.split,
+                  shape.lanes_along_k ? 1 : 0, call.index64 ? 1 : 0),
       "thin");
 }
 
@@ -97,7 +97,7 @@ void run_piece(const Context &context, ContextState &state, const Call &call, co
   set_arg(kernel, 0, piece.x->buffer->memory);
   set_arg(kernel, 1, piece.y->buffer->memory);
   set_arg(kernel, 2, call.c.buffer->memory);
-  const uint64_t offsets[] = {piece.offset_x,   piece.offset_y,   piece.offset_c,
+  const uint64_t offsets[] = {piece.offset_x,  piece.offset_y,  piece.offset_c,
                               piece.x->stride, piece.y->stride, call.c.stride};
   for (cl_uint i = 0; i < 6; ++i)
     set_arg(kernel, 3 + i, cl_ulong(offsets[i]));
@@ -184,8 +184,8 @@ Call aligned_block(const Context &context, ContextState &state, const Call &call
     if (operand.transposed)
       std::swap(rows, cols);
     const uint64_t pitch = round_up(cols, 4);
-    const uint64_t bytes = (operand.stride == 0 ? 1 : call.batch) * rows * pitch *
-                           (call.double_precision ? 8 : 4);
+    const uint64_t bytes =
+        (operand.stride == 0 ? 1 : call.batch) * rows * pitch * (call.double_precision ? 8 : 4);
     if (bytes <= context.device->max_mem_alloc_size)
       operand = packed_copy(context, state, block, operand, rows, cols, pitch, slot, first);
   };

@@ -46,7 +46,8 @@ void build_thin_edges(const Context &context, ContextState &state, const Call &c
 void run_thin_edges(const Context &context, ContextState &state, const Call &call,
                     const EdgeSplit &split, bool &first);
 
-// What CL_GEMM_PLAN adds to the block's plan: " + thin edges (...)".
+// What CL_GEMM_PLAN adds to the block's plan: " + thin.cl for K 4096..4096, rows 4096..4096,
+// columns 4096..4096 (block 4096 x 4096 x 4096)".
 std::string edges_text(const Call &call, const EdgeSplit &split);
 
 } // namespace mqlcl::gemm
