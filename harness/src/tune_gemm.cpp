@@ -13,6 +13,7 @@
 // from its own set and the FP32 one's; on a device with FP64 tensor cores, CLGemm's double product
 // there, step 19's (kept as "matr_mul_dmma double LAYOUT").
 #include "commands.hpp"
+#include "environment.hpp"
 
 #include "error.hpp"
 #include "gemm_product.hpp"
@@ -104,6 +105,9 @@ struct GemmTuner {
       tried.insert(*params);
     }
     ScopedEnvironment no_program_cache("MQLCL_PROGRAM_CACHE", "off");
+    // The set's tiles over the whole product: where CLGemm runs thin edges apart, a set of the
+    // call's shape only says where the block of whole tiles ends, and the block runs its own.
+    ScopedEnvironment edges_in_tiles("MQLCL_GEMM_EDGES", "tiles");
     LibraryRun run = product.run_library(bridge, device.ordinal, repeat);
     // A set CLGemm did not take (its tiles do not fit at this element size) ran another's.
     if (params && run.ok && run.plan.substr(0, run.plan.rfind(" (")) != set_text(*params)) {
@@ -231,8 +235,8 @@ std::vector<Params> other_sets(const DeviceInfo &device, const Step &family,
       }
   std::vector<Params> sets;
   for (const GeneralGemm &other : others) {
-    const gemm::Plan plan =
-        planned_product(device.caps, shape_of(other), layout_of(other), product.precision());
+    const gemm::Plan plan = planned_product(device.caps, shape_of(other), layout_of(other),
+                                            product.precision(), gemm::forced_family(environment));
     if (gemm::kernel_file_of(plan.family) == family.kernel_file)
       sets.push_back(plan.params);
   }
@@ -285,7 +289,8 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
              device.ordinal, device.name, device.driver, product.label());
   std::fflush(stdout); // before the trials' progress on stderr
   const gemm::Plan plan =
-      planned_product(device.caps, shape_of(product.shape()), layout, product.precision());
+      planned_product(device.caps, shape_of(product.shape()), layout, product.precision(),
+                      gemm::forced_family(environment)); // as CLGemm plans under MQLCL_GEMM_KERNEL
   TunedEntry of_sets = tuned_entry(device.caps, gemm::step_of(plan.family), sizes);
   of_sets.element = double_precision ? gemm::Element::float64 : gemm::Element::float32;
   of_sets.layout = layout;

@@ -836,6 +836,23 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_caches_a_set_that_clgemm_then_runs) {
                name << " in " << run.plan);
 }
 
+// tune --gemm where CLGemm runs thin edges apart (forced here at a small size): the trials keep
+// every edge in the tiles, so each runs the set it tries over the whole product and the tune
+// completes (were the edges split, each trial would run the block's set instead).
+BOOST_AUTO_TEST_CASE(the_gemm_tuner_tunes_the_tiles_where_clgemm_splits_thin_edges) {
+  ScratchCache cache("gemm-tune-edges-cache.json");
+  harness_test::ScopedEnvironment tiles("MQLCL_GEMM_KERNEL", std::string("tiles"));
+  harness_test::ScopedEnvironment split("MQLCL_GEMM_EDGES", std::string("split"));
+  const std::vector<Step> &catalogue = replay_steps();
+  CommandLine command = parse_command_line({"tune", "matr_mul_tuned", "--gemm", "NN", "--rows1",
+                                            "65", "--colsrows", "64", "--cols2", "64", "--trials",
+                                            "3", "--device", std::to_string(device().ordinal)},
+                                           catalogue);
+  BOOST_TEST_REQUIRE(run_tune_command(command, catalogue) == 0);
+  Json root = Json::parse(std::ifstream(cache.path));
+  BOOST_TEST(root.at(device().caps.tuning_key).at("matr_mul_tuned NN").contains("65x64x64"));
+}
+
 // tune --gemm --double: the double product's winner is cached under its own key, which the double
 // product then runs and the FP32 product of the same shape does not.
 BOOST_AUTO_TEST_CASE(the_gemm_tuner_keeps_the_double_products_set_apart) {
