@@ -22,8 +22,4 @@
 #define RESULT(v, c) (v)
 #endif
 
-#if INDEX64
-typedef long index_t;
-#else
-typedef int index_t;
-#endif
+#include "index_type.cl"

@@ -35,17 +35,10 @@
 #ifndef LANES_ALONG_K // 1: neighbouring work-items take neighbouring k of one q (Y contiguous in
 #define LANES_ALONG_K 0 // K), 0: neighbouring q at one k (Y contiguous in Q)
 #endif
-#ifndef INDEX64 // 1: sizes and strides are longs, for sizes whose indices pass 2^31 (the library
-#define INDEX64 0 // sets it per call); 0: ints, and 32-bit index arithmetic
-#endif
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
-#if INDEX64
-typedef long index_t;
-#else
-typedef int index_t;
-#endif
+#include "index_type.cl" // index_t: sizes and strides
 
 #define THREADS (WIDTH * SPLIT)
 #define UNROLL 8

@@ -20,17 +20,10 @@
 #ifndef TILE // a TILE x TILE block per work-group: 64, 32 or 16
 #define TILE 64
 #endif
-#ifndef INDEX64 // 1: ld, rows, cols and dst_ld are longs, for sizes whose indices pass 2^31 (the
-#define INDEX64 0 // library sets it per call); 0: ints, and 32-bit index arithmetic
-#endif
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
-#if INDEX64
-typedef long index_t;
-#else
-typedef int index_t;
-#endif
+#include "index_type.cl" // index_t: ld, rows, cols and dst_ld
 
 #define CONCAT_(a, b) a##b
 #define CONCAT(a, b) CONCAT_(a, b)
