@@ -19,25 +19,24 @@ constexpr const char *kThinFile = "thin.cl"; // kernels/gemm/
 constexpr size_t kMaxThreads = 1024;
 constexpr uint32_t kRankRows = 8;
 
-// Where a matrix's element (r, s) lies: at its offset + r * first + s * second.
+// How far apart, as stored, an operand's neighbouring lines (A's rows, B's columns: operands.hpp)
+// and neighbouring elements along K are; for C, its rows and columns.
 struct Strides {
-  uint64_t first = 0, second = 0;
+  uint64_t line = 0, k = 0;
 };
 
-// A's element (i, k), B's (k, j) and C's (i, j), as stored.
-Strides strides_of_a(const Call &call) {
-  return call.a.transposed ? Strides{1, call.a.ld} : Strides{call.a.ld, 1};
-}
-Strides strides_of_b(const Call &call) {
-  return call.b.transposed ? Strides{1, call.b.ld} : Strides{call.b.ld, 1};
+Strides strides_of(const Lines &lines) {
+  return lines.k_runs_down ? Strides{1, lines.ld} : Strides{lines.ld, 1};
 }
 
-// One piece for thin.cl: C[p][q] = alpha * sum_k X[p][k] Y[k][q] + beta * C[p][q].
+// One piece for thin.cl: C[p][q] = alpha * sum_k X[p][k] Y[k][q] + beta * C[p][q], X's lines
+// along P and Y's along Q.
 struct Piece {
   uint32_t p = 0, q = 0, k = 0;
   const Operand *x = nullptr, *y = nullptr;
   uint64_t offset_x = 0, offset_y = 0, offset_c = 0;
-  Strides x_pk, y_kq, c_pq;
+  Strides x_lines, y_lines;
+  uint64_t c_p = 0, c_q = 0;
   double beta = 0;
   bool rank_update = false; // K's rest: short K, long P
 };
@@ -65,7 +64,7 @@ ThinShape thin_shape(const DeviceLimits &device, const Piece &piece, size_t elem
       std::min<uint64_t>({kMaxThreads, device.max_work_group_size, device.max_work_item_size0}));
   if (piece.rank_update)
     return ThinShape{kRankRows, std::min<size_t>(most, 256), 1, false};
-  ThinShape shape{piece.p, 1, 1, piece.y_kq.first == 1 && piece.y_kq.second != 1};
+  ThinShape shape{piece.p, 1, 1, piece.y_lines.k == 1 && piece.y_lines.line != 1};
   for (size_t threads = most; threads >= 64; threads /= 2) {
     shape.split = shape.lanes_along_k ? 32 : threads / 32;
     shape.width = threads / shape.split;
@@ -101,9 +100,15 @@ void run_piece(const Context &context, ContextState &state, const Call &call, co
                               piece.x->stride, piece.y->stride, call.c.stride};
   for (cl_uint i = 0; i < 6; ++i)
     set_arg(kernel, 3 + i, cl_ulong(offsets[i]));
-  const uint64_t extents[] = {piece.p,           piece.q,           piece.k,
-                              piece.x_pk.first,  piece.x_pk.second, piece.y_kq.first,
-                              piece.y_kq.second, piece.c_pq.first,  piece.c_pq.second};
+  const uint64_t extents[] = {piece.p,
+                              piece.q,
+                              piece.k,
+                              piece.x_lines.line,
+                              piece.x_lines.k,
+                              piece.y_lines.k,
+                              piece.y_lines.line,
+                              piece.c_p,
+                              piece.c_q};
   for (cl_uint i = 0; i < 9; ++i)
     if (call.index64)
       set_arg(kernel, 9 + i, cl_long(extents[i]));
@@ -124,23 +129,23 @@ void run_piece(const Context &context, ContextState &state, const Call &call, co
 }
 
 // The pieces past the block: K's rest (added to the block), the last rows (every column), and the
-// last columns of the block's rows (C^T = B^T A^T).
+// last columns of the block's rows (C^T = B^T A^T: B's lines along P, A's along Q).
 std::vector<Piece> pieces_of(const Call &call, const EdgeSplit &split) {
-  const Strides a = strides_of_a(call), b = strides_of_b(call), c{call.c.ld, 1};
+  const Strides a = strides_of(lines_of_a(call)), b = strides_of(lines_of_b(call));
+  const uint64_t ldc = call.c.ld;
   std::vector<Piece> pieces;
   if (split.k < call.k)
     pieces.push_back(Piece{split.m, split.n, call.k - split.k, &call.a, &call.b,
-                           call.a.offset + split.k * a.second, call.b.offset + split.k * b.first,
-                           call.c.offset, a, b, c, 1.0, true});
+                           call.a.offset + split.k * a.k, call.b.offset + split.k * b.k,
+                           call.c.offset, a, b, ldc, 1, 1.0, true});
   if (split.m < call.m)
     pieces.push_back(Piece{call.m - split.m, call.n, call.k, &call.a, &call.b,
-                           call.a.offset + split.m * a.first, call.b.offset,
-                           call.c.offset + split.m * c.first, a, b, c, call.beta});
+                           call.a.offset + split.m * a.line, call.b.offset,
+                           call.c.offset + split.m * ldc, a, b, ldc, 1, call.beta});
   if (split.n < call.n)
     pieces.push_back(Piece{call.n - split.n, split.m, call.k, &call.b, &call.a,
-                           call.b.offset + split.n * b.second, call.a.offset,
-                           call.c.offset + split.n, Strides{b.second, b.first},
-                           Strides{a.second, a.first}, Strides{1, call.c.ld}, call.beta});
+                           call.b.offset + split.n * b.line, call.a.offset, call.c.offset + split.n,
+                           b, a, 1, ldc, call.beta});
   return pieces;
 }
 

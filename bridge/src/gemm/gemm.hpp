@@ -60,8 +60,8 @@ struct Built {
 // The context's scratch buffers: copies of A and B the products read in place of the caller's
 // (transposed or padded), the tiles the tensor-core products' passes lay out (B's for 3xTF32,
 // A's and B's without tensor maps), the whole-tile block's aligned copies of A and B (edges.hpp),
-// and the Ozaki scheme's lines' statistics, residues, the
-// product's residue planes, its values and their largest elements (ozaki.hpp).
+// and the Ozaki scheme's lines' statistics, residues, the product's residue planes, its values and
+// their largest elements (ozaki.hpp).
 enum class ScratchSlot {
   a,
   b,
