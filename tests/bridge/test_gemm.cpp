@@ -628,9 +628,17 @@ BOOST_AUTO_TEST_CASE(leading_dimensions_offsets_and_strides_past_2_31_elements_v
   }
 }
 
+int occurrences(const std::string &text, const std::string &word) {
+  int count = 0;
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
+    ++count;
+  return count;
+}
+
 // A tuned set of step 13's kernel in the user's tuning cache says whether an operand with K down
-// its rows is copied first (COPY=1) or read as it is (COPY=0); either way the product verifies.
-// A set tuned for the call's layout ("matr_mul_tuned TN") comes before one of any layout.
+// its rows is copied first: both (COPY=1), neither (0), A's only (2) or B's only (3); every way
+// the product verifies, and CL_GEMM_PASSES shows those copies only. A set tuned for the call's
+// layout ("matr_mul_tuned TN") comes before one of any layout.
 std::string tiles_entry(int bk, int copy) {
   return "{\"64x64x64\": {\"kernel_file\": \"matr_mul_double_buffered.cl\", \"params\": {"
          "\"BM\": 64, \"BN\": 64, \"BK\": " +
@@ -653,28 +661,35 @@ BOOST_AUTO_TEST_CASE(a_tuned_set_says_whether_operands_are_copied) {
   const auto cache = std::filesystem::temp_directory_path() /
                      ("mqlcl-test-copy-" + std::to_string(std::random_device{}()) + ".json");
   const std::string key = tuning_key();
-  for (int copy : {0, 1}) {
+  for (int copy : {0, 1, 2, 3}) {
     std::ofstream(cache) << "{\"" << key << "\": {\"matr_mul_tuned\": " << tiles_entry(8, copy)
                          << ", \"matr_mul_tuned TN\": " << tiles_entry(16, copy) << "}}";
     ScopedEnvironment overlay("MQLCL_TUNE_CACHE", cache.string());
     Context context = make_context(); // reads the cache at its first CLGemm
-    for (bool transpose_a : {false, true}) {
-      Case c{64, 64, 64, transpose_a};
+    for (int t = 0; t < 4; ++t) {
+      Case c{64, 64, 64, bool(t & 1), bool(t & 2)};
       run_case(context, c);
       const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
       BOOST_TEST(plan.rfind("matr_mul_double_buffered.cl ", 0) == 0, c << ": " << plan);
       BOOST_TEST(plan.find(" COPY=" + std::to_string(copy) + " ") != std::string::npos, plan);
-      BOOST_TEST(plan.find(transpose_a ? " BK=16 " : " BK=8 ") != std::string::npos, plan);
+      BOOST_TEST(plan.find(t == 1 ? " BK=16 " : " BK=8 ") != std::string::npos, plan);
       BOOST_TEST(plan.find("(tuning cache") != std::string::npos, plan);
+      // K runs down A's rows where A is transposed, down B's where B is not.
+      const bool a_copied = c.transpose_a && (copy == 1 || copy == 2);
+      const bool b_copied = !c.transpose_b && (copy == 1 || copy == 3);
+      const std::string passes = info_string(context, MQLCL_CL_GEMM_PASSES);
+      BOOST_TEST(occurrences(passes, "transpose") == int(a_copied) + int(b_copied),
+                 c << ", COPY=" << copy << ": " << passes);
     }
   }
   std::filesystem::remove(cache);
 }
 
 // Step 19 (FP64 tensor cores) reads an operand with K down its rows in place (A_LINES, B_LINES)
-// unless its tuned set copies it first (COPY=1): NN's B and TN's A; either way the product
-// verifies, and CL_GEMM_PASSES shows the transposing copy only where the set asks for it. Runs
-// on an NVIDIA Hopper GPU, where the double product runs step 19 (step 13's tiles elsewhere).
+// unless its tuned set copies it first (COPY=1 both, 2 A's, 3 B's): NN's B and TN's A and B;
+// every way the product verifies, and CL_GEMM_PASSES shows the transposing copy only where the set
+// asks for it. Runs on an NVIDIA Hopper GPU, where the double product runs step 19 (step 13's tiles
+// elsewhere).
 BOOST_AUTO_TEST_CASE(step_19_reads_operands_with_k_down_their_rows_in_place_unless_told) {
   const auto cache = std::filesystem::temp_directory_path() /
                      ("mqlcl-test-fp64-copy-" + std::to_string(std::random_device{}()) + ".json");
@@ -687,7 +702,7 @@ BOOST_AUTO_TEST_CASE(step_19_reads_operands_with_k_down_their_rows_in_place_unle
     BOOST_TEST_MESSAGE("MQLCL_GEMM_KERNEL=" << forced << " runs that kernel instead of step 19");
     return;
   }
-  for (int copy : {0, 1}) {
+  for (int copy : {0, 1, 2, 3}) {
     const std::string entry =
         "{\"64x64x64\": {\"kernel_file\": \"matr_mul_dmma.cl\", \"params\": {\"BM\": 64, "
         "\"BN\": 64, \"BK\": 16, \"WM\": 32, \"WN\": 32, \"MMA_K\": 16, \"STAGES\": 3, "
@@ -705,12 +720,10 @@ BOOST_AUTO_TEST_CASE(step_19_reads_operands_with_k_down_their_rows_in_place_unle
       BOOST_TEST_REQUIRE(plan.rfind("matr_mul_dmma.cl ", 0) == 0, plan);
       BOOST_TEST(plan.find(" COPY=" + std::to_string(copy) + " ") != std::string::npos, plan);
       const std::string passes = info_string(context, MQLCL_CL_GEMM_PASSES);
-      const size_t copies = transpose_a ? 2 : 1; // TN: A and B; NN: B
-      size_t transposes = 0;
-      for (size_t at = passes.find("transpose"); at != std::string::npos;
-           at = passes.find("transpose", at + 1))
-        ++transposes;
-      BOOST_TEST(transposes == (copy ? copies : 0u), c << ": " << passes);
+      // K runs down TN's A and B, NN's B.
+      const int copies = (transpose_a && (copy == 1 || copy == 2)) + (copy == 1 || copy == 3);
+      BOOST_TEST(occurrences(passes, "transpose") == copies,
+                 c << ", COPY=" << copy << ": " << passes);
     }
   }
   std::filesystem::remove(cache);
@@ -854,14 +867,25 @@ BOOST_AUTO_TEST_CASE(thin_edges_run_apart_from_the_whole_tiles_and_verify) {
           const int copies =
               unaligned(c.transpose_a ? c.m : c.k) + unaligned(c.transpose_b ? c.k : c.n);
           const std::string passes = info_string(context, MQLCL_CL_GEMM_PASSES);
-          int packs = 0;
-          for (size_t at = passes.find("pack "); at != std::string::npos;
-               at = passes.find("pack ", at + 1))
-            ++packs;
-          BOOST_TEST(packs == copies, c << ": " << passes);
+          BOOST_TEST(occurrences(passes, "pack ") == copies, c << ": " << passes);
         }
     Case wide{69, 64, 64}; // 5 lines past the tiles
     BOOST_TEST(plan_after(context, wide).find("thin.cl") == std::string::npos);
+    // A set that copies operands with K down their rows transposed (COPY=1): the block copies
+    // those once, transposed, and packs only the others (every operand here is unaligned).
+    std::ofstream(cache) << "{\"" << key << "\": {\"matr_mul_tuned\": " << tiles_entry(16, 1)
+                         << "}}";
+    Context copying = make_context();
+    for (int t = 0; t < 4; ++t) {
+      Case c{66, 67, 70, bool(t & 1), bool(t & 2)};
+      c.pad = 3;
+      const std::string plan = plan_after(copying, c);
+      BOOST_TEST(plan.find(" + thin.cl for ") != std::string::npos, c << ": " << plan);
+      const int k_down = int(c.transpose_a) + int(!c.transpose_b);
+      const std::string passes = info_string(copying, MQLCL_CL_GEMM_PASSES);
+      BOOST_TEST(occurrences(passes, "transpose") == k_down, c << ": " << passes);
+      BOOST_TEST(occurrences(passes, "pack ") == 2 - k_down, c << ": " << passes);
+    }
   }
   for (const char *mode : {"", "tiles"}) { // unset: too small to split
     ScopedEnvironment whole("MQLCL_GEMM_EDGES",

@@ -362,9 +362,19 @@ BOOST_AUTO_TEST_CASE(the_planner_takes_tuned_sets_that_fit_and_defaults_otherwis
   BOOST_TEST(plan.params.at("BM") == 128);
   BOOST_TEST(plan.launch.global[0] == 32u * 32u * 256u);
   BOOST_TEST(plan.launch.local[0] == 256u);
-  BOOST_TEST(plan.copy_k_down_operands); // 2^36 multiply-adds
-  BOOST_TEST(!default_plan(device, Shape{2000, 2000, 2000, 1, 4}).copy_k_down_operands);
-  BOOST_TEST(default_plan(device, Shape{4096, 4096, 512, 1, 4}).copy_k_down_operands);
+  BOOST_TEST((plan.copy_k_down_a && plan.copy_k_down_b)); // 2^36 multiply-adds
+  const Plan small = default_plan(device, Shape{2000, 2000, 2000, 1, 4});
+  BOOST_TEST((!small.copy_k_down_a && !small.copy_k_down_b));
+  BOOST_TEST(default_plan(device, Shape{4096, 4096, 512, 1, 4}).copy_k_down_a);
+  // A tuned set's COPY: neither, both, A's only or B's only.
+  Tuned copying{entry("x", 4096, 0), "test"};
+  for (int64_t copy : {0, 1, 2, 3}) {
+    copying.entry.params = parse_params("BM=128 BN=64 BK=16 TM=8 TN=4 PAD=4");
+    copying.entry.params["COPY"] = copy;
+    const Plan copies = plan_product(device, Shape{2000, 2000, 2000, 1, 4}, copying);
+    BOOST_TEST(copies.copy_k_down_a == (copy == 1 || copy == 2), copy);
+    BOOST_TEST(copies.copy_k_down_b == (copy == 1 || copy == 3), copy);
+  }
 
   Tuned tuned{entry("x", 4096, 0), "test"};
   tuned.entry.params = parse_params("BM=128 BN=64 BK=16 TM=8 TN=4 PAD=4");
@@ -517,14 +527,14 @@ BOOST_AUTO_TEST_CASE(double_runs_on_fp64_tensor_cores_where_the_device_has_them)
   Plan plan = exact_plan(hopper, kH200, doubles, none, "NN");
   BOOST_TEST((plan.family == Family::tensor_fp64));
   BOOST_TEST(plan.origin == "defaults");
-  BOOST_TEST(!plan.copy_k_down_operands); // NN's B read as it is
+  BOOST_TEST((!plan.copy_k_down_a && !plan.copy_k_down_b)); // NN's B read as it is
   BOOST_TEST(plan.launch.local[0] == 256u);
   BOOST_TEST((exact_plan(hopper, kH200, doubles, tiles_only, "NN").family == Family::tensor_fp64));
   plan = exact_plan(hopper, kH200, doubles, with_fp64, "NN");
   BOOST_TEST(plan.origin.find("database") != std::string::npos, plan.origin);
   BOOST_TEST(plan.params.at("STAGES") == 4);
   BOOST_TEST(plan_text(plan).rfind("matr_mul_dmma.cl ", 0) == 0, plan_text(plan));
-  BOOST_TEST(!plan.copy_k_down_operands);
+  BOOST_TEST((!plan.copy_k_down_a && !plan.copy_k_down_b));
   // Tuned for NN, the set serves NT and TN too (step 19 reads each layout as it is stored) ...
   for (const char *layout : {"NT", "TN"})
     BOOST_TEST(exact_plan(hopper, kH200, doubles, with_fp64, layout).params.at("STAGES") == 4);
@@ -547,7 +557,10 @@ BOOST_AUTO_TEST_CASE(double_runs_on_fp64_tensor_cores_where_the_device_has_them)
   database = {fp64};
   database[0].params["COPY"] = 1; // a set tuned copying NN's B first
   plan = exact_plan(hopper, kH200, doubles, TunedSets{{}, database}, "NN");
-  BOOST_TEST(plan.copy_k_down_operands);
+  BOOST_TEST((plan.copy_k_down_a && plan.copy_k_down_b));
+  database[0].params["COPY"] = 2; // A's only: TN as NN
+  plan = exact_plan(hopper, kH200, doubles, TunedSets{{}, database}, "TN");
+  BOOST_TEST((plan.copy_k_down_a && !plan.copy_k_down_b));
 
   BOOST_TEST(
       (exact_plan(hopper, kH200, doubles, none, "NN", Family::tiles).family == Family::tiles));

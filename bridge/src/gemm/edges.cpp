@@ -171,31 +171,36 @@ std::optional<EdgeSplit> edge_split(const Call &call, const Plan &plan,
   return split;
 }
 
-Call aligned_block(const Context &context, ContextState &state, const Call &call,
-                   const EdgeSplit &split, bool &first) {
+Call block_of(const Call &call, const EdgeSplit &split) {
   Call block = call;
   block.m = split.m;
   block.n = split.n;
   block.k = split.k;
-  const bool batched = call.batch > 1;
+  return block;
+}
+
+Call aligned_block(const Context &context, ContextState &state, Call block, bool a_copied,
+                   bool b_copied, bool &first) {
+  const bool batched = block.batch > 1;
   const auto aligned = [&](const Operand &operand) {
     return operand.offset % 4 == 0 && operand.ld % 4 == 0 && (!batched || operand.stride % 4 == 0);
   };
   // As stored: A is M x K (K x M transposed), B is K x N (N x K transposed). A copy larger than
   // one allocation of the device is not made: the block then reads the operand in place.
-  const auto copy = [&](Operand &operand, uint32_t rows, uint32_t cols, ScratchSlot slot) {
-    if (aligned(operand))
+  const auto copy = [&](Operand &operand, uint32_t rows, uint32_t cols, ScratchSlot slot,
+                        bool copied) {
+    if (copied || aligned(operand))
       return;
     if (operand.transposed)
       std::swap(rows, cols);
     const uint64_t pitch = round_up(cols, 4);
     const uint64_t bytes =
-        (operand.stride == 0 ? 1 : call.batch) * rows * pitch * (call.double_precision ? 8 : 4);
+        (operand.stride == 0 ? 1 : block.batch) * rows * pitch * (block.double_precision ? 8 : 4);
     if (bytes <= context.device->max_mem_alloc_size)
       operand = packed_copy(context, state, block, operand, rows, cols, pitch, slot, first);
   };
-  copy(block.a, split.m, split.k, ScratchSlot::a_block);
-  copy(block.b, split.k, split.n, ScratchSlot::b_block);
+  copy(block.a, block.m, block.k, ScratchSlot::a_block, a_copied);
+  copy(block.b, block.k, block.n, ScratchSlot::b_block, b_copied);
   return block;
 }
 

@@ -30,12 +30,15 @@ struct EdgeSplit {
 std::optional<EdgeSplit> edge_split(const Call &call, const Plan &plan,
                                     EnvironmentReader environment);
 
-// The call restricted to the block: the same operands, from the same elements, except that an
-// operand whose rows do not all start on 16-byte boundaries is first copied (enqueued here) into
-// one whose rows do: on an H200 the block of 4097³ took 11% (NN) and 48% (TN) longer reading its
-// operands in place.
-Call aligned_block(const Context &context, ContextState &state, const Call &call,
-                   const EdgeSplit &split, bool &first);
+// The call restricted to the block: the same operands, from the same elements.
+Call block_of(const Call &call, const EdgeSplit &split);
+
+// `block` (block_of's) with each operand whose rows do not all start on 16-byte boundaries first
+// copied (enqueued here) into one whose rows do: on an H200 the block of 4097³ took 11% (NN) and
+// 48% (TN) longer reading its operands in place. Not an operand that the block's own plan copies
+// transposed anyway (`a_copied`, `b_copied`): that copy reads rows wherever they start.
+Call aligned_block(const Context &context, ContextState &state, Call block, bool a_copied,
+                   bool b_copied, bool &first);
 
 // Builds the pieces' kernels (kept by the context), so that a build that fails does so before
 // the block has written C.

@@ -57,8 +57,8 @@ struct Operands {
 
 Operands plan_operands(const Call &call, const Plan &plan) {
   Operands operands{lines_of_a(call), lines_of_b(call)};
-  auto as_read = [&](Lines &lines, bool &copy) {
-    copy = lines.k_runs_down && plan.copy_k_down_operands &&
+  auto as_read = [&](Lines &lines, bool &copy, bool copies_k_down) {
+    copy = lines.k_runs_down && copies_k_down &&
            !(plan.family == Family::tiles && lines_share_elements(call, lines));
     if (copy) { // the copy's layout, for the build options
       lines.k_runs_down = false;
@@ -67,9 +67,13 @@ Operands plan_operands(const Call &call, const Plan &plan) {
       lines.stride = lines.operand->stride == 0 ? 0 : uint64_t(lines.lines) * call.k;
     }
   };
-  as_read(operands.a, operands.copy_a);
-  as_read(operands.b, operands.copy_b);
+  as_read(operands.a, operands.copy_a, plan.copy_k_down_a);
+  as_read(operands.b, operands.copy_b, plan.copy_k_down_b);
   return operands;
+}
+
+Shape shape_of(const Call &call) {
+  return Shape{call.m, call.n, call.k, call.batch, call.double_precision ? 8u : 4u};
 }
 
 // Step 13's tiles read an operand with K down its rows in place; the CPU form needs it copied.
@@ -135,12 +139,16 @@ Plan exact_product_plan(const Context &context, ContextState &state, const Call 
 // itself runs whole, with its own plan.
 void run_exact_product(const Context &context, ContextState &state, const Call &call, bool &first,
                        bool split_edges = true) {
-  const Shape shape{call.m, call.n, call.k, call.batch, call.double_precision ? 8u : 4u};
+  const Shape shape = shape_of(call);
   Plan plan = exact_product_plan(context, state, call, shape);
   if (const std::optional<EdgeSplit> split =
           split_edges ? edge_split(call, plan, os::environment) : std::nullopt) {
     build_thin_edges(context, state, call, *split);
-    run_exact_product(context, state, aligned_block(context, state, call, *split, first), first,
+    const Call block = block_of(call, *split);
+    const Operands read =
+        plan_operands(block, exact_product_plan(context, state, block, shape_of(block)));
+    run_exact_product(context, state,
+                      aligned_block(context, state, block, read.copy_a, read.copy_b, first), first,
                       false);
     run_thin_edges(context, state, call, *split, first);
     state.last_plan += edges_text(call, *split);

@@ -27,22 +27,26 @@ Params tiles_defaults(const DeviceLimits &device, const Shape &shape) {
   return p;
 }
 
+void set_copies(Plan &plan, int64_t copy) {
+  plan.copy_k_down_a = copy == kCopyBoth || copy == kCopyA;
+  plan.copy_k_down_b = copy == kCopyBoth || copy == kCopyB;
+}
+
 void set_launch(Plan &plan, const Shape &shape) {
   plan.launch = form_of(plan.family).launch(plan.params, shape);
   const auto copy = plan.params.find(kCopyParam);
+  if (copy != plan.params.end() &&
+      (plan.family == Family::tensor_fp64 || plan.family == Family::tiles)) {
+    set_copies(plan, copy->second);
+    return;
+  }
   if (plan.family == Family::tensor_fp64) { // reads them in place unless its set copies them
-    plan.copy_k_down_operands = copy != plan.params.end() && copy->second != 0;
+    set_copies(plan, kCopyNone);
     return;
   }
-  if (is_tensor(plan.family)) {
-    plan.copy_k_down_operands = true;
-    return;
-  }
-  plan.copy_k_down_operands =
-      plan.family == Family::registers ||
-      (copy != plan.params.end()
-           ? copy->second != 0
-           : double(shape.m) * shape.n * shape.k * shape.batch >= kCopyFromMultiplyAdds);
+  const bool large = double(shape.m) * shape.n * shape.k * shape.batch >= kCopyFromMultiplyAdds;
+  set_copies(plan, is_tensor(plan.family) || plan.family == Family::registers || large ? kCopyBoth
+                                                                                       : kCopyNone);
 }
 
 // The tuned set's kernel parameters: COPY is the host's.

@@ -22,14 +22,18 @@ inline const char *kernel_file_of(Family family) {
 // up, while reading such operands directly ran at 0.50-0.73x cuBLAS there; below it, reading
 // directly was faster (2000: 0.92x against 0.90x; a batch of 64 products of 256 x 256 x 64:
 // 1.15x against 0.66x). A tuned set of step 13's kernel may decide instead: its host parameter
-// kCopyParam (1 copies, 0 reads directly) is not a kernel definition. Step 19 (FP64 tensor cores)
-// reads such operands directly unless its set has COPY=1; the other tensor-core forms copy them.
+// kCopyParam is not a kernel definition: 0 reads both directly, 1 copies both, 2 copies A's only
+// (TN then runs as NN, its set NN's tiles), 3 B's only. Step 19 (FP64 tensor cores) reads such
+// operands directly unless its set copies them; the other tensor-core forms copy them.
 constexpr double kCopyFromMultiplyAdds = 8589934592.0; // 2^33
 inline constexpr const char *kCopyParam = "COPY";
+enum CopyValue : int64_t { kCopyNone = 0, kCopyBoth = 1, kCopyA = 2, kCopyB = 3 };
 
 struct Plan {
   Family family = Family::tiles;
-  bool copy_k_down_operands = true; // an operand stored K x lines is copied transposed first
+  // Whether A, and B, where stored K x lines (with K down their rows), are copied transposed
+  // first (K-contiguous) instead of read as they are.
+  bool copy_k_down_a = true, copy_k_down_b = true;
   Params params;
   bool index64 = false; // the kernels' 64-bit form (gemm.hpp, needs_index64)
   std::string origin;   // "defaults", or where the tuned entry came from (database.hpp's Tuned)
