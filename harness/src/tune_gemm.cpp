@@ -145,8 +145,9 @@ std::vector<Tunable> tunables_of(const Step &family) {
 // A set as a start for `shape`: on step 13's and step 19's kernels, where an operand has K down
 // its rows, the set both copying it first and reading it as it is (COPY 1 and 0), since each way
 // has its own best tiles (on an H100, 4096 x 4096 x 512 TN: 8-deep slices read directly; on an
-// H200, step 19's NN at 4096: 4 stages fit twice per SM only with B read as stored); elsewhere
-// without COPY.
+// H200, step 19's NN at 4096: 4 stages fit twice per SM only with B read as stored); where both
+// have (TN), also copying A's only (2: the product runs as NN, in NN's set's tiles) and B's only
+// (3); elsewhere without COPY.
 std::vector<Params> starting_sets(const Step &family, const GeneralGemm &shape, Params set) {
   const bool k_down = shape.transpose_a || !shape.transpose_b;
   if ((family.kernel_file != "matr_mul_double_buffered.cl" &&
@@ -155,8 +156,11 @@ std::vector<Params> starting_sets(const Step &family, const GeneralGemm &shape, 
     set.erase(gemm::kCopyParam);
     return {set};
   }
+  std::vector<int64_t> copies = {gemm::kCopyBoth, gemm::kCopyNone};
+  if (shape.transpose_a && !shape.transpose_b)
+    copies.insert(copies.end(), {gemm::kCopyA, gemm::kCopyB});
   std::vector<Params> starts;
-  for (int64_t copy : {1, 0}) {
+  for (int64_t copy : copies) {
     starts.push_back(set);
     starts.back()[gemm::kCopyParam] = copy;
   }
@@ -274,6 +278,26 @@ std::vector<Params> gemm_tune_starts(const DeviceInfo &device, const Step &famil
   return starts;
 }
 
+namespace {
+
+// Every start timed once, fastest first: a tune bounded by --trials descends from the most
+// promising start first instead of spending its trials on the first start's descent.
+std::vector<Found> measured_starts(GemmTuner &tuner, const GemmProduct &product,
+                                   const Params &running, double running_seconds) {
+  std::vector<Found> starts;
+  for (const Params &from : gemm_tune_starts(tuner.device, tuner.family, product, running)) {
+    const std::optional<double> seconds =
+        from == running ? std::optional(running_seconds) : tuner.run(from);
+    if (seconds)
+      starts.push_back(Found{from, *seconds});
+  }
+  std::stable_sort(starts.begin(), starts.end(),
+                   [](const Found &x, const Found &y) { return x.seconds < y.seconds; });
+  return starts;
+}
+
+} // namespace
+
 int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &catalogue) {
   const Step &step = *find_step(catalogue, command.steps.front());
   Bridge bridge(find_library(command.library));
@@ -311,9 +335,8 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
                 fmt::format("CLGemm ran {}, not the planner's {}", ran, gemm::plan_text(plan)));
   tuner.tried.insert(plan.params);
   Found best{plan.params, *start};
-  for (const Params &from : gemm_tune_starts(device, tuner.family, product, plan.params))
-    if (std::optional<Found> found =
-            descend(tuner, from, from == plan.params ? start : std::nullopt))
+  for (const Found &from : measured_starts(tuner, product, plan.params, *start))
+    if (std::optional<Found> found = descend(tuner, from.params, from.seconds))
       if (found->seconds < best.seconds)
         best = *found;
   std::filesystem::remove(tuner.trial_cache);

@@ -905,6 +905,42 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_other_layouts_sets) {
     BOOST_TEST(std::count(starts.begin(), starts.end(), start) == 1);
 }
 
+// On step 13's kernel a start is taken with each operand that has K down its rows copied first
+// and read as it is (COPY 1 and 0); for TN, where both have, also with A's copy only (2: NN's
+// form) and B's only (3). NT has no such operand: its starts have no COPY.
+BOOST_AUTO_TEST_CASE(the_gemm_tuner_starts_each_way_of_copying_k_down_operands) {
+  DeviceCaps either_memory = device().caps;
+  either_memory.dedicated_local_memory = true;
+  const std::vector<Step> families =
+      tuning_families(*find_step(replay_steps(), "matr_mul_tuned"), either_memory);
+  const auto tiles = std::find_if(families.begin(), families.end(), [](const Step &family) {
+    return family.kernel_file == "matr_mul_double_buffered.cl";
+  });
+  BOOST_TEST_REQUIRE((tiles != families.end()));
+  const Params running{{"BM", 64}, {"BN", 64}, {"BK", 16}, {"TM", 8}, {"TN", 8}};
+  const std::pair<const char *, std::vector<int64_t>> layouts[] = {
+      {"NN", {1, 0}}, {"TN", {1, 0, 2, 3}}, {"NT", {}}, {"TT", {1, 0}}};
+  for (const auto &[layout, copies] : layouts) {
+    const GemmProduct product(GeneralGemm{24, 24, 24, 1, layout[0] == 'T', layout[1] == 'T'},
+                              MQLCL_GEMM_EXACT);
+    std::vector<int64_t> seen;
+    bool plain = false; // the running set without COPY
+    for (Params start : gemm_tune_starts(device(), *tiles, product, running)) {
+      const auto copy = start.find("COPY");
+      if (copy == start.end()) {
+        plain = plain || start == running;
+        continue;
+      }
+      const int64_t value = copy->second;
+      start.erase(copy);
+      if (start == running)
+        seen.push_back(value);
+    }
+    BOOST_TEST(seen == copies, layout);
+    BOOST_TEST(plain == copies.empty(), layout);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(the_cache_answers_with_the_nearest_tuned_sizes) {
   ScratchCache cache("nearest-cache.json");
   DeviceCaps dotted;
