@@ -40,8 +40,9 @@ bool offers_tensor_cores(const DeviceCaps &device) {
 
 gemm::Plan planned_product(const DeviceCaps &device, const gemm::Shape &shape,
                            const std::string &layout, int32_t precision,
-                           std::optional<gemm::Family> forced) {
-  const std::vector<gemm::TunedEntry> overlay = tuned_sets();
+                           std::optional<gemm::Family> forced, TunedSources sources) {
+  const std::vector<gemm::TunedEntry> overlay =
+      sources == TunedSources::database ? std::vector<gemm::TunedEntry>{} : tuned_sets();
   const std::vector<gemm::TunedEntry> database = gemm::compiled_entries();
   const gemm::DeviceLimits limits = limits_of(device);
   const gemm::DeviceFacts facts = facts_of(device);

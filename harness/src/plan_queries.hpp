@@ -27,13 +27,19 @@ std::vector<gemm::TunedEntry> tuned_sets();
 // What the tuned sets' lookup knows of `device`.
 gemm::DeviceFacts facts_of(const DeviceCaps &device);
 
+// Where a plan's tuned set may come from: the tuning file, then the compiled database (as CLGemm
+// looks), or the database alone.
+enum class TunedSources { cache_and_database, database };
+
 // The plan CLGemm makes on `device` for a product of `shape` with A and B in `layout` ("NN" ...
 // "TT") and `precision` (MQLCL_GEMM_*): the tuning file's set (read strictly), else the compiled
 // database's, else the defaults, in the form the precision runs on the device; an exact product in
-// `forced`'s family where one is given (MQLCL_GEMM_KERNEL).
+// `forced`'s family where one is given (MQLCL_GEMM_KERNEL). With TunedSources::database, the plan
+// as if the tuning file were empty.
 gemm::Plan planned_product(const DeviceCaps &device, const gemm::Shape &shape,
                            const std::string &layout, int32_t precision,
-                           std::optional<gemm::Family> forced = std::nullopt);
+                           std::optional<gemm::Family> forced = std::nullopt,
+                           TunedSources sources = TunedSources::cache_and_database);
 
 // "FILE NAME=value ...", a plan's kernel and set as CL_GEMM_PLAN begins: what a run that took
 // the plan reports before its origin.

@@ -3,9 +3,11 @@
 // CLGemm runs there today (the library's planner, called directly: the user's tuning file's,
 // the database's or the defaults), then tries each tunable of the step's kernel at its other
 // values, one parameter at a time, keeping a change only where the product verifies and is faster,
-// and goes round again until a round keeps nothing; then likewise from the sets CLGemm runs for the
-// shape's other layouts (gemm_tune_starts); on step 13's and step 19's kernels, where an operand
-// has K down its rows, each once copying it first and once reading it as it is (COPY). Each trial
+// and goes round again until a round keeps nothing; likewise from the database's own set for the
+// shape (which a tuning cache of another size hides) and the sets CLGemm runs for the shape's
+// other layouts (gemm_tune_starts); on step 13's and step 19's kernels, where an operand has K
+// down its rows, each once copying it first and once reading it as it is (COPY; for TN also one
+// of the two alone). Every start is timed first, the descents fastest start first. Each trial
 // is a fresh context whose tuning cache holds that one set (MQLCL_TUNE_CACHE, for the trial only),
 // so the product is built and run exactly as an MQL5 program's would be. The winner goes into the
 // user's tuning cache, which CLGemm searches first and `gemm-database` turns into the compiled
@@ -216,12 +218,14 @@ std::optional<Found> descend(GemmTuner &tuner, const Params &start,
   return best;
 }
 
-// The sets CLGemm runs for the product's other layouts, of `family`'s kernel: their tiles may suit
-// this one too (an H100 at 4096: NN read as stored in NT's 128 x 128 x 16 tiles ran at 36.5
-// TFLOP/s, and its descent ended at 51.5 against 49.6 from NN's own 64 x 128 x 8 set); for a double
-// product first the set the FP32 product of its layout runs, whose code forms carry over where one
-// parameter at a time from the defaults stops short (4096: 21.5 TFLOP/s with the FP32 set's forms,
-// 18.6 with the defaults).
+// The set the database holds for the product itself, which a tuning cache of another size hides
+// (the cache is searched first: a 1000 TN tune in a cache holding 2000's set started from that
+// one only and ended below the database's own), and the sets CLGemm runs for the product's other
+// layouts, of `family`'s kernel: their tiles may suit this one too (an H100 at 4096: NN read as
+// stored in NT's 128 x 128 x 16 tiles ran at 36.5 TFLOP/s, and its descent ended at 51.5
+// against 49.6 from NN's own 64 x 128 x 8 set); for a double product the set the FP32 product
+// of its layout runs too, whose code forms carry over where one parameter at a time from the
+// defaults stops short (4096: 21.5 TFLOP/s with the FP32 set's forms, 18.6 with the defaults).
 std::vector<Params> other_sets(const DeviceInfo &device, const Step &family,
                                const GemmProduct &product) {
   const GeneralGemm &shape = product.shape();
@@ -238,6 +242,11 @@ std::vector<Params> other_sets(const DeviceInfo &device, const Step &family,
         others.back().transpose_b = transpose_b;
       }
   std::vector<Params> sets;
+  const gemm::Plan database =
+      planned_product(device.caps, shape_of(shape), layout_of(shape), product.precision(),
+                      gemm::forced_family(environment), TunedSources::database);
+  if (gemm::kernel_file_of(database.family) == family.kernel_file)
+    sets.push_back(database.params);
   for (const GeneralGemm &other : others) {
     const gemm::Plan plan = planned_product(device.caps, shape_of(other), layout_of(other),
                                             product.precision(), gemm::forced_family(environment));

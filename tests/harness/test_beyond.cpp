@@ -905,6 +905,33 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_other_layouts_sets) {
     BOOST_TEST(std::count(starts.begin(), starts.end(), start) == 1);
 }
 
+// A tuning cache answers before the database, also with a set of another size: the tune's starts
+// still include the database's own plan for the product.
+BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_databases_set_a_cache_hides) {
+  ScratchCache cache("gemm-tune-database-start.json");
+  const Params elsewhere{{"LX", 8}, {"LY", 1}, {"RM", 2}, {"RN", 8}, {"VK", 16}};
+  TunedEntry other_size = tuned_entry(device().caps, "matr_mul_tuned", {512, 512, 512});
+  other_size.layout = "NN";
+  other_size.kernel_file = "matr_mul_tuned.cl";
+  other_size.params = elsewhere;
+  gemm::write_tuned(cache.path.string(), other_size);
+  const GemmProduct nn(GeneralGemm{24, 24, 24, 1, false, false}, MQLCL_GEMM_EXACT);
+  const gemm::Shape shape{24, 24, 24, 1, sizeof(float)};
+  const gemm::Plan cached = planned_product(device().caps, shape, "NN", MQLCL_GEMM_EXACT);
+  const gemm::Plan database = planned_product(device().caps, shape, "NN", MQLCL_GEMM_EXACT,
+                                              std::nullopt, TunedSources::database);
+  BOOST_TEST_REQUIRE((cached.params != database.params), "the cache's set must hide another");
+  const std::vector<Step> families =
+      tuning_families(*find_step(replay_steps(), "matr_mul_tuned"), device().caps);
+  const auto family = std::find_if(families.begin(), families.end(), [&](const Step &step) {
+    return step.kernel_file == gemm::kernel_file_of(database.family);
+  });
+  BOOST_TEST_REQUIRE((family != families.end()));
+  const std::vector<Params> starts = gemm_tune_starts(device(), *family, nn, cached.params);
+  BOOST_TEST((starts.front() == cached.params));
+  BOOST_TEST(std::count(starts.begin(), starts.end(), database.params) == 1);
+}
+
 // On step 13's kernel a start is taken with each operand that has K down its rows copied first
 // and read as it is (COPY 1 and 0); for TN, where both have, also with A's copy only (2: NN's
 // form) and B's only (3). NT has no such operand: its starts have no COPY.
