@@ -135,27 +135,11 @@ Plan exact_product_plan(const Context &context, ContextState &state, const Call 
   return plan_product(limits, shape, tuned_for(context, state, call, kExactStep), forced);
 }
 
-// `split_edges`: whether thin edges may run apart from the whole tiles (edges.hpp); the block
-// itself runs whole, with its own plan.
-void run_exact_product(const Context &context, ContextState &state, const Call &call, bool &first,
-                       bool split_edges = true) {
-  const Shape shape = shape_of(call);
-  Plan plan = exact_product_plan(context, state, call, shape);
-  if (const std::optional<EdgeSplit> split =
-          split_edges ? edge_split(call, plan, os::environment) : std::nullopt) {
-    build_thin_edges(context, state, call, *split);
-    const Call block = block_of(call, *split);
-    const Operands read =
-        plan_operands(block, exact_product_plan(context, state, block, shape_of(block)));
-    run_exact_product(context, state,
-                      aligned_block(context, state, block, read.copy_a, read.copy_b, first), first,
-                      false);
-    run_thin_edges(context, state, call, *split, first);
-    state.last_plan += edges_text(call, *split);
-    return;
-  }
+// `call` as one kernel of `plan` (exact_product_plan's for it), after the copies it asks for.
+void run_planned_product(const Context &context, ContextState &state, const Call &call, Plan plan,
+                         bool &first) {
   Operands operands;
-  cl_kernel kernel = product_kernel(context, state, call, plan, shape, operands);
+  cl_kernel kernel = product_kernel(context, state, call, plan, shape_of(call), operands);
   state.last_plan = plan_text(plan);
   Lines a = lines_of_a(call), b = lines_of_b(call);
   if (operands.copy_a)
@@ -172,6 +156,26 @@ void run_exact_product(const Context &context, ContextState &state, const Call &
   set_real(kernel, 10, call, call.beta);
   launch(context, state, kernel, plan.launch.dimensions, plan.launch.global.data(),
          plan.launch.local.data(), first);
+}
+
+// Where thin edges run apart from the whole tiles (edges.hpp), the block runs whole with its own
+// plan, which also says which operands it copies transposed anyway (aligned_block leaves those).
+void run_exact_product(const Context &context, ContextState &state, const Call &call, bool &first) {
+  const Plan plan = exact_product_plan(context, state, call, shape_of(call));
+  const std::optional<EdgeSplit> split = edge_split(call, plan, os::environment);
+  if (!split) {
+    run_planned_product(context, state, call, plan, first);
+    return;
+  }
+  build_thin_edges(context, state, call, *split);
+  const Call block = block_of(call, *split);
+  const Plan block_plan = exact_product_plan(context, state, block, shape_of(block));
+  const Operands read = plan_operands(block, block_plan);
+  run_planned_product(context, state,
+                      aligned_block(context, state, block, read.copy_a, read.copy_b, first),
+                      block_plan, first);
+  run_thin_edges(context, state, call, *split, first);
+  state.last_plan += edges_text(call, *split);
 }
 
 // TF32 runs on the tensor cores or fails; ACCURATE and FASTEST take them where they build and
