@@ -85,6 +85,15 @@ struct ScratchCache {
     std::filesystem::create_directories(path.parent_path());
     std::filesystem::remove(path);
   }
+  // Writes `params` as the device's set of step 14's CPU form (which exists on every device) for
+  // `layout` at `sizes`.
+  void write_cpu_form_set(const char *layout, const Sizes &sizes, const Params &params) const {
+    TunedEntry entry = tuned_entry(device().caps, "matr_mul_tuned", sizes);
+    entry.layout = layout;
+    entry.kernel_file = "matr_mul_tuned.cl";
+    entry.params = params;
+    gemm::write_tuned(path.string(), entry);
+  }
 };
 
 } // namespace
@@ -885,11 +894,7 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_keeps_the_double_products_set_apart) {
 BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_other_layouts_sets) {
   ScratchCache cache("gemm-tune-starts-cache.json");
   const Params for_nt{{"LX", 8}, {"LY", 1}, {"RM", 2}, {"RN", 8}, {"VK", 16}};
-  TunedEntry nt = tuned_entry(device().caps, "matr_mul_tuned", {24, 24, 24});
-  nt.layout = "NT";
-  nt.kernel_file = "matr_mul_tuned.cl";
-  nt.params = for_nt;
-  gemm::write_tuned(cache.path.string(), nt);
+  cache.write_cpu_form_set("NT", {24, 24, 24}, for_nt);
   const GemmProduct nn(GeneralGemm{24, 24, 24, 1, false, false}, MQLCL_GEMM_EXACT);
   const std::vector<Step> families =
       tuning_families(*find_step(replay_steps(), "matr_mul_tuned"), device().caps);
@@ -909,12 +914,8 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_other_layouts_sets) {
 // still include the database's own plan for the product.
 BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_databases_set_a_cache_hides) {
   ScratchCache cache("gemm-tune-database-start.json");
-  const Params elsewhere{{"LX", 8}, {"LY", 1}, {"RM", 2}, {"RN", 8}, {"VK", 16}};
-  TunedEntry other_size = tuned_entry(device().caps, "matr_mul_tuned", {512, 512, 512});
-  other_size.layout = "NN";
-  other_size.kernel_file = "matr_mul_tuned.cl";
-  other_size.params = elsewhere;
-  gemm::write_tuned(cache.path.string(), other_size);
+  cache.write_cpu_form_set("NN", {512, 512, 512},
+                           {{"LX", 8}, {"LY", 1}, {"RM", 2}, {"RN", 8}, {"VK", 16}});
   const GemmProduct nn(GeneralGemm{24, 24, 24, 1, false, false}, MQLCL_GEMM_EXACT);
   const gemm::Shape shape{24, 24, 24, 1, sizeof(float)};
   const gemm::Plan cached = planned_product(device().caps, shape, "NN", MQLCL_GEMM_EXACT);
