@@ -4,6 +4,7 @@
 #define BOOST_TEST_MODULE bridge_gemm
 #include "opencl_device.hpp"
 #include "scoped_environment.hpp"
+#include "text_count.hpp"
 
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
@@ -628,13 +629,6 @@ BOOST_AUTO_TEST_CASE(leading_dimensions_offsets_and_strides_past_2_31_elements_v
   }
 }
 
-int occurrences(const std::string &text, const std::string &word) {
-  int count = 0;
-  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
-    ++count;
-  return count;
-}
-
 // A tuned set of step 13's kernel in the user's tuning cache says whether an operand with K down
 // its rows is copied first: both (COPY=1), neither (0), A's only (2) or B's only (3); every way
 // the product verifies, and CL_GEMM_PASSES shows those copies only. A set tuned for the call's
@@ -678,7 +672,8 @@ BOOST_AUTO_TEST_CASE(a_tuned_set_says_whether_operands_are_copied) {
       const bool a_copied = c.transpose_a && (copy == 1 || copy == 2);
       const bool b_copied = !c.transpose_b && (copy == 1 || copy == 3);
       const std::string passes = info_string(context, MQLCL_CL_GEMM_PASSES);
-      BOOST_TEST(occurrences(passes, "transpose") == int(a_copied) + int(b_copied),
+      BOOST_TEST(mqlcl_test::occurrences(passes, "transpose") ==
+                     size_t(a_copied) + size_t(b_copied),
                  c << ", COPY=" << copy << ": " << passes);
     }
   }
@@ -722,7 +717,7 @@ BOOST_AUTO_TEST_CASE(step_19_reads_operands_with_k_down_their_rows_in_place_unle
       const std::string passes = info_string(context, MQLCL_CL_GEMM_PASSES);
       // K runs down TN's A and B, NN's B.
       const int copies = (transpose_a && (copy == 1 || copy == 2)) + (copy == 1 || copy == 3);
-      BOOST_TEST(occurrences(passes, "transpose") == copies,
+      BOOST_TEST(mqlcl_test::occurrences(passes, "transpose") == size_t(copies),
                  c << ", COPY=" << copy << ": " << passes);
     }
   }
@@ -867,7 +862,8 @@ BOOST_AUTO_TEST_CASE(thin_edges_run_apart_from_the_whole_tiles_and_verify) {
           const int copies =
               unaligned(c.transpose_a ? c.m : c.k) + unaligned(c.transpose_b ? c.k : c.n);
           const std::string passes = info_string(context, MQLCL_CL_GEMM_PASSES);
-          BOOST_TEST(occurrences(passes, "pack ") == copies, c << ": " << passes);
+          BOOST_TEST(mqlcl_test::occurrences(passes, "pack ") == size_t(copies),
+                     c << ": " << passes);
         }
     Case wide{69, 64, 64}; // 5 lines past the tiles
     BOOST_TEST(plan_after(context, wide).find("thin.cl") == std::string::npos);
@@ -883,8 +879,10 @@ BOOST_AUTO_TEST_CASE(thin_edges_run_apart_from_the_whole_tiles_and_verify) {
       BOOST_TEST(plan.find(" + thin.cl for ") != std::string::npos, c << ": " << plan);
       const int k_down = int(c.transpose_a) + int(!c.transpose_b);
       const std::string passes = info_string(copying, MQLCL_CL_GEMM_PASSES);
-      BOOST_TEST(occurrences(passes, "transpose") == k_down, c << ": " << passes);
-      BOOST_TEST(occurrences(passes, "pack ") == 2 - k_down, c << ": " << passes);
+      BOOST_TEST(mqlcl_test::occurrences(passes, "transpose") == size_t(k_down),
+                 c << ": " << passes);
+      BOOST_TEST(mqlcl_test::occurrences(passes, "pack ") == size_t(2 - k_down),
+                 c << ": " << passes);
     }
   }
   for (const char *mode : {"", "tiles"}) { // unset: too small to split

@@ -11,6 +11,7 @@
 #include "opencl_device.hpp"
 #include "scoped_environment.hpp"
 #include "staging_mode.hpp"
+#include "text_count.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -192,10 +193,7 @@ BOOST_AUTO_TEST_CASE(the_panels_report_as_one_product) {
   const uint64_t made = mqlcl_fault::calls(Call::clEnqueueNDRangeKernel) - launches;
   BOOST_TEST(CLGetInfoInteger(context, MQLCL_CL_GEMM_EXECUTION_TIME) > 0);
   const std::string passes = info_string(context, MQLCL_CL_GEMM_PASSES);
-  size_t listed = 0;
-  for (size_t at = passes.find(" ms"); at != std::string::npos; at = passes.find(" ms", at + 1))
-    ++listed;
-  BOOST_TEST(listed == made, passes);
+  BOOST_TEST(mqlcl_test::occurrences(passes, " ms") == made, passes);
   // 300 rows in panels of a multiple of 128: three panels where the transfers are staged.
   BOOST_TEST(made >= (staging_forced() ? 3u : 1u), passes);
 }

@@ -2,6 +2,7 @@
 // path with Boost.DLL, as mqlcl-replay does) and the real OpenCL device (PoCL here).
 #define BOOST_TEST_MODULE harness_replays
 #include "harness_support.hpp"
+#include "text_count.hpp"
 
 #include "catalogue.hpp"
 #include "kernel_source.hpp"
@@ -78,13 +79,6 @@ void check_verified(const StepRun &run) {
 
 std::string kernel_text(const std::string &file) { // as the runner builds it
   return read_kernel_source(std::filesystem::path(MQLCL_TEST_KERNELS) / file);
-}
-
-size_t count(const std::string &text, const std::string &part) {
-  size_t n = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
-    ++n;
-  return n;
 }
 
 // Steps that need hardware this device may lack (NVIDIA tensor cores) are tested on their own
@@ -267,8 +261,8 @@ BOOST_AUTO_TEST_CASE(col_local_is_replayed_as_printed_and_the_fixed_variant_is_o
   // the same kernel with one more barrier line at the end of the column loop.
   std::string printed = kernel_text("matr_mul_col_local.cl");
   std::string fixed = kernel_text("matr_mul_col_local_fixed.cl");
-  BOOST_TEST(count(printed, "barrier(") == 1u);
-  BOOST_TEST(count(fixed, "barrier(") == 2u);
+  BOOST_TEST(mqlcl_test::occurrences(printed, "barrier(") == 1u);
+  BOOST_TEST(mqlcl_test::occurrences(fixed, "barrier(") == 2u);
   auto body = [](const std::string &text) { return text.substr(text.find("__kernel")); };
   std::string printed_body = body(printed), fixed_body = body(fixed);
   std::string second_barrier = "     barrier( CLK_LOCAL_MEM_FENCE );\n  }\n}";
