@@ -36,19 +36,24 @@ std::string to_json(const std::vector<StepRun> &runs, const Provenance &provenan
 std::string to_csv(const std::vector<StepRun> &runs);
 
 // The text report of a command that prints JSON instead with --format json (bench, gemm): lines
-// on stdout, or nothing, so that the JSON is all stdout holds.
+// on `out` (stdout), or nothing, so that the JSON is all stdout holds. Each piece is flushed as it
+// is printed: redirected to a log, stdout is fully buffered, and a run stopped by a time limit
+// would otherwise leave none of the rows it had finished.
 class TextReport {
 public:
-  explicit TextReport(bool shown) : shown_(shown) {}
+  explicit TextReport(bool shown, std::FILE *out = stdout) : shown_(shown), out_(out) {}
   bool shown() const { return shown_; }
   template <class... Args>
   void operator()(fmt::format_string<Args...> format, Args &&...args) const {
-    if (shown_)
-      fmt::print(format, std::forward<Args>(args)...);
+    if (!shown_)
+      return;
+    fmt::print(out_, format, std::forward<Args>(args)...);
+    std::fflush(out_);
   }
 
 private:
   bool shown_;
+  std::FILE *out_;
 };
 
 } // namespace mqlcl::replay

@@ -102,6 +102,34 @@ BOOST_AUTO_TEST_CASE(progress_is_quiet_off_a_terminal) {
   std::fclose(file);
 }
 
+// bench's and gemm's lines reach a log as each is printed, through a fully buffered stream (stdout
+// redirected), so that a run stopped by a time limit leaves the rows it finished.
+BOOST_AUTO_TEST_CASE(report_lines_reach_a_log_as_they_are_printed) {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / "mqlcl-test-report-lines.txt";
+  std::FILE *file = std::fopen(path.string().c_str(), "w");
+  BOOST_TEST_REQUIRE(file != nullptr);
+  BOOST_TEST_REQUIRE(std::setvbuf(file, nullptr, _IOFBF, 1 << 16) == 0);
+  const TextReport say(true, file);
+  say("  {:<6} {:>8.1f}\n", "2000", 43987.0);
+  std::ifstream log(path); // what another reader of the log sees, the stream still open
+  std::string line;
+  BOOST_TEST(static_cast<bool>(std::getline(log, line)));
+  BOOST_TEST(line == "  2000    43987.0");
+  std::fclose(file);
+  std::filesystem::remove(path);
+}
+
+// A report that is not shown (--format json) prints nothing.
+BOOST_AUTO_TEST_CASE(a_hidden_report_prints_nothing) {
+  std::FILE *file = std::tmpfile();
+  BOOST_TEST_REQUIRE(file != nullptr);
+  const TextReport say(false, file);
+  say("{}\n", "row");
+  BOOST_TEST(std::ftell(file) == 0L);
+  std::fclose(file);
+}
+
 // Result files written before numbers were written as numbers hold them as strings; the readers
 // take both.
 BOOST_AUTO_TEST_CASE(json_readers_take_numbers_written_as_strings) {
