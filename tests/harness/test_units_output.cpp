@@ -112,9 +112,11 @@ BOOST_AUTO_TEST_CASE(report_lines_reach_a_log_as_they_are_printed) {
   BOOST_TEST_REQUIRE(std::setvbuf(file, nullptr, _IOFBF, 1 << 16) == 0);
   const TextReport say(true, file);
   say("  {:<6} {:>8.1f}\n", "2000", 43987.0);
-  std::ifstream log(path); // what another reader of the log sees, the stream still open
   std::string line;
-  BOOST_TEST(static_cast<bool>(std::getline(log, line)));
+  {
+    std::ifstream log(path); // what another reader of the log sees, the stream still open
+    BOOST_TEST(static_cast<bool>(std::getline(log, line)));
+  } // closed before the file is removed: Windows refuses to remove an open file
   BOOST_TEST(line == "  2000    43987.0");
   std::fclose(file);
   std::filesystem::remove(path);
