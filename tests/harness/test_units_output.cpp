@@ -4,6 +4,7 @@
 #include "json.hpp"
 #include "progress.hpp"
 #include "report.hpp"
+#include "scoped_folder.hpp"
 #include "units_support.hpp"
 
 #include <boost/property_tree/ptree.hpp>
@@ -105,8 +106,8 @@ BOOST_AUTO_TEST_CASE(progress_is_quiet_off_a_terminal) {
 // bench's and gemm's lines reach a log as each is printed, through a fully buffered stream (stdout
 // redirected), so that a run stopped by a time limit leaves the rows it finished.
 BOOST_AUTO_TEST_CASE(report_lines_reach_a_log_as_they_are_printed) {
-  const std::filesystem::path path =
-      std::filesystem::temp_directory_path() / "mqlcl-test-report-lines.txt";
+  const ScopedFolder folder("mqlcl-test-report");
+  const std::filesystem::path path = folder.path() / "log.txt";
   std::FILE *file = std::fopen(path.string().c_str(), "w");
   BOOST_TEST_REQUIRE(file != nullptr);
   BOOST_TEST_REQUIRE(std::setvbuf(file, nullptr, _IOFBF, 1 << 16) == 0);
@@ -116,10 +117,9 @@ BOOST_AUTO_TEST_CASE(report_lines_reach_a_log_as_they_are_printed) {
   {
     std::ifstream log(path); // what another reader of the log sees, the stream still open
     BOOST_TEST(static_cast<bool>(std::getline(log, line)));
-  } // closed before the file is removed: Windows refuses to remove an open file
+  } // closed before the folder goes: Windows refuses to remove an open file
   BOOST_TEST(line == "  2000    43987.0");
   std::fclose(file);
-  std::filesystem::remove(path);
 }
 
 // A report that is not shown (--format json) prints nothing.
