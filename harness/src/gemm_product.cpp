@@ -1,6 +1,7 @@
 #include "gemm_product.hpp"
 
 #include "error.hpp"
+#include "reference.hpp"
 #include "verify.hpp"
 
 #include <fmt/format.h>
@@ -19,39 +20,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Rows of op(X) for the reference: `lines` x k with k contiguous.
-std::vector<double> k_contiguous(const std::vector<double> &x, uint32_t lines, uint32_t k,
-                                 bool k_runs_down, size_t first) {
-  std::vector<double> out(size_t{lines} * k);
-  for (uint32_t i = 0; i < lines; ++i)
-    for (uint32_t l = 0; l < k; ++l)
-      out[size_t{i} * k + l] =
-          k_runs_down ? x[first + size_t{l} * lines + i] : x[first + size_t{i} * k + l];
+// op(X), `rows` x `cols`, row-major, from X stored so or (`stored_transposed`) as its transpose,
+// starting at `first`.
+std::vector<double> row_major(const std::vector<double> &x, uint32_t rows, uint32_t cols,
+                              bool stored_transposed, size_t first) {
+  std::vector<double> out(size_t{rows} * cols);
+  for (uint32_t i = 0; i < rows; ++i)
+    for (uint32_t l = 0; l < cols; ++l)
+      out[size_t{i} * cols + l] =
+          stored_transposed ? x[first + size_t{l} * rows + i] : x[first + size_t{i} * cols + l];
   return out;
-}
-
-// Rows of the reference computed together, and columns: each value read serves this many dot
-// products (one dot product at a time streamed all of B once per row of A, memory-bound at 8192).
-constexpr uint32_t kReferenceBlock = 4;
-
-// C's block at rows i0.. and columns j0.. (clipped to m x n) from K-contiguous rows and columns;
-// rows and columns past the edge repeat the last one, and are not stored.
-void reference_block(const double *rows, const double *cols, const GeneralGemm &g, uint32_t i0,
-                     uint32_t j0, double *c) {
-  constexpr uint32_t B = kReferenceBlock;
-  const double *x[B], *y[B];
-  for (uint32_t q = 0; q < B; ++q) {
-    x[q] = rows + size_t{std::min(i0 + q, g.m - 1)} * g.k;
-    y[q] = cols + size_t{std::min(j0 + q, g.n - 1)} * g.k;
-  }
-  double sums[B][B] = {};
-  for (uint32_t l = 0; l < g.k; ++l)
-    for (uint32_t r = 0; r < B; ++r)
-      for (uint32_t q = 0; q < B; ++q)
-        sums[r][q] += x[r][l] * y[q][l];
-  for (uint32_t r = 0; r < B && i0 + r < g.m; ++r)
-    for (uint32_t q = 0; q < B && j0 + q < g.n; ++q)
-      c[size_t{i0 + r} * g.n + j0 + q] = sums[r][q];
 }
 
 // work(0) ... work(tasks - 1) spread over the hardware threads, each thread every threads-th.
@@ -67,20 +45,16 @@ template <class Work> void on_every_thread(uint32_t tasks, const Work &work) {
     worker.join();
 }
 
-// The fp64 product of every matrix of the batch, on every hardware thread.
+// The fp64 product of every matrix of the batch, by reference.hpp's blocked multiply.
 std::vector<double> reference_product(const GeneralGemm &g, const std::vector<double> &a,
                                       const std::vector<double> &b) {
   std::vector<double> c(size_t{g.m} * g.n * g.batch);
   if (g.m == 0 || g.n == 0)
     return c;
   for (uint32_t p = 0; p < g.batch; ++p) {
-    std::vector<double> rows = k_contiguous(a, g.m, g.k, g.transpose_a, size_t{p} * g.m * g.k);
-    std::vector<double> cols = k_contiguous(b, g.n, g.k, !g.transpose_b, size_t{p} * g.n * g.k);
-    double *product = c.data() + size_t{p} * g.m * g.n;
-    on_every_thread((g.m + kReferenceBlock - 1) / kReferenceBlock, [&](uint32_t block) {
-      for (uint32_t j = 0; j < g.n; j += kReferenceBlock)
-        reference_block(rows.data(), cols.data(), g, block * kReferenceBlock, j, product);
-    });
+    const std::vector<double> op_a = row_major(a, g.m, g.k, g.transpose_a, size_t{p} * g.m * g.k);
+    const std::vector<double> op_b = row_major(b, g.k, g.n, g.transpose_b, size_t{p} * g.n * g.k);
+    multiply_blocked(op_a.data(), op_b.data(), c.data() + size_t{p} * g.m * g.n, g.m, g.n, g.k);
   }
   return c;
 }
@@ -122,13 +96,13 @@ std::vector<double> exact_rows(const GeneralGemm &g, const std::vector<double> &
 std::pair<std::vector<double>, double> tf32_reference(const GeneralGemm &g) {
   Inputs<float> in{Matrix<float>(g.m, g.k, g.m, g.k, Layout::row_major),
                    Matrix<float>(g.k, g.n, g.k, g.n, Layout::row_major)};
-  std::vector<double> rows = k_contiguous(*g.a, g.m, g.k, g.transpose_a, 0);
-  std::vector<double> cols = k_contiguous(*g.b, g.n, g.k, !g.transpose_b, 0);
+  const std::vector<double> op_a = row_major(*g.a, g.m, g.k, g.transpose_a, 0);
+  const std::vector<double> op_b = row_major(*g.b, g.k, g.n, g.transpose_b, 0);
   for (uint32_t l = 0; l < g.k; ++l) {
     for (uint32_t i = 0; i < g.m; ++i)
-      in.first.at(i, l) = float(rows[size_t{i} * g.k + l]);
+      in.first.at(i, l) = float(op_a[size_t{i} * g.k + l]);
     for (uint32_t j = 0; j < g.n; ++j)
-      in.second.at(l, j) = float(cols[size_t{j} * g.k + l]);
+      in.second.at(l, j) = float(op_b[size_t{l} * g.n + j]);
   }
   Reference reference = reference_product(in, InputRounding::nearest);
   const double tolerance = tolerance_of(Arithmetic{InputRounding::nearest, true}, g.k, reference);

@@ -103,6 +103,31 @@ float tf32_rounded(float x, InputRounding rounding) {
   return x;
 }
 
+void multiply_blocked(const double *a, const double *b, double *c, uint32_t m, uint32_t n,
+                      uint32_t k, unsigned threads) {
+  std::fill(c, c + size_t{m} * n, 0.0);
+  if (threads == 0)
+    threads = std::max(1u, std::thread::hardware_concurrency());
+  const uint32_t strips = (m + kRowStrip - 1) / kRowStrip;
+  threads = std::min<unsigned>(threads, std::max<uint32_t>(strips, 1));
+  std::atomic<uint32_t> next_strip{0};
+  auto work = [&] {
+    for (uint32_t strip = next_strip++; strip < strips; strip = next_strip++) {
+      uint32_t begin = strip * kRowStrip;
+      multiply_strip(a, b, c, begin, std::min(m, begin + kRowStrip), k, n);
+    }
+  };
+  std::vector<std::thread> pool;
+  try {
+    for (unsigned t = 1; t < threads; ++t)
+      pool.emplace_back(work);
+  } catch (...) { // no more threads: the ones started and this one finish the work
+  }
+  work();
+  for (std::thread &thread : pool)
+    thread.join();
+}
+
 template <class T>
 Reference reference_product(const Inputs<T> &in, InputRounding rounding, unsigned threads) {
   Reference ref;
@@ -125,29 +150,8 @@ Reference reference_product(const Inputs<T> &in, InputRounding rounding, unsigne
     const double col = ties_b.empty() ? 0 : *std::max_element(ties_b.begin(), ties_b.end());
     ref.tie_spread = (row * ref.max_abs_second + col * ref.max_abs_first) * widest;
   }
-  ref.product.assign(size_t{ref.rows} * ref.cols, 0.0);
-
-  if (threads == 0)
-    threads = std::max(1u, std::thread::hardware_concurrency());
-  const uint32_t strips = (ref.rows + kRowStrip - 1) / kRowStrip;
-  threads = std::min<unsigned>(threads, std::max<uint32_t>(strips, 1));
-  std::atomic<uint32_t> next_strip{0};
-  auto work = [&] {
-    for (uint32_t strip = next_strip++; strip < strips; strip = next_strip++) {
-      uint32_t begin = strip * kRowStrip;
-      multiply_strip(a.data(), b.data(), ref.product.data(), begin,
-                     std::min(ref.rows, begin + kRowStrip), k_size, ref.cols);
-    }
-  };
-  std::vector<std::thread> pool;
-  try {
-    for (unsigned t = 1; t < threads; ++t)
-      pool.emplace_back(work);
-  } catch (...) { // no more threads: the ones started and this one finish the work
-  }
-  work();
-  for (std::thread &thread : pool)
-    thread.join();
+  ref.product.resize(size_t{ref.rows} * ref.cols);
+  multiply_blocked(a.data(), b.data(), ref.product.data(), ref.rows, ref.cols, k_size, threads);
   for (double value : ref.product)
     ref.max_abs_product = std::max(ref.max_abs_product, std::fabs(value));
   return ref;

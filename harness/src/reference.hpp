@@ -24,6 +24,12 @@ struct Reference {
 // x rounded to TF32 (10 mantissa bits) as `rounding` says (nearest: ties away from zero).
 float tf32_rounded(float x, InputRounding rounding);
 
+// C (m x n) = A (m x k) B (k x n), every matrix row-major and C overwritten: blocked for the
+// caches, split over `threads` std::threads (0: all hardware threads). What every fp64 reference
+// of the harness multiplies with.
+void multiply_blocked(const double *a, const double *b, double *c, uint32_t m, uint32_t n,
+                      uint32_t k, unsigned threads = 0);
+
 // C = A B in double, blocked for the caches and split over `threads` std::threads (0: all
 // hardware threads), of the inputs rounded to TF32 as `rounding` says (float inputs only).
 // 2000^3 takes about a second on two cores.

@@ -322,6 +322,35 @@ BOOST_AUTO_TEST_CASE(past_4096_the_host_sections_check_takes_openblass_product) 
   BOOST_TEST(!without.verified);
 }
 
+// gemm's fp64 reference reads each layout as CLGemm stores it (A k x m when transposed, B n x k)
+// and each product of a batch at its own offset: a product summed here element by element from
+// those layouts verifies for every layout, also at sizes that fill no block of the reference's,
+// and one wrong element of the last product of the batch fails it.
+BOOST_AUTO_TEST_CASE(gemms_reference_reads_every_layout_and_every_product_of_a_batch) {
+  for (const char *layout : {"NN", "NT", "TN", "TT"}) {
+    const GemmProduct product(GeneralGemm{37, 29, 131, 3, layout[0] == 'T', layout[1] == 'T'},
+                              MQLCL_GEMM_EXACT);
+    const GeneralGemm &g = product.shape();
+    std::vector<double> c(size_t{g.m} * g.n * g.batch);
+    for (uint32_t p = 0; p < g.batch; ++p)
+      for (uint32_t i = 0; i < g.m; ++i)
+        for (uint32_t j = 0; j < g.n; ++j) {
+          double sum = 0;
+          for (uint32_t l = 0; l < g.k; ++l) {
+            const size_t ia = g.transpose_a ? size_t{l} * g.m + i : size_t{i} * g.k + l;
+            const size_t ib = g.transpose_b ? size_t{j} * g.k + l : size_t{l} * g.n + j;
+            sum += (*g.a)[size_t{p} * g.m * g.k + ia] * (*g.b)[size_t{p} * g.k * g.n + ib];
+          }
+          c[(size_t{p} * g.m + i) * g.n + j] = sum;
+        }
+    const Checked right = product.check(c);
+    BOOST_TEST(right.verified, layout);
+    BOOST_TEST(right.error_ratio <= 1e-12, layout);
+    c.back() += 1e-2;
+    BOOST_TEST(!product.check(c).verified, layout);
+  }
+}
+
 // gemm's check of a double product verifies every element against the fp64 reference, and
 // reports the error on up to 32 rows against sums in long double: a wrong element in a row of the
 // 40 that the report leaves out (row 4) still fails the product, and leaves the report as it was.
