@@ -98,12 +98,12 @@ std::pair<std::vector<double>, double> tf32_reference(const GeneralGemm &g) {
                    Matrix<float>(g.k, g.n, g.k, g.n, Layout::row_major)};
   const std::vector<double> op_a = row_major(*g.a, g.m, g.k, g.transpose_a, 0);
   const std::vector<double> op_b = row_major(*g.b, g.k, g.n, g.transpose_b, 0);
-  for (uint32_t l = 0; l < g.k; ++l) {
-    for (uint32_t i = 0; i < g.m; ++i)
+  for (uint32_t i = 0; i < g.m; ++i)
+    for (uint32_t l = 0; l < g.k; ++l)
       in.first.at(i, l) = float(op_a[size_t{i} * g.k + l]);
+  for (uint32_t l = 0; l < g.k; ++l)
     for (uint32_t j = 0; j < g.n; ++j)
       in.second.at(l, j) = float(op_b[size_t{l} * g.n + j]);
-  }
   Reference reference = reference_product(in, InputRounding::nearest);
   const double tolerance = tolerance_of(Arithmetic{InputRounding::nearest, true}, g.k, reference);
   return {std::move(reference.product), tolerance};

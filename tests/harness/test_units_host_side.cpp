@@ -351,6 +351,31 @@ BOOST_AUTO_TEST_CASE(gemms_reference_reads_every_layout_and_every_product_of_a_b
   }
 }
 
+// A TF32 product is checked against the product of its inputs rounded to TF32, read in each
+// layout as stored: such a product verifies for every layout, and one wrong element fails it.
+BOOST_AUTO_TEST_CASE(gemms_tf32_reference_reads_every_layout) {
+  for (const char *layout : {"NN", "NT", "TN", "TT"}) {
+    const GemmProduct product(GeneralGemm{37, 29, 131, 1, layout[0] == 'T', layout[1] == 'T'},
+                              MQLCL_GEMM_TF32);
+    const GeneralGemm &g = product.shape();
+    auto tf32 = [](double x) { return double(tf32_rounded(float(x), InputRounding::nearest)); };
+    std::vector<double> c(size_t{g.m} * g.n);
+    for (uint32_t i = 0; i < g.m; ++i)
+      for (uint32_t j = 0; j < g.n; ++j) {
+        double sum = 0;
+        for (uint32_t l = 0; l < g.k; ++l) {
+          const size_t ia = g.transpose_a ? size_t{l} * g.m + i : size_t{i} * g.k + l;
+          const size_t ib = g.transpose_b ? size_t{j} * g.k + l : size_t{l} * g.n + j;
+          sum += tf32((*g.a)[ia]) * tf32((*g.b)[ib]);
+        }
+        c[size_t{i} * g.n + j] = sum;
+      }
+    BOOST_TEST(product.check(c).verified, layout);
+    c.back() += 1e-2;
+    BOOST_TEST(!product.check(c).verified, layout);
+  }
+}
+
 // gemm's check of a double product verifies every element against the fp64 reference, and
 // reports the error on up to 32 rows against sums in long double: a wrong element in a row of the
 // 40 that the report leaves out (row 4) still fails the product, and leaves the report as it was.
