@@ -40,6 +40,17 @@
 //   slices wholly inside the matrices copied unchecked (the checked copies are 197 of the loop's
 //   336 instructions, 80 unchecked), 54.5 and 54.8 against 54.5 and 54.7; issued after the first
 //   row of MMAs, 53.6 and 53.8
+// Against 54.8 (docs/results/step19-where-time-goes-h200.txt; cuBLAS 62.4; without the copies,
+// wrong products, 61.1):
+//   the next row's A fragments read before this row's MMAs, 54.8 (ptxas already does); with the
+//   copies after them, 53.1
+//   one copy after each MMA (the mma asm volatile), 54.9; m16n8k8 51.7
+//   cp.async with an L2 prefetch of 128 or 256 bytes, 54.7 and 54.6
+//   4 stages with rows padded by 2 (two work-groups fit; 2-way conflicts), 46.6; 8-deep slices
+//   in 4 or 5 stages, 50.6 and 48.7
+//   8 warps of 32 x 32 or 64 x 16, two work-groups a unit (the PTX given .minnctapersm 2: 128
+//   registers), 50.7 to 53.7; 64 x 64 tiles of 4 warps of 32 x 32, three or four a unit, 52.8
+//   to 54.2
 //
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 
