@@ -168,7 +168,8 @@ MQLCL_API int32_t CLBufferTensorMap(int32_t map_buffer, uint32_t map_offset, int
     request.box_rows = box_rows;
     request.box_cols = box_cols;
     request.swizzle = swizzle;
-    request.tf32 = element_type == MQLCL_TENSOR_TF32;
+    request.element =
+        element_type == MQLCL_TENSOR_TF32 ? TensorElement::tf32 : TensorElement::float32;
     request.pci_bus = pci_bus(*matrix->context->device);
     const std::array<uint64_t, 16> encoded = encode_tensor_map(request, kFunction);
     watching_device(*map->context->device, kFunction, [&] {

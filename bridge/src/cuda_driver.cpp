@@ -33,10 +33,22 @@ using CuTensorMapEncodeTiled = CuResult (*)(void *tensor_map, int data_type, uin
                                             int swizzle, int l2_promotion, int oob_fill);
 constexpr int kDataTypeFloat32 = 7;    // CU_TENSOR_MAP_DATA_TYPE_FLOAT32
 constexpr int kDataTypeTf32 = 11;      // CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
+constexpr int kDataTypeFloat64 = 8;    // CU_TENSOR_MAP_DATA_TYPE_FLOAT64
 constexpr int kInterleaveNone = 0;     // CU_TENSOR_MAP_INTERLEAVE_NONE
 constexpr int kL2Promotion256 = 3;     // CU_TENSOR_MAP_L2_PROMOTION_L2_256B
 constexpr int kOutOfBoundsZeros = 0;   // CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE: zeros past the edges
 constexpr int kAttributePciBusId = 33; // CU_DEVICE_ATTRIBUTE_PCI_BUS_ID
+
+int data_type(TensorElement element) {
+  switch (element) {
+  case TensorElement::tf32:
+    return kDataTypeTf32;
+  case TensorElement::float64:
+    return kDataTypeFloat64;
+  default:
+    return kDataTypeFloat32;
+  }
+}
 
 int swizzle_code(uint32_t bytes) { // CU_TENSOR_MAP_SWIZZLE_NONE, _32B, _64B, _128B
   return bytes == 32 ? 1 : bytes == 64 ? 2 : bytes == 128 ? 3 : 0;
@@ -159,7 +171,7 @@ std::array<uint64_t, 16> encode_tensor_map(const TensorMapRequest &request, cons
   const uint32_t box[2] = {request.box_cols, request.box_rows};
   const uint32_t element_strides[2] = {1, 1};
   CuResult status =
-      driver.encode_tiled(map.data(), request.tf32 ? kDataTypeTf32 : kDataTypeFloat32, 2,
+      driver.encode_tiled(map.data(), data_type(request.element), 2,
                           reinterpret_cast<void *>(static_cast<uintptr_t>(request.address)), dims,
                           strides, box, element_strides, kInterleaveNone,
                           swizzle_code(request.swizzle), kL2Promotion256, kOutOfBoundsZeros);

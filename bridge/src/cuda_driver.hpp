@@ -10,15 +10,18 @@
 
 namespace mqlcl {
 
-// A 2-D row-major matrix of 4-byte elements in device memory, and the box a copy moves.
+// How a map types its elements: FP32 copied as it is, FP32 rounded to TF32 on the way, FP64.
+enum class TensorElement { float32, tf32, float64 };
+
+// A 2-D row-major matrix in device memory, and the box a copy moves.
 struct TensorMapRequest {
   uint64_t address = 0; // of element (0, 0): 16-byte aligned
   uint64_t rows = 0, cols = 0;
   uint64_t row_pitch = 0; // bytes: a multiple of 16
   uint32_t box_rows = 0, box_cols = 0;
   uint32_t swizzle = 0; // bytes: 0, 32, 64 or 128
-  bool tf32 = false;    // CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 instead of FLOAT32
-  int pci_bus = -1;     // the device's (CL_DEVICE_PCI_BUS_ID_NV); -1: unknown
+  TensorElement element = TensorElement::float32;
+  int pci_bus = -1; // the device's (CL_DEVICE_PCI_BUS_ID_NV); -1: unknown
 };
 
 // Why this process writes no tensor map, empty where it can: the CUDA driver does not load (as

@@ -1,7 +1,7 @@
-// The copy engine's bulk copies (Hopper's TMA without a tensor map) and the mbarriers that count
-// them, through inline PTX for sm_90a: the TF32 steps 17 and 18 (nv/wgmma_bulk.cl) and the Ozaki
-// scheme's integer products on wgmma (gemm/ozaki_wgmma.cl). The includer includes
-// nv/ptx_helpers.cl first (shared_address).
+// The copy engine's copies (Hopper's TMA: bulk copies, and boxes of tensor maps) and the mbarriers
+// that count them, through inline PTX for sm_90a: the TF32 steps 17 and 18 (nv/wgmma_bulk.cl), the
+// double product of step 19 (matr_mul_dmma.cl with TMA) and the Ozaki scheme's integer products on
+// wgmma (gemm/ozaki_wgmma.cl). The includer includes nv/ptx_helpers.cl first (shared_address).
 
 inline uint barrier_address(const __local ulong *bar) { return (uint)(size_t)bar; }
 
@@ -38,5 +38,21 @@ inline void bulk_copy(__local float *dst, const __global float *src, uint bytes,
   asm volatile("//@sm_90a cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], "
                "[%1], %2, [%3];" ::"r"(shared_address(dst)),
                "l"(src), "r"(bytes), "r"(barrier_address(bar))
+               : "memory");
+}
+
+// The box of the 2-D tensor `map` whose corner is at (inner, outer) (the element along the rows,
+// then the row) to local memory at `dst` (a .shared address), counted on `bar`; zeros where the box
+// lies past the tensor's edges. The box's bytes all count, zeros included.
+inline void tensor_copy(uint dst, const __global ulong *map, int inner, int outer,
+                        __local ulong *bar) {
+  asm volatile("//@sm_90a cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx"
+               "::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+               "l"(map), "r"(inner), "r"(outer), "r"(barrier_address(bar))
+               : "memory");
+}
+// The maps were written by the host: ordered before the copy engine reads them.
+inline void tensor_map_acquire(const __global ulong *map) {
+  asm volatile("//@sm_90a fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(map)
                : "memory");
 }

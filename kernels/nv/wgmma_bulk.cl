@@ -60,22 +60,6 @@
 #endif
 
 #if BULK && !PASSES_ONLY
-#if TMA
-// The box of the tensor `map` at (row, k) from global memory to local memory by the copy engine,
-// counted on `bar`; zeros where it lies past the tensor's edges.
-inline void tensor_copy(__local float *dst, const __global ulong *map, int k, int row,
-                        __local ulong *bar) {
-  asm volatile("//@sm_90a cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx"
-               "::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(shared_address(dst)),
-               "l"(map), "r"(k), "r"(row), "r"(barrier_address(bar))
-               : "memory");
-}
-// The maps were written by the host: ordered before the copy engine reads them.
-inline void tensor_map_acquire(const __global ulong *map) {
-  asm volatile("//@sm_90a fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(map)
-               : "memory");
-}
-#endif
 
 #ifndef A_REGS
 #define A_REGS 0
@@ -165,19 +149,22 @@ matricesMul(__global const float *in1, __global const float *in2, __global float
 #if B_MN // the stage's A holds B's BM columns, in boxes of 32 columns; its B holds A's BN rows
 #define COPY_A(s, bar)                                                                             \
   for (int box = 0; box < BM / 32; ++box)                                                          \
-  tensor_copy(As + (s) % STAGES * TILE_A + box * 32 * BK, maps + 16, block_m + 32 * box, (s) * BK, \
-              bar)
+  tensor_copy(shared_address(As + (s) % STAGES * TILE_A + box * 32 * BK), maps + 16,                 \
+              block_m + 32 * box, (s) * BK, bar)
 #elif TMA
-#define COPY_A(s, bar) tensor_copy(As + (s) % STAGES * TILE_A, maps, (s) * BK, block_m, bar)
+#define COPY_A(s, bar)                                                                             \
+  tensor_copy(shared_address(As + (s) % STAGES * TILE_A), maps, (s) * BK, block_m, bar)
 #else // a pass's tiles: FILLS slices of BM rows per block
   const __global float *const a_tiles = in1 + (size_t)(block_m / BM) * FILLS * TILE_A;
 #define COPY_A(s, bar)                                                                             \
   bulk_copy(As + (s) % STAGES * TILE_A, a_tiles + (size_t)(s) * TILE_A, TILE_A * 4, bar)
 #endif
 #if B_MN
-#define COPY_B(s, bar) tensor_copy(Bs + (s) % STAGES * TILE_B, maps, (s) * BK, block_n, bar)
+#define COPY_B(s, bar)                                                                             \
+  tensor_copy(shared_address(Bs + (s) % STAGES * TILE_B), maps, (s) * BK, block_n, bar)
 #elif TMA && !SPLIT_B
-#define COPY_B(s, bar) tensor_copy(Bs + (s) % STAGES * TILE_B, maps + 16, (s) * BK, block_n, bar)
+#define COPY_B(s, bar)                                                                             \
+  tensor_copy(shared_address(Bs + (s) % STAGES * TILE_B), maps + 16, (s) * BK, block_n, bar)
 #else // a pass's tiles: FILLS slices of BN rows per block
   const __global float *const b_tiles = in2 + (size_t)(block_n / BN) * FILLS * TILE_B;
 #define COPY_B(s, bar)                                                                             \

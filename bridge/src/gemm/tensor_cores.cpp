@@ -3,10 +3,10 @@
 #include "cl_api.hpp"
 #include "cuda_driver.hpp"
 #include "errors.hpp"
+#include "gemm/maps.hpp"
 #include "gemm/operands.hpp"
 #include "gemm/planner.hpp"
 #include "gemm/runtime.hpp"
-#include "tensor_maps.hpp"
 
 #include <fmt/format.h>
 
@@ -17,27 +17,20 @@ namespace mqlcl::gemm {
 
 namespace {
 
-constexpr uint64_t kMapBytes = 128;        // one CUtensorMap
-constexpr uint64_t kProductMapBytes = 256; // A's map, then B's, per product of the batch
 constexpr size_t kPassGroup = 256;
 
 uint32_t param(const Plan &plan, const char *name) {
   return static_cast<uint32_t>(plan.params.at(name));
 }
 
-// Whether every stored row and matrix of `lines` starts on a 16-byte boundary, as a map needs.
-bool rows_aligned(const Lines &lines, uint32_t batch) {
-  return lines.ld % 4 == 0 && lines.offset % 4 == 0 && (batch == 1 || lines.stride % 4 == 0);
-}
-
 // A map reads lines as they are when K is contiguous and the rows are aligned.
 bool mappable(const Lines &lines, uint32_t batch) {
-  return !lines.k_runs_down && rows_aligned(lines, batch);
+  return !lines.k_runs_down && rows_aligned(lines, batch, 4);
 }
 
 // The TF32 product reads B stored K x N through a map as it is (B_MN) where its rows are aligned.
 bool b_mn_mappable(const Call &call, const Lines &b) {
-  return call.precision == Precision::tf32 && b.k_runs_down && rows_aligned(b, call.batch);
+  return call.precision == Precision::tf32 && b.k_runs_down && rows_aligned(b, call.batch, 4);
 }
 
 bool reads_b_as_stored(const Plan &plan) {
@@ -110,77 +103,20 @@ TensorMapRequest map_request(const Lines &lines, uint32_t k, uint32_t box_lines,
   request.box_rows = lines.k_runs_down ? box_k : box_lines;
   request.box_cols = lines.k_runs_down ? 32 : box_k;
   request.swizzle = request.box_cols * 4;
-  request.tf32 = tf32;
+  request.element = tf32 ? TensorElement::tf32 : TensorElement::float32;
   return request;
 }
 
-// One operand's maps of `request`'s shape, one per product of the batch, at `slot` (0 A, 1 B) of
-// each product's 256 bytes.
-void encode_maps(Context &context, const Lines &lines, uint32_t batch, TensorMapRequest request,
-                 size_t slot, std::vector<uint64_t> &words) {
-  request.pci_bus = pci_bus(*context.device);
-  const uint64_t base = device_address(context, lines.memory);
-  for (uint32_t product = 0; product < batch; ++product) {
-    request.address = base + (lines.offset + product * lines.stride) * 4;
-    const std::array<uint64_t, 16> map = encode_tensor_map(request, "CLGemm");
-    std::copy(map.begin(), map.end(),
-              words.begin() + product * (kProductMapBytes / 8) + slot * (kMapBytes / 8));
-  }
-}
-
-// What the maps of `lines` depend on: the memory and its layout; for a scratch copy, the
-// scratch buffer's generation too.
-std::string map_key(const ContextState &state, const Lines &lines, ScratchSlot slot) {
-  return fmt::format("{}:{}:{}:{}:{}:{}", static_cast<const void *>(lines.memory), lines.offset,
-                     lines.ld, lines.stride, lines.lines,
-                     lines.copied ? state.scratch_generation[static_cast<size_t>(slot)] : 0);
-}
-
-// The batch's maps for this product, written once per layout and kept (kMaxKeptMaps).
+// The batch's maps for this product (maps.hpp): A's, and B's where `map_b`. With B_MN the
+// work-group's BN rows of C are A's box, its BM columns B's boxes of 32.
 cl_mem maps_for(Context &context, ContextState &state, const Call &call, const Plan &plan,
                 const Lines &a, const Lines &b, bool map_b) {
   const bool tf32 = plan.family == Family::tensor_tf32, b_mn = reads_b_as_stored(plan);
   const uint32_t bk = param(plan, "BK");
-  const std::string key = fmt::format("{}|{}|{} {} {} {} {}", map_key(state, a, ScratchSlot::a),
-                                      map_b ? map_key(state, b, ScratchSlot::b) : "-", call.k,
-                                      call.batch, bk, param(plan, "BM"), param(plan, "BN")) +
-                          (tf32 ? " tf32" : "") + (b_mn ? " b_mn" : "");
-  if (auto found = state.maps.find(key); found != state.maps.end()) {
-    bool alive = true;
-    for (const auto &owner : found->second.owners)
-      alive = alive && !owner.expired();
-    if (alive) {
-      state.maps_order.remove(key);
-      state.maps_order.push_back(key);
-      return found->second.memory;
-    }
-    release_memory(found->second.memory);
-    state.maps.erase(found);
-    state.maps_order.remove(key);
-  }
-  std::vector<uint64_t> words(call.batch * kProductMapBytes / 8, 0);
-  // With B_MN the work-group's BN rows of C are A's box, its BM columns B's boxes of 32.
   const uint32_t a_box = param(plan, b_mn ? "BN" : "BM"), b_box = param(plan, "BN");
-  encode_maps(context, a, call.batch, map_request(a, call.k, a_box, bk, tf32), 0, words);
-  if (map_b)
-    encode_maps(context, b, call.batch, map_request(b, call.k, b_box, bk, tf32), 1, words);
-  cl_int status = CL_SUCCESS;
-  KeptMaps kept;
-  kept.memory = cl_api().clCreateBuffer(context.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                        words.size() * 8, words.data(), &status);
-  check_cl(status, "CLGemm: clCreateBuffer for the tensor maps", MQLCL_ERR_OPENCL_BUFFER_CREATE);
-  if (!a.copied)
-    kept.owners.push_back(a.operand->buffer);
-  if (map_b && !b.copied)
-    kept.owners.push_back(b.operand->buffer);
-  if (state.maps.size() >= kMaxKeptMaps) {
-    release_memory(state.maps[state.maps_order.front()].memory);
-    state.maps.erase(state.maps_order.front());
-    state.maps_order.pop_front();
-  }
-  state.maps[key] = kept;
-  state.maps_order.push_back(key);
-  return kept.memory;
+  const OperandMap a_map{&a, ScratchSlot::a, map_request(a, call.k, a_box, bk, tf32)};
+  const OperandMap b_map{&b, ScratchSlot::b, map_request(b, call.k, b_box, bk, tf32)};
+  return kept_maps(context, state, call, &a_map, map_b ? &b_map : nullptr);
 }
 
 // The product's kernels and its passes, from one program: B's split pass for 3xTF32, and
@@ -249,12 +185,6 @@ cl_mem enqueue_tile_lines(const Context &context, ContextState &state, const Cal
 Lines as_copied(const Lines &lines, uint64_t pitch) {
   return Lines{lines.operand, lines.lines, false, true,
                nullptr,       0,           pitch, lines.stride == 0 ? 0 : lines.lines * pitch};
-}
-
-// Why the context's products read no tensor maps (cuda_driver.hpp's reason, or the driver's
-// refusal of a map for its device); empty where they do.
-std::string tensor_maps_missing(const ContextState &state) {
-  return state.maps_refused.empty() ? tensor_maps_unavailable() : state.maps_refused;
 }
 
 // A plan's kernels, and the operands as they read them (copied, lines `pitch` apart, where the
