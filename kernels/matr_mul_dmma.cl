@@ -22,6 +22,19 @@
 // rows LDC apart, element offsets, a strided batch (the launch's second dimension) and
 // C = alpha * A * B + beta * C, C left unread when beta is 0.
 //
+// With TMA 1 (CLGemm where the CUDA driver writes tensor maps; built for sm_90a), Hopper's copy
+// engine fills the tiles instead of the work-items: per slice, one work-item asks for A's box and
+// B's through their tensor maps (an argument after the GEMM's, written by the bridge: A's, then
+// B's, per product of the batch), counted on the stage's mbarrier. The boxes are the padded tiles
+// as they are: BK + PAD Ks of BM lines (160-byte rows for BK 16; the PAD columns hold the next
+// slice's Ks, or zeros past K, and are never read), or for an operand with K down its rows BK rows
+// of BM + PAD lines (1056-byte rows for 128 lines). The copy engine fills zeros past the edges, so
+// nothing is checked. With TMA 2 it fills only the tiles of operands with K down their rows, the
+// work-items copy the others: it gathers 160-byte rows more slowly than the work-items do (H200,
+// CLGemm at 4096: NT, both operands so, 0.85x cuBLAS DGEMM through maps against 0.89x; TN, both
+// operands with K down their rows, 1.01x against 0.95x). The work-items' copies took ~10% of the
+// time (docs/results/step19-where-time-goes-h200.txt).
+//
 // Tried, not kept (H200, 4096^3, 64 x 128 tiles in two stages unless said): rows of 32-byte
 // granules swizzled by an XOR of the row instead of padding, 49.1 TFLOP/s against 53.2 (the
 // swizzled offsets held registers: 255); a copy address per copy instead of one pointer, 52.6
@@ -96,6 +109,20 @@
 #ifndef B_LINES // 1: B stored with K down its rows
 #define B_LINES 0
 #endif
+#ifndef TMA // tiles copied through tensor maps (CLGemm; sm_90a): 1 both, 2 those with X_LINES 1
+#define TMA 0
+#endif
+#if TMA && !defined(GEMM)
+#error "TMA reads the maps CLGemm writes: build it with -DGEMM"
+#endif
+#if TMA < 0 || TMA > 2
+#error "TMA is 0, 1 or 2"
+#endif
+// Which tiles the copy engine fills (A_MAP, B_MAP), which the work-items.
+#define A_MAP (TMA == 1 || (TMA == 2 && A_LINES))
+#define B_MAP (TMA == 1 || (TMA == 2 && B_LINES))
+#define MAPPED (A_MAP || B_MAP)
+#define WORK_ITEM_COPIES (!A_MAP || !B_MAP)
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
@@ -174,6 +201,12 @@
 
 // copies_commit / copies_wait (cp.async groups): shared with the TF32 kernels.
 #include "nv/ptx_helpers.cl"
+#if MAPPED
+#include "nv/bulk_copy.cl" // the copy engine's tensor-map copies and their mbarriers
+#define MAPS_ARG , __global const ulong *maps // A's tensor map, then B's, per product
+#else
+#define MAPS_ARG
+#endif
 
 inline uint local_address(const __local double *p) {
   return (uint)(size_t)p;
@@ -230,12 +263,15 @@ inline void mma_f64(double d[4], const double a[A_REGS], const double b[B_REGS])
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1))) void
 KERNEL_NAME(__global const double *in1, __global const double *in2,
-            __global double *out GEMM_ARGS) {
+            __global double *out GEMM_ARGS MAPS_ARG) {
 #ifdef GEMM
   const size_t product = get_group_id(1); // of the batch
   in1 += offset_a + product * stride_a;
   in2 += offset_b + product * stride_b;
   out += offset_c + product * stride_c;
+#endif
+#if MAPPED
+  maps += product * 32;
 #endif
   __local double As[STAGES * A_TILE] __attribute__((aligned(128)));
   __local double Bs[STAGES * B_TILE] __attribute__((aligned(128)));
@@ -263,6 +299,38 @@ KERNEL_NAME(__global const double *in1, __global const double *in2,
         acc[i][j][q] = 0;
 
   const int slices = (K_ + BK - 1) / BK;
+#if MAPPED
+  __local ulong full[STAGES]; // a phase per fill of the stage
+  if (tid == 0) {
+    for (int stage = 0; stage < STAGES; ++stage)
+      mbarrier_init(&full[stage], 1);
+    mbarrier_init_fence();
+    if (A_MAP)
+      tensor_map_acquire(maps);
+    if (B_MAP)
+      tensor_map_acquire(maps + 16);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // An operand's box for the slice at k0: its corner at (k0, the block's first line), or at (the
+  // block's first line, k0) where K runs down its rows.
+#define BOX_CORNER(X, block, k0) X##_LINES ? (int)(block) : (k0), X##_LINES ? (k0) : (int)(block)
+#define MAP_FILL(s)                                                                                \
+  if (tid == 0 && (s) < slices) {                                                                  \
+    __local ulong *const bar = &full[(s) % STAGES];                                                \
+    mbarrier_expect(bar, ((A_MAP ? A_TILE : 0) + (B_MAP ? B_TILE : 0)) * 8);                       \
+    if (A_MAP)                                                                                     \
+      tensor_copy(local_address(As + (s) % STAGES * A_TILE), maps, BOX_CORNER(A, block_m, (s)*BK), \
+                  bar);                                                                            \
+    if (B_MAP)                                                                                     \
+      tensor_copy(local_address(Bs + (s) % STAGES * B_TILE), maps + 16,                            \
+                  BOX_CORNER(B, block_n, (s)*BK), bar);                                            \
+  }
+#define MAP_WAIT(s) mbarrier_wait(&full[(s) % STAGES], ((s) / STAGES) & 1);
+#else
+#define MAP_FILL(s)
+#define MAP_WAIT(s)
+#endif
+#if WORK_ITEM_COPIES
   // This work-item's copies: 16 bytes at column a_col of tile rows a_row + l * a_step of A's
   // tile (l < A_COPIES), from a_src on (plus the slice's K); B's alike.
   const int a_row = tid / (A_ROW / 2), a_step = THREADS / (A_ROW / 2),
@@ -296,20 +364,38 @@ KERNEL_NAME(__global const double *in1, __global const double *in2,
 #define COPY_SLICE(s)                                                                              \
   {                                                                                                \
     if ((s) < slices) {                                                                            \
-      COPY_OPERAND(a, A, As, in1, LDA, block_m, M_, (s) % STAGES, (s)*BK);                         \
-      COPY_OPERAND(b, B, Bs, in2, LDB, block_n, N_, (s) % STAGES, (s)*BK);                         \
+      if (!A_MAP)                                                                                  \
+        COPY_OPERAND(a, A, As, in1, LDA, block_m, M_, (s) % STAGES, (s)*BK);                       \
+      if (!B_MAP)                                                                                  \
+        COPY_OPERAND(b, B, Bs, in2, LDB, block_n, N_, (s) % STAGES, (s)*BK);                       \
     }                                                                                              \
     copies_commit();                                                                               \
   }
 
+#define COPIES_WAIT() copies_wait()
+#else
+#define COPY_SLICE(s)
+#define COPIES_WAIT()
+#endif
+#define FILL(s)                                                                                    \
+  {                                                                                                \
+    MAP_FILL(s)                                                                                    \
+    COPY_SLICE(s)                                                                                  \
+  }
+  // Slice s - 1 is done (and the work-items' copies of slice s are in place): its stage takes
+  // slice s + STAGES - 1; then the copy engine's part of slice s is awaited.
+#define NEXT_SLICE(s)                                                                              \
+  COPIES_WAIT();                                                                                   \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                    \
+  FILL((s) + STAGES - 1)                                                                           \
+  MAP_WAIT(s)
+
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s)
-    COPY_SLICE(s)
+    FILL(s)
 
   for (int s = 0; s < slices; ++s) {
-    copies_wait();
-    barrier(CLK_LOCAL_MEM_FENCE); // slice s is in place; stage (s-1) % STAGES is free again
-    COPY_SLICE(s + STAGES - 1)
+    NEXT_SLICE(s)
 
     const __local double *as = As + (s % STAGES) * A_TILE;
     const __local double *bs = Bs + (s % STAGES) * B_TILE;

@@ -36,6 +36,18 @@ bool offers_tensor_cores(const DeviceCaps &device) {
   return device.vendor_id == 0x10DE && device.compute_capability == 90;
 }
 
+// Step 19's TMA for packed operands (the tuner's and the benchmark's: rows as wide as stored, no
+// offset, one product), as the bridge picks it per call: an operand is read with K down its rows
+// where the layout stores it so and the plan does not copy it; its rows are `ld` elements apart.
+int64_t packed_fp64_tma(const gemm::Plan &plan, const gemm::Shape &shape,
+                        const std::string &layout) {
+  const bool a_k_down = layout[0] == 'T' && !plan.copy_k_down_a;
+  const bool b_k_down = layout[1] == 'N' && !plan.copy_k_down_b;
+  const uint64_t lda = a_k_down ? shape.m : shape.k, ldb = b_k_down ? shape.n : shape.k;
+  return gemm::fp64_tma_for_call(plan.params.at("TMA"), a_k_down, b_k_down, lda % 2 == 0,
+                                 ldb % 2 == 0);
+}
+
 } // namespace
 
 gemm::Plan planned_product(const DeviceCaps &device, const gemm::Shape &shape,
@@ -49,8 +61,12 @@ gemm::Plan planned_product(const DeviceCaps &device, const gemm::Shape &shape,
   const bool tensor = shape.element_size == sizeof(float) && offers_tensor_cores(device) &&
                       (precision == MQLCL_GEMM_TF32 || precision == MQLCL_GEMM_ACCURATE ||
                        precision == MQLCL_GEMM_FASTEST);
-  if (!tensor)
-    return gemm::exact_plan(limits, facts, shape, {overlay, database}, layout, forced);
+  if (!tensor) {
+    gemm::Plan plan = gemm::exact_plan(limits, facts, shape, {overlay, database}, layout, forced);
+    if (plan.family == gemm::Family::tensor_fp64 && layout.size() == 2)
+      plan.params["TMA"] = packed_fp64_tma(plan, shape, layout);
+    return plan;
+  }
   const gemm::Family family =
       precision == MQLCL_GEMM_TF32 ? gemm::Family::tensor_tf32 : gemm::Family::tensor_3xtf32;
   // TF32 reads a B stored K x N as it is where the set says so (B_MN; the bridge also needs its

@@ -35,7 +35,8 @@ enum class TunedSources { cache_and_database, database };
 // "TT") and `precision` (MQLCL_GEMM_*): the tuning file's set (read strictly), else the compiled
 // database's, else the defaults, in the form the precision runs on the device; an exact product in
 // `forced`'s family where one is given (MQLCL_GEMM_KERNEL). With TunedSources::database, the plan
-// as if the tuning file were empty.
+// as if the tuning file were empty. Step 19's TMA is the one the bridge picks for packed operands
+// (gemm::fp64_tma_for_call).
 gemm::Plan planned_product(const DeviceCaps &device, const gemm::Shape &shape,
                            const std::string &layout, int32_t precision,
                            std::optional<gemm::Family> forced = std::nullopt,

@@ -724,6 +724,60 @@ BOOST_AUTO_TEST_CASE(step_19_reads_operands_with_k_down_their_rows_in_place_unle
   std::filesystem::remove(cache);
 }
 
+// Step 19 copies its tiles through tensor maps where the CUDA driver writes them and every operand
+// it maps starts its rows and matrices on 16-byte boundaries: unasked (TMA=2), the copy engine
+// fills the tiles of operands with K down their rows (NN's B, TN's A and B, TT's A) and the
+// work-items the rest (NT's: all); a tuned set's TMA=1 maps both. An odd offset where an operand
+// is mapped, or no maps (MQLCL_CUDA_DRIVER=off), leaves the copies to the work-items (TMA=0). Every
+// layout, edges in M, N and K, a batch, alpha and beta: each element verifies every way. Runs on an
+// NVIDIA Hopper GPU, where double runs step 19.
+BOOST_AUTO_TEST_CASE(step_19_copies_its_tiles_through_tensor_maps_where_rows_align) {
+  if (Context probe = make_context(); !is_nvidia_hopper(probe)) {
+    BOOST_TEST_MESSAGE("not an NVIDIA Hopper GPU: the double product runs step 13's tiles here");
+    return;
+  }
+  if (const char *forced = std::getenv("MQLCL_GEMM_KERNEL"); forced != nullptr && *forced) {
+    BOOST_TEST_MESSAGE("MQLCL_GEMM_KERNEL=" << forced << " runs that kernel instead of step 19");
+    return;
+  }
+  const auto cache = std::filesystem::temp_directory_path() /
+                     ("mqlcl-test-fp64-maps-" + std::to_string(std::random_device{}()) + ".json");
+  {
+    const std::string entry =
+        "{\"128x64x64\": {\"kernel_file\": \"matr_mul_dmma.cl\", \"params\": {\"BM\": 64, "
+        "\"BN\": 64, \"BK\": 16, \"WM\": 32, \"WN\": 32, \"MMA_K\": 16, \"STAGES\": 3, "
+        "\"GROUP_M\": 8, \"TMA\": 1}}}";
+    std::ofstream out(cache);
+    out << "{\"" << tuning_key() << "\": {";
+    for (const char *layout : {"NN", "NT", "TN", "TT"})
+      out << (layout[0] == 'N' && layout[1] == 'N' ? "" : ", ") << "\"matr_mul_dmma double "
+          << layout << "\": " << entry;
+    out << "}}";
+  }
+  for (bool set_maps : {false, true})
+    for (bool maps : {true, false}) {
+      ScopedEnvironment overlay("MQLCL_TUNE_CACHE",
+                                set_maps ? std::optional(cache.string()) : std::nullopt);
+      ScopedEnvironment driver("MQLCL_CUDA_DRIVER",
+                               maps ? std::nullopt : std::optional<std::string>("off"));
+      Context context = make_context();
+      for (uint64_t offset : {2u, 1u})
+        for (int t = 0; t < 4; ++t) {
+          Case c{130, 68, 52, bool(t & 1), bool(t & 2), true, -1.5, 0.5, 3};
+          c.offset = offset;
+          run_case(context, c);
+          const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
+          BOOST_TEST_REQUIRE(plan.rfind("matr_mul_dmma.cl ", 0) == 0, plan);
+          // Unasked, NT maps nothing: its odd offset changes nothing.
+          const bool k_down = c.transpose_a || !c.transpose_b, aligned = offset % 2 == 0;
+          const int tma = !maps ? 0 : set_maps ? (aligned ? 1 : 0) : (aligned || !k_down ? 2 : 0);
+          BOOST_TEST(plan.find(" TMA=" + std::to_string(tma) + " ") != std::string::npos,
+                     c << (set_maps ? ", a set of TMA=1" : "") << ": " << plan);
+        }
+    }
+  std::filesystem::remove(cache);
+}
+
 // TF32 reads a B stored K x N (NN) through its map as it is where its tuned set says B_MN=1,
 // computing C^T with B's tile as the register operand (kernels/nv/wgmma_tiles.cl) and storing it
 // transposed, also where C's rows end inside a 16-byte piece or start off 16-byte boundaries;

@@ -511,6 +511,44 @@ BOOST_AUTO_TEST_CASE(without_tensor_maps_the_tensor_core_plans_keep_their_sets) 
   BOOST_TEST(passes.params.at("BN") == 256);
 }
 
+// Step 19's maps change no result, so the host picks them: where they can be written, the set's
+// TMA where it names one, else the copy engine for the operands with K down their rows (TMA=2);
+// where they cannot, the work-items' copies (TMA=0), whatever the set says. The set is kept.
+BOOST_AUTO_TEST_CASE(step_19_reads_maps_where_they_can_be_written_as_its_set_says) {
+  DeviceLimits hopper = gpu();
+  hopper.kernel_local_bytes = 226 << 10;
+  hopper.fp64_tensor_cores = true;
+  const Shape doubles{4096, 4096, 4096, 1, 8};
+  Tuned tuned{entry("x", 4096, 0, "", "matr_mul_dmma.cl"), "test"};
+  tuned.entry.step = kFp64Step;
+  tuned.entry.params = parse_params("BM=64 BN=128 BK=16 WM=64 WN=32 MMA_K=16 STAGES=3 GROUP_M=16");
+  for (bool maps : {true, false}) {
+    const Plan unasked = tensor_plan(hopper, doubles, Family::tensor_fp64, std::nullopt, maps);
+    BOOST_TEST(unasked.params.at("TMA") == (maps ? kFp64MapsUnasked : 0));
+    const Plan untold = tensor_plan(hopper, doubles, Family::tensor_fp64, tuned, maps);
+    BOOST_TEST(untold.origin == "test");
+    BOOST_TEST(untold.params.at("TMA") == (maps ? kFp64MapsUnasked : 0));
+    for (int64_t tma : {0, 1, 2}) {
+      Tuned told = tuned;
+      told.entry.params["TMA"] = tma;
+      const Plan plan = tensor_plan(hopper, doubles, Family::tensor_fp64, told, maps);
+      BOOST_TEST(plan.origin == "test");
+      BOOST_TEST(plan.params.at("TMA") == (maps ? tma : 0));
+      BOOST_TEST(plan.params.at("GROUP_M") == 16);
+    }
+  }
+  // Per call: an operand the copy engine would read whose rows or matrices do not align turns it
+  // off; one it would not read does not.
+  for (bool aligned : {true, false}) {
+    BOOST_TEST(fp64_tma_for_call(1, false, false, aligned, true) == (aligned ? 1 : 0));
+    BOOST_TEST(fp64_tma_for_call(1, false, true, true, aligned) == (aligned ? 1 : 0));
+    BOOST_TEST(fp64_tma_for_call(2, true, false, aligned, true) == (aligned ? 2 : 0));
+    BOOST_TEST(fp64_tma_for_call(2, false, true, aligned, true) == 2);
+    BOOST_TEST(fp64_tma_for_call(2, false, false, aligned, aligned) == 2); // maps nothing
+    BOOST_TEST(fp64_tma_for_call(0, true, true, aligned, aligned) == 0);
+  }
+}
+
 // Double runs step 19 on FP64 tensor cores: its own tuned sets ("matr_mul_dmma double LAYOUT"),
 // else its defaults; never step 14's sets of step 13's tiles. A family forced (MQLCL_GEMM_KERNEL,
 // an operand only step 13 reads in place), float, a device without them, or K past the kernel's

@@ -143,8 +143,11 @@ Launch three_tf32_launch(const Params &p, const Shape &shape) {
 
 // Step 19 (kernels/matr_mul_dmma.cl): its #error lines, whole warps of WM x WN, and STAGES
 // slices of (BM + BN) rows of BK doubles padded by 4 (an operand with K down its rows, read in
-// place, takes BK rows of BM + 4 or BN + 4: no more); its accumulators take 8 * (WM / 16) *
-// (WN / 8) registers of a lane, which must leave room for the fragments (at most 64 doubles).
+// place, takes BK rows of BM + 4 or BN + 4: no more), with an mbarrier each through tensor maps
+// (TMA 1, or TMA 2 for the operands with K down their rows); its accumulators take 8 * (WM / 16) *
+// (WN / 8) registers of a lane, which must leave room for the fragments (at most 64 doubles). The
+// work-items' copies (TMA 0, where there are no maps) split the tiles, either way round, into whole
+// 16-byte copies: every set must allow both.
 bool fp64_valid(const Params &p, const DeviceLimits &device, size_t) {
   const Form &form = form_of(Family::tensor_fp64);
   auto v = [&](const char *name) { return value_of(form, p, name); };
@@ -152,14 +155,15 @@ bool fp64_valid(const Params &p, const DeviceLimits &device, size_t) {
   const int64_t mma_k = v("MMA_K"), stages = v("STAGES");
   if (bm <= 0 || bn <= 0 || wm <= 0 || wn <= 0 || bm % wm || bn % wn || wm % 16 || wn % 8 ||
       !one_of(mma_k, {8, 16}) || bk <= 0 || bk % mma_k || stages < 2 || stages > 4 ||
-      v("GROUP_M") < 1 || (wm / 16) * (wn / 8) * 4 > 64)
+      v("GROUP_M") < 1 || (wm / 16) * (wn / 8) * 4 > 64 || !one_of(v("TMA"), {0, 1, 2}))
     return false;
   const int64_t threads = (bm / wm) * (bn / wn) * 32, chunks = bk / 2;
   if ((bm * chunks) % threads || (bn * chunks) % threads || threads % chunks ||
       threads % (bm / 2) || threads % (bn / 2) || bm * chunks / threads > 32 ||
       bn * chunks / threads > 32)
     return false; // the tiles, either way round, split into whole 16-byte copies, 32 at most each
-  const uint64_t local = uint64_t(stages) * uint64_t(bm + bn) * uint64_t(bk + 4) * 8;
+  const uint64_t local =
+      uint64_t(stages) * (uint64_t(bm + bn) * uint64_t(bk + 4) * 8 + (v("TMA") != 0 ? 8 : 0));
   return group_fits(device, uint64_t(threads), local);
 }
 
@@ -246,7 +250,9 @@ Launch fp64_launch(const Params &p, const Shape &shape) {
 // TF32-typed maps in 64 x 256 tiles of 32-deep slices, one stage; 3xTF32 with A through an FP32
 // map, split in registers, and B split and tiled by the pass, 64 x 128 tiles of 16-deep slices
 // in two stages, sums flushed every 8 slices; step 19's are an untuned start (128 x 128 tiles of
-// 16-deep slices in three stages, 64 x 32 per warp): the database holds what was measured. The
+// 16-deep slices in three stages, 64 x 32 per warp; TMA 0, the kernel's own: tensor_plan takes
+// TMA 2 where the driver writes maps and the set names none): the database holds what was
+// measured. The
 // Ozaki scheme's portable integer products: 4 x 4 sums per work-item, 8 x 8 work-items, untuned;
 // on INT8 tensor cores, 128 x 128 tiles of 64-deep slices in three stages, 64 x 64 per warp.
 // Step 13's FMA_ORDER=1 and POINTERS=1 without GATHER=1 were tried and not kept (the kernel's
@@ -350,7 +356,8 @@ constexpr Form kForms[] = {
        {"WN", 32},
        {"MMA_K", 16},
        {"STAGES", 3},
-       {"GROUP_M", 8}}},
+       {"GROUP_M", 8},
+       {"TMA", 0}}},
      {{{"BM", kShape, {64, 128}, 2},
        {"BN", kShape, {64, 128}, 2},
        {"BK", kShape, {8, 16, 32}, 3},
@@ -358,7 +365,8 @@ constexpr Form kForms[] = {
        {"WN", kShape, {16, 32, 64}, 3},
        {"MMA_K", kShape, {8, 16}, 2},
        {"STAGES", kShape, {2, 3, 4}, 3},
-       {"GROUP_M", kShape, {8, 16, 32}, 3}}},
+       {"GROUP_M", kShape, {8, 16, 32}, 3},
+       {"TMA", kCode, {0, 1, 2}, 3}}},
      fp64_valid,
      fp64_launch},
     {Family::integer_residues,

@@ -4,6 +4,7 @@
 #include "errors.hpp"
 #include "gemm/edges.hpp"
 #include "gemm/kernels.hpp"
+#include "gemm/maps.hpp"
 #include "gemm/operands.hpp"
 #include "gemm/ozaki.hpp"
 #include "gemm/planner.hpp"
@@ -88,16 +89,64 @@ std::optional<Family> family_for(const Call &call) {
   return forced_family(os::environment);
 }
 
+// Which of step 19's operands (as read) the copy engine reads through maps (matr_mul_dmma.cl's
+// A_MAP and B_MAP): none unless the plan says TMA.
+struct MappedOperands {
+  bool a = false, b = false;
+};
+
+MappedOperands mapped_operands(const Plan &plan, const Operands &operands) {
+  const auto tma = plan.params.find("TMA");
+  if (plan.family != Family::tensor_fp64 || tma == plan.params.end() || tma->second == 0)
+    return {};
+  const bool all = tma->second == 1;
+  return {all || operands.a.k_runs_down, all || operands.b.k_runs_down};
+}
+
+bool reads_maps(const Plan &plan, const Operands &operands) {
+  const MappedOperands mapped = mapped_operands(plan, operands);
+  return mapped.a || mapped.b;
+}
+
+// Step 19 copies its tiles through tensor maps (as its TMA says) where the CUDA driver writes
+// them, its sm_90a form has not failed to build on the context, and each operand it maps starts
+// its rows and matrices on 16-byte boundaries (fp64_tma_for_call); elsewhere the work-items copy
+// them (TMA 0).
+void choose_tile_copies(const ContextState &state, const Call &call, Plan &plan,
+                        const Operands &operands) {
+  const auto tma = plan.params.find("TMA");
+  if (plan.family != Family::tensor_fp64 || tma == plan.params.end())
+    return;
+  if (state.fp64_maps == ContextState::TensorCores::unavailable ||
+      !tensor_maps_missing(state).empty())
+    tma->second = 0;
+  else
+    tma->second = fp64_tma_for_call(tma->second, operands.a.k_runs_down, operands.b.k_runs_down,
+                                    rows_aligned(operands.a, call.batch, 8),
+                                    rows_aligned(operands.b, call.batch, 8));
+}
+
 // The planned kernel. Where a tuned set does not build on this device, the form's defaults;
-// where step 19's FP64 tensor-core product does not build at all (a driver without its PTX), the
-// context runs step 13's from then on.
+// where step 19's copy-engine form does not build, its work-items' copies from then on; where
+// step 19 does not build at all (a driver without its PTX), the context runs step 13's.
 cl_kernel product_kernel(const Context &context, ContextState &state, const Call &call, Plan &plan,
                          const Shape &shape, Operands &operands) {
   auto build = [&] {
     operands = plan_operands(call, plan);
     plan.index64 = call.index64;
-    return kernel_for(context, state, kernel_file_of(plan.family),
-                      product_options(call, plan, operands.a, operands.b), "gemm");
+    choose_tile_copies(state, call, plan, operands);
+    const bool maps = reads_maps(plan, operands);
+    try {
+      return kernel_for(context, state, kernel_file_of(plan.family),
+                        product_options(call, plan, operands.a, operands.b), "gemm", maps);
+    } catch (const Failure &failure) {
+      if (!maps || failure.code() != MQLCL_ERR_OPENCL_PROGRAM_CREATE)
+        throw;
+      state.fp64_maps = ContextState::TensorCores::unavailable;
+      plan.params["TMA"] = 0;
+      return kernel_for(context, state, kernel_file_of(plan.family),
+                        product_options(call, plan, operands.a, operands.b), "gemm");
+    }
   };
   const bool fp64 = plan.family == Family::tensor_fp64;
   try {
@@ -135,17 +184,51 @@ Plan exact_product_plan(const Context &context, ContextState &state, const Call 
   return plan_product(limits, shape, tuned_for(context, state, call, kExactStep), forced);
 }
 
+// Step 19's map of `lines` (maps.hpp): its box is the kernel's padded tile, BK + 4 Ks of
+// `box_lines` lines, or where K runs down the stored rows BK rows of box_lines + 4 lines (PAD 4:
+// the extra Ks or lines are the next tile's, or zeros past the edge, and never read).
+TensorMapRequest fp64_map_request(const Lines &lines, uint32_t k, uint32_t box_lines, uint32_t bk) {
+  constexpr uint32_t kPad = 4;
+  TensorMapRequest request;
+  request.rows = lines.k_runs_down ? k : lines.lines;
+  request.cols = lines.k_runs_down ? lines.lines : k;
+  request.row_pitch = lines.ld * 8;
+  request.box_rows = lines.k_runs_down ? bk : box_lines;
+  request.box_cols = lines.k_runs_down ? box_lines + kPad : bk + kPad;
+  request.element = TensorElement::float64;
+  return request;
+}
+
+cl_mem fp64_maps(Context &context, ContextState &state, const Call &call, const Plan &plan,
+                 MappedOperands mapped, const Lines &a, const Lines &b) {
+  const auto param = [&](const char *name) { return static_cast<uint32_t>(plan.params.at(name)); };
+  const OperandMap a_map{&a, ScratchSlot::a, fp64_map_request(a, call.k, param("BM"), param("BK"))};
+  const OperandMap b_map{&b, ScratchSlot::b, fp64_map_request(b, call.k, param("BN"), param("BK"))};
+  return kept_maps(context, state, call, mapped.a ? &a_map : nullptr, mapped.b ? &b_map : nullptr);
+}
+
 // `call` as one kernel of `plan` (exact_product_plan's for it), after the copies it asks for.
-void run_planned_product(const Context &context, ContextState &state, const Call &call, Plan plan,
+// A map the driver refuses switches the context's products to copies the work-items make.
+void run_planned_product(Context &context, ContextState &state, const Call &call, Plan plan,
                          bool &first) {
   Operands operands;
   cl_kernel kernel = product_kernel(context, state, call, plan, shape_of(call), operands);
-  state.last_plan = plan_text(plan);
   Lines a = lines_of_a(call), b = lines_of_b(call);
   if (operands.copy_a)
     copy_as_k_lines(context, state, call, a, ScratchSlot::a, call.k, first);
   if (operands.copy_b)
     copy_as_k_lines(context, state, call, b, ScratchSlot::b, call.k, first);
+  if (const MappedOperands mapped = mapped_operands(plan, operands); mapped.a || mapped.b) {
+    try {
+      set_arg(kernel, 11, fp64_maps(context, state, call, plan, mapped, a, b));
+    } catch (const Failure &failure) {
+      if (failure.code() != MQLCL_ERR_OPENCL_NOT_SUPPORTED)
+        throw;
+      state.maps_refused = failure.message();
+      kernel = product_kernel(context, state, call, plan, shape_of(call), operands);
+    }
+  }
+  state.last_plan = plan_text(plan);
   set_arg(kernel, 0, a.memory);
   set_arg(kernel, 1, b.memory);
   set_arg(kernel, 2, call.c.buffer->memory);
@@ -160,7 +243,7 @@ void run_planned_product(const Context &context, ContextState &state, const Call
 
 // Where thin edges run apart from the whole tiles (edges.hpp), the block runs whole with its own
 // plan, which also says which operands it copies transposed anyway (aligned_block leaves those).
-void run_exact_product(const Context &context, ContextState &state, const Call &call, bool &first) {
+void run_exact_product(Context &context, ContextState &state, const Call &call, bool &first) {
   const Plan plan = exact_product_plan(context, state, call, shape_of(call));
   const std::optional<EdgeSplit> split = edge_split(call, plan, os::environment);
   if (!split) {

@@ -106,6 +106,9 @@ struct ContextState {
   enum class TensorCores { untried, built, unavailable } tensor_cores = TensorCores::untried;
   // Whether its FP64 tensor-core product (step 19) built; unavailable: double runs step 13's.
   TensorCores fp64_tensor_cores = TensorCores::untried;
+  // Whether its copy-engine form (TMA 1, built for sm_90a) built; unavailable: the work-items
+  // copy step 19's tiles.
+  TensorCores fp64_maps = TensorCores::untried;
   // Whether the Ozaki scheme's INT8 tensor-core forms built (wgmma; mma.sync); unavailable: it
   // runs the next (mma.sync; the portable one).
   TensorCores int8_wgmma = TensorCores::untried;

@@ -64,14 +64,19 @@ Plan tensor_plan(const DeviceLimits &device, const Shape &shape, Family family,
   plan.origin = "defaults";
   const Form &form = form_of(family);
   plan.params = defaults_of(form);
-  // A set takes the form's maps: TF32's round the inputs, as cuBLAS's TF32 does.
+  // A set takes the form's maps: TF32's round the inputs, as cuBLAS's TF32 does. Step 19's maps
+  // change no result: any of its sets reads them where they can be written (planner.hpp).
+  const bool fp64 = family == Family::tensor_fp64;
   if (tuned && tuned->entry.kernel_file == form.kernel_file &&
-      value_of(form, tuned->entry.params, "TMA") == value_of(form, plan.params, "TMA") &&
+      (fp64 || value_of(form, tuned->entry.params, "TMA") == value_of(form, plan.params, "TMA")) &&
       fits(device, family, tuned->entry.params, shape.element_size)) {
     plan.origin = tuned->origin;
     plan.params = over_defaults(form, tuned->entry.params);
   }
-  if (!tensor_maps && plan.params.count("TMA") != 0)
+  const bool set_names_maps = plan.origin != "defaults" && tuned->entry.params.count("TMA") != 0;
+  if (fp64)
+    plan.params["TMA"] = !tensor_maps ? 0 : set_names_maps ? plan.params["TMA"] : kFp64MapsUnasked;
+  else if (!tensor_maps && plan.params.count("TMA") != 0)
     plan.params["TMA"] = 0;
   if (!(tensor_maps && b_mn_map) && plan.params.count("B_MN") != 0)
     plan.params["B_MN"] = 0;
@@ -133,6 +138,13 @@ Plan plan_product(const DeviceLimits &device, const Shape &shape, const std::opt
   plan.params = over_defaults(form_of(plan.family), plan.params);
   set_launch(plan, shape);
   return plan;
+}
+
+int64_t fp64_tma_for_call(int64_t tma, bool a_k_down, bool b_k_down, bool a_aligned,
+                          bool b_aligned) {
+  const bool a_mapped = tma == 1 || (tma == 2 && a_k_down);
+  const bool b_mapped = tma == 1 || (tma == 2 && b_k_down);
+  return (a_mapped && !a_aligned) || (b_mapped && !b_aligned) ? 0 : tma;
 }
 
 bool runs_fp64_tensor_cores(const DeviceLimits &device, const Shape &shape,

@@ -53,10 +53,25 @@ Plan default_plan(const DeviceLimits &device, const Shape &shape,
 
 // A tensor-core product in `family`: step 18's (kernels/matr_mul_wgmma_tf32.cl, TMA; tensor_tf32
 // or tensor_3xtf32) or step 19's (tensor_fp64): the tuned entry of its form where it is one of
-// that family's that fits the device, else the form's defaults. Without `tensor_maps` (TF32 and
-// 3xTF32 where the CUDA driver writes none), the same set with TMA 0: tiles laid out by passes.
+// that family's that fits the device, else the form's defaults. Without `tensor_maps` (where the
+// CUDA driver writes none), the same set with TMA 0: TF32 and 3xTF32's tiles laid out by passes,
+// step 19's copied by the work-items. Step 19 otherwise takes its set's TMA where the set names
+// one (its maps change no result), else kFp64MapsUnasked; the host turns them off per call where
+// an operand's rows do not align.
 // A set's B_MN 1 (B read as stored K x N) stays only where `b_mn_map` says a map reads B so
 // (stored K x N, rows on 16-byte boundaries); elsewhere B_MN 0: B copied K-contiguous first.
+// Step 19's TMA where maps can be written and its set names none: the copy engine fills the tiles
+// of operands with K down their rows (long rows), the work-items the others (matr_mul_dmma.cl).
+inline constexpr int64_t kFp64MapsUnasked = 2;
+
+// Step 19's TMA for one call whose operands, as read, have K down their rows or not (`a_k_down`,
+// `b_k_down`) and start every row and matrix on a 16-byte boundary or not (`a_aligned`,
+// `b_aligned`): the plan's `tma`, unless an operand it has the copy engine read (every operand for
+// 1, those with K down their rows for 2) does not align, as a map needs: then 0, the work-items
+// copy every tile. (TMA 2 with no such operand maps nothing: the same as 0.)
+int64_t fp64_tma_for_call(int64_t tma, bool a_k_down, bool b_k_down, bool a_aligned,
+                          bool b_aligned);
+
 Plan tensor_plan(const DeviceLimits &device, const Shape &shape, Family family,
                  const std::optional<Tuned> &tuned = std::nullopt, bool tensor_maps = true,
                  bool b_mn_map = false);
