@@ -30,10 +30,11 @@
 // slice's Ks, or zeros past K, and are never read), or for an operand with K down its rows BK rows
 // of BM + PAD lines (1056-byte rows for 128 lines). The copy engine fills zeros past the edges, so
 // nothing is checked. With TMA 2 it fills only the tiles of operands with K down their rows, the
-// work-items copy the others: it gathers 160-byte rows more slowly than the work-items do (H200,
-// CLGemm at 4096: NT, both operands so, 0.85x cuBLAS DGEMM through maps against 0.89x; TN, both
-// operands with K down their rows, 1.01x against 0.95x). The work-items' copies took ~10% of the
-// time (docs/results/step19-where-time-goes-h200.txt).
+// work-items copy the others: the engine is slow where a slice is many short rows (H200, CLGemm at
+// 4096, 64 x 128 tiles: NT's 192 rows of 160 bytes ran at 0.85x cuBLAS DGEMM through maps against
+// 0.89x with the work-items' copies; NN's 64 of 160 and 16 of 1056 bytes at 0.93x against 0.90x;
+// TN's 32 of 544 and 1056 bytes at 1.01x against 0.95x: docs/results/step19-copy-engine-h200.txt).
+// The work-items' copies took ~10% of the time (docs/results/step19-where-time-goes-h200.txt).
 //
 // Tried, not kept (H200, 4096^3, 64 x 128 tiles in two stages unless said): rows of 32-byte
 // granules swizzled by an XOR of the row instead of padding, 49.1 TFLOP/s against 53.2 (the
