@@ -142,10 +142,12 @@ cl_kernel product_kernel(const Context &context, ContextState &state, const Call
     } catch (const Failure &failure) {
       if (!maps || failure.code() != MQLCL_ERR_OPENCL_PROGRAM_CREATE)
         throw;
-      state.fp64_maps = ContextState::TensorCores::unavailable;
       plan.params["TMA"] = 0;
-      return kernel_for(context, state, kernel_file_of(plan.family),
-                        product_options(call, plan, operands.a, operands.b), "gemm");
+      cl_kernel copies = kernel_for(context, state, kernel_file_of(plan.family),
+                                    product_options(call, plan, operands.a, operands.b), "gemm");
+      // The set builds with the work-items' copies: only the copy-engine form failed.
+      state.fp64_maps = ContextState::TensorCores::unavailable;
+      return copies;
     }
   };
   const bool fp64 = plan.family == Family::tensor_fp64;
