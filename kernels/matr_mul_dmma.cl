@@ -35,6 +35,11 @@
 // 0.89x with the work-items' copies; NN's 64 of 160 and 16 of 1056 bytes at 0.93x against 0.90x;
 // TN's 32 of 544 and 1056 bytes at 1.01x against 0.95x: docs/results/step19-copy-engine-h200.txt).
 // The work-items' copies took ~10% of the time (docs/results/step19-where-time-goes-h200.txt).
+// With TMA 3 the engine fills both tiles, those of operands with K along their rows as unpadded
+// rows of BK = 16 doubles (128 bytes) that it swizzles (16-byte chunk c of row r at c ^ (r % 8))
+// in place of the padding; the lanes take their Ks in an order that keeps a half-warp's reads on
+// 16 bank pairs in swizzled and padded tiles alike (lane_k below). NT's tuned sets take it: 0.93-
+// 0.97x cuBLAS DGEMM at 2000-8192 against 0.85-0.91x with TMA 2.
 //
 // Tried, not kept (H200, 4096^3, 64 x 128 tiles in two stages unless said): rows of 32-byte
 // granules swizzled by an XOR of the row instead of padding, 49.1 TFLOP/s against 53.2 (the
@@ -54,6 +59,8 @@
 //   slices wholly inside the matrices copied unchecked (the checked copies are 197 of the loop's
 //   336 instructions, 80 unchecked), 54.5 and 54.8 against 54.5 and 54.7; issued after the first
 //   row of MMAs, 53.6 and 53.8
+// TMA 3 for NN (A's tile swizzled, B's K-down tile padded), CLGemm at 4096: 45.2 TFLOP/s with
+// NN's 64 x 128 tiles of 2 x 4 warps, 56.3 with NT's 64 x 64 of 1 x 2, against TMA 1's 57.3.
 // Against 54.8 (docs/results/step19-where-time-goes-h200.txt; cuBLAS 62.4; without the copies,
 // wrong products, 61.1):
 //   the next row's A fragments read before this row's MMAs, 54.8 (ptxas already does); with the
@@ -110,18 +117,24 @@
 #ifndef B_LINES // 1: B stored with K down its rows
 #define B_LINES 0
 #endif
-#ifndef TMA // tiles copied through tensor maps (CLGemm; sm_90a): 1 both, 2 those with X_LINES 1
-#define TMA 0
+#ifndef TMA // tiles copied through tensor maps (CLGemm; sm_90a): 1 both, 2 those with X_LINES 1,
+#define TMA 0 // 3 both, tiles of K-contiguous operands swizzled (BK 16)
 #endif
 #if TMA && !defined(GEMM)
 #error "TMA reads the maps CLGemm writes: build it with -DGEMM"
 #endif
-#if TMA < 0 || TMA > 2
-#error "TMA is 0, 1 or 2"
+#if TMA < 0 || TMA > 3
+#error "TMA is 0, 1, 2 or 3"
 #endif
-// Which tiles the copy engine fills (A_MAP, B_MAP), which the work-items.
-#define A_MAP (TMA == 1 || (TMA == 2 && A_LINES))
-#define B_MAP (TMA == 1 || (TMA == 2 && B_LINES))
+#if TMA == 3 && BK != 16
+#error "TMA 3 swizzles rows of 16 doubles: BK 16"
+#endif
+// Which tiles the copy engine fills (A_MAP, B_MAP), which the work-items; which of them are rows
+// of BK Ks swizzled by the copy engine (A_SWIZZLED, B_SWIZZLED).
+#define A_MAP (TMA == 1 || TMA == 3 || (TMA == 2 && A_LINES))
+#define B_MAP (TMA == 1 || TMA == 3 || (TMA == 2 && B_LINES))
+#define A_SWIZZLED (TMA == 3 && !A_LINES)
+#define B_SWIZZLED (TMA == 3 && !B_LINES)
 #define MAPPED (A_MAP || B_MAP)
 #define WORK_ITEM_COPIES (!A_MAP || !B_MAP)
 
@@ -146,6 +159,8 @@
 // multiple of 16, put a half-warp's reads of 4 rows at 4 adjacent columns on 16 bank pairs.
 #define PAD 4
 // A's tile: BM lines of BK doubles, or with A_LINES BK rows of BM (K down the rows); B's alike.
+// A swizzled tile's rows are not padded: the copy engine's 128-byte swizzle moves 16-byte chunk
+// c of row r to chunk c ^ (r % 8), which spreads the same reads over the banks.
 #if A_LINES
 #define A_AT(m, k) ((k) * (BM + PAD) + (m))
 #define A_ROWS BK
@@ -164,8 +179,8 @@
 #define B_ROWS BN
 #define B_ROW BK
 #endif
-#define A_TILE (A_ROWS * (A_ROW + PAD))
-#define B_TILE (B_ROWS * (B_ROW + PAD))
+#define A_TILE (A_ROWS * (A_ROW + (A_SWIZZLED ? 0 : PAD)))
+#define B_TILE (B_ROWS * (B_ROW + (B_SWIZZLED ? 0 : PAD)))
 // A work-item copies 16 bytes of every (THREADS / (ROW / 2))th row of a tile.
 #define A_COPIES (A_ROWS * A_ROW / 2 / THREADS)
 #define B_COPIES (B_ROWS * B_ROW / 2 / THREADS)
@@ -274,8 +289,9 @@ KERNEL_NAME(__global const double *in1, __global const double *in2,
 #if MAPPED
   maps += product * 32;
 #endif
-  __local double As[STAGES * A_TILE] __attribute__((aligned(128)));
-  __local double Bs[STAGES * B_TILE] __attribute__((aligned(128)));
+  // 1024: where the copy engine swizzles, by the address's bits (a stage is whole 1024 bytes).
+  __local double As[STAGES * A_TILE] __attribute__((aligned(1024)));
+  __local double Bs[STAGES * B_TILE] __attribute__((aligned(1024)));
 
   // Which tile of C: block rows in groups of GROUP_M, column by column inside a group.
   const int blocks_m = (M_ + BM - 1) / BM, blocks_n = (N_ + BN - 1) / BN;
@@ -289,6 +305,34 @@ KERNEL_NAME(__global const double *in1, __global const double *in2,
   const int tid = get_local_id(0), lane = tid % 32, warp = tid / 32;
   const int warp_m = warp / (BN / WN) * WM, warp_n = warp % (BN / WN) * WN;
   const int g = lane / 4, t = lane % 4;
+#if TMA == 3
+  // The lane's K of register p (kk = 4p below), the same in A and B, in place of t + 4p: K mod 4
+  // differs across a quad's lanes (K-down tiles' rows lie 4 bank pairs apart, as with t + 4p),
+  // and lanes t, t ^ 1 (whose Ks share a 16-byte chunk's half) differ in K's bit 3, so that after
+  // the copy engine's swizzle (chunk c of row r at c ^ (r % 8); r % 8 is g) a half-warp reads 16
+  // different bank pairs of a swizzled tile too.
+  int lane_k[4], swizzled_k[4];
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    lane_k[p] = 8 * ((t & 1) ^ (p >> 1)) + 4 * (p & 1) + 2 * (t & 1) + (t >> 1);
+    swizzled_k[p] = (((lane_k[p] >> 1) ^ g) << 1) + (t >> 1);
+  }
+#define LANE_K(kk) lane_k[(kk) / 4]
+#else
+#define LANE_K(kk) ((kk) + t)
+#endif
+// A lane's element of A's tile `as` at line warp_m + g + m and its K of kk (m, kk: constants of
+// the unrolled loops, kk a multiple of 4); B's of `bs` at line warp_n + g + n alike.
+#if A_SWIZZLED
+#define A_READ(m, kk) as[(warp_m + g + (m)) * BK + swizzled_k[(kk) / 4]]
+#else
+#define A_READ(m, kk) as[A_AT(warp_m + g + (m), LANE_K(kk))]
+#endif
+#if B_SWIZZLED
+#define B_READ(n, kk) bs[(warp_n + g + (n)) * BK + swizzled_k[(kk) / 4]]
+#else
+#define B_READ(n, kk) bs[B_AT(warp_n + g + (n), LANE_K(kk))]
+#endif
 
   double acc[MT][NT][4];
 #pragma unroll
@@ -409,13 +453,13 @@ KERNEL_NAME(__global const double *in1, __global const double *in2,
       for (int j = 0; j < NT; ++j)
 #pragma unroll
         for (int q = 0; q < B_REGS; ++q)
-          b[j][q] = bs[B_AT(warp_n + j * 8 + g, k + t + 4 * q)];
+          b[j][q] = B_READ(j * 8, k + 4 * q);
 #pragma unroll
       for (int i = 0; i < MT; ++i) {
         double a[A_REGS];
 #pragma unroll
         for (int q = 0; q < A_REGS; ++q)
-          a[q] = as[A_AT(warp_m + i * 16 + g + 8 * (q % 2), k + t + 4 * (q / 2))];
+          a[q] = A_READ(i * 16 + 8 * (q % 2), k + 4 * (q / 2));
 #pragma unroll
         for (int j = 0; j < NT; ++j)
           mma_f64(acc[i][j], a, b[j]);

@@ -727,10 +727,11 @@ BOOST_AUTO_TEST_CASE(step_19_reads_operands_with_k_down_their_rows_in_place_unle
 // Step 19 copies its tiles through tensor maps where the CUDA driver writes them and every operand
 // it maps starts its rows and matrices on 16-byte boundaries: unasked (TMA=2), the copy engine
 // fills the tiles of operands with K down their rows (NN's B, TN's A and B, TT's A) and the
-// work-items the rest (NT's: all); a tuned set's TMA=1 maps both. An odd offset where an operand
-// is mapped, or no maps (MQLCL_CUDA_DRIVER=off), leaves the copies to the work-items (TMA=0). Every
-// layout, edges in M, N and K, a batch, alpha and beta: each element verifies every way. Runs on an
-// NVIDIA Hopper GPU, where double runs step 19.
+// work-items the rest (NT's: all); a tuned set's TMA=1 maps both, TMA=3 both with the K-contiguous
+// tiles swizzled. An odd offset where an operand is mapped, or no maps (MQLCL_CUDA_DRIVER=off),
+// leaves the copies to the work-items (TMA=0). Every layout, edges in M, N and K, a batch, alpha
+// and beta: each element verifies every way. Runs on an NVIDIA Hopper GPU, where double runs step
+// 19.
 BOOST_AUTO_TEST_CASE(step_19_copies_its_tiles_through_tensor_maps_where_rows_align) {
   if (Context probe = make_context(); !is_nvidia_hopper(probe)) {
     BOOST_TEST_MESSAGE("not an NVIDIA Hopper GPU: the double product runs step 13's tiles here");
@@ -742,22 +743,24 @@ BOOST_AUTO_TEST_CASE(step_19_copies_its_tiles_through_tensor_maps_where_rows_ali
   }
   const auto cache = std::filesystem::temp_directory_path() /
                      ("mqlcl-test-fp64-maps-" + std::to_string(std::random_device{}()) + ".json");
-  {
+  // A set of each copy-engine form (1: padded boxes, 3: K-contiguous tiles swizzled), or none.
+  for (int set_tma : {0, 1, 3}) {
     const std::string entry =
         "{\"128x64x64\": {\"kernel_file\": \"matr_mul_dmma.cl\", \"params\": {\"BM\": 64, "
         "\"BN\": 64, \"BK\": 16, \"WM\": 32, \"WN\": 32, \"MMA_K\": 16, \"STAGES\": 3, "
-        "\"GROUP_M\": 8, \"TMA\": 1}}}";
-    std::ofstream out(cache);
-    out << "{\"" << tuning_key() << "\": {";
-    for (const char *layout : {"NN", "NT", "TN", "TT"})
-      out << (layout[0] == 'N' && layout[1] == 'N' ? "" : ", ") << "\"matr_mul_dmma double "
-          << layout << "\": " << entry;
-    out << "}}";
-  }
-  for (bool set_maps : {false, true})
+        "\"GROUP_M\": 8, \"TMA\": " +
+        std::to_string(set_tma) + "}}}";
+    {
+      std::ofstream out(cache);
+      out << "{\"" << tuning_key() << "\": {";
+      for (const char *layout : {"NN", "NT", "TN", "TT"})
+        out << (layout[0] == 'N' && layout[1] == 'N' ? "" : ", ") << "\"matr_mul_dmma double "
+            << layout << "\": " << entry;
+      out << "}}";
+    }
     for (bool maps : {true, false}) {
       ScopedEnvironment overlay("MQLCL_TUNE_CACHE",
-                                set_maps ? std::optional(cache.string()) : std::nullopt);
+                                set_tma != 0 ? std::optional(cache.string()) : std::nullopt);
       ScopedEnvironment driver("MQLCL_CUDA_DRIVER",
                                maps ? std::nullopt : std::optional<std::string>("off"));
       Context context = make_context();
@@ -770,11 +773,14 @@ BOOST_AUTO_TEST_CASE(step_19_copies_its_tiles_through_tensor_maps_where_rows_ali
           BOOST_TEST_REQUIRE(plan.rfind("matr_mul_dmma.cl ", 0) == 0, plan);
           // Unasked, NT maps nothing: its odd offset changes nothing.
           const bool k_down = c.transpose_a || !c.transpose_b, aligned = offset % 2 == 0;
-          const int tma = !maps ? 0 : set_maps ? (aligned ? 1 : 0) : (aligned || !k_down ? 2 : 0);
+          const int tma = !maps          ? 0
+                          : set_tma != 0 ? (aligned ? set_tma : 0)
+                                         : (aligned || !k_down ? 2 : 0);
           BOOST_TEST(plan.find(" TMA=" + std::to_string(tma) + " ") != std::string::npos,
-                     c << (set_maps ? ", a set of TMA=1" : "") << ": " << plan);
+                     c << ", a set of TMA=" << set_tma << ": " << plan);
         }
     }
+  }
   std::filesystem::remove(cache);
 }
 

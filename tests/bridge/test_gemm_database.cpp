@@ -528,7 +528,7 @@ BOOST_AUTO_TEST_CASE(step_19_reads_maps_where_they_can_be_written_as_its_set_say
     const Plan untold = tensor_plan(hopper, doubles, Family::tensor_fp64, tuned, maps);
     BOOST_TEST(untold.origin == "test");
     BOOST_TEST(untold.params.at("TMA") == (maps ? kFp64MapsUnasked : 0));
-    for (int64_t tma : {0, 1, 2}) {
+    for (int64_t tma : {0, 1, 2, 3}) {
       Tuned told = tuned;
       told.entry.params["TMA"] = tma;
       const Plan plan = tensor_plan(hopper, doubles, Family::tensor_fp64, told, maps);
@@ -546,7 +546,16 @@ BOOST_AUTO_TEST_CASE(step_19_reads_maps_where_they_can_be_written_as_its_set_say
     BOOST_TEST(fp64_tma_for_call(2, false, true, aligned, true) == 2);
     BOOST_TEST(fp64_tma_for_call(2, false, false, aligned, aligned) == 2); // maps nothing
     BOOST_TEST(fp64_tma_for_call(0, true, true, aligned, aligned) == 0);
+    BOOST_TEST(fp64_tma_for_call(3, false, false, true, aligned) == (aligned ? 3 : 0));
+    BOOST_TEST(fp64_tma_for_call(3, true, true, aligned, true) == (aligned ? 3 : 0));
   }
+  // TMA 3 swizzles rows of 16 doubles: a set of it with other slices is not step 19's.
+  Tuned deep = tuned;
+  deep.entry.params["TMA"] = 3;
+  deep.entry.params["BK"] = 32;
+  const Plan refused = tensor_plan(hopper, doubles, Family::tensor_fp64, deep, true);
+  BOOST_TEST(refused.origin == "defaults");
+  BOOST_TEST(refused.params.at("BK") == 16);
 }
 
 // Double runs step 19 on FP64 tensor cores: its own tuned sets ("matr_mul_dmma double LAYOUT"),

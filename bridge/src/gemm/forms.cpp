@@ -144,7 +144,8 @@ Launch three_tf32_launch(const Params &p, const Shape &shape) {
 // Step 19 (kernels/matr_mul_dmma.cl): its #error lines, whole warps of WM x WN, and STAGES
 // slices of (BM + BN) rows of BK doubles padded by 4 (an operand with K down its rows, read in
 // place, takes BK rows of BM + 4 or BN + 4: no more), with an mbarrier each through tensor maps
-// (TMA 1, or TMA 2 for the operands with K down their rows); its accumulators take 8 * (WM / 16) *
+// (TMA 1, or TMA 2 for the operands with K down their rows, or TMA 3 as 1 with the K-contiguous
+// operands' rows swizzled, unpadded: BK 16 only); its accumulators take 8 * (WM / 16) *
 // (WN / 8) registers of a lane, which must leave room for the fragments (at most 64 doubles). The
 // work-items' copies (TMA 0, where there are no maps) split the tiles, either way round, into whole
 // 16-byte copies: every set must allow both.
@@ -155,7 +156,8 @@ bool fp64_valid(const Params &p, const DeviceLimits &device, size_t) {
   const int64_t mma_k = v("MMA_K"), stages = v("STAGES");
   if (bm <= 0 || bn <= 0 || wm <= 0 || wn <= 0 || bm % wm || bn % wn || wm % 16 || wn % 8 ||
       !one_of(mma_k, {8, 16}) || bk <= 0 || bk % mma_k || stages < 2 || stages > 4 ||
-      v("GROUP_M") < 1 || (wm / 16) * (wn / 8) * 4 > 64 || !one_of(v("TMA"), {0, 1, 2}))
+      v("GROUP_M") < 1 || (wm / 16) * (wn / 8) * 4 > 64 || !one_of(v("TMA"), {0, 1, 2, 3}) ||
+      (v("TMA") == 3 && bk != 16))
     return false;
   const int64_t threads = (bm / wm) * (bn / wn) * 32, chunks = bk / 2;
   if ((bm * chunks) % threads || (bn * chunks) % threads || threads % chunks ||
@@ -366,7 +368,7 @@ constexpr Form kForms[] = {
        {"MMA_K", kShape, {8, 16}, 2},
        {"STAGES", kShape, {2, 3, 4}, 3},
        {"GROUP_M", kShape, {8, 16, 32}, 3},
-       {"TMA", kCode, {0, 1, 2}, 3}}},
+       {"TMA", kCode, {0, 1, 2, 3}, 4}}},
      fp64_valid,
      fp64_launch},
     {Family::integer_residues,

@@ -99,7 +99,7 @@ MappedOperands mapped_operands(const Plan &plan, const Operands &operands) {
   const auto tma = plan.params.find("TMA");
   if (plan.family != Family::tensor_fp64 || tma == plan.params.end() || tma->second == 0)
     return {};
-  const bool all = tma->second == 1;
+  const bool all = tma->second == 1 || tma->second == 3;
   return {all || operands.a.k_runs_down, all || operands.b.k_runs_down};
 }
 
@@ -188,15 +188,19 @@ Plan exact_product_plan(const Context &context, ContextState &state, const Call 
 
 // Step 19's map of `lines` (maps.hpp): its box is the kernel's padded tile, BK + 4 Ks of
 // `box_lines` lines, or where K runs down the stored rows BK rows of box_lines + 4 lines (PAD 4:
-// the extra Ks or lines are the next tile's, or zeros past the edge, and never read).
-TensorMapRequest fp64_map_request(const Lines &lines, uint32_t k, uint32_t box_lines, uint32_t bk) {
+// the extra Ks or lines are the next tile's, or zeros past the edge, and never read). With TMA 3
+// a K-contiguous operand's box is BK (16) Ks of 128 bytes, swizzled by the copy engine.
+TensorMapRequest fp64_map_request(const Lines &lines, uint32_t k, uint32_t box_lines, uint32_t bk,
+                                  int64_t tma) {
   constexpr uint32_t kPad = 4;
+  const bool swizzled = tma == 3 && !lines.k_runs_down;
   TensorMapRequest request;
   request.rows = lines.k_runs_down ? k : lines.lines;
   request.cols = lines.k_runs_down ? lines.lines : k;
   request.row_pitch = lines.ld * 8;
   request.box_rows = lines.k_runs_down ? bk : box_lines;
-  request.box_cols = lines.k_runs_down ? box_lines + kPad : bk + kPad;
+  request.box_cols = lines.k_runs_down ? box_lines + kPad : swizzled ? bk : bk + kPad;
+  request.swizzle = swizzled ? 128 : 0;
   request.element = TensorElement::float64;
   return request;
 }
@@ -204,8 +208,11 @@ TensorMapRequest fp64_map_request(const Lines &lines, uint32_t k, uint32_t box_l
 cl_mem fp64_maps(Context &context, ContextState &state, const Call &call, const Plan &plan,
                  MappedOperands mapped, const Lines &a, const Lines &b) {
   const auto param = [&](const char *name) { return static_cast<uint32_t>(plan.params.at(name)); };
-  const OperandMap a_map{&a, ScratchSlot::a, fp64_map_request(a, call.k, param("BM"), param("BK"))};
-  const OperandMap b_map{&b, ScratchSlot::b, fp64_map_request(b, call.k, param("BN"), param("BK"))};
+  const int64_t tma = plan.params.at("TMA");
+  const OperandMap a_map{&a, ScratchSlot::a,
+                         fp64_map_request(a, call.k, param("BM"), param("BK"), tma)};
+  const OperandMap b_map{&b, ScratchSlot::b,
+                         fp64_map_request(b, call.k, param("BN"), param("BK"), tma)};
   return kept_maps(context, state, call, mapped.a ? &a_map : nullptr, mapped.b ? &b_map : nullptr);
 }
 

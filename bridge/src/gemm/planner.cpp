@@ -142,8 +142,8 @@ Plan plan_product(const DeviceLimits &device, const Shape &shape, const std::opt
 
 int64_t fp64_tma_for_call(int64_t tma, bool a_k_down, bool b_k_down, bool a_aligned,
                           bool b_aligned) {
-  const bool a_mapped = tma == 1 || (tma == 2 && a_k_down);
-  const bool b_mapped = tma == 1 || (tma == 2 && b_k_down);
+  const bool a_mapped = tma == 1 || tma == 3 || (tma == 2 && a_k_down);
+  const bool b_mapped = tma == 1 || tma == 3 || (tma == 2 && b_k_down);
   return (a_mapped && !a_aligned) || (b_mapped && !b_aligned) ? 0 : tma;
 }
 

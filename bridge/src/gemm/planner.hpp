@@ -67,8 +67,8 @@ inline constexpr int64_t kFp64MapsUnasked = 2;
 // Step 19's TMA for one call whose operands, as read, have K down their rows or not (`a_k_down`,
 // `b_k_down`) and start every row and matrix on a 16-byte boundary or not (`a_aligned`,
 // `b_aligned`): the plan's `tma`, unless an operand it has the copy engine read (every operand for
-// 1, those with K down their rows for 2) does not align, as a map needs: then 0, the work-items
-// copy every tile. (TMA 2 with no such operand maps nothing: the same as 0.)
+// 1 and 3, those with K down their rows for 2) does not align, as a map needs: then 0, the
+// work-items copy every tile. (TMA 2 with no such operand maps nothing: the same as 0.)
 int64_t fp64_tma_for_call(int64_t tma, bool a_k_down, bool b_k_down, bool a_aligned,
                           bool b_aligned);
 
