@@ -1,7 +1,8 @@
 // A process that leaves the bridge in some state and exits, run as a child by test_exit.cpp,
 // which requires exit status 0 within a few seconds. Its main thread has seen an error too. The
 // scenario is the first argument:
-//   launch_in_flight   a launch of a kernel PoCL has not compiled yet, then return from main
+//   launch_in_flight   a launch not yet run, then return from main
+//   launch_completed   the same launch, run to its end (PoCL keeps what it compiled for it)
 //   kernel_running     a kernel that runs for minutes, then return from main
 //   exit_from_thread   a kernel that runs for minutes, then exit(0) from another thread
 //   read_in_flight     a non-blocking read of 256 MiB (32 under sanitizers; doubled where it
@@ -82,13 +83,30 @@ int wait_until_running(Bridge &bridge, int32_t kernel) {
   return status == MQLCL_CL_RUNNING || status == running ? kReady : kNotReached;
 }
 
+// The launch of launch_in_flight and launch_completed.
+int32_t launch_noargs(Bridge &bridge, int32_t context) {
+  int32_t program = bridge.CLProgramCreate(context, u"__kernel void noargs(void) { }");
+  int32_t kernel = bridge.CLKernelCreate(program, u"noargs");
+  return bridge.CLExecute(kernel, 0, nullptr, nullptr, nullptr) == 1 ? kernel : -1;
+}
+
+// launch_completed: the launch, run to its end, so that PoCL keeps what it compiled for it.
+int launch_completed(Bridge &bridge) {
+  int32_t kernel = launch_noargs(bridge, bridge.CLContextCreate(MQLCL_USE_ANY));
+  if (kernel < 0)
+    return kSetupFailed;
+  int32_t status = bridge.CLExecutionStatus(kernel);
+  for (int tries = 0; tries < 6000 && status > MQLCL_CL_COMPLETE; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    status = bridge.CLExecutionStatus(kernel);
+  }
+  return status == MQLCL_CL_COMPLETE ? kReady : kNotReached;
+}
+
 int launch(Bridge &bridge, bool long_running) {
   int32_t context = bridge.CLContextCreate(MQLCL_USE_ANY);
-  if (!long_running) { // PoCL compiles the launch when it runs: it is in flight at exit
-    int32_t program = bridge.CLProgramCreate(context, u"__kernel void noargs(void) { }");
-    int32_t kernel = bridge.CLKernelCreate(program, u"noargs");
-    return bridge.CLExecute(kernel, 0, nullptr, nullptr, nullptr) == 1 ? kReady : kSetupFailed;
-  }
+  if (!long_running) // enqueued, not yet run: in flight at exit
+    return launch_noargs(bridge, context) >= 0 ? kReady : kSetupFailed;
   int32_t program = bridge.CLProgramCreate(context, kSpin);
   int32_t kernel = bridge.CLKernelCreate(program, u"spin");
   int32_t out = bridge.CLBufferCreate(context, 1024 * 4, MQLCL_MEM_READ_WRITE);
@@ -287,6 +305,8 @@ int calls_race(Bridge &bridge) {
 int reach(Bridge &bridge, const std::string &scenario) {
   if (scenario == "launch_in_flight")
     return launch(bridge, false);
+  if (scenario == "launch_completed")
+    return launch_completed(bridge);
   if (scenario == "kernel_running" || scenario == "exit_from_thread")
     return launch(bridge, true);
   if (scenario == "read_in_flight")
