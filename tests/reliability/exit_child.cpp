@@ -1,7 +1,7 @@
 // A process that leaves the bridge in some state and exits, run as a child by test_exit.cpp,
 // which requires exit status 0 within a few seconds. Its main thread has seen an error too. The
 // scenario is the first argument:
-//   launch_in_flight   a launch not yet run, then return from main
+//   launch_in_flight   a launch just enqueued, then return from main
 //   launch_completed   the same launch, run to its end (PoCL keeps what it compiled for it)
 //   kernel_running     a kernel that runs for minutes, then return from main
 //   exit_from_thread   a kernel that runs for minutes, then exit(0) from another thread
@@ -70,16 +70,23 @@ const char16_t *const kSpin = u"__kernel void spin(__global float *out, int n) {
 const char16_t *const kTwice =
     u"__kernel void twice(__global float *x) { x[get_global_id(0)] *= 2.0f; }";
 
+// Polls `kernel`'s launch every 10 ms, for up to a minute, until its status is `until` or later
+// (CL_COMPLETE is the last); returns the status it last read.
+int32_t poll_status(Bridge &bridge, int32_t kernel, int32_t until) {
+  int32_t status = bridge.CLExecutionStatus(kernel);
+  for (int tries = 0; tries < 6000 && status > until; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    status = bridge.CLExecutionStatus(kernel);
+  }
+  return status;
+}
+
 // Waits until `kernel`'s launch runs; kReady, or kNotReached when it ended or never started.
 // NVIDIA's driver reports a launch CL_SUBMITTED until it is complete, never CL_RUNNING.
 int wait_until_running(Bridge &bridge, int32_t kernel) {
   const bool gpu = (bridge.CLGetInfoInteger(kernel, MQLCL_CL_DEVICE_TYPE) & 4) != 0;
   const int32_t running = gpu ? MQLCL_CL_SUBMITTED : MQLCL_CL_RUNNING;
-  int32_t status = bridge.CLExecutionStatus(kernel);
-  for (int tries = 0; tries < 6000 && status > running; ++tries) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    status = bridge.CLExecutionStatus(kernel);
-  }
+  const int32_t status = poll_status(bridge, kernel, running);
   return status == MQLCL_CL_RUNNING || status == running ? kReady : kNotReached;
 }
 
@@ -95,17 +102,12 @@ int launch_completed(Bridge &bridge) {
   int32_t kernel = launch_noargs(bridge, bridge.CLContextCreate(MQLCL_USE_ANY));
   if (kernel < 0)
     return kSetupFailed;
-  int32_t status = bridge.CLExecutionStatus(kernel);
-  for (int tries = 0; tries < 6000 && status > MQLCL_CL_COMPLETE; ++tries) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    status = bridge.CLExecutionStatus(kernel);
-  }
-  return status == MQLCL_CL_COMPLETE ? kReady : kNotReached;
+  return poll_status(bridge, kernel, MQLCL_CL_COMPLETE) == MQLCL_CL_COMPLETE ? kReady : kNotReached;
 }
 
 int launch(Bridge &bridge, bool long_running) {
   int32_t context = bridge.CLContextCreate(MQLCL_USE_ANY);
-  if (!long_running) // enqueued, not yet run: in flight at exit
+  if (!long_running) // just enqueued: in flight at exit
     return launch_noargs(bridge, context) >= 0 ? kReady : kSetupFailed;
   int32_t program = bridge.CLProgramCreate(context, kSpin);
   int32_t kernel = bridge.CLKernelCreate(program, u"spin");
