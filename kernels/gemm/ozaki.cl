@@ -21,9 +21,9 @@
 // same for lines side by side (line_step 1), 32 lines per work-group in 8 parts of K: global (32
 // * ceil(lines / 32), 8, products), local (32, 8, 1).
 // sampled_largest(fixed..., fixed_lines, swept..., swept_lines, length, largest): a lower bound of
-// each product's largest |element| from SAMPLES lines of C (lines 0, 1/4, 1/2, 3/4 of the fixed
-// operand's, against every line of the swept one): each dot product less its FP64 rounding bound,
-// the largest as the high word of the double, into largest (zeros before). The operands as
+// each product's size (the largest element of |A| |B|) from SAMPLES of its lines (lines 0, 1/4,
+// 1/2, 3/4 of the fixed operand's, against every line of the swept one): each sum of |x y| less its
+// FP64 rounding bound, the largest as the high word of the double, into largest (zeros before). The operands as
 // line_stats takes them (src, offset, stride, line_step, step). Launch: where the swept operand's
 // lines run along K (step 1) a work-group per swept line, global (256 * swept_lines, products);
 // else 8 swept lines per work-group, global (256 * ceil(swept_lines / 8), products); local (256,
@@ -167,15 +167,15 @@ void store_residues(double4 scaled, uint count, __global uchar4 *out, size_t pla
   }
 }
 
-// |dot| less the bound of its rounding in FP64 (at most (length + 2^7) u of the sum of |x y|, u =
-// 2^-53, doubled for the rounding of that sum itself): never above the exact |dot|. 0 for NaN.
-double below_dot(double dot, double size, uint length) {
-  return fmax(fabs(dot) - (length + 128.0) * 0x1p-52 * size, 0.0);
+// The sum of |x y| less the bound of its rounding in FP64 (at most (length + 2^7) u of itself, u
+// = 2^-53, doubled for safety): never above the exact sum. 0 for NaN.
+double below_size(double size, uint length) {
+  return fmax(size - (length + 128.0) * 0x1p-52 * size, 0.0);
 }
 
-// The host's first guess of a product's largest element, from its operands' line sums alone, is
-// below the true one by about 3 bits on random inputs, which can cost a modulus; a few exact lines
-// of C give a lower bound that is nearly the largest, so the digits never need a second pass for
+// The host's first guess of a product's size, from its operands' line sums alone, is below the
+// true one by about half of log2(k) bits on random inputs, which can cost moduli; a few lines of
+// |A| |B| give a lower bound that is nearly the size, so the digits never need a second pass for
 // it. Two shapes of work-group, whichever reads the swept operand coalesced: across (its lines side
 // by side) SAMPLE_LINES lines in SAMPLE_GROUP / SAMPLE_LINES parts of K, every work-item of a
 // part reading the same fixed element; along (lines along K, as the fixed operand's then are too)
@@ -189,7 +189,7 @@ sampled_largest(__global const double *fixed, ulong fixed_offset, ulong fixed_st
                 __global const double *swept, ulong swept_offset, ulong swept_stride,
                 ulong swept_line_step, ulong swept_step, uint swept_lines, uint length,
                 volatile __global uint *largest) {
-  __local double dots[SAMPLES][SAMPLE_GROUP], sizes[SAMPLES][SAMPLE_GROUP];
+  __local double sizes[SAMPLES][SAMPLE_GROUP];
   const size_t product = get_global_id(1);
   const int t = get_local_id(0);
   const bool along = swept_step == 1; // uniform over the launch
@@ -199,43 +199,38 @@ sampled_largest(__global const double *fixed, ulong fixed_offset, ulong fixed_st
   fixed += fixed_offset + product * fixed_stride;
   swept +=
       swept_offset + product * swept_stride + min(line, (size_t)swept_lines - 1) * swept_line_step;
-  double dot[SAMPLES], size[SAMPLES];
+  double size[SAMPLES];
 #pragma unroll
   for (int s = 0; s < SAMPLES; ++s)
-    dot[s] = size[s] = 0;
+    size[s] = 0;
 #pragma unroll 4
   for (size_t h = part; h < length; h += parts) {
     const double y = swept[h * swept_step];
 #pragma unroll
     for (int s = 0; s < SAMPLES; ++s) {
       const double x = fixed[(size_t)s * fixed_lines / SAMPLES * fixed_line_step + h * fixed_step];
-      dot[s] = fma(x, y, dot[s]);
       size[s] = fma(fabs(x), fabs(y), size[s]);
     }
   }
-  // The parts of each line summed, into dots[s][u] (part 0's place).
+  // The parts of each line summed, into sizes[s][u] (part 0's place).
 #pragma unroll
-  for (int s = 0; s < SAMPLES; ++s) {
-    dots[s][t] = dot[s];
+  for (int s = 0; s < SAMPLES; ++s)
     sizes[s][t] = size[s];
-  }
   for (int width = parts / 2; width > 0; width /= 2) {
     barrier(CLK_LOCAL_MEM_FENCE);
     if (part < width)
 #pragma unroll
-      for (int s = 0; s < SAMPLES; ++s) {
-        dots[s][t] += dots[s][t + width * lines];
+      for (int s = 0; s < SAMPLES; ++s)
         sizes[s][t] += sizes[s][t + width * lines];
-      }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   double lower = 0;
   if (part == 0 && line < swept_lines)
 #pragma unroll
     for (int s = 0; s < SAMPLES; ++s)
-      lower = fmax(lower, below_dot(dots[s][u], sizes[s][u], length));
-  barrier(CLK_LOCAL_MEM_FENCE); // dots[0] is store_largest's
-  store_largest(dots[0], t, SAMPLE_GROUP, lower, largest + product);
+      lower = fmax(lower, below_size(sizes[s][u], length));
+  barrier(CLK_LOCAL_MEM_FENCE); // sizes[0] is store_largest's
+  store_largest(sizes[0], t, SAMPLE_GROUP, lower, largest + product);
 }
 
 #if TENSOR_CORES

@@ -22,7 +22,7 @@ namespace mqlcl::gemm {
 namespace {
 
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
-// The bound's share of 2^-53 (FP64's unit roundoff) of the largest element; the other half is the
+// The bound's share of 2^-53 (FP64's unit roundoff) of the product's size; the other half is the
 // rounding of each element, done once.
 constexpr int kBoundLog2 = -54;
 constexpr int kMostBits = 120; // a line's integers stay far inside double's exponents
@@ -63,12 +63,20 @@ bool is_zero(const OperandSummary &operand) {
   return operand.top_exponent == INT_MIN;
 }
 
-// The bits an operand's lines must keep for its share of the bound (0.45 of it; the other
-// operand's as much, the third term the rest) in one product.
-int bits_needed(const OperandSummary &operand, const OperandSummary &other, double largest_log2) {
+// The fewest bits an operand's lines can keep for `share` of the bound in one product (the other
+// operand's term and the third the rest).
+int bits_needed(const OperandSummary &operand, const OperandSummary &other, double size_log2,
+                double share) {
   const double needed = operand.top_exponent + std::log2(other.largest_sum) -
-                        (kBoundLog2 + std::log2(0.45) + largest_log2);
+                        (kBoundLog2 + std::log2(share) + size_log2);
   return std::max(1, static_cast<int>(std::ceil(needed)));
+}
+
+// The largest sum of |x'| over a line of `operand` at `bits` bits: each |x'| is at most 2^bits,
+// and at most |x| 2^(bits - 1 - e) + 1/2 (rounded to nearest), e the ilogb of its line's largest.
+double largest_integer_sum(const OperandSummary &operand, uint32_t k, int bits) {
+  const double summed = operand.largest_scaled_sum * (1 + (k + 128.0) * 0x1p-52); // its rounding
+  return std::min(std::ldexp(double(k), bits), std::ldexp(summed, bits - 1) + 0.5 * k);
 }
 
 } // namespace
@@ -108,8 +116,11 @@ std::vector<OperandSummary> summarise(const std::vector<double> &stats, uint32_t
       OperandSummary &summary = summaries[p];
       if (!std::isfinite(largest) || !std::isfinite(sum))
         summary.finite = false;
-      else if (largest > 0)
+      else if (largest > 0) {
         summary.top_exponent = std::max(summary.top_exponent, std::ilogb(largest));
+        summary.largest_scaled_sum =
+            std::max(summary.largest_scaled_sum, std::ldexp(sum, -std::ilogb(largest)));
+      }
       summary.largest_sum = std::max(summary.largest_sum, sum);
     }
   return summaries;
@@ -133,23 +144,79 @@ double ozaki_error_bound_log2(const OperandSummary &a, const OperandSummary &b, 
                    std::log2(k) + a_off + b_off});
 }
 
+double ozaki_product_bits(const OperandSummary &a, const OperandSummary &b, uint32_t k,
+                          const OzakiDigits &digits) {
+  if (is_zero(a) || is_zero(b))
+    return 0;
+  const double largest =
+      std::min(std::ldexp(largest_integer_sum(b, k, digits.bits_b), digits.bits_a),
+               std::ldexp(largest_integer_sum(a, k, digits.bits_a), digits.bits_b));
+  return std::log2(2 * largest + 1);
+}
+
+namespace {
+
+bool meets_bound(const std::vector<OperandSummary> &a, const std::vector<OperandSummary> &b,
+                 uint32_t k, const std::vector<double> &size_log2, const OzakiDigits &digits) {
+  for (size_t p = 0; p < a.size(); ++p)
+    if (ozaki_error_bound_log2(a[p], b[p], k, digits) > kBoundLog2 + size_log2[p])
+      return false;
+  return true;
+}
+
+// The fewest bits in all that meet the bound in every product (their sum sets the moduli), each
+// operand's between `least` and `most` (`most` meets it but for the third term): rounding each
+// operand's share up on its own can cost two bits, a modulus in four. Of splits of one sum, the
+// one whose products carry the fewest bits.
+OzakiDigits fewest_bits(const std::vector<OperandSummary> &a, const std::vector<OperandSummary> &b,
+                        uint32_t k, const std::vector<double> &size_log2, OzakiDigits least,
+                        OzakiDigits most) {
+  while (most.bits_a <= kMostBits && !meets_bound(a, b, k, size_log2, most))
+    ++most.bits_a, ++most.bits_b; // the third term, at very few bits
+  for (int total = least.bits_a + least.bits_b; total < most.bits_a + most.bits_b; ++total) {
+    std::optional<OzakiDigits> best;
+    double best_needed = 0;
+    for (int bits_a = least.bits_a; bits_a <= std::min(most.bits_a, total - least.bits_b);
+         ++bits_a) {
+      const OzakiDigits split{bits_a, total - bits_a, 1};
+      if (split.bits_b > most.bits_b || !meets_bound(a, b, k, size_log2, split))
+        continue;
+      double needed = 0;
+      for (size_t p = 0; p < a.size(); ++p)
+        needed = std::max(needed, ozaki_product_bits(a[p], b[p], k, split));
+      if (!best || needed < best_needed)
+        best = split, best_needed = needed;
+    }
+    if (best)
+      return *best;
+  }
+  return most;
+}
+
+} // namespace
+
 OzakiChoice choose_digits(const std::vector<OperandSummary> &a,
                           const std::vector<OperandSummary> &b, uint32_t k,
-                          const std::vector<double> &largest_log2) {
-  OzakiDigits digits;
+                          const std::vector<double> &size_log2) {
+  OzakiDigits least, most; // each operand's bits: with all of the bound, with 0.49 of it
   for (size_t p = 0; p < a.size(); ++p) {
     if (!a[p].finite || !b[p].finite)
       return {std::nullopt, "an operand holds infinities, NaNs or sums past the largest double"};
     if (is_zero(a[p]) || is_zero(b[p]))
       continue; // a zero operand: the product is exactly zero at any bits
-    if (largest_log2[p] == kMinusInfinity)
+    if (size_log2[p] == kMinusInfinity)
       return {std::nullopt, fmt::format("product {} of the batch is zero from operands that are "
                                         "not: it cancels past what any bound certifies",
                                         p)};
-    digits.bits_a = std::max(digits.bits_a, bits_needed(a[p], b[p], largest_log2[p]));
-    digits.bits_b = std::max(digits.bits_b, bits_needed(b[p], a[p], largest_log2[p]));
+    least.bits_a = std::max(least.bits_a, bits_needed(a[p], b[p], size_log2[p], 1));
+    least.bits_b = std::max(least.bits_b, bits_needed(b[p], a[p], size_log2[p], 1));
+    most.bits_a = std::max(most.bits_a, bits_needed(a[p], b[p], size_log2[p], 0.49));
+    most.bits_b = std::max(most.bits_b, bits_needed(b[p], a[p], size_log2[p], 0.49));
   }
-  const double needed = digits.bits_a + digits.bits_b + std::log2(2.0 * k);
+  OzakiDigits digits = fewest_bits(a, b, k, size_log2, least, most);
+  double needed = 0;
+  for (size_t p = 0; p < a.size(); ++p)
+    needed = std::max(needed, ozaki_product_bits(a[p], b[p], k, digits));
   if (digits.bits_a > kMostBits || digits.bits_b > kMostBits ||
       needed >= ozaki_bits_of(kOzakiModuli.size()))
     return {std::nullopt,
@@ -379,9 +446,9 @@ void zero_largest(const Context &context, cl_mem largest, uint32_t batch) {
            MQLCL_ERR_OPENCL_EXECUTE);
 }
 
-// Enqueues a lower bound of each product's largest |element| from a few lines of C, into
-// `largest`. The swept operand (every line of it, against a few of the other's) is read
-// coalesced: one whose lines lie side by side (B's first), else both run along K.
+// Enqueues a lower bound of each product's size (the largest element of |A| |B|) from a few of
+// its lines, into `largest`. The swept operand (every line of it, against a few of the other's) is
+// read coalesced: one whose lines lie side by side (B's first), else both run along K.
 void sample_largest(const Context &context, ContextState &state, const OzakiKernels &k,
                     const LineWalk &a, const LineWalk &b, const Call &call, cl_mem largest,
                     bool &first) {
@@ -399,7 +466,8 @@ void sample_largest(const Context &context, ContextState &state, const OzakiKern
   launch(context, state, k.sampled, 2, global, local, first);
 }
 
-// Reads `largest` back (waiting for the queue): log2 of each product's bound, -inf where zero.
+// Reads `largest` back (waiting for the queue): log2 of each product's value there (a largest
+// element or a size), -inf where zero.
 std::vector<double> read_largest_log2(const Context &context, cl_mem largest, uint32_t batch) {
   const std::vector<cl_uint> high_words =
       read_all<cl_uint>(context, largest, batch, "the Ozaki scheme's largest elements");
@@ -508,16 +576,16 @@ void reconstruct_into_c(const Context &context, ContextState &state, const Rebui
   launch_rebuild(context, state, k.reconstruct_into_c, call, first);
 }
 
-// Why the digits do not certify every product of the batch at its largest element; empty if they
-// do.
+// Why the digits do not certify every product of the batch at (a lower bound of) its size; empty
+// if they do.
 std::string uncertified(const std::vector<OperandSummary> &a, const std::vector<OperandSummary> &b,
                         uint32_t k, const OzakiDigits &digits,
-                        const std::vector<double> &largest_log2) {
+                        const std::vector<double> &size_log2) {
   for (size_t p = 0; p < a.size(); ++p) {
     const double bound = ozaki_error_bound_log2(a[p], b[p], k, digits);
-    if (bound != kMinusInfinity && !(bound <= kBoundLog2 + largest_log2[p]))
-      return fmt::format("product {}'s bound 2^{:.1f} passes 2^-54 of its largest element 2^{:.1f}",
-                         p, bound, largest_log2[p]);
+    if (bound != kMinusInfinity && !(bound <= kBoundLog2 + size_log2[p]))
+      return fmt::format("product {}'s bound 2^{:.1f} passes 2^-54 of its size 2^{:.1f}", p, bound,
+                         size_log2[p]);
   }
   return {};
 }
@@ -605,8 +673,8 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   for (size_t p = 0; p < guess.size(); ++p)
     guess[p] = std::max(guess[p], lower[p]);
   OzakiChoice choice = choose_digits(a_summary, b_summary, call.k, guess);
-  // Digits that meet the bound at the sampled lower bound meet it at the largest element itself:
-  // the reconstruction then writes C, with no check to wait for and no values to keep.
+  // Digits that meet the bound at the sampled lower bound meet it at the size itself: the
+  // reconstruction then writes C, with no check to wait for and no values to keep.
   const bool certified =
       choice.digits && uncertified(a_summary, b_summary, call.k, *choice.digits, lower).empty();
   const ResidueLayout layout = layout_of(kernels, call);
@@ -621,15 +689,17 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
       state.last_plan = plan_of(digits, kernels, false, forced);
       return std::nullopt;
     }
-    const std::vector<double> largest =
-        reconstruct(context, state, rebuild, call, s, digits, first);
-    const std::string why = uncertified(a_summary, b_summary, call.k, digits, largest);
+    // The size is at least the largest element and at least the sampled bound.
+    std::vector<double> size = reconstruct(context, state, rebuild, call, s, digits, first);
+    for (size_t p = 0; p < size.size(); ++p)
+      size[p] = std::max(size[p], lower[p]);
+    const std::string why = uncertified(a_summary, b_summary, call.k, digits, size);
     if (why.empty()) {
       apply_to_c(context, state, rebuild, call, s.values, first);
       state.last_plan = plan_of(digits, kernels, pass > 0, forced);
       return std::nullopt;
     }
-    choice = choose_digits(a_summary, b_summary, call.k, largest);
+    choice = choose_digits(a_summary, b_summary, call.k, size);
     if (pass > 0 || (choice.digits && choice.digits->bits_a <= digits.bits_a &&
                      choice.digits->bits_b <= digits.bits_b))
       return why; // a second pass would keep no more bits

@@ -8,10 +8,13 @@
 // elements is off by at most 2^(e - bits_a) (likewise B), so every element of the product is off
 // by at most 2^(EA - bits_a) NB + 2^(EB - bits_b) NA + k 2^(EA - bits_a + EB - bits_b), EA the
 // largest e of A's lines, NA the largest sum of |a| over a line (likewise B). The scheme is kept
-// where that is at most 2^-54 of the product's largest |element|; each element, rebuilt exactly,
-// is then rounded once (at most 2^-54 of itself), so every element lies within 2^-53 of the
-// largest, FP64's unit roundoff: no more than the rounding of storing the largest element, and no
-// larger than an FP64 product's error, whose summation adds its own.
+// where that is at most 2^-54 of the product's size, the largest sum of |a_ik b_kj| over its
+// elements (the largest element of |A| |B|); each element, rebuilt exactly, is then rounded once
+// (at most 2^-54 of itself), so every element lies within 2^-53 of that size, FP64's unit
+// roundoff. That is the error of rounding one term of that size, and a k-th of the bound of an FP64
+// product's own error (k u |A| |B| elementwise: it rounds every term and sum). Where the product
+// cancels (its largest element well below its size), the scheme keeps as many bits as that bound
+// asks, not as many as its largest element alone would.
 #pragma once
 
 #include "gemm/forms.hpp"
@@ -44,7 +47,10 @@ double ozaki_bits_of(unsigned count);
 struct OperandSummary {
   int top_exponent = INT_MIN; // the largest ilogb over its lines' largest |x|; INT_MIN: all zero
   double largest_sum = 0;     // the largest sum of |x| over a line
-  bool finite = true;         // no infinity or NaN, and sums that stay finite
+  // The largest sum of |x| / 2^e over a line, e the ilogb of its largest |x|: a line of `bits`
+  // bits sums to at most 2^(bits - 1) times this (plus k / 2 for the rounding) in integers.
+  double largest_scaled_sum = 0;
+  bool finite = true; // no infinity or NaN, and sums that stay finite
 };
 
 // Summaries of `products` matrices of `lines` lines each from line_stats' output (largest |x|
@@ -58,21 +64,26 @@ struct OzakiDigits {
   unsigned count = 1;
 };
 
-// The digits for a call whose products' largest |element| is (at least) `largest_log2` (log2,
-// one per product; -inf where unknown or zero), or why none serve: a non-finite operand, or more
-// bits than the moduli carry.
+// log2 of what the moduli must carry for one product: 2 max |A'B'| + 1 over its elements, A' and
+// B' the operands' integers at `digits`' bits (bounded by their lines' largest elements and sums).
+double ozaki_product_bits(const OperandSummary &a, const OperandSummary &b, uint32_t k,
+                          const OzakiDigits &digits);
+
+// The digits for a call whose products' sizes (the largest element of |A| |B|) are at least
+// `size_log2` (log2, one per product; -inf where unknown or zero), or why none serve: a
+// non-finite operand, or more bits than the moduli carry.
 struct OzakiChoice {
   std::optional<OzakiDigits> digits;
   std::string why_not;
 };
 OzakiChoice choose_digits(const std::vector<OperandSummary> &a,
                           const std::vector<OperandSummary> &b, uint32_t k,
-                          const std::vector<double> &largest_log2);
+                          const std::vector<double> &size_log2);
 
-// A first guess of log2 of each product's largest |element|, from its operands alone: the
-// largest line sums over k^1.5, below the largest element of random and of same-signed inputs
-// alike (too low a guess costs bits, too high a second pass). The call takes the higher of this
-// and a lower bound from a few exact lines of C (kernels/gemm/ozaki.cl, sampled_largest).
+// A first guess of log2 of each product's size, from its operands alone: the largest line sums
+// over k^1.5, below the size of random and of same-signed inputs alike (too low a guess costs
+// bits, too high a second pass). The call takes the higher of this and a lower bound from a few
+// lines of |A| |B| (kernels/gemm/ozaki.cl, sampled_largest).
 std::vector<double> guess_largest_log2(const std::vector<OperandSummary> &a,
                                        const std::vector<OperandSummary> &b, uint32_t k);
 
@@ -86,8 +97,9 @@ bool ozaki_forced(EnvironmentReader environment);
 
 // The smallest M, N and K from which double products in MQLCL_GEMM_ACCURATE and
 // MQLCL_GEMM_FASTEST take the scheme unasked, where its integer products run on Hopper's wgmma:
-// on an H200 it passed the FP64 tensor cores' product at 8192^3 (1.11x their speed) and trailed
-// at 4096^3 (0.80x) (docs/performance.md). Its passes besides the integer products grow with two
+// on an H200 it passed the FP64 tensor cores' product at 8192^3 (1.20x their speed) and trailed at
+// 4096^3 (0.85x); at 6144^3 its lead (1.03-1.04x over two runs, unmeasured on the H100) is within
+// what runs vary by (docs/performance.md). Its passes besides the integer products grow with two
 // of the dimensions, the products with all three, so its lead grows with each past that corner.
 inline constexpr uint32_t kOzakiUnaskedFrom = 8192;
 
@@ -98,8 +110,8 @@ bool ozaki_unasked(const DeviceLimits &limits, const Call &call, EnvironmentRead
 
 // Runs the call's product by the scheme and writes C, or enqueues nothing that touches C and
 // returns why not (the caller then runs the FP64 product). Waits for the queue for the lines'
-// statistics and a lower bound of each product's largest element; and again for the largest
-// element itself before C is written, unless the digits meet the bound at that lower bound.
+// statistics and a lower bound of each product's size; and again for its largest element before
+// C is written, unless the digits meet the bound at that lower bound.
 // `forced`: MQLCL_GEMM_KERNEL=ozaki asked for it (the plan says which).
 std::optional<std::string> run_ozaki_product(const Context &context, ContextState &state,
                                              const Call &call, bool &first, bool forced);
