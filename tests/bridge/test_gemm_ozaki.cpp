@@ -32,7 +32,7 @@ gemm::OperandSummary summary(int top_exponent, double largest_sum) {
   gemm::OperandSummary s;
   s.top_exponent = top_exponent;
   s.largest_sum = largest_sum;
-  s.largest_scaled_sum = std::ldexp(largest_sum, -top_exponent); // its largest line's at the top
+  s.largest_scaled_sum = std::ldexp(largest_sum, -top_exponent); // as if one line held both
   return s;
 }
 
