@@ -22,12 +22,12 @@
 // * ceil(lines / 32), 8, products), local (32, 8, 1).
 // sampled_largest(fixed..., fixed_lines, swept..., swept_lines, length, largest): a lower bound of
 // each product's size (the largest element of |A| |B|) from SAMPLES of its lines (lines 0, 1/4,
-// 1/2, 3/4 of the fixed operand's, against every line of the swept one): each sum of |x y| less its
-// FP64 rounding bound, the largest as the high word of the double, into largest (zeros before). The operands as
-// line_stats takes them (src, offset, stride, line_step, step). Launch: where the swept operand's
-// lines run along K (step 1) a work-group per swept line, global (256 * swept_lines, products);
-// else 8 swept lines per work-group, global (256 * ceil(swept_lines / 8), products); local (256,
-// 1).
+// 1/2, 3/4 of the fixed operand's, against every line of the swept one): each sum of |x y| less
+// its FP64 rounding bound, the largest as the high word of the double, into largest (zeros
+// before). The operands as line_stats takes them (src, offset, stride, line_step, step). Launch:
+// where the swept operand's lines run along K (step 1) a work-group per swept line, global (256 *
+// swept_lines, products); else 8 swept lines per work-group, global (256 * ceil(swept_lines / 8),
+// products); local (256, 1).
 // residues(src, offset, stride, line_step, step, lines, length, padded, stats, bits, count, out,
 // tile_lines): the lines' integers modulo each of the first `count` moduli, as chars, in lines
 // (tile_lines 0) or, for TENSOR_CORES 2, in tiles of tile_lines lines (residue_at), zeros past the

@@ -156,6 +156,16 @@ double ozaki_product_bits(const OperandSummary &a, const OperandSummary &b, uint
 
 namespace {
 
+// log2 of what the moduli must carry for every product of the batch.
+double batch_product_bits(const std::vector<OperandSummary> &a,
+                          const std::vector<OperandSummary> &b, uint32_t k,
+                          const OzakiDigits &digits) {
+  double bits = 0;
+  for (size_t p = 0; p < a.size(); ++p)
+    bits = std::max(bits, ozaki_product_bits(a[p], b[p], k, digits));
+  return bits;
+}
+
 bool meets_bound(const std::vector<OperandSummary> &a, const std::vector<OperandSummary> &b,
                  uint32_t k, const std::vector<double> &size_log2, const OzakiDigits &digits) {
   for (size_t p = 0; p < a.size(); ++p)
@@ -181,9 +191,7 @@ OzakiDigits fewest_bits(const std::vector<OperandSummary> &a, const std::vector<
       const OzakiDigits split{bits_a, total - bits_a, 1};
       if (split.bits_b > most.bits_b || !meets_bound(a, b, k, size_log2, split))
         continue;
-      double needed = 0;
-      for (size_t p = 0; p < a.size(); ++p)
-        needed = std::max(needed, ozaki_product_bits(a[p], b[p], k, split));
+      const double needed = batch_product_bits(a, b, k, split);
       if (!best || needed < best_needed)
         best = split, best_needed = needed;
     }
@@ -214,9 +222,7 @@ OzakiChoice choose_digits(const std::vector<OperandSummary> &a,
     most.bits_b = std::max(most.bits_b, bits_needed(b[p], a[p], size_log2[p], 0.49));
   }
   OzakiDigits digits = fewest_bits(a, b, k, size_log2, least, most);
-  double needed = 0;
-  for (size_t p = 0; p < a.size(); ++p)
-    needed = std::max(needed, ozaki_product_bits(a[p], b[p], k, digits));
+  const double needed = batch_product_bits(a, b, k, digits);
   if (digits.bits_a > kMostBits || digits.bits_b > kMostBits ||
       needed >= ozaki_bits_of(kOzakiModuli.size()))
     return {std::nullopt,
