@@ -21,27 +21,36 @@
 //
 // Launch: global (ceil(m / BM) * ceil(n / BN) * BM * 2, planes), local (BM * 2, 1).
 //
-// Tried and not kept (NVIDIA H200, 4096^3, 17 moduli; the integer products' time): the tiles
-// copied by the work-items with cp.async from residue lines, 1.96 ms against 1.70 (2.50 against
-// 2.29 before the stores' remainders were rounded quotients); tile sets that fit two work-groups
-// on a compute unit: BN 128 in 3 stages 1.90, in 2 with INFLIGHT 0 1.90, with BK 64 in 5 stages
-// 1.90; BM 64 in 2 stages with INFLIGHT 0 2.28, with BK 64 in 4 stages 2.13; 3 stages 1.69 (no
-// gain); a warp of its own filling the stages, the warpgroups freeing them on mbarriers instead of
-// a barrier per slice, 1.67 (13.9 ms at 8192^3 against 13.6: even). With cp.async, before: BN
-// 128 (also with STAGES 5 or INFLIGHT 0), STAGES 3, BK 64 with STAGES 5, BM 256 with BN 128, BM 64
-// and GROUP_M 16 were all slower than or even with these defaults.
+// Three warpgroups on 192 x 256 tiles read 22% less from L2 per product than two on 128 x 256
+// (NVIDIA H200, 16 moduli, the integer products' time): 12.0 ms against 12.7-12.8 at 8192^3, 4.97
+// against 5.17-5.18 at 6144^3, even at 4096^3 (1.57-1.59 ms, its tiles 3% past m).
+//
+// Tried and not kept (NVIDIA H200, 8192^3, 16 moduli): BM 192 with BK 128 in 4 stages 12.3-12.5
+// ms, in 3 12.1, with GROUP_M 12 12.2, GROUP_M 16 12.3. 2-CTA clusters, one operand's slices
+// multicast to both: NVIDIA's OpenCL (driver 580) launches an entry with .reqnctapercluster 2 as
+// clusters of one CTA (%cluster_nctarank 1), so no multicast reaches a second one.
+// Earlier, against two warpgroups on 128 x 256 tiles of 128-deep slices in 4 stages (4096^3, 17
+// moduli; the integer products' time): the tiles copied by the work-items with cp.async from
+// residue lines, 1.96 ms against 1.70 (2.50 against 2.29 before the stores' remainders were rounded
+// quotients); tile sets that fit two work-groups on a compute unit: BN 128 in 3 stages 1.90, in 2
+// with INFLIGHT 0 1.90, with BK 64 in 5 stages 1.90; BM 64 in 2 stages with INFLIGHT 0 2.28, with
+// BK 64 in 4 stages 2.13; 3 stages 1.69 (no gain); a warp of its own filling the stages, the
+// warpgroups freeing them on mbarriers instead of a barrier per slice, 1.67 (13.9 ms at 8192^3
+// against 13.6: even). With cp.async, before: BN 128 (also with STAGES 5 or INFLIGHT 0), STAGES 3,
+// BK 64 with STAGES 5, BM 256 with BN 128, BM 64 and GROUP_M 16 were all slower than or even with
+// those.
 
 #ifndef BM // rows of the plane per work-group: 64 per warpgroup
-#define BM 128
+#define BM 192
 #endif
 #ifndef BN // columns per work-group: the wgmma's N, 64, 128 or 256
 #define BN 256
 #endif
 #ifndef BK // chars of K per slice: 32, 64 or 128 (the swizzle follows the row length)
-#define BK 128
+#define BK 64
 #endif
 #ifndef STAGES // slices in local memory at once, INFLIGHT + 2 to 5
-#define STAGES 4
+#define STAGES 5
 #endif
 #ifndef INFLIGHT // groups of wgmmas left running while the next slice's are issued: 0 or 1
 #define INFLIGHT 1

@@ -211,8 +211,8 @@ BOOST_AUTO_TEST_CASE(the_fp64_tensor_rules_refuse_what_their_kernel_refuses) {
 
 BOOST_AUTO_TEST_CASE(the_wgmma_int8_rules_refuse_what_their_kernel_refuses) {
   const Form &wgmma = form_of(Family::wgmma_int8);
-  BOOST_TEST(wgmma.valid(defaults_of(wgmma), kHopper, 1)); // four stages of 384 x 128 chars
-  BOOST_TEST(!wgmma.valid(defaults_of(wgmma), kGpu, 1));   // 192 KiB of local memory
+  BOOST_TEST(wgmma.valid(defaults_of(wgmma), kHopper, 1)); // five stages of 448 x 64 chars
+  BOOST_TEST(!wgmma.valid(defaults_of(wgmma), kGpu, 1));   // 140 KiB of local memory
   BOOST_TEST(!wgmma.valid(with(wgmma, {{"TENSOR_CORES", 1}}), kHopper, 1)); // mma.sync's form
   BOOST_TEST(!wgmma.valid(with(wgmma, {{"BM", 96}}), kHopper, 1));          // warpgroups of 64 rows
   BOOST_TEST(!wgmma.valid(with(wgmma, {{"BN", 192}}), kHopper, 1)); // wgmma's N: 64, 128, 256
@@ -221,15 +221,16 @@ BOOST_AUTO_TEST_CASE(the_wgmma_int8_rules_refuse_what_their_kernel_refuses) {
   BOOST_TEST(!wgmma.valid(with(wgmma, {{"STAGES", 2}}), kHopper, 1)); // INFLIGHT 1 needs 3
   BOOST_TEST(wgmma.valid(with(wgmma, {{"STAGES", 2}, {"INFLIGHT", 0}}), kHopper, 1));
   BOOST_TEST(!wgmma.valid(with(wgmma, {{"BN", 64}, {"STAGES", 6}}), kHopper, 1)); // at most 5
-  BOOST_TEST(!wgmma.valid(with(wgmma, {{"STAGES", 5}}), kHopper, 1));             // 240 KiB
-  BOOST_TEST(wgmma.valid(with(wgmma, {{"BN", 128}, {"STAGES", 5}}), kHopper, 1));
-  // 512 work-items of 128 accumulators: past the register file.
+  BOOST_TEST(wgmma.valid(with(wgmma, {{"BK", 128}, {"STAGES", 4}}), kHopper, 1)); // 224 KiB
+  BOOST_TEST(!wgmma.valid(with(wgmma, {{"BK", 128}, {"STAGES", 5}}), kHopper, 1)); // 280 KiB
+  BOOST_TEST(wgmma.valid(with(wgmma, {{"BM", 128}, {"BK", 128}, {"STAGES", 4}}), kHopper, 1));
+  // Three warpgroups of 128 accumulators fit the register file (384 x 168); four do not.
   BOOST_TEST(!wgmma.valid(with(wgmma, {{"BM", 256}, {"STAGES", 3}}), kHopper, 1));
   BOOST_TEST(wgmma.valid(with(wgmma, {{"BM", 256}, {"BN", 128}, {"STAGES", 3}}), kHopper, 1));
-  // Every plane in one launch: 128 x 256 tiles of two warpgroups.
+  // Every plane in one launch: 192 x 256 tiles of three warpgroups.
   const Launch launch = wgmma.launch(defaults_of(wgmma), Shape{1000, 600, 300, 17 * 3, 1});
-  BOOST_TEST(launch.local[0] == 256u);
-  BOOST_TEST(launch.global[0] == 8u * 3u * 256u);
+  BOOST_TEST(launch.local[0] == 384u);
+  BOOST_TEST(launch.global[0] == 6u * 3u * 384u);
   BOOST_TEST(launch.global[1] == 51u);
 }
 

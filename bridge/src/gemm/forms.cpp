@@ -218,7 +218,7 @@ Launch int8_launch(const Params &p, const Shape &shape) {
 
 // The same products on Hopper's wgmma (kernels/gemm/ozaki_wgmma.cl): its #error lines, a
 // warpgroup per 64 rows, STAGES slices of (BM + BN) lines of BK chars, and the register file
-// (64 Ki) for BN / 2 accumulators and about 48 other registers per work-item.
+// (64 Ki) for BN / 2 accumulators and about 40 other registers per work-item, allotted in 8s.
 bool wgmma_int8_valid(const Params &p, const DeviceLimits &device, size_t) {
   const Form &form = form_of(Family::wgmma_int8);
   auto v = [&](const char *name) { return value_of(form, p, name); };
@@ -229,7 +229,7 @@ bool wgmma_int8_valid(const Params &p, const DeviceLimits &device, size_t) {
       stages > 5 || v("GROUP_M") < 1)
     return false;
   const int64_t threads = bm * 2;
-  if (threads * (bn / 2 + 48) > 65536)
+  if (threads * ((bn / 2 + 40 + 7) / 8 * 8) > 65536)
     return false;
   const uint64_t local = uint64_t(stages) * uint64_t(bm + bn) * uint64_t(bk);
   return group_fits(device, uint64_t(threads), local);
@@ -402,13 +402,13 @@ constexpr Form kForms[] = {
      "wgmma_int8",
      "ozaki.cl",
      {{{"TENSOR_CORES", 2},
-       {"BM", 128},
+       {"BM", 192},
        {"BN", 256},
-       {"BK", 128},
-       {"STAGES", 4},
+       {"BK", 64},
+       {"STAGES", 5},
        {"INFLIGHT", 1},
        {"GROUP_M", 8}}},
-     {{{"BM", kShape, {64, 128, 256}, 3},
+     {{{"BM", kShape, {64, 128, 192, 256}, 4},
        {"BN", kShape, {64, 128, 256}, 3},
        {"BK", kShape, {64, 128}, 2},
        {"STAGES", kShape, {3, 4, 5}, 3},
