@@ -220,8 +220,8 @@ BOOST_AUTO_TEST_CASE(the_wgmma_int8_rules_refuse_what_their_kernel_refuses) {
   BOOST_TEST(!wgmma.valid(with(wgmma, {{"INFLIGHT", 2}}), kHopper, 1));
   BOOST_TEST(!wgmma.valid(with(wgmma, {{"STAGES", 2}}), kHopper, 1)); // INFLIGHT 1 needs 3
   BOOST_TEST(wgmma.valid(with(wgmma, {{"STAGES", 2}, {"INFLIGHT", 0}}), kHopper, 1));
-  BOOST_TEST(!wgmma.valid(with(wgmma, {{"BN", 64}, {"STAGES", 6}}), kHopper, 1)); // at most 5
-  BOOST_TEST(wgmma.valid(with(wgmma, {{"BK", 128}, {"STAGES", 4}}), kHopper, 1)); // 224 KiB
+  BOOST_TEST(!wgmma.valid(with(wgmma, {{"BN", 64}, {"STAGES", 6}}), kHopper, 1));  // at most 5
+  BOOST_TEST(wgmma.valid(with(wgmma, {{"BK", 128}, {"STAGES", 4}}), kHopper, 1));  // 224 KiB
   BOOST_TEST(!wgmma.valid(with(wgmma, {{"BK", 128}, {"STAGES", 5}}), kHopper, 1)); // 280 KiB
   BOOST_TEST(wgmma.valid(with(wgmma, {{"BM", 128}, {"BK", 128}, {"STAGES", 4}}), kHopper, 1));
   // Three warpgroups of 128 accumulators fit the register file (384 x 168); four do not.
