@@ -21,14 +21,17 @@
 //
 // Launch: global (ceil(m / BM) * ceil(n / BN) * BM * 2, planes), local (BM * 2, 1).
 //
-// Three warpgroups on 192 x 256 tiles read 22% less from L2 per product than two on 128 x 256
-// (NVIDIA H200, 16 moduli, the integer products' time): 12.0 ms against 12.7-12.8 at 8192^3, 4.97
+// Three warpgroups on 192 x 256 tiles copy 448 lines of a slice per 192 x 256 sums where two on 128
+// x 256 copy 384 per 128 x 256: by arithmetic 22% less read from L2 per product. Measured (NVIDIA
+// H200, 16 moduli, the integer products' time): 11.6-12.3 ms against 12.7-12.8 at 8192^3, 4.97
 // against 5.17-5.18 at 6144^3, even at 4096^3 (1.57-1.59 ms, its tiles 3% past m).
 //
-// Tried and not kept (NVIDIA H200, 8192^3, 16 moduli): BM 192 with BK 128 in 4 stages 12.3-12.5
-// ms, in 3 12.1, with GROUP_M 12 12.2, GROUP_M 16 12.3. 2-CTA clusters, one operand's slices
-// multicast to both: NVIDIA's OpenCL (driver 580) launches an entry with .reqnctapercluster 2 as
-// clusters of one CTA (%cluster_nctarank 1), so no multicast reaches a second one.
+// Tried and not kept (NVIDIA H200, 8192^3, 16 moduli): BM 192 with BK 128 in 4 stages 12.3-12.5 ms,
+// in 3 12.1, with GROUP_M 12 12.2, GROUP_M 16 12.3; with BK 64, GROUP_M 16 12.0 (even), GROUP_M 4
+// 12.4, 4 stages 12.5, INFLIGHT 0 15.0-15.3. 2-CTA clusters, one operand's slices multicast to
+// both: NVIDIA's OpenCL (driver 580) launches an entry with .reqnctapercluster 2 as clusters of one
+// CTA (%cluster_nctarank 1), so no multicast reaches a second one
+// (tools/probes/cluster_launch.cpp).
 // Earlier, against two warpgroups on 128 x 256 tiles of 128-deep slices in 4 stages (4096^3, 17
 // moduli; the integer products' time): the tiles copied by the work-items with cp.async from
 // residue lines, 1.96 ms against 1.70 (2.50 against 2.29 before the stores' remainders were rounded
