@@ -22,8 +22,8 @@ namespace mqlcl::gemm {
 namespace {
 
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
-// The bound's share of 2^-53 (FP64's unit roundoff) of the product's size; the other half is the
-// rounding of each element, done once.
+// The bound, relative to the product's size: half of FP64's unit roundoff u = 2^-53; each
+// element's one rounding adds at most u of itself (ozaki.hpp).
 constexpr int kBoundLog2 = -54;
 constexpr int kMostBits = 120; // a line's integers stay far inside double's exponents
 constexpr const char *kFile = "ozaki.cl", *kRebuildFile = "ozaki_rebuild.cl";

@@ -10,9 +10,10 @@
 // largest e of A's lines, NA the largest sum of |a| over a line (likewise B). The scheme is kept
 // where that is at most 2^-54 of the product's size, the largest sum of |a_ik b_kj| over its
 // elements (the largest element of |A| |B|); each element, rebuilt exactly, is then rounded once
-// (at most 2^-54 of itself), so every element lies within 2^-53 of that size, FP64's unit
-// roundoff. That is the error of rounding one term of that size, and a k-th of the bound of an FP64
-// product's own error (k u |A| |B| elementwise: it rounds every term and sum). Where the product
+// (at most u of itself, u = 2^-53, FP64's unit roundoff), so every element c lies within
+// 2^-54 size + u |c| of the exact one, at most 1.5 u size: about the error of rounding one term
+// of that size, and 1.5 / k of the bound of an FP64 product's own error (k u |A| |B| elementwise:
+// it rounds every term and sum). Where the product
 // cancels (its largest element well below its size), the scheme keeps as many bits as that bound
 // asks, not as many as its largest element alone would.
 #pragma once
