@@ -229,7 +229,8 @@ bool wgmma_int8_valid(const Params &p, const DeviceLimits &device, size_t) {
       stages > 5 || v("GROUP_M") < 1)
     return false;
   const int64_t threads = bm * 2;
-  if (threads * ((bn / 2 + 40 + 7) / 8 * 8) > 65536)
+  const int64_t registers = int64_t(ceil_div(size_t(bn / 2 + 40), 8) * 8); // per work-item
+  if (threads * registers > 65536)
     return false;
   const uint64_t local = uint64_t(stages) * uint64_t(bm + bn) * uint64_t(bk);
   return group_fits(device, uint64_t(threads), local);
