@@ -124,8 +124,10 @@ bool check(cl_int status, const char *what) {
 void run_ranks(cl_context context, cl_command_queue queue, cl_program program) {
   cl_int status = CL_SUCCESS;
   cl_kernel kernel = clCreateKernel(program, "ranks", &status);
+  if (!check(status, "ranks: clCreateKernel"))
+    return;
   cl_mem out = clCreateBuffer(context, CL_MEM_READ_WRITE, kGroups * 16, nullptr, &status);
-  if (!check(status, "ranks: kernel and buffer"))
+  if (!check(status, "ranks: clCreateBuffer"))
     return;
   clSetKernelArg(kernel, 0, sizeof(out), &out);
   const size_t global = kGroups * kLocal;
@@ -146,13 +148,17 @@ void run_ranks(cl_context context, cl_command_queue queue, cl_program program) {
 void run_multicast(cl_context context, cl_command_queue queue, cl_program program) {
   cl_int status = CL_SUCCESS;
   cl_kernel kernel = clCreateKernel(program, "multicast", &status);
+  if (!check(status, "multicast: clCreateKernel"))
+    return;
   std::vector<unsigned char> in(512), got(kGroups * 512, 0);
   for (size_t i = 0; i < in.size(); ++i)
     in[i] = static_cast<unsigned char>(i * 7 + 3);
   cl_mem src =
       clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 512, in.data(), &status);
+  if (!check(status, "multicast: clCreateBuffer (source)"))
+    return;
   cl_mem dst = clCreateBuffer(context, CL_MEM_READ_WRITE, got.size(), nullptr, &status);
-  if (!check(status, "multicast: kernel and buffers"))
+  if (!check(status, "multicast: clCreateBuffer (destination)"))
     return;
   clSetKernelArg(kernel, 0, sizeof(src), &src);
   clSetKernelArg(kernel, 1, sizeof(dst), &dst);
@@ -190,7 +196,11 @@ int main() {
     std::printf("%s, driver %s\n", device_name, driver);
     cl_int status = CL_SUCCESS, binary_status = CL_SUCCESS;
     cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
+    if (!check(status, "clCreateContext"))
+      return 1;
     cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, nullptr, &status);
+    if (!check(status, "clCreateCommandQueueWithProperties"))
+      return 1;
     const size_t length = std::strlen(kPtx) + 1;
     const auto *binary = reinterpret_cast<const unsigned char *>(kPtx);
     cl_program program =
