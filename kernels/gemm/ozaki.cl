@@ -6,9 +6,11 @@
 // Each line of K (A's rows, B's columns) is scaled by a power of two so that its largest element
 // reaches 2^(BITS - 1) at most, and rounded to integers: the only rounding of the scheme. The
 // integer product A'B' is then computed exactly modulo each of `count` odd, pairwise coprime
-// moduli under 256 (residues in [-127, 127], chars), and rebuilt from its residues by Garner's
-// mixed-radix algorithm with symmetric digits, exact while |A'B'| <= (P - 1) / 2, P the moduli's
-// product (the host chooses BITS and count so). Scaled back, it is C's product.
+// moduli under 256 (residues in [-127, 127], chars), and rebuilt from its residues
+// (ozaki_rebuild.cl): by the Chinese remainder theorem in double where its error fits the bound,
+// else by Garner's mixed-radix algorithm with symmetric digits, exact; either while |A'B'| <=
+// (P - 1) / 2, P the moduli's product (the host chooses BITS and count so). Scaled back, it is
+// C's product.
 //
 // An operand's element h of line `line` of the batch's product `product` lies at
 // offset + product * stride + line * line_step + h * step (elements). Its residues are planes of

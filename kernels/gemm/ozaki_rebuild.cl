@@ -2,7 +2,10 @@
 // element of C rebuilt from its residues modulo the first OZAKI_DIGITS moduli, in the planes of
 // ozaki.cl's residue_products (plane z = modulus * products + product, m x n chars each), and
 // scaled back by its lines' shifts. A program per count of moduli, OZAKI_DIGITS the call's: the
-// digits are arrays of that size, nothing computed for the moduli past it.
+// digits are arrays of that size, nothing computed for the moduli past it. Two forms of
+// rebuilt_pair: with OZAKI_CRT (its constants, OZAKI_CRT_PIECES, OZAKI_MODULUS_HI and _LO) the
+// Chinese remainder theorem in double, within 2^-72 P or 2^-104 P, where the host finds that
+// within the bound; without it Garner's, exact.
 //
 // reconstruct(planes, stats_a, stats_b, bits_a, bits_b, m, n, values, largest): each element
 // rebuilt and scaled back, into values (m x n per product), and the largest |value| of each
@@ -64,6 +67,47 @@ inline void horner_step(double2 *high, double2 *low, float2 chunk, double radix)
   *high = sum;
 }
 
+#ifdef OZAKI_CRT
+// Two adjacent elements of one product of C, as integers, from their residues r, rounded once to
+// double, by the Chinese remainder theorem in double arithmetic (bridge/src/gemm/ozaki.hpp,
+// OzakiCrt): x / P = t - round(t), t the sum of r_l f_l. Each f_l comes in three pieces whose
+// sums over the digits are exact, of which OZAKI_CRT_PIECES (2 or 3) are summed; the first sum's
+// fraction, exact, is joined to the others as a pair, and P t taken as a pair: within 2^-72 P
+// (two pieces) or 2^-104 P (three) of x before its rounding (the host runs this where that fits
+// the bound, Garner's otherwise). O(count) multiply-adds in double, where Garner's are O(count^2)
+// in float.
+__constant double crt_pieces[OZAKI_DIGITS][3] = {OZAKI_CRT};
+
+// Residues r as doubles without an int-to-double conversion (a pipe a quarter of the multiply-
+// add's): the words 0x43380000, 2^31 + r are the double 1.5 * 2^52 + 2^31 + r, exact.
+inline double2 as_doubles(int2 r) {
+  const uint2 low = as_uint2(r) + 0x80000000u;
+  return (double2)(as_double(upsample(0x43380000u, low.x)),
+                   as_double(upsample(0x43380000u, low.y))) -
+         (0x1.8p52 + 0x1p31);
+}
+
+inline double2 rebuilt_pair(const int2 *r) {
+  double2 s1 = 0, s2 = 0, s3 = 0;
+#pragma unroll
+  for (int l = 0; l < OZAKI_DIGITS; ++l) {
+    const double2 x = as_doubles(r[l]);
+    s1 = fma(x, (double2)crt_pieces[l][0], s1);
+    s2 = fma(x, (double2)crt_pieces[l][1], s2);
+#if OZAKI_CRT_PIECES > 2
+    s3 = fma(x, (double2)crt_pieces[l][2], s3);
+#endif
+  }
+  const double2 whole = s1 - rint(s1); // exact: s1 lies on the grid 2^-42
+  double2 hi = whole + s2;               // a two-sum: hi + lo is whole + s2 exactly
+  const double2 z = hi - whole;
+  double2 lo = (whole - (hi - z)) + (s2 - z) + s3;
+  hi -= rint(hi); // |x| < P / 2: a t past 1/2 by the pieces' error wraps (exact)
+  const double2 modulus = OZAKI_MODULUS_HI;
+  const double2 top = modulus * hi, top_error = fma(modulus, hi, -top);
+  return top + (top_error + fma(modulus, lo, OZAKI_MODULUS_LO * hi));
+}
+#else
 // The digits in arrays, every loop of OZAKI_DIGITS unrolled, so the arrays live in registers
 // (NVIDIA's compiler kept a form that left its loop at a run-time count in memory: 320 bytes a
 // work-item).
@@ -108,6 +152,7 @@ inline double2 rebuilt_pair(const int2 *r) {
     horner_step(&high, &low, chunk_of(digit, first), radix_of(first));
   return high + low;
 }
+#endif
 
 // A work-group's LARGEST_GROUP work-items rebuild 2 * LARGEST_GROUP columns of one row: 128
 // bytes of each plane, which they stage in local memory first, 16 bytes a load where the row's
@@ -163,8 +208,9 @@ inline void update_c(__global double *at, double value, double alpha, double bet
   *at = beta != 0 ? fma(alpha, value, beta * *at) : alpha * value;
 }
 
-// Two adjacent columns of C per work-item: a char2 per plane. Measured on the H200, 17 moduli,
-// the pass alone at 4096^2 / 8192^2: this form 0.34 / 1.43-1.47 ms. Other forms: one program for
+// Two adjacent columns of C per work-item: a char2 per plane. Measured on the H200, 16 moduli,
+// the pass alone at 4096^2 / 8192^2: the CRT in two pieces 0.19 / 0.84-0.85 ms, Garner's 0.30 /
+// 1.30-1.35. Before the CRT, 17 moduli: Garner's in this form 0.34 / 1.43-1.47. Other forms: one program for
 // every count, the digits past the call's masked, 0.41 / 1.79-1.85 (with ldexp replaced by
 // products with powers of two, no faster); besides, each work-item reading its char2 per plane
 // from global memory (a warp's load 64 contiguous bytes), the digits in arrays, masked or a

@@ -179,6 +179,49 @@ BOOST_AUTO_TEST_CASE(summaries_read_the_lines_statistics) {
   BOOST_TEST(!s[2].finite);
 }
 
+// The CRT's constants: each piece on its grid, the three within 2^-127 of f_l = v / p_l (each a
+// rounded quotient: the remainders at most p_l / 2), v the inverse of P / p_l modulo p_l; and
+// the modulus's pair P (to long double's precision here), lo below hi's last bit.
+BOOST_AUTO_TEST_CASE(the_crt_constants_are_as_the_reconstruction_needs) {
+  for (unsigned count : {1u, 2u, 9u, 16u, 20u}) {
+    const gemm::OzakiCrt crt = gemm::ozaki_crt(count);
+    BOOST_TEST_REQUIRE(crt.pieces.size() == count);
+    long double product = 1;
+    for (unsigned l = 0; l < count; ++l)
+      product *= gemm::kOzakiModuli[l];
+    BOOST_TEST(std::fabs((long double)crt.modulus_hi + crt.modulus_lo - product) <=
+               std::ldexp(product, -58));
+    BOOST_TEST(std::fabs(crt.modulus_lo) <= std::ldexp(crt.modulus_hi, -52));
+    for (unsigned l = 0; l < count; ++l) {
+      const int64_t p = gemm::kOzakiModuli[l];
+      int64_t others = 1; // P / p_l modulo p_l
+      for (unsigned d = 0; d < count; ++d)
+        if (d != l)
+          others = others * gemm::kOzakiModuli[d] % p;
+      int64_t quotient[3];
+      for (int piece = 0; piece < 3; ++piece) {
+        const double scaled = std::ldexp(crt.pieces[l][piece], 42 * (piece + 1));
+        BOOST_TEST_REQUIRE(scaled == std::nearbyint(scaled)); // on its grid
+        BOOST_TEST_REQUIRE(std::fabs(scaled) < 0x1p42);
+        quotient[piece] = int64_t(scaled);
+      }
+      // v 2^42 = q_0 p + r_0, r_0 2^42 = q_1 p + r_1, r_1 2^42 = q_2 p + r_2, each |r| <= p / 2.
+      int inverses = 0;
+      for (int64_t v = -(p - 1) / 2; v <= (p - 1) / 2; ++v) {
+        if (((v % p + p) * others) % p != 1 % p)
+          continue;
+        ++inverses;
+        int64_t rest = v;
+        for (int piece = 0; piece < 3; ++piece) {
+          rest = rest * (int64_t(1) << 42) - quotient[piece] * p;
+          BOOST_TEST(2 * std::abs(rest) <= p, "modulus " << p << ", piece " << piece);
+        }
+      }
+      BOOST_TEST(inverses == 1);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 namespace {
@@ -459,6 +502,34 @@ BOOST_AUTO_TEST_CASE(the_scheme_is_as_accurate_as_fp64_in_every_layout) {
     BOOST_TEST(r.ours.passes.find("reconstruct_into_c") != std::string::npos, r.ours.passes);
     BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
   }
+}
+
+// The reconstructions of the same integer products: the CRT's in double in two pieces (where its
+// error fits the bound), in three (MQLCL_OZAKI_REBUILD=crt3) and Garner's (=garner), each within
+// the bound (compare checks every element).
+BOOST_AUTO_TEST_CASE(the_crt_and_garner_rebuild_within_the_bound) {
+  Context context = make_context();
+  const Case c{70, 90, 110};
+  const Operands o = operands(c, 0, 23);
+  Compared crt, garner, crt3;
+  {
+    ScopedEnvironment the_default("MQLCL_OZAKI_REBUILD", std::nullopt); // whatever the run set
+    crt = compare(context, o);
+  }
+  {
+    ScopedEnvironment only_garner("MQLCL_OZAKI_REBUILD", "garner");
+    garner = compare(context, o);
+  }
+  {
+    ScopedEnvironment three_pieces("MQLCL_OZAKI_REBUILD", "crt3");
+    crt3 = compare(context, o);
+  }
+  BOOST_TEST(crt3.ours.plan.find(" REBUILD=crt3 ") != std::string::npos, crt3.ours.plan);
+  BOOST_TEST(crt3.scheme <= std::max(crt3.fp64, 2 * kUnitRoundoff));
+  BOOST_TEST(crt.ours.plan.find(" REBUILD=crt2 ") != std::string::npos, crt.ours.plan);
+  BOOST_TEST(garner.ours.plan.find(" REBUILD=garner ") != std::string::npos, garner.ours.plan);
+  BOOST_TEST(crt.scheme <= std::max(crt.fp64, 2 * kUnitRoundoff));
+  BOOST_TEST(garner.scheme <= std::max(garner.fp64, 2 * kUnitRoundoff));
 }
 
 // Several of the tensor-core form's 128 x 128 tiles with partial ones at both edges, and a K that

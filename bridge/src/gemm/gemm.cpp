@@ -297,7 +297,8 @@ void run_product(Context &context, ContextState &state, const Call &call, bool c
       (inexact_double && ozaki_unasked(limits_of(*context.device), call, os::environment))) {
     std::string declined;
     try {
-      const std::optional<std::string> why = run_ozaki_product(context, state, call, first, forced);
+      const std::optional<std::string> why =
+          run_ozaki_product(context, state, call, first, forced, rebuild_pieces(os::environment));
       if (!why)
         return;
       declined = *why;

@@ -106,6 +106,76 @@ double ozaki_bits_of(unsigned count) {
   return bits;
 }
 
+namespace {
+
+// An unsigned integer in 32-bit limbs, least significant first: the moduli's product.
+using Limbs = std::vector<uint32_t>;
+
+void multiply(Limbs &x, uint32_t factor) {
+  uint64_t carry = 0;
+  for (uint32_t &limb : x) {
+    const uint64_t product = uint64_t(limb) * factor + carry;
+    limb = uint32_t(product);
+    carry = product >> 32;
+  }
+  if (carry != 0)
+    x.push_back(uint32_t(carry));
+}
+
+int bit_length(const Limbs &x) {
+  int length = int(x.size()) * 32;
+  for (int i = length - 1; i >= 0 && !((x[i / 32] >> (i % 32)) & 1); --i)
+    --length;
+  return length;
+}
+
+// x's `count` bits from bit `from` up (bits below 0 are 0), as a double times 2^from: x truncated.
+double bits_of(const Limbs &x, int from, int count) {
+  uint64_t value = 0;
+  for (int i = from + count - 1; i >= from; --i)
+    value = value << 1 | (i >= 0 && i < int(x.size()) * 32 ? (x[i / 32] >> (i % 32)) & 1 : 0);
+  return std::ldexp(double(value), from);
+}
+
+// x / p rounded to nearest, p odd (never a tie).
+int64_t rounded_quotient(int64_t x, int64_t p) {
+  int64_t quotient = x / p;
+  const int64_t rest = x - quotient * p;
+  if (2 * rest > p)
+    ++quotient;
+  else if (2 * rest < -p)
+    --quotient;
+  return quotient;
+}
+
+} // namespace
+
+OzakiCrt ozaki_crt(unsigned count) {
+  OzakiCrt crt;
+  Limbs product{1};
+  for (unsigned l = 0; l < count; ++l)
+    multiply(product, uint32_t(kOzakiModuli[l]));
+  const int length = bit_length(product);
+  crt.modulus_hi = bits_of(product, length - 53, 53);
+  crt.modulus_lo = bits_of(product, length - 106, 53); // the 53 below: within 2^-105 P of it
+  for (unsigned l = 0; l < count; ++l) {
+    const int p = kOzakiModuli[l];
+    int others = 1; // P / p_l modulo p_l
+    for (unsigned d = 0; d < count; ++d)
+      if (d != l)
+        others = others * kOzakiModuli[d] % p;
+    int64_t rest = symmetric_modulo(inverse_modulo(others, p), p); // f_l = rest / p
+    std::array<double, 3> pieces{};
+    for (size_t piece = 0; piece < pieces.size(); ++piece) {
+      const int64_t scaled = rest * (int64_t(1) << 42), quotient = rounded_quotient(scaled, p);
+      pieces[piece] = std::ldexp(double(quotient), -42 * int(piece + 1));
+      rest = scaled - quotient * p;
+    }
+    crt.pieces.push_back(pieces);
+  }
+  return crt;
+}
+
 std::vector<OperandSummary> summarise(const std::vector<double> &stats, uint32_t products,
                                       uint32_t lines) {
   std::vector<OperandSummary> summaries(products);
@@ -142,6 +212,14 @@ double ozaki_error_bound_log2(const OperandSummary &a, const OperandSummary &b, 
   const double a_off = a.top_exponent - digits.bits_a, b_off = b.top_exponent - digits.bits_b;
   return log2_sum({a_off + std::log2(b.largest_sum), b_off + std::log2(a.largest_sum),
                    std::log2(k) + a_off + b_off});
+}
+
+double ozaki_crt_error_log2(const OperandSummary &a, const OperandSummary &b,
+                            const OzakiDigits &digits, unsigned pieces) {
+  if (is_zero(a) || is_zero(b))
+    return kMinusInfinity;
+  return (pieces >= 3 ? -104 : -72) + ozaki_bits_of(digits.count) +
+         (a.top_exponent + 1 - digits.bits_a) + (b.top_exponent + 1 - digits.bits_b);
 }
 
 double ozaki_product_bits(const OperandSummary &a, const OperandSummary &b, uint32_t k,
@@ -235,6 +313,15 @@ OzakiChoice choose_digits(const std::vector<OperandSummary> &a,
   return {digits, {}};
 }
 
+RebuildPieces rebuild_pieces(EnvironmentReader environment) {
+  const std::string choice = environment("MQLCL_OZAKI_REBUILD");
+  if (choice == "garner")
+    return {0, 0};
+  if (choice == "crt3")
+    return {3, 3};
+  return {};
+}
+
 bool ozaki_forced(EnvironmentReader environment) {
   return environment("MQLCL_GEMM_KERNEL") == "ozaki";
 }
@@ -306,8 +393,22 @@ struct RebuildKernels {
   cl_kernel reconstruct, reconstruct_into_c, apply;
 };
 
-RebuildKernels rebuild_kernels(const Context &context, ContextState &state, unsigned count) {
-  const std::string options = fmt::format("{} -DOZAKI_DIGITS={}", moduli_options(), count);
+// The CRT's constants for `count` moduli as build options (ozaki_rebuild.cl, OZAKI_CRT).
+std::string crt_options(unsigned count, unsigned used) {
+  const OzakiCrt crt = ozaki_crt(count);
+  std::vector<std::string> pieces;
+  for (const auto &modulus : crt.pieces)
+    for (double piece : modulus)
+      pieces.push_back(fmt::format("{:a}", piece));
+  return fmt::format(
+      " -DOZAKI_CRT={} -DOZAKI_CRT_PIECES={} -DOZAKI_MODULUS_HI={:a} -DOZAKI_MODULUS_LO={:a}",
+      fmt::join(pieces, ","), used, crt.modulus_hi, crt.modulus_lo);
+}
+
+RebuildKernels rebuild_kernels(const Context &context, ContextState &state, unsigned count,
+                               unsigned pieces) {
+  const std::string options = fmt::format("{} -DOZAKI_DIGITS={}{}", moduli_options(), count,
+                                          pieces > 0 ? crt_options(count, pieces) : "");
   return {kernel_for(context, state, kRebuildFile, options, "reconstruct", false),
           kernel_for(context, state, kRebuildFile, options, "reconstruct_into_c", false),
           kernel_for(context, state, kRebuildFile, options, "apply", false)};
@@ -582,6 +683,26 @@ void reconstruct_into_c(const Context &context, ContextState &state, const Rebui
   launch_rebuild(context, state, k.reconstruct_into_c, call, first);
 }
 
+// The fewest pieces of the CRT's reconstruction (2 or 3, as `allowed`) whose error keeps every
+// product within the bound at sizes of at least `size_log2`, with the inputs' rounding: at most
+// 2^-54 of the size together; 0 where none does (Garner's reconstruction, exact, then runs).
+unsigned crt_pieces(const std::vector<OperandSummary> &a, const std::vector<OperandSummary> &b,
+                    uint32_t k, const OzakiDigits &digits, const std::vector<double> &size_log2,
+                    RebuildPieces allowed) {
+  for (unsigned pieces = std::max(allowed.least, 2u); pieces <= std::min(allowed.most, 3u);
+       ++pieces) {
+    bool serves = true;
+    for (size_t p = 0; p < a.size() && serves; ++p) {
+      const double bound = log2_sum({ozaki_error_bound_log2(a[p], b[p], k, digits),
+                                     ozaki_crt_error_log2(a[p], b[p], digits, pieces)});
+      serves = bound == kMinusInfinity || bound <= kBoundLog2 + size_log2[p];
+    }
+    if (serves)
+      return pieces;
+  }
+  return 0;
+}
+
 // Why the digits do not certify every product of the batch at (a lower bound of) its size; empty
 // if they do.
 std::string uncertified(const std::vector<OperandSummary> &a, const std::vector<OperandSummary> &b,
@@ -639,10 +760,11 @@ const char *products_text(Family family) {
   }
 }
 
-std::string plan_of(const OzakiDigits &digits, const OzakiKernels &k, bool second_pass,
-                    bool forced) {
-  std::string text = fmt::format("{} MODULI={} BITS_A={} BITS_B={}", kFile, digits.count,
-                                 digits.bits_a, digits.bits_b);
+std::string plan_of(const OzakiDigits &digits, const OzakiKernels &k, unsigned pieces,
+                    bool second_pass, bool forced) {
+  std::string text =
+      fmt::format("{} MODULI={} BITS_A={} BITS_B={} REBUILD={}", kFile, digits.count, digits.bits_a,
+                  digits.bits_b, pieces > 0 ? fmt::format("crt{}", pieces) : "garner");
   for (const auto &[name, value] : k.params)
     text += fmt::format(" {}={}", name, value);
   return text + fmt::format(" ({}; Ozaki scheme II, integer products {}, {}{})", k.origin,
@@ -655,7 +777,8 @@ std::string plan_of(const OzakiDigits &digits, const OzakiKernels &k, bool secon
 } // namespace
 
 std::optional<std::string> run_ozaki_product(const Context &context, ContextState &state,
-                                             const Call &call, bool &first, bool forced) {
+                                             const Call &call, bool &first, bool forced,
+                                             RebuildPieces allowed) {
   const std::optional<OzakiKernels> found = kernels_for(context, state, call);
   if (!found)
     return std::string("the device's work-groups take neither form of the integer products");
@@ -686,13 +809,15 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   const ResidueLayout layout = layout_of(kernels, call);
   for (int pass = 0; pass < 2 && choice.digits; ++pass) {
     const OzakiDigits digits = *choice.digits;
-    const RebuildKernels rebuild = rebuild_kernels(context, state, digits.count);
+    // The CRT where its error fits at the sampled lower bound of the size, so at the size too.
+    const unsigned pieces = crt_pieces(a_summary, b_summary, call.k, digits, lower, allowed);
+    const RebuildKernels rebuild = rebuild_kernels(context, state, digits.count, pieces);
     const Scratch s =
         scratch_for(context, state, call, layout, digits.count, !certified, stats_a, stats_b);
     residue_products(context, state, kernels, call, a, b, layout, s, digits, first);
     if (certified) {
       reconstruct_into_c(context, state, rebuild, call, s, digits, first);
-      state.last_plan = plan_of(digits, kernels, false, forced);
+      state.last_plan = plan_of(digits, kernels, pieces, false, forced);
       return std::nullopt;
     }
     // The size is at least the largest element and at least the sampled bound.
@@ -702,7 +827,7 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
     const std::string why = uncertified(a_summary, b_summary, call.k, digits, size);
     if (why.empty()) {
       apply_to_c(context, state, rebuild, call, s.values, first);
-      state.last_plan = plan_of(digits, kernels, pass > 0, forced);
+      state.last_plan = plan_of(digits, kernels, pieces, pass > 0, forced);
       return std::nullopt;
     }
     choice = choose_digits(a_summary, b_summary, call.k, size);

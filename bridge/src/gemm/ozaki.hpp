@@ -44,6 +44,17 @@ OzakiGarner ozaki_garner();
 // log2 of the product of the first `count` moduli.
 double ozaki_bits_of(unsigned count);
 
+// The Chinese remainder theorem's reconstruction in double (kernels/gemm/ozaki_rebuild.cl,
+// OZAKI_CRT), for the first `count` moduli, P their product: x / P = frac(sum of r_l f_l), f_l =
+// (P / p_l)^-1 modulo p_l, over p_l, symmetric (|f_l| < 1/2). Each f_l in three pieces on the grids
+// 2^-42, 2^-84 and 2^-126 (so each piece's sum of 16 terms r_l f is exact in double, |r_l| <=
+// 127), within 2^-127 of f_l; and P as hi + lo, within 2^-106 of itself.
+struct OzakiCrt {
+  std::vector<std::array<double, 3>> pieces;
+  double modulus_hi = 0, modulus_lo = 0;
+};
+OzakiCrt ozaki_crt(unsigned count);
+
 // One operand of one product of the batch, from its lines' statistics.
 struct OperandSummary {
   int top_exponent = INT_MIN; // the largest ilogb over its lines' largest |x|; INT_MIN: all zero
@@ -92,6 +103,14 @@ std::vector<double> guess_largest_log2(const std::vector<OperandSummary> &a,
 double ozaki_error_bound_log2(const OperandSummary &a, const OperandSummary &b, uint32_t k,
                               const OzakiDigits &digits);
 
+// log2 of the bound on the error the CRT's reconstruction (OzakiCrt) in `pieces` pieces adds to
+// an element of one product before its one rounding, in integers 2^-72 P for two (the pieces'
+// 20 * 127 * 2^-85) and 2^-104 P for three (2^-116 of the pieces, a few 2^-107 of the pair
+// arithmetic and of P's pair), scaled back by the lines' shifts (at least bits - 1 - EA and bits -
+// 1 - EB); -inf where an operand is zero.
+double ozaki_crt_error_log2(const OperandSummary &a, const OperandSummary &b,
+                            const OzakiDigits &digits, unsigned pieces);
+
 // MQLCL_GEMM_KERNEL=ozaki: double products in MQLCL_GEMM_ACCURATE and MQLCL_GEMM_FASTEST run
 // the scheme, in the fastest form the device has, whatever their sizes (tests and measurements).
 bool ozaki_forced(EnvironmentReader environment);
@@ -110,12 +129,21 @@ inline constexpr uint32_t kOzakiUnaskedFrom = 8192;
 // on wgmma, and no kernel named by MQLCL_GEMM_KERNEL.
 bool ozaki_unasked(const DeviceLimits &limits, const Call &call, EnvironmentReader environment);
 
+// The reconstructions a call may take: the CRT's in `least` to `most` pieces, the fewest that keep
+// it within the bound, else Garner's (exact). MQLCL_OZAKI_REBUILD=garner: Garner's alone; =crt3:
+// three pieces or Garner's (for measurements and tests); otherwise two or three.
+struct RebuildPieces {
+  unsigned least = 2, most = 3;
+};
+RebuildPieces rebuild_pieces(EnvironmentReader environment);
+
 // Runs the call's product by the scheme and writes C, or enqueues nothing that touches C and
 // returns why not (the caller then runs the FP64 product). Waits for the queue for the lines'
 // statistics and a lower bound of each product's size; and again for its largest element before
 // C is written, unless the digits meet the bound at that lower bound.
 // `forced`: MQLCL_GEMM_KERNEL=ozaki asked for it (the plan says which).
 std::optional<std::string> run_ozaki_product(const Context &context, ContextState &state,
-                                             const Call &call, bool &first, bool forced);
+                                             const Call &call, bool &first, bool forced,
+                                             RebuildPieces allowed);
 
 } // namespace mqlcl::gemm
