@@ -603,6 +603,31 @@ BOOST_AUTO_TEST_CASE(a_long_k_of_squares_is_summed_exactly) {
   BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
 }
 
+// A shape whose calls took the same digits twice running begins the next call's integer products
+// with them before the statistics are read back; where the new operands need other digits, those
+// products are spent and the call runs its own. Every product within the bound either way.
+BOOST_AUTO_TEST_CASE(a_shapes_repeated_digits_begin_its_next_products) {
+  Context context = make_context();
+  const Case c{70, 90, 110};
+  const char *served = "[products begun with the shape's last digits]";
+  const char *missed = "[products begun with the shape's last digits, not these]";
+  const Operands narrow = operands(c, 0, 31), wide = operands(c, 24, 31);
+  std::vector<Compared> runs;
+  for (const Operands *o : {&narrow, &narrow, &narrow, &narrow, &wide, &wide, &wide})
+    runs.push_back(compare(context, *o));
+  for (const Compared &r : runs) {
+    BOOST_TEST_REQUIRE(ran_the_scheme(r.ours), r.ours.plan);
+    BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff), r.ours.plan);
+  }
+  for (size_t call : {0, 1, 5})
+    BOOST_TEST(runs[call].ours.plan.find("[products begun") == std::string::npos,
+               runs[call].ours.plan);
+  for (size_t call : {2, 3, 6})
+    BOOST_TEST(runs[call].ours.plan.find(served) != std::string::npos, runs[call].ours.plan);
+  BOOST_TEST(bits_in(runs[4].ours.plan, "BITS_A=") > bits_in(runs[3].ours.plan, "BITS_A="));
+  BOOST_TEST(runs[4].ours.plan.find(missed) != std::string::npos, runs[4].ours.plan);
+}
+
 // Lines whose elements span 2^-24 ... 2^24: more bits per line than uniform values take, the
 // error still FP64's. Then lines of uniform values at scales 2^1000 apart.
 BOOST_AUTO_TEST_CASE(lines_spanning_many_binades_keep_more_bits) {

@@ -124,6 +124,14 @@ struct ContextState {
   };
   std::vector<Pass> passes;
   std::string last_plan; // the last call's kernel, parameters and their origin (planner.hpp)
+  // The Ozaki scheme's digits of this context's last calls (ozaki.cpp): where the calls of one
+  // shape took the same digits twice running, the next begins its integer products with them
+  // before its own are chosen.
+  struct OzakiRecent {
+    uint32_t m = 0, n = 0, k = 0, batch = 0;
+    int bits_a = 0, bits_b = 0;
+    unsigned count = 0, calls = 0; // calls: how many running took these digits
+  } ozaki_recent;
   ~ContextState();
 };
 

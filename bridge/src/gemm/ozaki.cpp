@@ -535,15 +535,6 @@ void line_stats(const Context &context, ContextState &state, const OzakiKernels 
   }
 }
 
-// The summaries of the products' operands from their lines' statistics, read back (the first
-// read waits for both).
-std::vector<OperandSummary> read_summaries(const Context &context, cl_mem stats, const Call &call,
-                                           uint32_t lines) {
-  return summarise(read_all<double>(context, stats, size_t(2) * lines * call.batch,
-                                    "the Ozaki scheme's line statistics"),
-                   call.batch, lines);
-}
-
 // Zeros `largest`, a word per product, for an atomic maximum of high words (store_largest).
 void zero_largest(const Context &context, cl_mem largest, uint32_t batch) {
   const cl_uint zero = 0;
@@ -573,13 +564,11 @@ void sample_largest(const Context &context, ContextState &state, const OzakiKern
   launch(context, state, k.sampled, 2, global, local, first);
 }
 
-// Reads `largest` back (waiting for the queue): log2 of each product's value there (a largest
-// element or a size), -inf where zero.
-std::vector<double> read_largest_log2(const Context &context, cl_mem largest, uint32_t batch) {
-  const std::vector<cl_uint> high_words =
-      read_all<cl_uint>(context, largest, batch, "the Ozaki scheme's largest elements");
-  std::vector<double> largest_log2(batch, kMinusInfinity);
-  for (size_t p = 0; p < batch; ++p) {
+// log2 of each product's value in `high_words` (a largest element or a size, the high word of
+// its double), -inf where zero.
+std::vector<double> largest_log2_of(const std::vector<cl_uint> &high_words) {
+  std::vector<double> largest_log2(high_words.size(), kMinusInfinity);
+  for (size_t p = 0; p < high_words.size(); ++p) {
     const uint64_t bits = uint64_t(high_words[p]) << 32;
     double top = 0;
     std::memcpy(&top, &bits, sizeof(top));
@@ -587,6 +576,68 @@ std::vector<double> read_largest_log2(const Context &context, cl_mem largest, ui
   }
   return largest_log2;
 }
+
+// Reads `largest` back (waiting for the queue): log2 of each product's value there.
+std::vector<double> read_largest_log2(const Context &context, cl_mem largest, uint32_t batch) {
+  return largest_log2_of(
+      read_all<cl_uint>(context, largest, batch, "the Ozaki scheme's largest elements"));
+}
+
+// The lines' statistics and the sampled bound, read back without blocking: the reads queue behind
+// their kernels, and the integer products can be queued behind the reads before the host waits
+// for them. Its destructor waits for reads still in flight, so none lands in freed vectors.
+class Readings {
+public:
+  Readings(const Context &context, const Call &call, cl_mem stats_a, cl_mem stats_b, cl_mem sampled)
+      : stats_a_(size_t(2) * call.m * call.batch), stats_b_(size_t(2) * call.n * call.batch),
+        sampled_(call.batch) {
+    try {
+      enqueue(context, stats_a, stats_a_, nullptr);
+      enqueue(context, stats_b, stats_b_, nullptr);
+      enqueue(context, sampled, sampled_, &done_); // the queue is in order: the last to land
+      check_cl(cl_api().clFlush(context.queue), "CLGemm: clFlush", MQLCL_ERR_OPENCL_EXECUTE);
+    } catch (...) {
+      finish();
+      cl_api().clFinish(context.queue); // a read queued before the failure lands first
+      throw;
+    }
+  }
+  ~Readings() { finish(); }
+  Readings(const Readings &) = delete;
+  Readings &operator=(const Readings &) = delete;
+
+  // Waits for the reads; then the summaries of the operands and the sampled lower bound of each
+  // product's size, log2.
+  void wait(const Call &call, std::vector<OperandSummary> &a, std::vector<OperandSummary> &b,
+            std::vector<double> &lower_log2) {
+    check_cl(finish(), "CLGemm: clWaitForEvents of the Ozaki scheme's statistics",
+             MQLCL_ERR_OPENCL_EXECUTE);
+    a = summarise(stats_a_, call.batch, call.m);
+    b = summarise(stats_b_, call.batch, call.n);
+    lower_log2 = largest_log2_of(sampled_);
+  }
+
+private:
+  template <class T>
+  void enqueue(const Context &context, cl_mem memory, std::vector<T> &into, cl_event *event) {
+    check_cl(cl_api().clEnqueueReadBuffer(context.queue, memory, CL_FALSE, 0,
+                                          into.size() * sizeof(T), into.data(), 0, nullptr, event),
+             "CLGemm: clEnqueueReadBuffer of the Ozaki scheme's statistics",
+             MQLCL_ERR_OPENCL_EXECUTE);
+  }
+  // Waits for the last read (where one was queued) and lets its event go.
+  cl_int finish() noexcept {
+    if (done_ == nullptr)
+      return CL_SUCCESS;
+    const cl_int status = cl_api().clWaitForEvents(1, &done_);
+    cl_api().clReleaseEvent(done_);
+    done_ = nullptr;
+    return status;
+  }
+  std::vector<double> stats_a_, stats_b_;
+  std::vector<cl_uint> sampled_;
+  cl_event done_ = nullptr;
+};
 
 struct Scratch {
   cl_mem stats_a, stats_b, residues_a, residues_b, planes, values, largest;
@@ -760,21 +811,69 @@ const char *products_text(Family family) {
   }
 }
 
+// Whether a call began its integer products with its shape's recent digits (recent_digits).
+enum class Begun { no, served, missed };
+
 std::string plan_of(const OzakiDigits &digits, const OzakiKernels &k, unsigned pieces,
-                    bool second_pass, bool forced) {
+                    bool second_pass, bool forced, Begun begun) {
   std::string text =
       fmt::format("{} MODULI={} BITS_A={} BITS_B={} REBUILD={}", kFile, digits.count, digits.bits_a,
                   digits.bits_b, pieces > 0 ? fmt::format("crt{}", pieces) : "garner");
   for (const auto &[name, value] : k.params)
     text += fmt::format(" {}={}", name, value);
-  return text + fmt::format(" ({}; Ozaki scheme II, integer products {}, {}{})", k.origin,
-                            products_text(k.form->family),
-                            forced ? "MQLCL_GEMM_KERNEL=ozaki"
-                                   : fmt::format("M, N and K from {}", kOzakiUnaskedFrom),
-                            second_pass ? "; a second pass, the first's bits too few" : "");
+  return text +
+         fmt::format(" ({}; Ozaki scheme II, integer products {}, {}{})", k.origin,
+                     products_text(k.form->family),
+                     forced ? "MQLCL_GEMM_KERNEL=ozaki"
+                            : fmt::format("M, N and K from {}", kOzakiUnaskedFrom),
+                     second_pass ? "; a second pass, the first's bits too few" : "") +
+         (begun == Begun::served   ? " [products begun with the shape's last digits]"
+          : begun == Begun::missed ? " [products begun with the shape's last digits, not these]"
+                                   : "");
+}
+
+// The digits this context's last calls of the call's shape took, where they took the same ones
+// twice running: the integer products can begin with them while the host reads the statistics.
+// (Where they serve, the host's wait for the statistics no longer leaves the device idle; where
+// they do not, their residues and products were spent.)
+std::optional<OzakiDigits> recent_digits(const ContextState &state, const Call &call) {
+  const ContextState::OzakiRecent &r = state.ozaki_recent;
+  if (r.calls < 2 || r.m != call.m || r.n != call.n || r.k != call.k || r.batch != call.batch)
+    return std::nullopt;
+  OzakiDigits digits;
+  digits.bits_a = r.bits_a;
+  digits.bits_b = r.bits_b;
+  digits.count = r.count;
+  return digits;
+}
+
+// Notes the digits the call chose first (before any second pass).
+void note_digits(ContextState &state, const Call &call, const OzakiDigits &digits) {
+  ContextState::OzakiRecent &r = state.ozaki_recent;
+  const bool same = r.m == call.m && r.n == call.n && r.k == call.k && r.batch == call.batch &&
+                    r.bits_a == digits.bits_a && r.bits_b == digits.bits_b &&
+                    r.count == digits.count;
+  r = {call.m,        call.n,        call.k,       call.batch,
+       digits.bits_a, digits.bits_b, digits.count, same ? std::min(r.calls + 1, 2u) : 1};
 }
 
 } // namespace
+
+// Enqueues the integer products with the shape's recent digits, where there are any, behind the
+// statistics' reads; returns the digits begun.
+std::optional<OzakiDigits> begin_products(const Context &context, ContextState &state,
+                                          const OzakiKernels &kernels, const Call &call,
+                                          const LineWalk &a, const LineWalk &b,
+                                          const ResidueLayout &layout, cl_mem stats_a,
+                                          cl_mem stats_b, bool &first) {
+  const std::optional<OzakiDigits> recent = recent_digits(state, call);
+  if (recent) {
+    const Scratch s =
+        scratch_for(context, state, call, layout, recent->count, false, stats_a, stats_b);
+    residue_products(context, state, kernels, call, a, b, layout, s, *recent, first);
+  }
+  return recent;
+}
 
 std::optional<std::string> run_ozaki_product(const Context &context, ContextState &state,
                                              const Call &call, bool &first, bool forced,
@@ -793,12 +892,16 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   line_stats(context, state, kernels, a, call, stats_a, first);
   line_stats(context, state, kernels, b, call, stats_b, first);
   sample_largest(context, state, kernels, a, b, call, sampled, first);
-  const std::vector<OperandSummary> a_summary = read_summaries(context, stats_a, call, call.m);
-  const std::vector<OperandSummary> b_summary = read_summaries(context, stats_b, call, call.n);
+  Readings readings(context, call, stats_a, stats_b, sampled);
+  const ResidueLayout layout = layout_of(kernels, call);
+  const std::optional<OzakiDigits> begun =
+      begin_products(context, state, kernels, call, a, b, layout, stats_a, stats_b, first);
+  std::vector<OperandSummary> a_summary, b_summary;
+  std::vector<double> lower;
+  readings.wait(call, a_summary, b_summary, lower);
   // The guess from the line sums can be too high (then a second pass), the sampled bound never:
   // the higher of the two.
   std::vector<double> guess = guess_largest_log2(a_summary, b_summary, call.k);
-  const std::vector<double> lower = read_largest_log2(context, sampled, call.batch);
   for (size_t p = 0; p < guess.size(); ++p)
     guess[p] = std::max(guess[p], lower[p]);
   OzakiChoice choice = choose_digits(a_summary, b_summary, call.k, guess);
@@ -806,18 +909,23 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   // reconstruction then writes C, with no check to wait for and no values to keep.
   const bool certified =
       choice.digits && uncertified(a_summary, b_summary, call.k, *choice.digits, lower).empty();
-  const ResidueLayout layout = layout_of(kernels, call);
+  if (choice.digits)
+    note_digits(state, call, *choice.digits);
   for (int pass = 0; pass < 2 && choice.digits; ++pass) {
     const OzakiDigits digits = *choice.digits;
+    const Begun products_begun = pass > 0 || !begun ? Begun::no
+                                 : *begun == digits ? Begun::served
+                                                    : Begun::missed;
     // The CRT where its error fits at the sampled lower bound of the size, so at the size too.
     const unsigned pieces = crt_pieces(a_summary, b_summary, call.k, digits, lower, allowed);
     const RebuildKernels rebuild = rebuild_kernels(context, state, digits.count, pieces);
     const Scratch s =
         scratch_for(context, state, call, layout, digits.count, !certified, stats_a, stats_b);
-    residue_products(context, state, kernels, call, a, b, layout, s, digits, first);
+    if (products_begun != Begun::served)
+      residue_products(context, state, kernels, call, a, b, layout, s, digits, first);
     if (certified) {
       reconstruct_into_c(context, state, rebuild, call, s, digits, first);
-      state.last_plan = plan_of(digits, kernels, pieces, false, forced);
+      state.last_plan = plan_of(digits, kernels, pieces, false, forced, products_begun);
       return std::nullopt;
     }
     // The size is at least the largest element and at least the sampled bound.
@@ -827,7 +935,7 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
     const std::string why = uncertified(a_summary, b_summary, call.k, digits, size);
     if (why.empty()) {
       apply_to_c(context, state, rebuild, call, s.values, first);
-      state.last_plan = plan_of(digits, kernels, pieces, pass > 0, forced);
+      state.last_plan = plan_of(digits, kernels, pieces, pass > 0, forced, products_begun);
       return std::nullopt;
     }
     choice = choose_digits(a_summary, b_summary, call.k, size);

@@ -75,6 +75,9 @@ struct OzakiDigits {
   int bits_a = 1, bits_b = 1;
   unsigned count = 1;
 };
+inline bool operator==(const OzakiDigits &x, const OzakiDigits &y) {
+  return x.bits_a == y.bits_a && x.bits_b == y.bits_b && x.count == y.count;
+}
 
 // log2 of what the moduli must carry for one product: 2 max |A'B'| + 1 over its elements, A' and
 // B' the operands' integers at `digits`' bits (bounded by their lines' largest elements and sums).
