@@ -394,7 +394,7 @@ struct RebuildKernels {
 };
 
 // The CRT's constants for `count` moduli as build options (ozaki_rebuild.cl, OZAKI_CRT).
-std::string crt_options(unsigned count, unsigned used) {
+std::string make_crt_options(unsigned count, unsigned used) {
   const OzakiCrt crt = ozaki_crt(count);
   std::vector<std::string> pieces;
   for (const auto &modulus : crt.pieces)
@@ -405,10 +405,23 @@ std::string crt_options(unsigned count, unsigned used) {
       fmt::join(pieces, ","), used, crt.modulus_hi, crt.modulus_lo);
 }
 
+// Every count's and both piece counts' options, made once (as moduli_options), not at each call.
+using CrtOptions = std::array<std::array<std::string, 2>, kOzakiModuli.size()>;
+const std::string &crt_options(unsigned count, unsigned used) {
+  static const CrtOptions &options = process_wide<CrtOptions>([] {
+    CrtOptions made;
+    for (unsigned moduli = 1; moduli <= made.size(); ++moduli)
+      for (unsigned pieces = 2; pieces <= 3; ++pieces)
+        made[moduli - 1][pieces - 2] = make_crt_options(moduli, pieces);
+    return made;
+  }());
+  return options.at(count - 1).at(used - 2);
+}
+
 RebuildKernels rebuild_kernels(const Context &context, ContextState &state, unsigned count,
                                unsigned pieces) {
   const std::string options = fmt::format("{} -DOZAKI_DIGITS={}{}", moduli_options(), count,
-                                          pieces > 0 ? crt_options(count, pieces) : "");
+                                          pieces > 0 ? crt_options(count, pieces) : std::string());
   return {kernel_for(context, state, kRebuildFile, options, "reconstruct", false),
           kernel_for(context, state, kRebuildFile, options, "reconstruct_into_c", false),
           kernel_for(context, state, kRebuildFile, options, "apply", false)};
@@ -734,6 +747,23 @@ void reconstruct_into_c(const Context &context, ContextState &state, const Rebui
   launch_rebuild(context, state, k.reconstruct_into_c, call, first);
 }
 
+// Why the digits do not certify every product of the batch at (a lower bound of) its size; empty
+// if they do. With `crt` pieces (2 or 3), the CRT's reconstruction's error is added to the inputs'
+// rounding; 0: Garner's, exact, adds none.
+std::string uncertified(const std::vector<OperandSummary> &a, const std::vector<OperandSummary> &b,
+                        uint32_t k, const OzakiDigits &digits, const std::vector<double> &size_log2,
+                        unsigned crt = 0) {
+  for (size_t p = 0; p < a.size(); ++p) {
+    const double inputs = ozaki_error_bound_log2(a[p], b[p], k, digits);
+    const double bound =
+        crt > 0 ? log2_sum({inputs, ozaki_crt_error_log2(a[p], b[p], digits, crt)}) : inputs;
+    if (bound != kMinusInfinity && !(bound <= kBoundLog2 + size_log2[p]))
+      return fmt::format("product {}'s bound 2^{:.1f} passes 2^-54 of its size 2^{:.1f}", p, bound,
+                         size_log2[p]);
+  }
+  return {};
+}
+
 // The fewest pieces of the CRT's reconstruction (2 or 3, as `allowed`) whose error keeps every
 // product within the bound at sizes of at least `size_log2`, with the inputs' rounding: at most
 // 2^-54 of the size together; 0 where none does (Garner's reconstruction, exact, then runs).
@@ -741,31 +771,10 @@ unsigned crt_pieces(const std::vector<OperandSummary> &a, const std::vector<Oper
                     uint32_t k, const OzakiDigits &digits, const std::vector<double> &size_log2,
                     RebuildPieces allowed) {
   for (unsigned pieces = std::max(allowed.least, 2u); pieces <= std::min(allowed.most, 3u);
-       ++pieces) {
-    bool serves = true;
-    for (size_t p = 0; p < a.size() && serves; ++p) {
-      const double bound = log2_sum({ozaki_error_bound_log2(a[p], b[p], k, digits),
-                                     ozaki_crt_error_log2(a[p], b[p], digits, pieces)});
-      serves = bound == kMinusInfinity || bound <= kBoundLog2 + size_log2[p];
-    }
-    if (serves)
+       ++pieces)
+    if (uncertified(a, b, k, digits, size_log2, pieces).empty())
       return pieces;
-  }
   return 0;
-}
-
-// Why the digits do not certify every product of the batch at (a lower bound of) its size; empty
-// if they do.
-std::string uncertified(const std::vector<OperandSummary> &a, const std::vector<OperandSummary> &b,
-                        uint32_t k, const OzakiDigits &digits,
-                        const std::vector<double> &size_log2) {
-  for (size_t p = 0; p < a.size(); ++p) {
-    const double bound = ozaki_error_bound_log2(a[p], b[p], k, digits);
-    if (bound != kMinusInfinity && !(bound <= kBoundLog2 + size_log2[p]))
-      return fmt::format("product {}'s bound 2^{:.1f} passes 2^-54 of its size 2^{:.1f}", p, bound,
-                         size_log2[p]);
-  }
-  return {};
 }
 
 void apply_to_c(const Context &context, ContextState &state, const RebuildKernels &k,
@@ -832,14 +841,12 @@ std::string plan_of(const OzakiDigits &digits, const OzakiKernels &k, unsigned p
                                    : "");
 }
 
-// The digits this context's last calls of the call's shape took, where they took the same ones
-// twice running: the integer products can begin with them while the host reads the statistics.
-// (Where they serve, the host's wait for the statistics no longer leaves the device idle; where
-// they do not, their residues and products were spent.)
-std::optional<OzakiDigits> recent_digits(const ContextState &state, const Call &call) {
-  const ContextState::OzakiRecent &r = state.ozaki_recent;
-  if (r.calls < 2 || r.m != call.m || r.n != call.n || r.k != call.k || r.batch != call.batch)
-    return std::nullopt;
+// The context's record of its last calls (ContextState::OzakiRecent): of the call's shape; its
+// digits.
+bool of_shape(const ContextState::OzakiRecent &r, const Call &call) {
+  return r.m == call.m && r.n == call.n && r.k == call.k && r.batch == call.batch;
+}
+OzakiDigits digits_of(const ContextState::OzakiRecent &r) {
   OzakiDigits digits;
   digits.bits_a = r.bits_a;
   digits.bits_b = r.bits_b;
@@ -847,12 +854,21 @@ std::optional<OzakiDigits> recent_digits(const ContextState &state, const Call &
   return digits;
 }
 
+// The digits this context's last calls of the call's shape took, where they took the same ones
+// twice running: the integer products can begin with them while the host reads the statistics.
+// (Where they serve, the host's wait for the statistics no longer leaves the device idle; where
+// they do not, their residues and products were spent.)
+std::optional<OzakiDigits> recent_digits(const ContextState &state, const Call &call) {
+  const ContextState::OzakiRecent &r = state.ozaki_recent;
+  if (r.calls < 2 || !of_shape(r, call))
+    return std::nullopt;
+  return digits_of(r);
+}
+
 // Notes the digits the call chose first (before any second pass).
 void note_digits(ContextState &state, const Call &call, const OzakiDigits &digits) {
   ContextState::OzakiRecent &r = state.ozaki_recent;
-  const bool same = r.m == call.m && r.n == call.n && r.k == call.k && r.batch == call.batch &&
-                    r.bits_a == digits.bits_a && r.bits_b == digits.bits_b &&
-                    r.count == digits.count;
+  const bool same = of_shape(r, call) && digits_of(r) == digits;
   r = {call.m,        call.n,        call.k,       call.batch,
        digits.bits_a, digits.bits_b, digits.count, same ? std::min(r.calls + 1, 2u) : 1};
 }
