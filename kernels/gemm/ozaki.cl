@@ -17,19 +17,17 @@
 // `lines` lines of `padded` chars (K rounded up to 16, zeros past K), plane z = modulus *
 // products + product; for wgmma's form (TENSOR_CORES 2) laid out in its tiles (residue_at).
 //
-// line_stats(src, offset, stride, line_step, step, lines, length, stats): per line, the largest
-// |x| and the sum of |x| (non-finite values make the largest infinite). For lines along K (step
-// 1) a work-group per line: global (64 * lines, products), local (64, 1); line_stats_across, the
-// same for lines side by side (line_step 1), 32 lines per work-group in 8 parts of K: global (32
-// * ceil(lines / 32), 8, products), local (32, 8, 1).
-// sampled_largest(fixed..., fixed_lines, swept..., swept_lines, length, largest): a lower bound of
-// each product's size (the largest element of |A| |B|) from SAMPLES of its lines (lines 0, 1/4,
-// 1/2, 3/4 of the fixed operand's, against every line of the swept one): each sum of |x y| less
-// its FP64 rounding bound, the largest as the high word of the double, into largest (zeros
-// before). The operands as line_stats takes them (src, offset, stride, line_step, step). Launch:
-// where the swept operand's lines run along K (step 1) a work-group per swept line, global (256 *
-// swept_lines, products); else 8 swept lines per work-group, global (256 * ceil(swept_lines / 8),
-// products); local (256, 1).
+// line_stats(src, offset, stride, line_step, step, lines, length, stats, samples, sampled): per
+// line, the largest |x| and the sum of |x| (non-finite values make the largest infinite); and
+// the lines 0, 1/4, 1/2, 3/4 (SAMPLES of them) as |x| into samples, 4 * length doubles per
+// product. swept_line_stats, run after it on the other operand: the same statistics, and a lower
+// bound of each product's size (the largest element of |A| |B|) from every line of its operand
+// against those SAMPLES lines: each line's sums of |x y| less their FP64 rounding bound, the
+// largest as the high word of the double, into sampled (zeros before). For lines along K (step
+// 1) a work-group per line: global (64 * lines, products), local (64, 1); line_stats_across and
+// swept_line_stats_across, the same for lines side by side (line_step 1), 32 lines per
+// work-group in ACROSS_PARTS parts of K: global (32 * ceil(lines / 32), ACROSS_PARTS, products),
+// local (32, ACROSS_PARTS, 1).
 // residues(src, offset, stride, line_step, step, lines, length, padded, stats, bits, count, out,
 // tile_lines): the lines' integers modulo each of the first `count` moduli, as chars, in lines
 // (tile_lines 0) or, for TENSOR_CORES 2, in tiles of tile_lines lines (residue_at), zeros past the
@@ -57,12 +55,10 @@
 #define REDUCE_EVERY 8192 // 8192 * 127^2 < 2^31
 #define STATS_GROUP 64
 #define ACROSS_LINES 32
-#define ACROSS_PARTS 8
+#define ACROSS_PARTS 16
 #define RESIDUE_TILE 32
 #define RESIDUE_ROWS 8
-#define SAMPLES 4
-#define SAMPLE_GROUP 256
-#define SAMPLE_LINES 8 // sampled_largest across: lines per work-group, in SAMPLE_GROUP / 8 parts
+#define SAMPLES 4 // the fixed operand's lines against which the swept one's are summed (a double4)
 
 // x modulo p in [-(p - 1) / 2, (p - 1) / 2], for |x| < 2p.
 int symmetric(int x, int p) {
@@ -103,37 +99,184 @@ void take(double x, double *top, double *total) {
   *total += v;
 }
 
-__kernel __attribute__((reqd_work_group_size(STATS_GROUP, 1, 1))) void
-line_stats(__global const double *src, ulong offset, ulong stride, ulong line_step, ulong step,
-           uint lines, uint length, __global double *stats) {
-  __local double largest[STATS_GROUP], sum[STATS_GROUP];
+// The sum of |x y| less the bound of its rounding in FP64 (at most (length + 2^7) u of itself, u
+// = 2^-53, doubled for safety): never above the exact sum. 0 for NaN.
+double below_size(double size, uint length) {
+  return fmax(size - (length + 128.0) * 0x1p-52 * size, 0.0);
+}
+
+// The host's first guess of a product's size, from its operands' line sums alone, is below the
+// true one by about half of log2(k) bits on random inputs, which can cost moduli; a few lines of
+// |A| |B| give a lower bound that is nearly the size, so the digits never need a second pass for
+// it. They are summed while the swept operand's statistics read its lines, the fixed lines' |x|
+// packed side by side by the fixed operand's statistics before (one 32-byte load an element,
+// the same for a warp's lines across): the swept operand is read once, not twice. On the H200,
+// NN, the statistics of both and the sampled sums took 0.16 ms at 4096^3 and 0.38 at 8192^3.
+// (Tried and not kept, the same way: a pass of its own, sampled_largest, 0.20 / 0.64 ms with the
+// statistics; the fixed lines read in place, four loads an element, 0.36 / 0.80 with 8 parts of
+// K a work-group across and 0.21 / 0.49 with 16; packed, 8 parts, 0.24 / 0.53. In the pass of
+// its own, the fixed operand's lines side by side, its loads strided in every work-group, 0.32 ms
+// alone at 4096^3; across in work-groups of 64, 8 parts of K each, 0.35 ms: too few loads in
+// flight.)
+// A line's part in the sampled sums (role): the fixed operand's lines s * lines / SAMPLES (s <
+// SAMPLES) leave their |x| in `samples`, side by side, element h of product p at samples[p *
+// length + h]; the swept operand's lines, read after them, sum |x y| against them, a double4 per
+// element.
+#define FIXED 1
+#define SWEPT 2
+
+// The samples a line of the fixed operand is, a bit per sample (lines < SAMPLES: a line may be
+// several).
+inline uint samples_of(size_t line, uint lines) {
+  uint mask = 0;
+#pragma unroll
+  for (int s = 0; s < SAMPLES; ++s)
+    mask |= (size_t)s * lines / SAMPLES == line ? 1u << s : 0;
+  return mask;
+}
+
+// The statistics of `length` elements of a line, each `step` apart from x, from element `from`
+// on, every `every`-th; as `role` and `mask` (samples_of) say, its |x| left in `samples` or its
+// sums of |x y| against them added to size.
+inline void walk_line(__global const double *x, ulong step, size_t from, size_t every, uint length,
+                      int role, uint mask, __global double4 *samples, double *top, double *total,
+                      double *size) {
+  if (role == SWEPT) {
+#pragma unroll 4
+    for (size_t h = from; h < length; h += every) {
+      const double y = x[h * step];
+      take(y, top, total);
+      const double4 f = samples[h];
+      size[0] = fma(f.s0, fabs(y), size[0]);
+      size[1] = fma(f.s1, fabs(y), size[1]);
+      size[2] = fma(f.s2, fabs(y), size[2]);
+      size[3] = fma(f.s3, fabs(y), size[3]);
+    }
+  } else if (mask) {
+    for (size_t h = from; h < length; h += every) {
+      const double y = x[h * step];
+      take(y, top, total);
+      __global double *at = (__global double *)(samples + h);
+#pragma unroll
+      for (int s = 0; s < SAMPLES; ++s)
+        if (mask >> s & 1)
+          at[s] = fabs(y);
+    }
+  } else {
+    for (size_t h = from; h < length; h += every)
+      take(x[h * step], top, total);
+  }
+}
+
+// A line's SAMPLES sums from those of `count` work-items, `spacing` apart in local memory (t: this
+// work-item's place among them; sizes: a row of the work-group's size per sample), summed; the
+// first's lower bound of them (below_size), where `keep`, into the product's largest (`sampled`)
+// by the work-group's maximum. Every work-item of the group calls it.
+void store_sampled(const double *size, __local double *sizes, __local double *top, int t,
+                   int count, int spacing, bool keep, uint length, volatile __global uint *sampled) {
+  const int group = get_local_size(0) * get_local_size(1);
+  const int id = get_local_id(1) * get_local_size(0) + get_local_id(0);
+  __local double *line = sizes + id - t * spacing; // the line's first work-item's place
+#pragma unroll
+  for (int s = 0; s < SAMPLES; ++s)
+    sizes[s * group + id] = size[s];
+  for (int width = count / 2; width > 0; width /= 2) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t < width)
+#pragma unroll
+      for (int s = 0; s < SAMPLES; ++s)
+        line[s * group + t * spacing] += line[s * group + (t + width) * spacing];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  double lower = 0;
+  if (t == 0 && keep)
+#pragma unroll
+    for (int s = 0; s < SAMPLES; ++s)
+      lower = fmax(lower, below_size(line[s * group], length));
+  store_largest(top, id, group, lower, sampled);
+}
+
+// The statistics of a line along K (step 1), a work-group per line, in the role `role` (a
+// constant in each kernel below, so that each carries only its own path). sizes and top: local
+// memory for the swept role's sums.
+inline void along(__global const double *src, ulong offset, ulong stride, ulong line_step,
+                  ulong step, uint lines, uint length, __global double *stats, const int role,
+                  __global double4 *samples, volatile __global uint *sampled,
+                  __local double *largest, __local double *sum, __local double *sizes,
+                  __local double *top_of_group) {
   const size_t line = get_group_id(0), product = get_group_id(1), t = get_local_id(0);
   __global const double *x = src + offset + product * stride + line * line_step;
-  double top = 0, total = 0;
-  for (size_t h = t; h < length; h += STATS_GROUP)
-    take(x[h * step], &top, &total);
+  double top = 0, total = 0, size[SAMPLES] = {0};
+  walk_line(x, step, t, STATS_GROUP, length, role, role == FIXED ? samples_of(line, lines) : 0,
+            samples + product * length, &top, &total, size);
   largest[t] = top;
   sum[t] = total;
   store_stats(largest, sum, t, STATS_GROUP, 1, true, stats + 2 * (product * lines + line));
+  if (role == SWEPT)
+    store_sampled(size, sizes, top_of_group, t, STATS_GROUP, 1, true, length, sampled + product);
 }
 
-// Lines side by side: neighbouring work-items read neighbouring lines (coalesced), each of the
-// ACROSS_PARTS rows of the work-group every ACROSS_PARTS-th element of K.
-__kernel __attribute__((reqd_work_group_size(ACROSS_LINES, ACROSS_PARTS, 1))) void
-line_stats_across(__global const double *src, ulong offset, ulong stride, ulong line_step,
-                  ulong step, uint lines, uint length, __global double *stats) {
-  __local double largest[ACROSS_PARTS * ACROSS_LINES], sum[ACROSS_PARTS * ACROSS_LINES];
+// The same for lines side by side: neighbouring work-items read neighbouring lines (coalesced),
+// each of the ACROSS_PARTS rows of the work-group every ACROSS_PARTS-th element of K.
+inline void across(__global const double *src, ulong offset, ulong stride, ulong line_step,
+                   ulong step, uint lines, uint length, __global double *stats, const int role,
+                   __global double4 *samples, volatile __global uint *sampled,
+                   __local double *largest, __local double *sum, __local double *sizes,
+                   __local double *top_of_group) {
   const size_t line = get_global_id(0), product = get_global_id(2);
   const int u = get_local_id(0), part = get_local_id(1);
   const size_t kept = min(line, (size_t)lines - 1); // lines past the end repeat the last
   __global const double *x = src + offset + product * stride + kept * line_step;
-  double top = 0, total = 0;
-  for (size_t h = part; h < length; h += ACROSS_PARTS)
-    take(x[h * step], &top, &total);
+  double top = 0, total = 0, size[SAMPLES] = {0};
+  walk_line(x, step, part, ACROSS_PARTS, length, role,
+            role == FIXED && line < lines ? samples_of(line, lines) : 0,
+            samples + product * length, &top, &total, size);
   largest[part * ACROSS_LINES + u] = top;
   sum[part * ACROSS_LINES + u] = total;
   store_stats(largest + u, sum + u, part, ACROSS_PARTS, ACROSS_LINES, line < lines,
               stats + 2 * (product * lines + kept));
+  if (role == SWEPT)
+    store_sampled(size, sizes, top_of_group, part, ACROSS_PARTS, ACROSS_LINES, line < lines,
+                  length, sampled + product);
+}
+
+__kernel __attribute__((reqd_work_group_size(STATS_GROUP, 1, 1))) void
+line_stats(__global const double *src, ulong offset, ulong stride, ulong line_step, ulong step,
+           uint lines, uint length, __global double *stats, __global double4 *samples,
+           volatile __global uint *sampled) {
+  __local double largest[STATS_GROUP], sum[STATS_GROUP];
+  along(src, offset, stride, line_step, step, lines, length, stats, FIXED, samples, sampled,
+        largest, sum, 0, 0);
+}
+
+__kernel __attribute__((reqd_work_group_size(STATS_GROUP, 1, 1))) void
+swept_line_stats(__global const double *src, ulong offset, ulong stride, ulong line_step,
+                 ulong step, uint lines, uint length, __global double *stats,
+                 __global double4 *samples, volatile __global uint *sampled) {
+  __local double largest[STATS_GROUP], sum[STATS_GROUP], sizes[SAMPLES * STATS_GROUP],
+      top_of_group[STATS_GROUP];
+  along(src, offset, stride, line_step, step, lines, length, stats, SWEPT, samples, sampled,
+        largest, sum, sizes, top_of_group);
+}
+
+__kernel __attribute__((reqd_work_group_size(ACROSS_LINES, ACROSS_PARTS, 1))) void
+line_stats_across(__global const double *src, ulong offset, ulong stride, ulong line_step,
+                  ulong step, uint lines, uint length, __global double *stats,
+                  __global double4 *samples, volatile __global uint *sampled) {
+  __local double largest[ACROSS_PARTS * ACROSS_LINES], sum[ACROSS_PARTS * ACROSS_LINES];
+  across(src, offset, stride, line_step, step, lines, length, stats, FIXED, samples, sampled,
+         largest, sum, 0, 0);
+}
+
+__kernel __attribute__((reqd_work_group_size(ACROSS_LINES, ACROSS_PARTS, 1))) void
+swept_line_stats_across(__global const double *src, ulong offset, ulong stride,
+                        ulong line_step, ulong step, uint lines, uint length,
+                        __global double *stats, __global double4 *samples,
+                        volatile __global uint *sampled) {
+  __local double largest[ACROSS_PARTS * ACROSS_LINES], sum[ACROSS_PARTS * ACROSS_LINES],
+      sizes[SAMPLES * ACROSS_PARTS * ACROSS_LINES], top_of_group[ACROSS_PARTS * ACROSS_LINES];
+  across(src, offset, stride, line_step, step, lines, length, stats, SWEPT, samples, sampled,
+         largest, sum, sizes, top_of_group);
 }
 
 // The residues of four consecutive integers of a line, `scaled`, for each of the first `count`
@@ -167,72 +310,6 @@ void store_residues(double4 scaled, uint count, __global uchar4 *out, size_t pla
                                              symmetric((int)fmod(scaled.w, (double)p), p)));
     }
   }
-}
-
-// The sum of |x y| less the bound of its rounding in FP64 (at most (length + 2^7) u of itself, u
-// = 2^-53, doubled for safety): never above the exact sum. 0 for NaN.
-double below_size(double size, uint length) {
-  return fmax(size - (length + 128.0) * 0x1p-52 * size, 0.0);
-}
-
-// The host's first guess of a product's size, from its operands' line sums alone, is below the
-// true one by about half of log2(k) bits on random inputs, which can cost moduli; a few lines of
-// |A| |B| give a lower bound that is nearly the size, so the digits never need a second pass for
-// it. Two shapes of work-group, whichever reads the swept operand coalesced: across (its lines side
-// by side) SAMPLE_LINES lines in SAMPLE_GROUP / SAMPLE_LINES parts of K, every work-item of a
-// part reading the same fixed element; along (lines along K, as the fixed operand's then are too)
-// one line in SAMPLE_GROUP parts. (Tried and not kept: along with the fixed operand's lines side
-// by side, its loads strided in every work-group: 0.32 ms at 4096^3 NN on the H200, the integer
-// products 2.5; across in work-groups of 64, 8 parts of K each, 0.35 ms: too few loads in
-// flight.)
-__kernel __attribute__((reqd_work_group_size(SAMPLE_GROUP, 1, 1))) void
-sampled_largest(__global const double *fixed, ulong fixed_offset, ulong fixed_stride,
-                ulong fixed_line_step, ulong fixed_step, uint fixed_lines,
-                __global const double *swept, ulong swept_offset, ulong swept_stride,
-                ulong swept_line_step, ulong swept_step, uint swept_lines, uint length,
-                volatile __global uint *largest) {
-  __local double sizes[SAMPLES][SAMPLE_GROUP];
-  const size_t product = get_global_id(1);
-  const int t = get_local_id(0);
-  const bool along = swept_step == 1; // uniform over the launch
-  const int lines = along ? 1 : SAMPLE_LINES, parts = SAMPLE_GROUP / lines;
-  const int part = t / lines, u = t % lines; // this work-item's part of K and line
-  const size_t line = get_group_id(0) * lines + u;
-  fixed += fixed_offset + product * fixed_stride;
-  swept +=
-      swept_offset + product * swept_stride + min(line, (size_t)swept_lines - 1) * swept_line_step;
-  double size[SAMPLES];
-#pragma unroll
-  for (int s = 0; s < SAMPLES; ++s)
-    size[s] = 0;
-#pragma unroll 4
-  for (size_t h = part; h < length; h += parts) {
-    const double y = swept[h * swept_step];
-#pragma unroll
-    for (int s = 0; s < SAMPLES; ++s) {
-      const double x = fixed[(size_t)s * fixed_lines / SAMPLES * fixed_line_step + h * fixed_step];
-      size[s] = fma(fabs(x), fabs(y), size[s]);
-    }
-  }
-  // The parts of each line summed, into sizes[s][u] (part 0's place).
-#pragma unroll
-  for (int s = 0; s < SAMPLES; ++s)
-    sizes[s][t] = size[s];
-  for (int width = parts / 2; width > 0; width /= 2) {
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (part < width)
-#pragma unroll
-      for (int s = 0; s < SAMPLES; ++s)
-        sizes[s][t] += sizes[s][t + width * lines];
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  double lower = 0;
-  if (part == 0 && line < swept_lines)
-#pragma unroll
-    for (int s = 0; s < SAMPLES; ++s)
-      lower = fmax(lower, below_size(sizes[s][u], length));
-  barrier(CLK_LOCAL_MEM_FENCE); // sizes[0] is store_largest's
-  store_largest(sizes[0], t, SAMPLE_GROUP, lower, largest + product);
 }
 
 #if TENSOR_CORES

@@ -60,8 +60,8 @@ struct Built {
 // The context's scratch buffers: copies of A and B the products read in place of the caller's
 // (transposed or padded), the tiles the tensor-core products' passes lay out (B's for 3xTF32,
 // A's and B's without tensor maps), the whole-tile block's aligned copies of A and B (edges.hpp),
-// and the Ozaki scheme's lines' statistics, residues, the product's residue planes, its values and
-// their largest elements (ozaki.hpp).
+// and the Ozaki scheme's lines' statistics, sampled lines, residues, the product's residue planes,
+// its values and their largest elements (ozaki.hpp).
 enum class ScratchSlot {
   a,
   b,
@@ -74,10 +74,11 @@ enum class ScratchSlot {
   ozaki_planes,
   ozaki_values,
   ozaki_largest,
+  ozaki_samples,
   a_block,
   b_block
 };
-constexpr size_t kScratchSlots = 13;
+constexpr size_t kScratchSlots = 14;
 
 // Tensor maps written once for a product's operands and kept: `memory` holds the batch's maps.
 // An entry of the caller's buffers is good while they live (`owners`); scratch buffers bump

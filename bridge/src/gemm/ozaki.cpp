@@ -28,8 +28,8 @@ constexpr int kBoundLog2 = -54;
 constexpr int kMostBits = 120; // a line's integers stay far inside double's exponents
 constexpr const char *kFile = "ozaki.cl", *kRebuildFile = "ozaki_rebuild.cl";
 // The work-groups' shapes kernels/gemm/ozaki.cl and ozaki_rebuild.cl require.
-constexpr size_t kStatsGroup = 64, kAcrossLines = 32, kAcrossParts = 8, kResidueTile = 32,
-                 kResidueRows = 8, kLargestGroup = 64, kSampleGroup = 256, kSampleLines = 8;
+constexpr size_t kStatsGroup = 64, kAcrossLines = 32, kAcrossParts = 16, kResidueTile = 32,
+                 kResidueRows = 8, kLargestGroup = 64;
 
 // x^-1 modulo p, for x coprime to p (extended Euclid).
 int inverse_modulo(int x, int p) {
@@ -337,7 +337,7 @@ namespace {
 
 // The kernels, and the form of the integer products with its parameters (forms.hpp).
 struct OzakiKernels {
-  cl_kernel stats, stats_across, sampled, residues, products;
+  cl_kernel stats, stats_across, swept_stats, swept_stats_across, residues, products;
   const Form *form;
   Params params;
   std::string origin; // of the parameters: "defaults", or the tuned set's
@@ -382,7 +382,9 @@ OzakiKernels ozaki_kernels(const Context &context, ContextState &state, const Fo
   kernels.products = kernel_for(context, state, kFile, options, "residue_products", sm90a);
   kernels.stats = kernel_for(context, state, kFile, options, "line_stats", sm90a);
   kernels.stats_across = kernel_for(context, state, kFile, options, "line_stats_across", sm90a);
-  kernels.sampled = kernel_for(context, state, kFile, options, "sampled_largest", sm90a);
+  kernels.swept_stats = kernel_for(context, state, kFile, options, "swept_line_stats", sm90a);
+  kernels.swept_stats_across =
+      kernel_for(context, state, kFile, options, "swept_line_stats_across", sm90a);
   kernels.residues = kernel_for(context, state, kFile, options, "residues", sm90a);
   return kernels;
 }
@@ -529,14 +531,29 @@ std::vector<T> read_all(const Context &context, cl_mem memory, size_t count, con
   return values;
 }
 
-// Enqueues the statistics of one operand's lines: largest |x| and sum of |x| per line.
+// Zeros `largest`, a word per product, for an atomic maximum of high words (store_largest).
+void zero_largest(const Context &context, cl_mem largest, uint32_t batch) {
+  const cl_uint zero = 0;
+  check_cl(cl_api().clEnqueueFillBuffer(context.queue, largest, &zero, sizeof(zero), 0,
+                                        sizeof(zero) * batch, 0, nullptr, nullptr),
+           "CLGemm: clEnqueueFillBuffer of the Ozaki scheme's largest elements",
+           MQLCL_ERR_OPENCL_EXECUTE);
+}
+
+// Enqueues the statistics of one operand's lines: largest |x| and sum of |x| per line; and, for
+// the fixed operand, its sampled lines' |x| into `samples`, or for the swept one (`swept`) its
+// sums against them into `sampled`.
 void line_stats(const Context &context, ContextState &state, const OzakiKernels &k,
-                const LineWalk &walk, const Call &call, cl_mem stats, bool &first) {
+                const LineWalk &walk, bool swept, const Call &call, cl_mem stats, cl_mem samples,
+                cl_mem sampled, bool &first) {
   const uint32_t lines = walk.lines->lines;
   const bool across = walk.line_step == 1 && walk.step != 1; // lines side by side
-  const cl_kernel kernel = across ? k.stats_across : k.stats;
+  const cl_kernel kernel =
+      across ? (swept ? k.swept_stats_across : k.stats_across) : (swept ? k.swept_stats : k.stats);
   set_walk_args(kernel, walk, call.k);
   set_arg(kernel, 7, stats);
+  set_arg(kernel, 8, samples);
+  set_arg(kernel, 9, sampled);
   if (across) {
     const size_t global[] = {round_up(lines, kAcrossLines), kAcrossParts, call.batch};
     const size_t local[] = {kAcrossLines, kAcrossParts, 1};
@@ -548,33 +565,21 @@ void line_stats(const Context &context, ContextState &state, const OzakiKernels 
   }
 }
 
-// Zeros `largest`, a word per product, for an atomic maximum of high words (store_largest).
-void zero_largest(const Context &context, cl_mem largest, uint32_t batch) {
-  const cl_uint zero = 0;
-  check_cl(cl_api().clEnqueueFillBuffer(context.queue, largest, &zero, sizeof(zero), 0,
-                                        sizeof(zero) * batch, 0, nullptr, nullptr),
-           "CLGemm: clEnqueueFillBuffer of the Ozaki scheme's largest elements",
-           MQLCL_ERR_OPENCL_EXECUTE);
-}
-
-// Enqueues a lower bound of each product's size (the largest element of |A| |B|) from a few of
-// its lines, into `largest`. The swept operand (every line of it, against a few of the other's) is
-// read coalesced: one whose lines lie side by side (B's first), else both run along K.
-void sample_largest(const Context &context, ContextState &state, const OzakiKernels &k,
-                    const LineWalk &a, const LineWalk &b, const Call &call, cl_mem largest,
-                    bool &first) {
+// Enqueues both operands' statistics, and a lower bound of each product's size into `sampled`
+// from a few lines of one operand, the fixed one, against every line of the other, the swept
+// one, summed as its statistics read it (so it is read once, coalesced): one whose lines lie side
+// by side (B's first), else both run along K. The fixed operand's statistics run first.
+void operand_stats(const Context &context, ContextState &state, const OzakiKernels &k,
+                   const LineWalk &a, const LineWalk &b, const Call &call, cl_mem stats_a,
+                   cl_mem stats_b, cl_mem sampled, bool &first) {
   const bool sweep_a = b.line_step != 1 && a.line_step == 1;
-  const LineWalk &fixed = sweep_a ? b : a, &swept = sweep_a ? a : b;
-  zero_largest(context, largest, call.batch);
-  set_line_args(k.sampled, 0, fixed);
-  set_line_args(k.sampled, 6, swept);
-  set_arg(k.sampled, 12, cl_uint(call.k));
-  set_arg(k.sampled, 13, largest);
-  const size_t lines = swept.lines->lines;
-  const size_t per_group = swept.step == 1 ? 1 : kSampleLines;
-  const size_t global[] = {(lines + per_group - 1) / per_group * kSampleGroup, call.batch};
-  const size_t local[] = {kSampleGroup, 1};
-  launch(context, state, k.sampled, 2, global, local, first);
+  const cl_mem samples = scratch(context, state, ScratchSlot::ozaki_samples,
+                                 4 * sizeof(double) * call.batch * size_t(call.k));
+  zero_largest(context, sampled, call.batch);
+  line_stats(context, state, k, sweep_a ? b : a, false, call, sweep_a ? stats_b : stats_a, samples,
+             sampled, first);
+  line_stats(context, state, k, sweep_a ? a : b, true, call, sweep_a ? stats_a : stats_b, samples,
+             sampled, first);
 }
 
 // log2 of each product's value in `high_words` (a largest element or a size, the high word of
@@ -905,9 +910,7 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   const cl_mem stats_b = stats_scratch(context, state, ScratchSlot::ozaki_stats_b, call, call.n);
   const cl_mem sampled =
       scratch(context, state, ScratchSlot::ozaki_largest, sizeof(cl_uint) * call.batch);
-  line_stats(context, state, kernels, a, call, stats_a, first);
-  line_stats(context, state, kernels, b, call, stats_b, first);
-  sample_largest(context, state, kernels, a, b, call, sampled, first);
+  operand_stats(context, state, kernels, a, b, call, stats_a, stats_b, sampled, first);
   Readings readings(context, call, stats_a, stats_b, sampled);
   const ResidueLayout layout = layout_of(kernels, call);
   const std::optional<OzakiDigits> begun =

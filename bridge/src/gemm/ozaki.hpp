@@ -98,7 +98,7 @@ OzakiChoice choose_digits(const std::vector<OperandSummary> &a,
 // A first guess of log2 of each product's size, from its operands alone: the largest line sums
 // over k^1.5, below the size of random and of same-signed inputs alike (too low a guess costs
 // bits, too high a second pass). The call takes the higher of this and a lower bound from a few
-// lines of |A| |B| (kernels/gemm/ozaki.cl, sampled_largest).
+// lines of |A| |B| (kernels/gemm/ozaki.cl, store_sampled).
 std::vector<double> guess_largest_log2(const std::vector<OperandSummary> &a,
                                        const std::vector<OperandSummary> &b, uint32_t k);
 
