@@ -9,7 +9,7 @@
 //
 // reconstruct(planes, stats_a, stats_b, bits_a, bits_b, m, n, values, largest): each element
 // rebuilt and scaled back, into values (m x n per product), and the largest |value| of each
-// product as the high word of the double, into largest (zeros before). Launch: global (n / 2
+// product as the high word of the double, into largest (zeros before). Launch: global (n / 4
 // rounded up, then up to 64, m, products), local (64, 1, 1).
 // reconstruct_into_c(planes, stats_a, stats_b, bits_a, bits_b, m, n, C, offset, stride, ld, alpha,
 // beta): the same values straight into C as apply puts them, where the call's digits are
@@ -30,15 +30,6 @@
 __constant float garner[OZAKI_COUNT][OZAKI_COUNT] = {OZAKI_GARNER};
 
 #define LARGEST_GROUP 64 // the work-groups of reconstruct and reconstruct_into_c
-
-// The residues of plane l at `at` for two adjacent columns of C (the second `second` chars on:
-// 1, or 0 past the end), as ints: one char2 where n is even (`paired`), else two bytes.
-inline int2 residue_pair(__global const char *planes, size_t at, size_t plane, int l,
-                         bool paired, size_t second) {
-  __global const char *residues = planes + l * plane + at;
-  return paired ? convert_int2(*(__global const char2 *)residues)
-                : (int2)(residues[0], residues[second]);
-}
 
 // The residues r times g, exact in float, without an int-to-float conversion (on NVIDIA's GPUs a
 // pipe several times slower than the fma's): the bits 0x4B400000 + r are the float
@@ -154,53 +145,42 @@ inline double2 rebuilt_pair(const int2 *r) {
 }
 #endif
 
-// A work-group's LARGEST_GROUP work-items rebuild 2 * LARGEST_GROUP columns of one row: 128
-// bytes of each plane, which they stage in local memory first, 16 bytes a load where the row's
-// run is whole and 16-byte aligned (n a multiple of 16), else two bytes each.
-#define STAGED_PIECES (2 * LARGEST_GROUP / 16) // uint4s of a plane per work-group
-
-// The group's residues of the OZAKI_DIGITS planes into `stage` (plane l's at l * STAGED_PIECES),
-// the work-item's pair at `at` (j, j + `second`; j past n: zeros), then a barrier. Every
-// work-item of the group calls it. Declared uint4 for its alignment (a char array cast to uint4
-// faulted the GPU).
-inline void stage_residues(__local uint4 *stage, __global const char *planes, size_t at,
-                           size_t plane, uint n, size_t j, size_t second) {
-  const int t = get_local_id(0);
-  if (n % 16 == 0 && (get_group_id(0) + 1) * 2 * LARGEST_GROUP <= n) { // uniform over the group
-    const size_t first = at - 2 * t;
-    for (int q = t; q < OZAKI_DIGITS * STAGED_PIECES; q += LARGEST_GROUP)
-      stage[q] = *(__global const uint4 *)(planes + q / STAGED_PIECES * plane + first +
-                                           q % STAGED_PIECES * 16);
-  } else {
-    __local char2 *mine = (__local char2 *)stage + t;
-    for (int l = 0; l < OZAKI_DIGITS; ++l)
-      mine[l * LARGEST_GROUP] = j < n ? convert_char2(residue_pair(planes, at, plane, l,
-                                                                   n % 2 == 0, second))
-                                      : (char2)0;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+// The residues of plane l for four adjacent columns of C from `at` (j ... j + 3 of a row of n;
+// zeros past n), as ints: one char4 where n is a multiple of 4 (so the four lie in the row,
+// 4-byte aligned), else byte by byte. A warp's load is 128 contiguous bytes of the plane.
+inline int4 residue_quad(__global const char *planes, size_t at, size_t plane, int l, uint n,
+                         size_t j) {
+  __global const char *r = planes + l * plane + at;
+  if (n % 4 == 0)
+    return convert_int4(*(__global const char4 *)r);
+  return (int4)(r[0], j + 1 < n ? r[1] : 0, j + 2 < n ? r[2] : 0, j + 3 < n ? r[3] : 0);
 }
 
-// The work-item's pair of C, columns j and j1 (j1 = j past the end: a duplicate changes no
-// maximum and is not stored) of row i of product `product`, rebuilt and scaled back; 0 past n.
-// Every work-item of the group calls it (a barrier inside).
-inline double2 pair_of_c(__local uint4 *stage, __global const char *planes,
-                         __global const double *stats_a, __global const double *stats_b,
-                         int bits_a, int bits_b, uint m, uint n, size_t i, size_t j, size_t j1,
-                         size_t product) {
+// The work-item's four columns of C, j ... j + 3 of row i of product `product` (j < n), rebuilt
+// and scaled back; 0 past n.
+inline double4 quad_of_c(__global const char *planes, __global const double *stats_a,
+                         __global const double *stats_b, int bits_a, int bits_b, uint m, uint n,
+                         size_t i, size_t j, size_t product) {
   const size_t plane = (size_t)m * n * get_global_size(2), at = (product * m + i) * n + j;
-  stage_residues(stage, planes, at, plane, n, j, j1 - j);
-  if (j >= n)
-    return 0;
-  __local const char2 *mine = (__local const char2 *)stage + get_local_id(0);
-  int2 r[OZAKI_DIGITS];
+  int2 low[OZAKI_DIGITS], high[OZAKI_DIGITS];
 #pragma unroll
-  for (int l = 0; l < OZAKI_DIGITS; ++l)
-    r[l] = convert_int2(mine[l * LARGEST_GROUP]);
-  const double2 value = rebuilt_pair(r);
+  for (int l = 0; l < OZAKI_DIGITS; ++l) {
+    const int4 r = residue_quad(planes, at, plane, l, n, j);
+    low[l] = r.xy;
+    high[l] = r.zw;
+  }
+  const double2 first = rebuilt_pair(low), second = rebuilt_pair(high);
+  const double value[4] = {first.s0, first.s1, second.s0, second.s1};
   const int shift = line_shift(stats_a[2 * (product * m + i)], bits_a);
-  return (double2)(ldexp(value.s0, -(shift + line_shift(stats_b[2 * (product * n + j)], bits_b))),
-                   ldexp(value.s1, -(shift + line_shift(stats_b[2 * (product * n + j1)], bits_b))));
+  double scaled[4];
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    const size_t column = min(j + c, (size_t)n - 1);
+    scaled[c] = j + c < n ? ldexp(value[c], -(shift + line_shift(stats_b[2 * (product * n + column)],
+                                                                  bits_b)))
+                          : 0;
+  }
+  return (double4)(scaled[0], scaled[1], scaled[2], scaled[3]);
 }
 
 // C = alpha * value + beta * C at `at` (C not read when beta is 0).
@@ -208,38 +188,42 @@ inline void update_c(__global double *at, double value, double alpha, double bet
   *at = beta != 0 ? fma(alpha, value, beta * *at) : alpha * value;
 }
 
-// Two adjacent columns of C per work-item: a char2 per plane. Measured on the H200, 16 moduli,
-// the pass alone at 4096^2 / 8192^2: the CRT in two pieces 0.19 / 0.84-0.85 ms, Garner's 0.30 /
-// 1.30-1.35. Before the CRT, 17 moduli: Garner's in this form 0.34 / 1.43-1.47. Other forms: one program for
-// every count, the digits past the call's masked, 0.41 / 1.79-1.85 (with ldexp replaced by
-// products with powers of two, no faster); besides, each work-item reading its char2 per plane
-// from global memory (a warp's load 64 contiguous bytes), the digits in arrays, masked or a
-// uniform branch per digit, 0.45-0.48 / 2.0-2.1, Garner by rows 0.49 / 2.08; the same with a break
-// past the count, 1.17 / 4.99; named variables, no arrays, a uniform branch per digit, 0.62 /
-// 2.53; Garner updating every later digit after each, int-to-float conversions, Horner digit by
-// digit in two doubles, 0.50 / 2.15. Earlier, 4096^2 and 18 moduli: one column per work-item 0.63
+// Four adjacent columns of C per work-item, a char4 per plane read straight from global memory
+// (quad_of_c), rebuilt as two pairs. Measured on the H200, 16 moduli, the pass alone at 4096^2 /
+// 8192^2: the CRT in two pieces 0.16 / 0.68-0.72 ms (Garner's in this form verified, not timed).
+// Tried and not kept: two columns per work-item, a work-group's 128 bytes of each plane staged in
+// local memory first (16 bytes a load), the CRT 0.19 / 0.82-0.88, Garner's 0.30 / 1.30-1.35
+// (before the CRT, 17 moduli: 0.34 / 1.43-1.47). Earlier forms, Garner's alone: one program for every
+// count, the digits past the call's masked, 0.41 / 1.79-1.85 (with ldexp replaced by products
+// with powers of two, no faster); each work-item reading its char2 per plane from global memory
+// (a warp's load 64 contiguous bytes), the digits in arrays, masked or a uniform branch per
+// digit, 0.45-0.48 / 2.0-2.1, Garner by rows 0.49 / 2.08; the same with a break past the count,
+// 1.17 / 4.99; named variables, no arrays, a uniform branch per digit, 0.62 / 2.53; Garner
+// updating every later digit after each, int-to-float conversions, Horner digit by digit in two
+// doubles, 0.50 / 2.15. Earlier, 4096^2 and 18 moduli, Garner's: one column per work-item 0.63
 // ms against two 0.53, four (char4) 0.57; Garner pair by pair, a rint per pair, 1.14 ms, the same
 // rounding by 1.5 * 2^23 1.16; in integers, by % 2.01 and by a fixed-point reciprocal 1.78.
 __kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
 reconstruct(__global const char *planes, __global const double *stats_a,
             __global const double *stats_b, int bits_a, int bits_b, uint m, uint n,
             __global double *values, volatile __global uint *largest) {
-  __local uint4 stage[OZAKI_DIGITS * STAGED_PIECES];
   __local double top[LARGEST_GROUP];
-  const size_t j = 2 * get_global_id(0), i = get_global_id(1), product = get_global_id(2);
-  const size_t j1 = j + 1 < n ? j + 1 : j, at = (product * m + i) * n + j;
-  const double2 value =
-      pair_of_c(stage, planes, stats_a, stats_b, bits_a, bits_b, m, n, i, j, j1, product);
+  const size_t j = 4 * get_global_id(0), i = get_global_id(1), product = get_global_id(2);
+  double4 value = 0;
   if (j < n) {
-    if (n % 2 == 0)
-      *(__global double2 *)(values + at) = value;
+    value = quad_of_c(planes, stats_a, stats_b, bits_a, bits_b, m, n, i, j, product);
+    __global double *at = values + (product * m + i) * n + j;
+    if (n % 4 == 0)
+      *(__global double4 *)at = value;
     else {
-      values[at] = value.s0;
-      if (j1 > j)
-        values[at + 1] = value.s1;
+      const double v[4] = {value.s0, value.s1, value.s2, value.s3};
+      for (int c = 0; c < 4 && j + c < n; ++c)
+        at[c] = v[c];
     }
   }
-  store_largest(top, get_local_id(0), LARGEST_GROUP, fmax(fabs(value.s0), fabs(value.s1)),
+  const double4 magnitude = fabs(value);
+  store_largest(top, get_local_id(0), LARGEST_GROUP,
+                fmax(fmax(magnitude.s0, magnitude.s1), fmax(magnitude.s2, magnitude.s3)),
                 largest + product);
 }
 
@@ -251,17 +235,14 @@ reconstruct_into_c(__global const char *planes, __global const double *stats_a,
                    __global const double *stats_b, int bits_a, int bits_b, uint m, uint n,
                    __global double *c, ulong offset, ulong stride, ulong ld, double alpha,
                    double beta) {
-  __local uint4 stage[OZAKI_DIGITS * STAGED_PIECES];
-  const size_t j = 2 * get_global_id(0), i = get_global_id(1), product = get_global_id(2);
-  const size_t j1 = j + 1 < n ? j + 1 : j;
-  const double2 value =
-      pair_of_c(stage, planes, stats_a, stats_b, bits_a, bits_b, m, n, i, j, j1, product);
+  const size_t j = 4 * get_global_id(0), i = get_global_id(1), product = get_global_id(2);
   if (j >= n)
     return;
+  const double4 value = quad_of_c(planes, stats_a, stats_b, bits_a, bits_b, m, n, i, j, product);
+  const double v[4] = {value.s0, value.s1, value.s2, value.s3};
   __global double *at = c + offset + product * stride + i * ld + j;
-  update_c(at, value.s0, alpha, beta);
-  if (j1 > j)
-    update_c(at + 1, value.s1, alpha, beta);
+  for (int column = 0; column < 4 && j + column < n; ++column)
+    update_c(at + column, v[column], alpha, beta);
 }
 
 __kernel void apply(__global const double *values, __global double *c, ulong offset, ulong stride,

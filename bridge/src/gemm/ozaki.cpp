@@ -711,10 +711,10 @@ void set_rebuild_args(cl_kernel kernel, const Call &call, const Scratch &s,
   set_arg(kernel, 6, cl_uint(call.n));
 }
 
-// Launches reconstruct or reconstruct_into_c: two columns per work-item.
+// Launches reconstruct or reconstruct_into_c: four columns per work-item.
 void launch_rebuild(const Context &context, ContextState &state, cl_kernel kernel, const Call &call,
                     bool &first) {
-  const size_t global[] = {round_up((size_t(call.n) + 1) / 2, kLargestGroup), call.m, call.batch};
+  const size_t global[] = {round_up((size_t(call.n) + 3) / 4, kLargestGroup), call.m, call.batch};
   const size_t local[] = {kLargestGroup, 1, 1};
   launch(context, state, kernel, 3, global, local, first);
 }
