@@ -118,6 +118,7 @@ double below_size(double size, uint length) {
 // its own, the fixed operand's lines side by side, its loads strided in every work-group, 0.32 ms
 // alone at 4096^3; across in work-groups of 64, 8 parts of K each, 0.35 ms: too few loads in
 // flight.)
+
 // A line's part in the sampled sums (role): the fixed operand's lines s * lines / SAMPLES (s <
 // SAMPLES) leave their |x| in `samples`, side by side, element h of product p at samples[p *
 // length + h]; the swept operand's lines, read after them, sum |x y| against them, a double4 per
