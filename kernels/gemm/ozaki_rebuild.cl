@@ -193,14 +193,14 @@ inline void update_c(__global double *at, double value, double alpha, double bet
 // 8192^2: the CRT in two pieces 0.16 / 0.68-0.72 ms (Garner's in this form verified, not timed).
 // Tried and not kept: two columns per work-item, a work-group's 128 bytes of each plane staged in
 // local memory first (16 bytes a load), the CRT 0.19 / 0.82-0.88, Garner's 0.30 / 1.30-1.35
-// (before the CRT, 17 moduli: 0.34 / 1.43-1.47). Earlier forms, Garner's alone: one program for every
-// count, the digits past the call's masked, 0.41 / 1.79-1.85 (with ldexp replaced by products
-// with powers of two, no faster); each work-item reading its char2 per plane from global memory
-// (a warp's load 64 contiguous bytes), the digits in arrays, masked or a uniform branch per
-// digit, 0.45-0.48 / 2.0-2.1, Garner by rows 0.49 / 2.08; the same with a break past the count,
-// 1.17 / 4.99; named variables, no arrays, a uniform branch per digit, 0.62 / 2.53; Garner
-// updating every later digit after each, int-to-float conversions, Horner digit by digit in two
-// doubles, 0.50 / 2.15. Earlier, 4096^2 and 18 moduli, Garner's: one column per work-item 0.63
+// (before the CRT, 17 moduli: 0.34 / 1.43-1.47). Earlier forms, Garner's alone: one program for
+// every count, the digits past the call's masked, 0.41 / 1.79-1.85 (with ldexp replaced by
+// products with powers of two, no faster); each work-item reading its char2 per plane from global
+// memory (a warp's load 64 contiguous bytes), the digits in arrays, masked or a uniform branch
+// per digit, 0.45-0.48 / 2.0-2.1, Garner by rows 0.49 / 2.08; the same with a break past the
+// count, 1.17 / 4.99; named variables, no arrays, a uniform branch per digit, 0.62 / 2.53;
+// Garner updating every later digit after each, int-to-float conversions, Horner digit by digit
+// in two doubles, 0.50 / 2.15. Earlier, 4096^2 and 18 moduli, Garner's: one column per work-item 0.63
 // ms against two 0.53, four (char4) 0.57; Garner pair by pair, a rint per pair, 1.14 ms, the same
 // rounding by 1.5 * 2^23 1.16; in integers, by % 2.01 and by a fixed-point reciprocal 1.78.
 __kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
