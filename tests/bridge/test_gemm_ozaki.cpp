@@ -585,8 +585,8 @@ BOOST_AUTO_TEST_CASE(the_integer_products_run_on_the_fastest_form_the_device_has
   BOOST_TEST(r.ours.plan.find(expected_products(context)) != std::string::npos, r.ours.plan);
   // Its kernels in order, each timed (CL_GEMM_PASSES).
   BOOST_TEST_MESSAGE("passes: " << r.ours.passes);
-  BOOST_TEST(ran_in_order(r.ours.passes,
-                          {"line_stats", "residues", "residue_products", "reconstruct_into_c"}),
+  BOOST_TEST(ran_in_order(r.ours.passes, {"line_stats", "swept_line_stats_across", "residues",
+                                          "residue_products", "reconstruct_into_c"}),
              r.ours.passes);
   BOOST_TEST(r.ours.passes.find("apply") == std::string::npos, r.ours.passes);
   BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
@@ -694,6 +694,7 @@ BOOST_AUTO_TEST_CASE(sampled_lines_spare_the_moduli_the_line_sums_cost) {
     BOOST_TEST_REQUIRE(ran_the_scheme(r.ours), r.ours.plan);
     BOOST_TEST(bits_in(r.ours.plan, "MODULI=") == by_size,
                "layout " << layout << ": " << r.ours.plan);
+    BOOST_TEST(r.ours.passes.find("swept_line_stats") != std::string::npos, r.ours.passes);
     BOOST_TEST(r.scheme <= std::max(r.fp64, 2 * kUnitRoundoff));
   }
 }

@@ -30,6 +30,9 @@ constexpr const char *kFile = "ozaki.cl", *kRebuildFile = "ozaki_rebuild.cl";
 // The work-groups' shapes kernels/gemm/ozaki.cl and ozaki_rebuild.cl require.
 constexpr size_t kStatsGroup = 64, kAcrossLines = 32, kAcrossParts = 16, kResidueTile = 32,
                  kResidueRows = 8, kLargestGroup = 64;
+// The fixed operand's lines the swept one's are summed against (ozaki.cl's SAMPLES), packed as a
+// double4 per element of K.
+constexpr size_t kSampledLines = 4;
 
 // x^-1 modulo p, for x coprime to p (extended Euclid).
 int inverse_modulo(int x, int p) {
@@ -574,7 +577,7 @@ void operand_stats(const Context &context, ContextState &state, const OzakiKerne
                    cl_mem stats_b, cl_mem sampled, bool &first) {
   const bool sweep_a = b.line_step != 1 && a.line_step == 1;
   const cl_mem samples = scratch(context, state, ScratchSlot::ozaki_samples,
-                                 4 * sizeof(double) * call.batch * size_t(call.k));
+                                 kSampledLines * sizeof(double) * call.batch * size_t(call.k));
   zero_largest(context, sampled, call.batch);
   line_stats(context, state, k, sweep_a ? b : a, false, call, sweep_a ? stats_b : stats_a, samples,
              sampled, first);
