@@ -13,6 +13,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <random>
@@ -569,6 +570,93 @@ BOOST_AUTO_TEST_CASE(repeated_failures_do_not_accumulate) {
     mqlcl_fault::clear_faults();
   }
   leaks.verify();
+}
+
+// The Ozaki scheme's double product, small integers so that every product is exact.
+struct OzakiWorld {
+  static constexpr uint32_t kSide = 24;
+  Context context = make_context();
+  std::vector<double> a = values(1), b = values(2), want = product(a, b);
+  Buffer buffer_a = filled(a), buffer_b = filled(b),
+         buffer_c = filled(std::vector<double>(a.size()));
+  ScopedEnvironment ozaki{"MQLCL_GEMM_KERNEL", "ozaki"};
+
+  static std::vector<double> values(uint32_t seed) {
+    std::mt19937 random(seed);
+    std::uniform_int_distribution<int> value(-8, 8);
+    std::vector<double> v(kSide * kSide);
+    for (double &x : v)
+      x = value(random);
+    return v;
+  }
+  static std::vector<double> product(const std::vector<double> &x, const std::vector<double> &y) {
+    std::vector<double> c(kSide * kSide);
+    for (uint32_t i = 0; i < kSide; ++i)
+      for (uint32_t j = 0; j < kSide; ++j)
+        for (uint32_t h = 0; h < kSide; ++h)
+          c[i * kSide + j] += x[i * kSide + h] * y[h * kSide + j];
+    return c;
+  }
+  Buffer filled(const std::vector<double> &v) {
+    Buffer buffer = make_buffer(context, uint32_t(v.size() * 8));
+    BOOST_TEST_REQUIRE(CLBufferWrite(buffer, v.data(), 0, 0, uint32_t(v.size()), 8) == v.size());
+    return buffer;
+  }
+  int32_t gemm() {
+    return CLGemm(buffer_a, buffer_b, buffer_c, MQLCL_GEMM_DOUBLE, MQLCL_GEMM_ACCURATE, 0, 0, kSide,
+                  kSide, kSide, 1.0, 0.0, 0, kSide, 0, kSide, 0, kSide, 1, 0, 0, 0);
+  }
+  // C as read back is the exact product, and the scheme computed it.
+  void verify(const char *what) {
+    std::vector<double> c(want.size());
+    BOOST_TEST_REQUIRE(CLBufferRead(buffer_c, c.data(), 0, 0, uint32_t(c.size()), 8) == c.size());
+    BOOST_TEST((c == want), what);
+    BOOST_TEST(info_string(context, MQLCL_CL_GEMM_PLAN).rfind("ozaki.cl MODULI=", 0) == 0, what);
+  }
+  bool has_double() {
+    uint8_t raw[8] = {};
+    uint32_t size = 0; // CL_DEVICE_DOUBLE_FP_CONFIG: 0 where the device has no FP64
+    return CLGetDeviceInfo(context, 0x1032, raw, &size, sizeof(raw)) == 1 &&
+           std::any_of(raw, raw + size, [](uint8_t byte) { return byte != 0; });
+  }
+};
+
+// The scheme reads its statistics back on a second queue of its own: made once per context and
+// given back with it; where the driver refuses it, the context's queue reads them, with the
+// same products. A read that fails fails the call with the documented code, and the next runs.
+BOOST_AUTO_TEST_CASE(the_ozaki_schemes_reads_have_a_queue_of_their_own_or_the_contexts) {
+  for (const bool refused : {false, true}) {
+    BOOST_TEST_CONTEXT("second queue refused: " << refused) {
+      LeakCheck leaks;
+      {
+        OzakiWorld world;
+        if (!world.has_double()) {
+          BOOST_TEST_MESSAGE("the device has no FP64: the scheme does not run");
+          return;
+        }
+        if (refused)
+          mqlcl_fault::fail_every(Call::clCreateCommandQueue, CL_OUT_OF_RESOURCES);
+        const uint64_t queues = mqlcl_fault::calls(Call::clCreateCommandQueue),
+                       refusals = mqlcl_fault::faults_injected(Call::clCreateCommandQueue),
+                       failed_reads = mqlcl_fault::faults_injected(Call::clEnqueueReadBuffer);
+        for (int call = 0; call < 3;
+             ++call) { // the third begins its products before the reads land
+          BOOST_TEST_REQUIRE(world.gemm() == 1, last_error_text());
+          world.verify("a call");
+        }
+        BOOST_TEST(mqlcl_fault::calls(Call::clCreateCommandQueue) == queues + 1);
+        BOOST_TEST(mqlcl_fault::faults_injected(Call::clCreateCommandQueue) ==
+                   refusals + (refused ? 1 : 0));
+        mqlcl_fault::fail_call(Call::clEnqueueReadBuffer, 2, CL_OUT_OF_RESOURCES);
+        MQLCL_CHECK_FAILS(world.gemm(), 0, MQLCL_ERR_OPENCL_EXECUTE);
+        BOOST_TEST(mqlcl_fault::faults_injected(Call::clEnqueueReadBuffer) == failed_reads + 1);
+        mqlcl_fault::clear_faults();
+        BOOST_TEST_REQUIRE(world.gemm() == 1, last_error_text());
+        world.verify("the call after the failed read");
+      }
+      leaks.verify();
+    }
+  }
 }
 
 // Device enumeration, once per process and never cached when it fails.

@@ -124,6 +124,11 @@ struct ContextState {
     std::string kernel;
   };
   std::vector<Pass> passes;
+  // A second in-order queue on which the Ozaki scheme reads its statistics back (ozaki.cpp), so
+  // that its residues need not wait for the reads on the context's queue; made by the first call
+  // that reads, null where the driver would not make one (the context's queue reads then).
+  cl_command_queue ozaki_reads = nullptr;
+  bool ozaki_reads_tried = false;
   std::string last_plan; // the last call's kernel, parameters and their origin (planner.hpp)
   // The Ozaki scheme's digits of this context's last calls (ozaki.cpp): where the calls of one
   // shape took the same digits twice running, the next begins its integer products with them

@@ -604,22 +604,39 @@ std::vector<double> read_largest_log2(const Context &context, cl_mem largest, ui
       read_all<cl_uint>(context, largest, batch, "the Ozaki scheme's largest elements"));
 }
 
-// The lines' statistics and the sampled bound, read back without blocking: the reads queue behind
-// their kernels, and the integer products can be queued behind the reads before the host waits
+// The queue the statistics are read back on: the state's own second queue, made once, so that
+// the residues queued behind the statistics start while the reads run; the context's queue where
+// the driver would not make one.
+cl_command_queue reading_queue(const Context &context, ContextState &state) {
+  if (!state.ozaki_reads_tried) {
+    state.ozaki_reads_tried = true;
+    try {
+      state.ozaki_reads = create_queue(context, "CLGemm");
+    } catch (...) {
+      state.ozaki_reads = nullptr;
+    }
+  }
+  return state.ozaki_reads != nullptr ? state.ozaki_reads : context.queue;
+}
+
+// The lines' statistics and the sampled bound, read back without blocking on `queue`, behind
+// `after` (the statistics' last kernel): the integer products can be queued before the host waits
 // for them. Its destructor waits for reads still in flight, so none lands in freed vectors.
 class Readings {
 public:
-  Readings(const Context &context, const Call &call, cl_mem stats_a, cl_mem stats_b, cl_mem sampled)
-      : stats_a_(size_t(2) * call.m * call.batch), stats_b_(size_t(2) * call.n * call.batch),
-        sampled_(call.batch) {
+  Readings(const Context &context, cl_command_queue queue, cl_event after, const Call &call,
+           cl_mem stats_a, cl_mem stats_b, cl_mem sampled)
+      : queue_(queue), stats_a_(size_t(2) * call.m * call.batch),
+        stats_b_(size_t(2) * call.n * call.batch), sampled_(call.batch) {
     try {
-      enqueue(context, stats_a, stats_a_, nullptr);
-      enqueue(context, stats_b, stats_b_, nullptr);
-      enqueue(context, sampled, sampled_, &done_); // the queue is in order: the last to land
-      check_cl(cl_api().clFlush(context.queue), "CLGemm: clFlush", MQLCL_ERR_OPENCL_EXECUTE);
+      enqueue(stats_a, stats_a_, after, nullptr);
+      enqueue(stats_b, stats_b_, nullptr, nullptr);
+      enqueue(sampled, sampled_, nullptr, &done_); // the queue is in order: the last to land
+      for (cl_command_queue q : {context.queue, queue_})
+        check_cl(cl_api().clFlush(q), "CLGemm: clFlush", MQLCL_ERR_OPENCL_EXECUTE);
     } catch (...) {
       finish();
-      cl_api().clFinish(context.queue); // a read queued before the failure lands first
+      cl_api().clFinish(queue_); // a read queued before the failure lands first
       throw;
     }
   }
@@ -640,11 +657,11 @@ public:
 
 private:
   template <class T>
-  void enqueue(const Context &context, cl_mem memory, std::vector<T> &into, cl_event *event) {
-    check_cl(cl_api().clEnqueueReadBuffer(context.queue, memory, CL_FALSE, 0,
-                                          into.size() * sizeof(T), into.data(), 0, nullptr, event),
-             "CLGemm: clEnqueueReadBuffer of the Ozaki scheme's statistics",
-             MQLCL_ERR_OPENCL_EXECUTE);
+  void enqueue(cl_mem memory, std::vector<T> &into, cl_event after, cl_event *event) {
+    check_cl(
+        cl_api().clEnqueueReadBuffer(queue_, memory, CL_FALSE, 0, into.size() * sizeof(T),
+                                     into.data(), after ? 1 : 0, after ? &after : nullptr, event),
+        "CLGemm: clEnqueueReadBuffer of the Ozaki scheme's statistics", MQLCL_ERR_OPENCL_EXECUTE);
   }
   // Waits for the last read (where one was queued) and lets its event go.
   cl_int finish() noexcept {
@@ -655,6 +672,7 @@ private:
     done_ = nullptr;
     return status;
   }
+  cl_command_queue queue_;
   std::vector<double> stats_a_, stats_b_;
   std::vector<cl_uint> sampled_;
   cl_event done_ = nullptr;
@@ -914,7 +932,8 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   const cl_mem sampled =
       scratch(context, state, ScratchSlot::ozaki_largest, sizeof(cl_uint) * call.batch);
   operand_stats(context, state, kernels, a, b, call, stats_a, stats_b, sampled, first);
-  Readings readings(context, call, stats_a, stats_b, sampled);
+  Readings readings(context, reading_queue(context, state), state.passes.back().event, call,
+                    stats_a, stats_b, sampled);
   const ResidueLayout layout = layout_of(kernels, call);
   const std::optional<OzakiDigits> begun =
       begin_products(context, state, kernels, call, a, b, layout, stats_a, stats_b, first);

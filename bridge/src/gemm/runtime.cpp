@@ -263,6 +263,7 @@ ContextState::~ContextState() {
   for (auto &[key, kept] : maps)
     release_memory(kept.memory);
   release_passes(*this);
+  release_if(ozaki_reads, &ClApi::clReleaseCommandQueue); // each call waits for its reads
 }
 
 } // namespace mqlcl::gemm
