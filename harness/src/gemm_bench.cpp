@@ -45,14 +45,15 @@ void append_squares(std::vector<GemmCase> &cases, const std::vector<uint32_t> &s
 // NN, NT and TN) and a batch. On CPUs FP32-accurate runs at the largest size only (it is the
 // exact product there), TF32 not at all and the squares NN and NT only. `double_only` (gemm
 // --double): the double products at every size, as stored, with B and with A transposed, then
-// MQLCL_GEMM_ACCURATE as stored (the FP64 product, or under MQLCL_GEMM_KERNEL=ozaki the Ozaki
-// scheme: one run times both beside cuBLAS DGEMM).
+// MQLCL_GEMM_ACCURATE the same three ways (the FP64 product, or under MQLCL_GEMM_KERNEL=ozaki the
+// Ozaki scheme: one run times both beside cuBLAS DGEMM).
 std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu, bool double_only) {
   std::vector<GemmCase> cases;
   if (double_only) {
     append_squares(cases, sizes, true, 3);
     for (uint32_t n : sizes)
-      cases.push_back({GeneralGemm{n, n, n, 1, false, false, true}, MQLCL_GEMM_ACCURATE});
+      for (int t = 0; t < 3; ++t)
+        cases.push_back({GeneralGemm{n, n, n, 1, t == 2, t == 1, true}, MQLCL_GEMM_ACCURATE});
     return cases;
   }
   append_squares(cases, sizes, false, gpu ? 3 : 2);
