@@ -70,7 +70,9 @@ int symmetric(int x, int p) {
 // quotient rounded to nearest in double. x / p is never a half (p is odd), at least 1 / 2p from
 // one, and the product misses it by under 2^-20 (|x| < 2^31, double's 2^-52), so the rounding
 // picks the nearest quotient exactly. (An int's % by a p known only at run time is a division
-// routine: the integer products' stores of their sums took about a third of their time with it.)
+// routine: the integer products' stores of their sums took about a third of their time with it.
+// Barrett's quotient in integers, mul_hi of x plus a multiple of p by ceil(2^32 / p), then one
+// step: wgmma's products 2.07 ms against 1.59 at 4096^3, 16.0 against 13.0 at 8192^3 on the H200.)
 inline int nearest_remainder(int x, int p, double inverse) {
   return x - convert_int_rte((double)x * inverse) * p;
 }
