@@ -120,11 +120,11 @@ bool ozaki_forced(EnvironmentReader environment);
 
 // The smallest M, N and K from which double products in MQLCL_GEMM_ACCURATE and
 // MQLCL_GEMM_FASTEST take the scheme unasked, where its integer products run on Hopper's wgmma:
-// on an H200 it passed the FP64 tensor cores' product at 8192^3 (1.30x their speed) and trailed at
-// 4096^3 (0.95x); at 6144^3 it led by 1.15x in the run of record (docs/performance.md), but the
-// H100 is unmeasured there, and its memory, which the passes besides the integer products wait
-// on, is 0.7x the H200's. Those passes grow with two of the dimensions, the products with all
-// three, so its lead grows with each past that corner.
+// on an H200 it passed the FP64 tensor cores' product at 8192^3 (1.33x their speed), 6144^3
+// (1.21x) and 4096^3 (1.03x) in the run of record (docs/performance.md), but the H100 is
+// unmeasured below 8192, and its memory, which the passes besides the integer products wait on, is
+// 0.7x the H200's. Those passes grow with two of the dimensions, the products with all three, so
+// its lead grows with each past that corner.
 inline constexpr uint32_t kOzakiUnaskedFrom = 8192;
 
 // Whether `call` takes the scheme unasked: a double product in MQLCL_GEMM_ACCURATE or
