@@ -639,8 +639,8 @@ BOOST_AUTO_TEST_CASE(the_ozaki_schemes_reads_have_a_queue_of_their_own_or_the_co
         const uint64_t queues = mqlcl_fault::calls(Call::clCreateCommandQueue),
                        refusals = mqlcl_fault::faults_injected(Call::clCreateCommandQueue),
                        failed_reads = mqlcl_fault::faults_injected(Call::clEnqueueReadBuffer);
-        for (int call = 0; call < 3;
-             ++call) { // the third begins its products before the reads land
+        // Three calls of one shape: the third begins its products while its reads run.
+        for (int call = 0; call < 3; ++call) {
           BOOST_TEST_REQUIRE(world.gemm() == 1, last_error_text());
           world.verify("a call");
         }
