@@ -434,14 +434,6 @@ bool ran_the_scheme(const Result &result) {
   return result.plan.rfind("ozaki.cl MODULI=", 0) == 0;
 }
 
-bool has_double(int32_t context) {
-  uint8_t raw[8] = {};
-  uint32_t size = 0;
-  // CL_DEVICE_DOUBLE_FP_CONFIG: 0 where the device has no FP64.
-  return CLGetDeviceInfo(context, 0x1032, raw, &size, sizeof(raw)) == 1 &&
-         std::any_of(raw, raw + size, [](uint8_t byte) { return byte != 0; });
-}
-
 // A cl_uint of the context's device (CL_DEVICE_*); 0 where the device has no such property.
 uint32_t device_uint(int32_t context, uint32_t property) {
   uint32_t value = 0, size = 0;

@@ -8,6 +8,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -43,6 +44,14 @@ inline std::string info_string(int32_t handle, int32_t property) {
   BOOST_TEST_REQUIRE(CLGetInfoString(handle, property, text.data(), uint32_t(text.size())) == 1,
                      last_error_text());
   return to_utf8(text.data());
+}
+
+// Whether the context's device has FP64: CL_DEVICE_DOUBLE_FP_CONFIG is 0 where it has not.
+inline bool has_double(int32_t context) {
+  uint8_t raw[8] = {};
+  uint32_t size = 0;
+  return CLGetDeviceInfo(context, 0x1032, raw, &size, sizeof(raw)) == 1 &&
+         std::any_of(raw, raw + size, [](uint8_t byte) { return byte != 0; });
 }
 
 // An NVIDIA device of compute capability 9.x (cl_nv_device_attribute_query), as the harness asks.
