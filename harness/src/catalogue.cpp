@@ -1,6 +1,7 @@
 #include "catalogue.hpp"
 
 #include "error.hpp"
+#include "gemm/tuning_file.hpp"
 #include "step_rules.hpp"
 
 #include <fmt/format.h>
@@ -486,6 +487,15 @@ std::vector<Step> make_replay_steps() {
 const std::vector<Step> &replay_steps() {
   static const std::vector<Step> steps = make_replay_steps();
   return steps;
+}
+
+Step form_step(gemm::Family family) {
+  Step step;
+  step.name = gemm::step_of(family);
+  step.kernel_file = gemm::form_of(family).kernel_file;
+  step.in_article = false;
+  with_form(step, family);
+  return step;
 }
 
 const Step *find_step(const std::vector<Step> &steps, std::string_view name) {

@@ -15,4 +15,9 @@ namespace mqlcl::replay {
 const std::vector<Step> &replay_steps();
 const Step *find_step(const std::vector<Step> &steps, std::string_view name);
 
+// A step of one of CLGemm's kernel forms alone, for the tuner: named as the form's sets are tuned
+// (gemm::step_of), with the form's kernel file, defaults, tunables and rules. The Ozaki scheme's
+// integer products are tuned so; the replay runs no such step.
+Step form_step(gemm::Family family);
+
 } // namespace mqlcl::replay

@@ -179,7 +179,12 @@ Subcommand tune_subcommand() {
                    "stop after N trials, keeping the fastest so far (default: no limit)"},
                   {"--double", "",
                    "with --gemm, on matr_mul_tuned: the double product, cached apart from the "
-                   "FP32 one"}} +
+                   "FP32 one"},
+                  {"--accurate", "",
+                   "with --gemm LAYOUT --double: MQLCL_GEMM_ACCURATE's Ozaki scheme, its integer "
+                   "products' set tuned, then the whole scheme timed against the FP64 product: "
+                   "its set says whether CLGemm takes the scheme unasked from that shape up "
+                   "(UNASKED)"}} +
               path_options(),
           {}};
 }
@@ -333,14 +338,14 @@ struct RawOptions {
   std::vector<std::string> positionals, overlays, params;
   std::map<std::string, std::string> values; // by option name
   bool help = false, version = false, list = false, list_devices = false, no_cpu = false,
-       double_precision = false, host_only = false;
+       double_precision = false, host_only = false, accurate = false;
   std::map<std::string, const CLI::Option *> options; // by name, to ask whether one was given
   bool given(const std::string &name) const { return options.at(name)->count() > 0; }
   const std::string &value(const std::string &name) const { return values.at(name); }
 };
 
-const std::vector<std::string> kFlags{"--help",   "--version", "--list",     "--list-devices",
-                                      "--no-cpu", "--double",  "--host-only"};
+const std::vector<std::string> kFlags{"--help",   "--version", "--list",      "--list-devices",
+                                      "--no-cpu", "--double",  "--host-only", "--accurate"};
 const std::vector<std::string> kValues{
     "--device", "--size",   "--rows1",        "--colsrows", "--cols2",      "--local",  "--repeat",
     "--seed",   "--format", "--chart",        "--kernels",  "--library",    "--output", "--sizes",
@@ -357,6 +362,7 @@ void add_options(CLI::App &app, RawOptions &raw) {
   raw.options["--no-cpu"] = app.add_flag("--no-cpu", raw.no_cpu);
   raw.options["--double"] = app.add_flag("--double", raw.double_precision);
   raw.options["--host-only"] = app.add_flag("--host-only", raw.host_only);
+  raw.options["--accurate"] = app.add_flag("--accurate", raw.accurate);
   for (const std::string &name : kValues)
     raw.options[name] = app.add_option(name, raw.values[name])
                             ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -519,6 +525,7 @@ void convert(const RawOptions &raw, const Subcommand &subcommand, CommandLine &c
       command.host_sizes.push_back(
           static_cast<uint32_t>(parse_unsigned("--host-sizes", part, 1, 16384)));
   command.host_only = raw.host_only;
+  command.gemm_accurate = raw.accurate;
   for (const auto &[name, into] : {std::pair{"--chart", &command.chart},
                                    {"--output", &command.output},
                                    {"--kernels", &command.kernels},
@@ -638,6 +645,9 @@ void check_combinations(const CommandLine &command, const std::vector<Step> &cat
     if (command.options.double_precision && (!command.gemm_layout || step->name != kGemmForms[0]))
       bad_input("tune --double: the double product is tuned as CLGemm runs it, apart from the "
                 "FP32 one: mqlcl-replay tune matr_mul_tuned --gemm LAYOUT --double");
+    if (command.gemm_accurate && !command.options.double_precision)
+      bad_input("tune --accurate: the Ozaki scheme is the double product's: mqlcl-replay tune "
+                "matr_mul_tuned --gemm LAYOUT --double --accurate");
   }
   if (command.mode == Mode::gemm && !command.steps.empty())
     bad_input("gemm takes no script: it times the library's CLGemm (mqlcl-replay gemm --help)");

@@ -129,6 +129,9 @@ gemm::DeviceLimits limits_of(const DeviceCaps &device) {
   limits.dedicated_local_memory = device.dedicated_local_memory;
   limits.fp64_tensor_cores =
       gemm::fp64_tensor_cores_of(device.vendor_id, device.compute_capability);
+  limits.int8_tensor_cores =
+      gemm::int8_tensor_cores_of(device.vendor_id, device.compute_capability);
+  limits.int8_wgmma = gemm::wgmma_of(device.vendor_id, device.compute_capability);
   return limits;
 }
 

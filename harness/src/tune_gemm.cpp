@@ -13,7 +13,11 @@
 // user's tuning cache, which CLGemm searches first and `gemm-database` turns into the compiled
 // database. With --double, the double product is tuned (kept as "matr_mul_tuned double LAYOUT"),
 // from its own set and the FP32 one's; on a device with FP64 tensor cores, CLGemm's double product
-// there, step 19's (kept as "matr_mul_dmma double LAYOUT").
+// there, step 19's (kept as "matr_mul_dmma double LAYOUT"). With --double --accurate, the Ozaki
+// scheme (MQLCL_GEMM_ACCURATE): its integer products' set tuned as the whole scheme runs, then the
+// best timed against the FP64 product of the same shape, and kept (as "wgmma_int8 double LAYOUT",
+// or the form the device runs) with UNASKED 1 where the scheme was the faster: CLGemm then takes
+// it unasked from that shape up (bridge/src/gemm/ozaki.hpp).
 #include "commands.hpp"
 #include "environment.hpp"
 
@@ -80,6 +84,7 @@ struct GemmTuner {
   std::filesystem::path trial_cache;
   size_t trials = 0;
   size_t max_trials = std::numeric_limits<size_t>::max(); // tune --trials
+  bool scheme = false; // the Ozaki scheme's integer products, whose plan says more than the set
   std::set<Params> tried;
   ProgressLine progress{stderr, false}; // each trial on a terminal; a pipe gets the summary
 
@@ -90,6 +95,18 @@ struct GemmTuner {
     plan.family = form;
     plan.params = gemm::over_defaults(gemm::form_of(form), params);
     return plan_set_text(plan);
+  }
+
+  // Whether a run whose CL_GEMM_PLAN is `plan` took `params`: the scheme's plan names its moduli
+  // and bits before the set, so there every NAME=value of the set is looked for.
+  bool takes(const std::string &plan, const Params &params) const {
+    if (!scheme)
+      return plan.substr(0, plan.rfind(" (")) == set_text(params);
+    const std::string named = plan.substr(0, plan.find(" (")) + " ";
+    for (const auto &[name, value] : gemm::over_defaults(gemm::form_of(form), params))
+      if (named.find(fmt::format(" {}={} ", name, value)) == std::string::npos)
+        return false;
+    return true;
   }
 
   // The product with `params` (none: as CLGemm runs it now); its best time, or none.
@@ -112,7 +129,7 @@ struct GemmTuner {
     ScopedEnvironment edges_in_tiles("MQLCL_GEMM_EDGES", "tiles");
     LibraryRun run = product.run_library(bridge, device.ordinal, repeat);
     // A set CLGemm did not take (its tiles do not fit at this element size) ran another's.
-    if (params && run.ok && run.plan.substr(0, run.plan.rfind(" (")) != set_text(*params)) {
+    if (params && run.ok && !takes(run.plan, *params)) {
       run.ok = false;
       run.why_not = "not taken: CLGemm ran " + run.plan;
     }
@@ -307,6 +324,97 @@ std::vector<Found> measured_starts(GemmTuner &tuner, const GemmProduct &product,
 
 } // namespace
 
+namespace {
+
+// The scheme's set CLGemm runs for the product now (the tuning file's, the database's, else the
+// form's defaults), without UNASKED, the host's.
+Params scheme_set_now(const DeviceInfo &device, gemm::Family form, const GeneralGemm &shape) {
+  const std::optional<gemm::Tuned> tuned = gemm::find_tuned(
+      tuned_sets(), gemm::compiled_entries(), facts_of(device.caps), shape.m, shape.n, shape.k,
+      gemm::step_of(form), gemm::Element::float64, layout_of(shape));
+  Params set = gemm::defaults_of(gemm::form_of(form));
+  if (tuned &&
+      gemm::form_of(form).valid(gemm::over_defaults(gemm::form_of(form), tuned->entry.params),
+                                limits_of(device.caps), 1))
+    set = gemm::over_defaults(gemm::form_of(form), tuned->entry.params);
+  set.erase(gemm::kUnaskedParam);
+  return set;
+}
+
+// The scheme's integer products tuned one parameter at a time from the set it runs now and from
+// the form's defaults, fastest start first, each trial the whole scheme (MQLCL_GEMM_KERNEL=ozaki).
+std::optional<Found> tune_scheme_set(GemmTuner &tuner, const Params &now) {
+  ScopedEnvironment scheme("MQLCL_GEMM_KERNEL", "ozaki");
+  std::vector<Found> starts;
+  for (const Params &from : {now, gemm::defaults_of(gemm::form_of(tuner.form))})
+    if (tuner.tried.count(from) == 0)
+      if (const std::optional<double> seconds = tuner.run(from))
+        starts.push_back(Found{from, *seconds});
+  std::stable_sort(starts.begin(), starts.end(),
+                   [](const Found &x, const Found &y) { return x.seconds < y.seconds; });
+  std::optional<Found> best;
+  for (const Found &from : starts)
+    if (std::optional<Found> found = descend(tuner, from.params, from.seconds))
+      if (!best || found->seconds < best->seconds)
+        best = found;
+  return best;
+}
+
+// CLGemm's FP64 product of the shape (MQLCL_GEMM_EXACT, as ACCURATE runs where the scheme is not
+// taken), verified: its best time and plan.
+std::pair<double, std::string> fp64_product_time(const Bridge &bridge, const DeviceInfo &device,
+                                                 const GeneralGemm &shape, uint32_t repeat) {
+  const GemmProduct fp64(shape, MQLCL_GEMM_EXACT);
+  LibraryRun run = fp64.run_library(bridge, device.ordinal, repeat);
+  if (!run.ok || run.seconds.empty() || !fp64.check(run.product).verified)
+    throw Error(ExitCode::bridge_failure,
+                "CLGemm's FP64 product did not run and verify: " + run.why_not);
+  return {run.seconds.min(), run.plan};
+}
+
+// tune --gemm LAYOUT --double --accurate.
+int run_scheme_tune(const CommandLine &command, const Bridge &bridge, const DeviceInfo &device,
+                    const GeneralGemm &shape) {
+  const gemm::Family form = gemm::scheme_form(limits_of(device.caps));
+  const Step family = form_step(form);
+  const GemmProduct product(shape, MQLCL_GEMM_ACCURATE);
+  fmt::print("tuning CLGemm's Ozaki scheme ({}) on device {}: {} ({}), {}, one parameter at a "
+             "time, then against the FP64 product\n",
+             family.name, device.ordinal, device.name, device.driver, product.label());
+  std::fflush(stdout); // before the trials' progress on stderr
+  TunedEntry of_sets = tuned_entry(device.caps, family.name, command.options.sizes);
+  of_sets.element = gemm::Element::float64;
+  of_sets.layout = layout_of(shape);
+  GemmTuner tuner(bridge, device, form, family, of_sets, product,
+                  std::max(command.options.repeat, 5u),
+                  std::filesystem::temp_directory_path() /
+                      fmt::format("mqlcl-tune-scheme-{}.json", std::random_device{}()));
+  tuner.scheme = true;
+  tuner.max_trials = command.max_trials.value_or(tuner.max_trials);
+  const std::optional<Found> best = tune_scheme_set(tuner, scheme_set_now(device, form, shape));
+  std::filesystem::remove(tuner.trial_cache);
+  tuner.progress.clear();
+  if (!best)
+    throw Error(ExitCode::bridge_failure, "the Ozaki scheme did not run and verify with any set");
+  const auto [fp64_seconds, fp64_plan] = fp64_product_time(bridge, device, shape, tuner.repeat);
+  const bool faster = best->seconds < fp64_seconds * kKeepBelow;
+  fmt::print("\n{} trials; the scheme at {:.2f} GFLOPS:\n  {}\nthe FP64 product at {:.2f} GFLOPS "
+             "({})\nthe scheme {:.3f}x the FP64 product's speed: UNASKED={}\n",
+             tuner.trials, product.flops() / best->seconds / 1e9, params_text(best->params),
+             product.flops() / fp64_seconds / 1e9, fp64_plan, fp64_seconds / best->seconds,
+             faster ? 1 : 0);
+  TunedEntry entry = of_sets;
+  entry.kernel_file = family.kernel_file;
+  entry.params = best->params;
+  entry.params[gemm::kUnaskedParam] = faster ? 1 : 0;
+  entry.gflops = product.flops() / best->seconds / 1e9;
+  entry.measured = utc_now();
+  cache_tuned(entry);
+  return 0;
+}
+
+} // namespace
+
 int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &catalogue) {
   const Step &step = *find_step(catalogue, command.steps.front());
   Bridge bridge(find_library(command.library));
@@ -315,9 +423,11 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
   const Sizes &sizes = command.options.sizes;
   const std::string &layout = *command.gemm_layout;
   const bool double_precision = command.options.double_precision;
-  const GemmProduct product(GeneralGemm{sizes.rows1, sizes.cols2, sizes.colsrows, 1,
-                                        layout[0] == 'T', layout[1] == 'T', double_precision},
-                            precision_of(step.name));
+  const GeneralGemm shape{sizes.rows1,      sizes.cols2,      sizes.colsrows,  1,
+                          layout[0] == 'T', layout[1] == 'T', double_precision};
+  if (command.gemm_accurate)
+    return run_scheme_tune(command, bridge, device, shape);
+  const GemmProduct product(shape, precision_of(step.name));
   fmt::print("tuning CLGemm's {} on device {}: {} ({}), {}, one parameter at a time\n", step.name,
              device.ordinal, device.name, device.driver, product.label());
   std::fflush(stdout); // before the trials' progress on stderr

@@ -216,6 +216,51 @@ BOOST_AUTO_TEST_CASE(cpus_find_the_entries_of_their_simd_width) {
   BOOST_TEST(!lookup({}, {avx2}, facts_of(cpu), 1000, 1000, 1000).has_value());
 }
 
+// The measured set that decides for a call (find_measured_below): of this very device (not
+// another of its architecture), of the call's layout and element type, the largest within the
+// call's M, N and K; the tuning cache's of this driver first.
+BOOST_AUTO_TEST_CASE(the_measured_set_is_the_largest_within_the_call_on_this_device) {
+  const auto scheme = [](const char *device, uint32_t m, uint32_t n, uint32_t k, int64_t bm,
+                         const char *driver = "") {
+    TunedEntry e = entry(device, 0, bm, driver, "ozaki.cl");
+    e.m = m, e.n = n, e.k = k;
+    e.step = kWgmmaInt8Step;
+    e.element = Element::float64;
+    e.layout = "NN";
+    return e;
+  };
+  const std::vector<TunedEntry> database = {scheme("NVIDIA H200", 4096, 4096, 4096, 1),
+                                            scheme("NVIDIA H200", 2048, 2048, 2048, 2),
+                                            scheme("NVIDIA H200", 8192, 8192, 1024, 3),
+                                            scheme("NVIDIA H100 80GB HBM3", 1024, 1024, 1024, 4)};
+  const auto measured = [&](const std::vector<TunedEntry> &overlay, const DeviceFacts &device,
+                            uint32_t m, uint32_t n, uint32_t k, const std::string &layout = "NN",
+                            Element element = Element::float64) {
+    return find_measured_below(overlay, database, device, m, n, k, kWgmmaInt8Step, element, layout);
+  };
+  BOOST_TEST(chosen_bm(measured({}, kH200, 4096, 4096, 4096)) == 1);
+  BOOST_TEST(chosen_bm(measured({}, kH200, 6000, 5000, 4100)) == 1);
+  BOOST_TEST(chosen_bm(measured({}, kH200, 8192, 8192, 4095)) == 3); // 8192 x 8192 x 1024's
+  BOOST_TEST(chosen_bm(measured({}, kH200, 3000, 3000, 3000)) == 2);
+  BOOST_TEST(!measured({}, kH200, 2047, 4096, 4096));
+  BOOST_TEST(!measured({}, kH200, 4096, 4096, 4096, "NT"));
+  BOOST_TEST(!measured({}, kH200, 4096, 4096, 4096, "NN", Element::float32));
+  // The H100 has its own set only: the H200's, of its architecture, are not its measurements.
+  BOOST_TEST(chosen_bm(measured({}, kH100, 8192, 8192, 8192)) == 4);
+  BOOST_TEST(
+      !measured({}, DeviceFacts{0x10DE, "sm_90", "NVIDIA H800", "580.159.04"}, 8192, 8192, 8192));
+  // The user's cache, of this driver, first; another driver's is not read.
+  const std::vector<TunedEntry> overlay = {scheme("NVIDIA H200", 3000, 3000, 3000, 5, "580.159.04"),
+                                           scheme("NVIDIA H200", 4096, 4096, 4096, 6, "570.00")};
+  const auto cached = measured(overlay, kH200, 8192, 8192, 8192);
+  BOOST_TEST(chosen_bm(cached) == 5);
+  BOOST_TEST(cached->origin.find("tuning cache") == 0, cached->origin);
+  // Where the cache has none within the call, the database's.
+  const auto compiled = measured(overlay, kH200, 2048, 2048, 2048);
+  BOOST_TEST(chosen_bm(compiled) == 2);
+  BOOST_TEST(compiled->origin.find("database, this device") == 0, compiled->origin);
+}
+
 BOOST_AUTO_TEST_CASE(the_users_tuning_cache_comes_before_the_database) {
   std::vector<TunedEntry> overlay{entry("NVIDIA H100 80GB HBM3", 4096, 7, "580.159.04")};
   auto tuned = lookup(overlay, database(), kH100, 4096, 4096, 4096);

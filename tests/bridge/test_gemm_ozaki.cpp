@@ -15,10 +15,15 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace mqlcl_test;
@@ -139,6 +144,7 @@ std::string kernel_named_tiles(const char *name) {
 
 } // namespace
 
+// Where no set measured on the device says either way.
 BOOST_AUTO_TEST_CASE(large_double_products_take_the_scheme_unasked_only_on_wgmma) {
   gemm::DeviceLimits hopper;
   hopper.int8_tensor_cores = hopper.int8_wgmma = true;
@@ -146,25 +152,66 @@ BOOST_AUTO_TEST_CASE(large_double_products_take_the_scheme_unasked_only_on_wgmma
   call.double_precision = true;
   call.precision = gemm::Precision::accurate;
   call.m = call.n = call.k = gemm::kOzakiUnaskedFrom;
-  BOOST_TEST(gemm::ozaki_unasked(hopper, call, no_kernel_named));
+  const auto unasked = [](const gemm::DeviceLimits &limits, const gemm::Call &c,
+                          gemm::EnvironmentReader environment = no_kernel_named) {
+    return gemm::ozaki_unasked(limits, c, environment, std::nullopt).has_value();
+  };
+  BOOST_TEST(unasked(hopper, call));
   call.precision = gemm::Precision::fastest;
-  BOOST_TEST(gemm::ozaki_unasked(hopper, call, no_kernel_named));
+  BOOST_TEST(unasked(hopper, call));
   // A kernel the user named, a smaller dimension, FP64's own multiply-adds, float, or integer
   // products on mma.sync alone: not unasked.
-  BOOST_TEST(!gemm::ozaki_unasked(hopper, call, kernel_named_tiles));
+  BOOST_TEST(!unasked(hopper, call, kernel_named_tiles));
   for (uint32_t gemm::Call::*dimension : {&gemm::Call::m, &gemm::Call::n, &gemm::Call::k}) {
     gemm::Call smaller = call;
     smaller.*dimension = gemm::kOzakiUnaskedFrom - 1;
-    BOOST_TEST(!gemm::ozaki_unasked(hopper, smaller, no_kernel_named));
+    BOOST_TEST(!unasked(hopper, smaller));
   }
   gemm::Call exact = call, single = call;
   exact.precision = gemm::Precision::exact;
   single.double_precision = false;
-  BOOST_TEST(!gemm::ozaki_unasked(hopper, exact, no_kernel_named));
-  BOOST_TEST(!gemm::ozaki_unasked(hopper, single, no_kernel_named));
+  BOOST_TEST(!unasked(hopper, exact));
+  BOOST_TEST(!unasked(hopper, single));
   gemm::DeviceLimits ampere = hopper;
   ampere.int8_wgmma = false;
-  BOOST_TEST(!gemm::ozaki_unasked(ampere, call, no_kernel_named));
+  BOOST_TEST(!unasked(ampere, call));
+}
+
+// A set of the scheme measured on the device (`tune --gemm LAYOUT --double --accurate`) decides
+// with its UNASKED, on any device and at any size, where it says; one that does not say leaves it
+// to the sizes. Never for EXACT, float, or a kernel the user named.
+BOOST_AUTO_TEST_CASE(a_set_measured_on_the_device_decides_the_unasked_scheme) {
+  gemm::DeviceLimits hopper, portable;
+  hopper.int8_tensor_cores = hopper.int8_wgmma = true;
+  gemm::Call call;
+  call.double_precision = true;
+  call.precision = gemm::Precision::accurate;
+  call.m = call.n = call.k = gemm::kOzakiUnaskedFrom;
+  const auto measured = [](std::optional<int64_t> unasked) {
+    gemm::Tuned tuned;
+    tuned.entry.m = tuned.entry.n = tuned.entry.k = 4096;
+    tuned.entry.params = {{"BM", 128}};
+    if (unasked)
+      tuned.entry.params[gemm::kUnaskedParam] = *unasked;
+    tuned.origin = "database, this device: NVIDIA H200 at 4096x4096x4096 NN";
+    return std::optional(tuned);
+  };
+  const auto why = gemm::ozaki_unasked(portable, call, no_kernel_named, measured(1));
+  BOOST_TEST_REQUIRE(why.has_value());
+  BOOST_TEST(*why == "measured faster than the FP64 product (database, this device: NVIDIA H200 "
+                     "at 4096x4096x4096 NN)");
+  BOOST_TEST(!gemm::ozaki_unasked(hopper, call, no_kernel_named, measured(0)));
+  BOOST_TEST(*gemm::ozaki_unasked(hopper, call, no_kernel_named, measured(std::nullopt)) ==
+             "M, N and K from 8192");
+  BOOST_TEST(!gemm::ozaki_unasked(portable, call, no_kernel_named, measured(std::nullopt)));
+  BOOST_TEST(!gemm::ozaki_unasked(hopper, call, kernel_named_tiles, measured(1)));
+  gemm::Call exact = call, single = call;
+  exact.precision = gemm::Precision::exact;
+  single.double_precision = false;
+  BOOST_TEST(!gemm::ozaki_unasked(hopper, exact, no_kernel_named, measured(1)));
+  BOOST_TEST(!gemm::ozaki_unasked(hopper, single, no_kernel_named, measured(1)));
+  BOOST_TEST(gemm::step_of(gemm::scheme_form(hopper)) == std::string(gemm::kWgmmaInt8Step));
+  BOOST_TEST(gemm::step_of(gemm::scheme_form(portable)) == std::string(gemm::kIntegerResiduesStep));
 }
 
 BOOST_AUTO_TEST_CASE(summaries_read_the_lines_statistics) {
@@ -468,6 +515,23 @@ struct needs_fp64 {
     return result;
   }
 };
+
+// The tuning cache's key of the context's device: "NAME | DRIVER", as the tuner writes it.
+std::string tuning_key(int32_t context) {
+  std::string key = info_string(context, MQLCL_CL_DEVICE_NAME);
+  while (!key.empty() && key.back() == ' ')
+    key.pop_back();
+  return key + " | " + info_string(context, MQLCL_CL_DRIVER_VERSION);
+}
+
+// The step of the integer products' form the device runs (expected_products), whose measured sets
+// decide whether the scheme runs unasked.
+const char *scheme_step(int32_t context) {
+  const std::string form = expected_products(context);
+  return form.find("wgmma") != std::string::npos      ? gemm::kWgmmaInt8Step
+         : form.find("mma.sync") != std::string::npos ? gemm::kTensorInt8Step
+                                                      : gemm::kIntegerResiduesStep;
+}
 
 } // namespace
 
@@ -791,6 +855,58 @@ BOOST_AUTO_TEST_CASE(values_that_are_not_finite_run_in_fp64) {
   for (size_t at = 0; at < ours.c.size(); ++at)
     BOOST_TEST((ours.c[at] == fp64.c[at] || (std::isnan(ours.c[at]) && std::isnan(fp64.c[at]))),
                "element " << at);
+}
+
+// Sets of the scheme measured on the device, as `tune --gemm NN --double --accurate` writes them,
+// decide for ACCURATE double calls of their layout: the largest set within the call's M, N and K
+// says, UNASKED=1 the scheme and 0 the FP64 product; a call below every set, or of another
+// layout, is left to kOzakiUnaskedFrom (far above these sizes). The scheme so taken keeps its
+// bound.
+BOOST_AUTO_TEST_CASE(sets_measured_on_the_device_take_the_scheme_unasked) {
+  if (const char *named = std::getenv("MQLCL_GEMM_KERNEL"); named != nullptr && *named) {
+    BOOST_TEST_MESSAGE("MQLCL_GEMM_KERNEL=" << named << " decides instead of the measured sets");
+    return;
+  }
+  const auto cache = std::filesystem::temp_directory_path() /
+                     ("mqlcl-test-unasked-" + std::to_string(std::random_device{}()) + ".json");
+  std::string key, step;
+  {
+    Context probe = make_context();
+    key = tuning_key(probe);
+    step = scheme_step(probe);
+  }
+  const auto set = [](int unasked) {
+    return "{\"kernel_file\": \"ozaki.cl\", \"params\": {\"UNASKED\": " + std::to_string(unasked) +
+           "}}";
+  };
+  std::ofstream(cache) << "{\"" << key << "\": {\"" << step
+                       << " double NN\": {\"64x64x64\": " << set(1) << ", \"96x96x96\": " << set(0)
+                       << "}}}";
+  ScopedEnvironment overlay("MQLCL_TUNE_CACHE", cache.string());
+  Context context = make_context(); // reads the cache at its first CLGemm
+  const struct {
+    Case c;
+    bool scheme;
+  } calls[] = {{Case{64, 64, 64}, true},
+               {Case{80, 70, 90}, true},
+               {Case{100, 100, 100}, false},
+               {Case{100, 100, 63}, false},
+               {Case{64, 64, 64, false, true}, false}};
+  for (const auto &call : calls) {
+    const Operands o = operands(call.c, 0, 5);
+    const Result ours = run(context, o, MQLCL_GEMM_ACCURATE);
+    BOOST_TEST(ran_the_scheme(ours) == call.scheme, ours.plan);
+    if (!call.scheme)
+      continue;
+    BOOST_TEST(ours.plan.find("measured faster than the FP64 product (tuning cache: ") !=
+                   std::string::npos,
+               ours.plan);
+    BOOST_TEST(ours.plan.find(" at 64x64x64 NN))") != std::string::npos, ours.plan);
+    bool untouched = false;
+    BOOST_TEST(errors_of(o, ours.c, untouched, size_of(o)).of_bound <= 1 + 0x1p-10, ours.plan);
+    BOOST_TEST(untouched);
+  }
+  std::filesystem::remove(cache);
 }
 
 // MQLCL_GEMM_EXACT asks for FP64's own multiply-adds: the scheme never runs for it.

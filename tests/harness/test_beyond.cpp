@@ -889,6 +889,38 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_keeps_the_double_products_set_apart) {
   }
 }
 
+// tune --gemm --double --accurate: the Ozaki scheme's integer products tuned as the whole scheme
+// runs, then timed against the FP64 product; the set is cached under the step of the form the
+// device runs, with UNASKED saying which was the faster (on PoCL the FP64 product, by far), and
+// CLGemm's ACCURATE double product follows what it says: the scheme where 1, FP64 where 0.
+BOOST_AUTO_TEST_CASE(the_scheme_tuner_caches_its_set_and_whether_it_beat_fp64) {
+  ScratchCache cache("gemm-tune-scheme-cache.json");
+  const std::vector<Step> &catalogue = replay_steps();
+  CommandLine command = parse_command_line({"tune", "matr_mul_tuned", "--gemm", "NN", "--double",
+                                            "--accurate", "--size", "24", "--trials", "4",
+                                            "--device", std::to_string(device().ordinal)},
+                                           catalogue);
+  BOOST_TEST_REQUIRE(run_tune_command(command, catalogue) == 0);
+  Json root = Json::parse(std::ifstream(cache.path));
+  const std::string step = gemm::step_of(gemm::scheme_form(limits_of(device().caps)));
+  const Json &entry = root.at(device().caps.tuning_key).at(step + " double NN").at("24x24x24");
+  BOOST_TEST(entry.at("kernel_file").get<std::string>() == "ozaki.cl");
+  const int64_t unasked = entry.at("params").at(gemm::kUnaskedParam).get<int64_t>();
+  BOOST_TEST((unasked == 0 || unasked == 1));
+  BOOST_TEST_MESSAGE("the scheme's set: " << entry.dump());
+  const GemmProduct product(GeneralGemm{24, 24, 24, 1, false, false, true}, MQLCL_GEMM_ACCURATE);
+  LibraryRun run = product.run_library(bridge(), device().ordinal, 1);
+  BOOST_TEST_REQUIRE(run.ok, run.why_not);
+  BOOST_TEST(product.check(run.product).verified);
+  BOOST_TEST((run.plan.rfind("ozaki.cl ", 0) == 0) == (unasked == 1), run.plan);
+  if (unasked == 1)
+    for (const auto &[name, value] : entry.at("params").items())
+      if (name != gemm::kUnaskedParam)
+        BOOST_TEST(run.plan.find(fmt::format(" {}={}", name, value.get<int64_t>())) !=
+                       std::string::npos,
+                   name << " in " << run.plan);
+}
+
 // tune --gemm also descends from the sets CLGemm runs for the shape's other layouts, after the
 // product's own: a set the tuning cache holds for NT is a start of the NN tune, once.
 BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_other_layouts_sets) {

@@ -490,4 +490,10 @@ bool wgmma_of(uint32_t vendor_id, uint32_t compute_capability) {
   return vendor_id == 0x10DE && compute_capability == 90;
 }
 
+Family scheme_form(const DeviceLimits &limits) {
+  return limits.int8_wgmma          ? Family::wgmma_int8
+         : limits.int8_tensor_cores ? Family::tensor_int8
+                                    : Family::integer_residues;
+}
+
 } // namespace mqlcl::gemm

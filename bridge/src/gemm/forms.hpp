@@ -56,6 +56,10 @@ bool fp64_tensor_cores_of(uint32_t vendor_id, uint32_t compute_capability);
 bool int8_tensor_cores_of(uint32_t vendor_id, uint32_t compute_capability);
 bool wgmma_of(uint32_t vendor_id, uint32_t compute_capability);
 
+// The form of the Ozaki scheme's integer products a device runs first (wgmma, else mma.sync, else
+// the portable form): the form whose measured sets decide whether the scheme runs unasked.
+Family scheme_form(const DeviceLimits &limits);
+
 // A product's dimensions and element size (4 float, 8 double).
 struct Shape {
   uint32_t m = 0, n = 0, k = 0;

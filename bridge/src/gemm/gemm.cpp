@@ -272,6 +272,15 @@ void run_exact_product(Context &context, ContextState &state, const Call &call, 
 
 // TF32 runs on the tensor cores or fails; ACCURATE and FASTEST take them where they build and
 // fall back to the exact product where they do not.
+// Why the call takes the Ozaki scheme unasked, or none: from the scheme's sets measured on the
+// device (ozaki.hpp).
+std::optional<std::string> scheme_unasked(const Context &context, ContextState &state,
+                                          const Call &call) {
+  const DeviceLimits limits = limits_of(*context.device);
+  return ozaki_unasked(limits, call, os::environment,
+                       measured_for(context, state, call, step_of(scheme_form(limits))));
+}
+
 void run_product(Context &context, ContextState &state, const Call &call, bool continues_last) {
   bool first = !continues_last;
   const bool wants_tensor_cores = !call.double_precision && call.precision != Precision::exact &&
@@ -293,12 +302,14 @@ void run_product(Context &context, ContextState &state, const Call &call, bool c
   }
   const bool inexact_double = call.double_precision && call.precision != Precision::exact;
   const bool forced = inexact_double && ozaki_forced(os::environment);
-  if (forced ||
-      (inexact_double && ozaki_unasked(limits_of(*context.device), call, os::environment))) {
+  const std::optional<std::string> unasked =
+      forced || !inexact_double ? std::nullopt : scheme_unasked(context, state, call);
+  if (forced || unasked) {
     std::string declined;
     try {
-      const std::optional<std::string> why =
-          run_ozaki_product(context, state, call, first, forced, rebuild_pieces(os::environment));
+      const std::optional<std::string> why = run_ozaki_product(
+          context, state, call, first, forced ? "MQLCL_GEMM_KERNEL=ozaki" : *unasked,
+          rebuild_pieces(os::environment));
       if (!why)
         return;
       declined = *why;

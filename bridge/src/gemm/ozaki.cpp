@@ -329,11 +329,23 @@ bool ozaki_forced(EnvironmentReader environment) {
   return environment("MQLCL_GEMM_KERNEL") == "ozaki";
 }
 
-bool ozaki_unasked(const DeviceLimits &limits, const Call &call, EnvironmentReader environment) {
-  return call.double_precision &&
-         (call.precision == Precision::accurate || call.precision == Precision::fastest) &&
-         limits.int8_wgmma && std::min({call.m, call.n, call.k}) >= kOzakiUnaskedFrom &&
-         environment("MQLCL_GEMM_KERNEL").empty();
+std::optional<std::string> ozaki_unasked(const DeviceLimits &limits, const Call &call,
+                                         EnvironmentReader environment,
+                                         const std::optional<Tuned> &measured) {
+  if (!call.double_precision ||
+      (call.precision != Precision::accurate && call.precision != Precision::fastest) ||
+      !environment("MQLCL_GEMM_KERNEL").empty())
+    return std::nullopt;
+  if (measured) {
+    const auto said = measured->entry.params.find(kUnaskedParam);
+    if (said != measured->entry.params.end())
+      return said->second == 1
+                 ? std::optional("measured faster than the FP64 product (" + measured->origin + ")")
+                 : std::nullopt;
+  }
+  if (limits.int8_wgmma && std::min({call.m, call.n, call.k}) >= kOzakiUnaskedFrom)
+    return fmt::format("M, N and K from {}", kOzakiUnaskedFrom);
+  return std::nullopt;
 }
 
 namespace {
@@ -439,6 +451,7 @@ std::pair<Params, std::string> params_for(const Context &context, ContextState &
                                           const DeviceLimits &limits) {
   if (auto tuned = tuned_for(context, state, call, step_of(form.family))) {
     Params tuned_params = over_defaults(form, tuned->entry.params);
+    tuned_params.erase(kUnaskedParam); // the host's, not the kernels' (ozaki.hpp)
     if (form.valid(tuned_params, limits, 1))
       return {std::move(tuned_params), tuned->origin};
   }
@@ -850,7 +863,7 @@ const char *products_text(Family family) {
 enum class Begun { no, served, missed };
 
 std::string plan_of(const OzakiDigits &digits, const OzakiKernels &k, unsigned pieces,
-                    bool second_pass, bool forced, Begun begun) {
+                    bool second_pass, const std::string &taken, Begun begun) {
   std::string text =
       fmt::format("{} MODULI={} BITS_A={} BITS_B={} REBUILD={}", kFile, digits.count, digits.bits_a,
                   digits.bits_b, pieces > 0 ? fmt::format("crt{}", pieces) : "garner");
@@ -858,9 +871,7 @@ std::string plan_of(const OzakiDigits &digits, const OzakiKernels &k, unsigned p
     text += fmt::format(" {}={}", name, value);
   return text +
          fmt::format(" ({}; Ozaki scheme II, integer products {}, {}{})", k.origin,
-                     products_text(k.form->family),
-                     forced ? "MQLCL_GEMM_KERNEL=ozaki"
-                            : fmt::format("M, N and K from {}", kOzakiUnaskedFrom),
+                     products_text(k.form->family), taken,
                      second_pass ? "; a second pass, the first's bits too few" : "") +
          (begun == Begun::served   ? " [products begun with the shape's last digits]"
           : begun == Begun::missed ? " [products begun with the shape's last digits, not these]"
@@ -918,8 +929,8 @@ std::optional<OzakiDigits> begin_products(const Context &context, ContextState &
 }
 
 std::optional<std::string> run_ozaki_product(const Context &context, ContextState &state,
-                                             const Call &call, bool &first, bool forced,
-                                             RebuildPieces allowed) {
+                                             const Call &call, bool &first,
+                                             const std::string &taken, RebuildPieces allowed) {
   const std::optional<OzakiKernels> found = kernels_for(context, state, call);
   if (!found)
     return std::string("the device's work-groups take neither form of the integer products");
@@ -966,7 +977,7 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
       residue_products(context, state, kernels, call, a, b, layout, s, digits, first);
     if (certified) {
       reconstruct_into_c(context, state, rebuild, call, s, digits, first);
-      state.last_plan = plan_of(digits, kernels, pieces, false, forced, products_begun);
+      state.last_plan = plan_of(digits, kernels, pieces, false, taken, products_begun);
       return std::nullopt;
     }
     // The size is at least the largest element and at least the sampled bound.
@@ -976,7 +987,7 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
     const std::string why = uncertified(a_summary, b_summary, call.k, digits, size);
     if (why.empty()) {
       apply_to_c(context, state, rebuild, call, s.values, first);
-      state.last_plan = plan_of(digits, kernels, pieces, pass > 0, forced, products_begun);
+      state.last_plan = plan_of(digits, kernels, pieces, pass > 0, taken, products_begun);
       return std::nullopt;
     }
     choice = choose_digits(a_summary, b_summary, call.k, size);

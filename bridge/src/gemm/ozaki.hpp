@@ -20,6 +20,7 @@
 
 #include "gemm/forms.hpp"
 #include "gemm/gemm.hpp"
+#include "gemm/tuning_file.hpp"
 
 #include <array>
 #include <climits>
@@ -119,18 +120,21 @@ double ozaki_crt_error_log2(const OperandSummary &a, const OperandSummary &b,
 bool ozaki_forced(EnvironmentReader environment);
 
 // The smallest M, N and K from which double products in MQLCL_GEMM_ACCURATE and
-// MQLCL_GEMM_FASTEST take the scheme unasked, where its integer products run on Hopper's wgmma:
-// on an H200 it passed the FP64 tensor cores' product at 8192^3 (1.33x their speed), 6144^3
-// (1.21x) and 4096^3 (1.03x) in the run of record (docs/performance.md), but the H100 is
-// unmeasured below 8192, and its memory, which the passes besides the integer products wait on, is
-// 0.7x the H200's. Those passes grow with two of the dimensions, the products with all three, so
-// its lead grows with each past that corner.
+// MQLCL_GEMM_FASTEST take the scheme unasked, where its integer products run on Hopper's wgmma
+// and no set measured on the device says otherwise (ozaki_unasked): the scheme passed the FP64
+// tensor cores' product at 8192^3 on both the H100 and the H200 (docs/performance.md). Those
+// passes of the scheme that are not its integer products grow with two of the dimensions, the
+// products with all three, so its lead grows with each past the corner where it was measured.
 inline constexpr uint32_t kOzakiUnaskedFrom = 8192;
 
-// Whether `call` takes the scheme unasked: a double product in MQLCL_GEMM_ACCURATE or
-// MQLCL_GEMM_FASTEST, M, N and K at least kOzakiUnaskedFrom, a device whose integer products run
-// on wgmma, and no kernel named by MQLCL_GEMM_KERNEL.
-bool ozaki_unasked(const DeviceLimits &limits, const Call &call, EnvironmentReader environment);
+// Why `call` takes the scheme unasked, or none: a double product in MQLCL_GEMM_ACCURATE or
+// MQLCL_GEMM_FASTEST, no kernel named by MQLCL_GEMM_KERNEL, and either `measured` (the scheme
+// form's set measured on the device at the largest shape within the call's, measured_for) says
+// UNASKED=1, or, where no such set says either, M, N and K are at least kOzakiUnaskedFrom on a
+// device whose integer products run on wgmma.
+std::optional<std::string> ozaki_unasked(const DeviceLimits &limits, const Call &call,
+                                         EnvironmentReader environment,
+                                         const std::optional<Tuned> &measured);
 
 // The reconstructions a call may take: the CRT's in `least` to `most` pieces, the fewest that keep
 // it within the bound, else Garner's (exact). MQLCL_OZAKI_REBUILD=garner: Garner's alone; =crt3:
@@ -144,9 +148,10 @@ RebuildPieces rebuild_pieces(EnvironmentReader environment);
 // returns why not (the caller then runs the FP64 product). Waits for the queue for the lines'
 // statistics and a lower bound of each product's size; and again for its largest element before
 // C is written, unless the digits meet the bound at that lower bound.
-// `forced`: MQLCL_GEMM_KERNEL=ozaki asked for it (the plan says which).
+// `taken`: why the call runs the scheme (MQLCL_GEMM_KERNEL=ozaki, or ozaki_unasked's reason),
+// which the plan says.
 std::optional<std::string> run_ozaki_product(const Context &context, ContextState &state,
-                                             const Call &call, bool &first, bool forced,
-                                             RebuildPieces allowed);
+                                             const Call &call, bool &first,
+                                             const std::string &taken, RebuildPieces allowed);
 
 } // namespace mqlcl::gemm

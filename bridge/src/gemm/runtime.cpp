@@ -224,6 +224,13 @@ std::optional<Tuned> tuned_for(const Context &context, ContextState &state, cons
                     call.double_precision ? Element::float64 : Element::float32, layout_of(call));
 }
 
+std::optional<Tuned> measured_for(const Context &context, ContextState &state, const Call &call,
+                                  const char *step) {
+  return find_measured_below(
+      overlay_of(state), compiled_database(), facts_of(*context.device), call.m, call.n, call.k,
+      step, call.double_precision ? Element::float64 : Element::float32, layout_of(call));
+}
+
 std::string layout_of(const Call &call) {
   return {call.a.transposed ? 'T' : 'N', call.b.transposed ? 'T' : 'N'};
 }

@@ -35,6 +35,12 @@ void launch(const Context &context, ContextState &state, cl_kernel kernel, cl_ui
 std::optional<Tuned> tuned_for(const Context &context, ContextState &state, const Call &call,
                                const char *step);
 
+// The set of `step` measured on the context's device for the call's element type and layout
+// whose M, N and K are each at most the call's, the largest such (find_measured_below): the
+// user's tuning file first, then the compiled database.
+std::optional<Tuned> measured_for(const Context &context, ContextState &state, const Call &call,
+                                  const char *step);
+
 // The compiled database (compiled_entries), made once per process.
 const std::vector<TunedEntry> &compiled_database();
 

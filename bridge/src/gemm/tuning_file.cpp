@@ -441,6 +441,41 @@ std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
 
 namespace {
 
+// The largest of `entries` no larger than m x n x k in any dimension, or nullptr.
+const TunedEntry *largest_within(const std::vector<const TunedEntry *> &entries, uint32_t m,
+                                 uint32_t n, uint32_t k) {
+  const TunedEntry *best = nullptr;
+  for (const TunedEntry *entry : entries)
+    if (entry->m <= m && entry->n <= n && entry->k <= k &&
+        (best == nullptr ||
+         double(entry->m) * entry->n * entry->k > double(best->m) * best->n * best->k))
+      best = entry;
+  return best;
+}
+
+} // namespace
+
+std::optional<Tuned> find_measured_below(const std::vector<TunedEntry> &overlay,
+                                         const std::vector<TunedEntry> &database,
+                                         const DeviceFacts &device, uint32_t m, uint32_t n,
+                                         uint32_t k, const std::string &step, Element element,
+                                         const std::string &layout) {
+  auto of_call = [&](const TunedEntry &e) {
+    return e.step == step && e.element == element && e.layout == layout && e.device == device.name;
+  };
+  const std::vector<const TunedEntry *> cached = matching(
+      overlay, [&](const TunedEntry &e) { return of_call(e) && e.driver == device.driver; });
+  if (const TunedEntry *entry = largest_within(cached, m, n, k))
+    return described("tuning cache", *entry, layout);
+  const std::vector<const TunedEntry *> compiled = matching(
+      database, [&](const TunedEntry &e) { return of_call(e) && e.vendor_id == device.vendor_id; });
+  if (const TunedEntry *entry = largest_within(compiled, m, n, k))
+    return described("database, this device", *entry, layout);
+  return std::nullopt;
+}
+
+namespace {
+
 struct CompiledEntry {
   uint32_t vendor_id;
   const char *architecture;

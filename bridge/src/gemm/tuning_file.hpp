@@ -32,6 +32,10 @@ inline constexpr const char *kFp64Step = "matr_mul_dmma";
 inline constexpr const char *kIntegerResiduesStep = "integer_residues";
 inline constexpr const char *kTensorInt8Step = "tensor_int8";
 inline constexpr const char *kWgmmaInt8Step = "wgmma_int8";
+// The host's parameter of a tuned set of the scheme, not its kernels': 1 where `mqlcl-replay tune
+// matr_mul_tuned --gemm LAYOUT --double --accurate` measured the whole scheme faster than the FP64
+// product at the set's shape on the device, 0 where it did not (gemm/ozaki.hpp, ozaki_unasked).
+inline constexpr const char *kUnaskedParam = "UNASKED";
 // A set tuned for one layout of A and B (`tune --gemm LAYOUT`: A, then B; T stored transposed).
 inline constexpr const char *kLayouts[] = {"NN", "NT", "TN", "TT"};
 
@@ -106,6 +110,16 @@ std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
                                 const std::vector<TunedEntry> &database, const DeviceFacts &device,
                                 uint32_t m, uint32_t n, uint32_t k, const std::string &step,
                                 Element element, const std::string &layout);
+
+// The set of `step` in `element` and `layout` measured on this very device (the tuning file's of
+// its driver, else the compiled database's of its name; not another device's of its architecture)
+// with the largest M x N x K among those whose M, N and K are each at most the call's: what was
+// measured there of a product whose lead grows with each dimension holds for the call.
+std::optional<Tuned> find_measured_below(const std::vector<TunedEntry> &overlay,
+                                         const std::vector<TunedEntry> &database,
+                                         const DeviceFacts &device, uint32_t m, uint32_t n,
+                                         uint32_t k, const std::string &step, Element element,
+                                         const std::string &layout);
 
 // The compiled database's entries (database.inc), made anew: the bridge keeps one copy per
 // process (compiled_database in gemm/runtime.hpp).
