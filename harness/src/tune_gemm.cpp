@@ -322,23 +322,18 @@ std::vector<Found> measured_starts(GemmTuner &tuner, const GemmProduct &product,
   return starts;
 }
 
-} // namespace
-
-namespace {
-
 // The scheme's set CLGemm runs for the product now (the tuning file's, the database's, else the
 // form's defaults), without UNASKED, the host's.
 Params scheme_set_now(const DeviceInfo &device, gemm::Family form, const GeneralGemm &shape) {
   const std::optional<gemm::Tuned> tuned = gemm::find_tuned(
       tuned_sets(), gemm::compiled_entries(), facts_of(device.caps), shape.m, shape.n, shape.k,
       gemm::step_of(form), gemm::Element::float64, layout_of(shape));
-  Params set = gemm::defaults_of(gemm::form_of(form));
-  if (tuned &&
-      gemm::form_of(form).valid(gemm::over_defaults(gemm::form_of(form), tuned->entry.params),
-                                limits_of(device.caps), 1))
-    set = gemm::over_defaults(gemm::form_of(form), tuned->entry.params);
+  const gemm::Form &products = gemm::form_of(form);
+  if (!tuned)
+    return gemm::defaults_of(products);
+  Params set = gemm::over_defaults(products, tuned->entry.params);
   set.erase(gemm::kUnaskedParam);
-  return set;
+  return products.valid(set, limits_of(device.caps), 1) ? set : gemm::defaults_of(products);
 }
 
 // The scheme's integer products tuned one parameter at a time from the set it runs now and from
@@ -366,9 +361,10 @@ std::pair<double, std::string> fp64_product_time(const Bridge &bridge, const Dev
                                                  const GeneralGemm &shape, uint32_t repeat) {
   const GemmProduct fp64(shape, MQLCL_GEMM_EXACT);
   LibraryRun run = fp64.run_library(bridge, device.ordinal, repeat);
-  if (!run.ok || run.seconds.empty() || !fp64.check(run.product).verified)
-    throw Error(ExitCode::bridge_failure,
-                "CLGemm's FP64 product did not run and verify: " + run.why_not);
+  if (!run.ok || run.seconds.empty())
+    throw Error(ExitCode::bridge_failure, "CLGemm's FP64 product did not run: " + run.why_not);
+  if (!fp64.check(run.product).verified)
+    throw Error(ExitCode::wrong_results, "CLGemm's FP64 product did not verify: " + run.plan);
   return {run.seconds.min(), run.plan};
 }
 

@@ -270,8 +270,6 @@ void run_exact_product(Context &context, ContextState &state, const Call &call, 
   state.last_plan += edges_text(call, *split);
 }
 
-// TF32 runs on the tensor cores or fails; ACCURATE and FASTEST take them where they build and
-// fall back to the exact product where they do not.
 // Why the call takes the Ozaki scheme unasked, or none: from the scheme's sets measured on the
 // device (ozaki.hpp).
 std::optional<std::string> scheme_unasked(const Context &context, ContextState &state,
@@ -281,6 +279,8 @@ std::optional<std::string> scheme_unasked(const Context &context, ContextState &
                        measured_for(context, state, call, step_of(scheme_form(limits))));
 }
 
+// TF32 runs on the tensor cores or fails; ACCURATE and FASTEST take them where they build and
+// fall back to the exact product where they do not.
 void run_product(Context &context, ContextState &state, const Call &call, bool continues_last) {
   bool first = !continues_last;
   const bool wants_tensor_cores = !call.double_precision && call.precision != Precision::exact &&
