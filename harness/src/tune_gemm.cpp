@@ -329,11 +329,11 @@ Params scheme_set_now(const DeviceInfo &device, gemm::Family form, const General
       tuned_sets(), gemm::compiled_entries(), facts_of(device.caps), shape.m, shape.n, shape.k,
       gemm::step_of(form), gemm::Element::float64, layout_of(shape));
   const gemm::Form &products = gemm::form_of(form);
-  if (!tuned)
-    return gemm::defaults_of(products);
-  Params set = gemm::over_defaults(products, tuned->entry.params);
-  set.erase(gemm::kUnaskedParam);
-  return products.valid(set, limits_of(device.caps), 1) ? set : gemm::defaults_of(products);
+  if (tuned)
+    if (std::optional<Params> set =
+            gemm::scheme_set(products, tuned->entry, limits_of(device.caps)))
+      return *set;
+  return gemm::defaults_of(products);
 }
 
 // The scheme's integer products tuned one parameter at a time from the set it runs now and from
@@ -394,16 +394,16 @@ int run_scheme_tune(const CommandLine &command, const Bridge &bridge, const Devi
     throw Error(ExitCode::bridge_failure, "the Ozaki scheme did not run and verify with any set");
   const auto [fp64_seconds, fp64_plan] = fp64_product_time(bridge, device, shape, tuner.repeat);
   const bool faster = best->seconds < fp64_seconds * kKeepBelow;
+  const double gflops = product.flops() / best->seconds / 1e9;
   fmt::print("\n{} trials; the scheme at {:.2f} GFLOPS:\n  {}\nthe FP64 product at {:.2f} GFLOPS "
              "({})\nthe scheme {:.3f}x the FP64 product's speed: UNASKED={}\n",
-             tuner.trials, product.flops() / best->seconds / 1e9, params_text(best->params),
-             product.flops() / fp64_seconds / 1e9, fp64_plan, fp64_seconds / best->seconds,
-             faster ? 1 : 0);
+             tuner.trials, gflops, params_text(best->params), product.flops() / fp64_seconds / 1e9,
+             fp64_plan, fp64_seconds / best->seconds, faster ? 1 : 0);
   TunedEntry entry = of_sets;
   entry.kernel_file = family.kernel_file;
   entry.params = best->params;
   entry.params[gemm::kUnaskedParam] = faster ? 1 : 0;
-  entry.gflops = product.flops() / best->seconds / 1e9;
+  entry.gflops = gflops;
   entry.measured = utc_now();
   cache_tuned(entry);
   return 0;

@@ -645,10 +645,7 @@ std::string tiles_entry(int bk, int copy) {
 // The tuning cache's key of the test device: "NAME | DRIVER", as the tuner writes it.
 std::string tuning_key() {
   Context probe = make_context();
-  std::string key = info_string(probe, MQLCL_CL_DEVICE_NAME);
-  while (!key.empty() && key.back() == ' ')
-    key.pop_back();
-  return key + " | " + info_string(probe, MQLCL_CL_DRIVER_VERSION);
+  return mqlcl_test::tuning_key(probe);
 }
 
 BOOST_AUTO_TEST_CASE(a_tuned_set_says_whether_operands_are_copied) {

@@ -516,14 +516,6 @@ struct needs_fp64 {
   }
 };
 
-// The tuning cache's key of the context's device: "NAME | DRIVER", as the tuner writes it.
-std::string tuning_key(int32_t context) {
-  std::string key = info_string(context, MQLCL_CL_DEVICE_NAME);
-  while (!key.empty() && key.back() == ' ')
-    key.pop_back();
-  return key + " | " + info_string(context, MQLCL_CL_DRIVER_VERSION);
-}
-
 // The step of the integer products' form the device runs (expected_products), whose measured sets
 // decide whether the scheme runs unasked.
 const char *scheme_step(int32_t context) {

@@ -46,6 +46,14 @@ inline std::string info_string(int32_t handle, int32_t property) {
   return to_utf8(text.data());
 }
 
+// The tuning cache's key of the context's device: "NAME | DRIVER", as the tuner writes it.
+inline std::string tuning_key(int32_t context) {
+  std::string key = info_string(context, MQLCL_CL_DEVICE_NAME);
+  while (!key.empty() && key.back() == ' ')
+    key.pop_back();
+  return key + " | " + info_string(context, MQLCL_CL_DRIVER_VERSION);
+}
+
 // Whether the context's device has FP64: CL_DEVICE_DOUBLE_FP_CONFIG is 0 where it has not.
 inline bool has_double(int32_t context) {
   uint8_t raw[8] = {};

@@ -4,6 +4,7 @@
 #include "errors.hpp"
 #include "gemm/forms.hpp"
 #include "gemm/operands.hpp"
+#include "gemm/planner.hpp"
 #include "gemm/runtime.hpp"
 #include "process_state.hpp"
 
@@ -449,12 +450,9 @@ RebuildKernels rebuild_kernels(const Context &context, ContextState &state, unsi
 std::pair<Params, std::string> params_for(const Context &context, ContextState &state,
                                           const Call &call, const Form &form,
                                           const DeviceLimits &limits) {
-  if (auto tuned = tuned_for(context, state, call, step_of(form.family))) {
-    Params tuned_params = over_defaults(form, tuned->entry.params);
-    tuned_params.erase(kUnaskedParam); // the host's, not the kernels' (ozaki.hpp)
-    if (form.valid(tuned_params, limits, 1))
-      return {std::move(tuned_params), tuned->origin};
-  }
+  if (auto tuned = tuned_for(context, state, call, step_of(form.family)))
+    if (std::optional<Params> set = scheme_set(form, tuned->entry, limits))
+      return {std::move(*set), tuned->origin};
   return {defaults_of(form), "defaults"};
 }
 

@@ -93,6 +93,15 @@ std::string plan_text(const Plan &plan) {
   return text + " (" + plan.origin + ")";
 }
 
+std::optional<Params> scheme_set(const Form &form, const TunedEntry &entry,
+                                 const DeviceLimits &device) {
+  Params set = over_defaults(form, entry.params);
+  set.erase(kUnaskedParam);
+  if (!form.valid(set, device, 1))
+    return std::nullopt;
+  return set;
+}
+
 std::optional<Family> forced_family(EnvironmentReader environment) {
   std::string chosen = environment("MQLCL_GEMM_KERNEL");
   if (chosen == "tiles")

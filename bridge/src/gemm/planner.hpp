@@ -100,6 +100,13 @@ Plan exact_plan(const DeviceLimits &limits, const DeviceFacts &device, const Sha
 // among the values where the call takes the kernels' 64-bit form.
 std::string plan_text(const Plan &plan);
 
+// A tuned set of the Ozaki scheme's integer products in `form` (kernels/gemm/ozaki.cl), as its
+// kernels take it: over the form's defaults, without UNASKED (the host's); none where the form's
+// rules refuse it on `device`, which then runs the defaults. What CLGemm runs and the tuner starts
+// from.
+std::optional<Params> scheme_set(const Form &form, const TunedEntry &entry,
+                                 const DeviceLimits &device);
+
 // MQLCL_GEMM_KERNEL: "tiles" or "registers" forces that family; unset or anything else, none.
 std::optional<Family> forced_family(EnvironmentReader environment);
 
