@@ -283,26 +283,35 @@ swept_line_stats_across(__global const double *src, ulong offset, ulong stride,
 }
 
 // The residues of four consecutive integers of a line, `scaled`, for each of the first `count`
-// moduli: a uchar4 per plane, planes `plane` uchar4s apart. Below 2^62 from two halves in double
-// arithmetic that is exact: y = hi (2^32 mod p) + lo, below 2^39, then y - p round(y / p),
-// symmetric at once, round(x) being (x + 1.5 * 2^52) - 1.5 * 2^52; adding 1.5 * 2^52 again leaves
-// the residue's two's complement in the low bits. fmod, exact but slower, above 2^62. (Tried and
-// not kept, 4096^2 and 17 moduli on the H200: an element per work-item, a byte stored per plane,
-// 0.26 ms; 32-bit remainders by the constant moduli, three per modulus, 0.43 with 18 moduli; the
-// moduli past 10 in float arithmetic on 13-bit fields, 0.19. Four per work-item: 0.17.)
+// moduli: a uchar4 per plane, planes `plane` uchar4s apart. Below 2^62 from two halves: y = hi (2^32
+// mod p) + lo, below 2^39, exact in double; its quotient round(y / p) by adding 1.5 * 2^52, which
+// leaves the integer in the double's low bits; then y - p round(y / p), symmetric at once, in
+// 32-bit words (exact modulo 2^32: the residue is under 2^7), whose low byte is the char: two
+// multiply-adds in double a modulus and two in int. fmod, exact but slower, above 2^62. (Tried and
+// not kept, on the H200: y - p round(y / p) in double too, five multiply-adds in double a modulus,
+// 0.181 and 0.195 ms for NN's A and B at 4096^2 and 16 moduli against 0.168 and 0.186 now, 0.79 and
+// 0.85 against 0.73 and 0.80 at 8192^2; two or four 32 x 32 blocks per work-group in residues(),
+// 0.194 / 0.196 and 0.182 / 0.186 ms at 4096^2. At 4096^2 and 17 moduli: an element per
+// work-item, a byte stored per plane, 0.26 ms; 32-bit remainders by the constant moduli, three per
+// modulus, 0.43 with 18 moduli; the moduli past 10 in float arithmetic on 13-bit fields, 0.19, where
+// four per work-item in double took 0.17.)
 void store_residues(double4 scaled, uint count, __global uchar4 *out, size_t plane) {
   const double round_double = 0x1.8p52;
   const double4 magnitude = fabs(scaled);
   if (fmax(fmax(magnitude.x, magnitude.y), fmax(magnitude.z, magnitude.w)) < 0x1p62) {
     const double4 hi = floor(scaled * 0x1p-32); // |hi| <= 2^30
     const double4 lo = scaled - hi * 0x1p32;    // exact: integers in [0, 2^32)
+    // Their words modulo 2^32 by the same 1.5 * 2^52 (a conversion's pipe is a quarter of the fma's).
+    const uint4 hi_word = convert_uint4(as_ulong4(hi + round_double));
+    const uint4 lo_word = convert_uint4(as_ulong4(lo + round_double));
 #pragma unroll
     for (int l = 0; l < OZAKI_COUNT; ++l)
       if (l < (int)count) {
-        const double p = moduli[l], wrap = (double)(0x100000000L % moduli[l]); // 2^32 mod p
-        const double4 y = fma(hi, (double4)wrap, lo);
-        const double4 quotient = fma(y, (double4)(1.0 / p), (double4)round_double) - round_double;
-        out[l * plane] = convert_uchar4(as_ulong4(fma(-quotient, (double4)p, y) + round_double));
+        const uint p = moduli[l], wrap = (uint)(0x100000000L % moduli[l]); // 2^32 mod p
+        const double4 y = fma(hi, (double4)((double)wrap), lo); // exact, |y| < 2^39
+        const uint4 quotient = convert_uint4(
+            as_ulong4(fma(y, (double4)(1.0 / (double)p), (double4)round_double)));
+        out[l * plane] = convert_uchar4(hi_word * wrap + lo_word - quotient * p);
       }
   } else {
     for (uint l = 0; l < count; ++l) {
