@@ -323,7 +323,7 @@ BOOST_AUTO_TEST_CASE(the_caches_of_record_load_with_numbers_or_strings_of_them) 
   }
   // Only the forms CLGemm takes: each form's own (matr_mul_tuned's 6 sizes, 3xTF32's 3, TF32's
   // 1) and those tuned by tune --gemm for one layout, the double products' among them (step 13's
-  // FMA tiles and step 19's tensor-core tiles).
+  // FMA tiles, step 19's tensor-core tiles and the Ozaki scheme's integer products).
   BOOST_TEST((per_form == std::map<std::string, int>{{kExactStep, 6},
                                                      {"matr_mul_tuned NN", 3},
                                                      {"matr_mul_tuned NT", 3},
@@ -331,9 +331,12 @@ BOOST_AUTO_TEST_CASE(the_caches_of_record_load_with_numbers_or_strings_of_them) 
                                                      {"matr_mul_tuned double NN", 2},
                                                      {"matr_mul_tuned double NT", 1},
                                                      {"matr_mul_tuned double TN", 1},
-                                                     {"matr_mul_dmma double NN", 1},
-                                                     {"matr_mul_dmma double NT", 2},
-                                                     {"matr_mul_dmma double TN", 2},
+                                                     {"matr_mul_dmma double NN", 2},
+                                                     {"matr_mul_dmma double NT", 3},
+                                                     {"matr_mul_dmma double TN", 3},
+                                                     {"wgmma_int8 double NN", 1},
+                                                     {"wgmma_int8 double NT", 1},
+                                                     {"wgmma_int8 double TN", 1},
                                                      {kAccurateStep, 3},
                                                      {"matr_mul_wgmma_tma_3xtf32 NN", 1},
                                                      {"matr_mul_wgmma_tma_3xtf32 NT", 3},
