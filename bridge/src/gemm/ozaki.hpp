@@ -122,10 +122,10 @@ bool ozaki_forced(EnvironmentReader environment);
 // The smallest M, N and K from which double products in MQLCL_GEMM_ACCURATE and
 // MQLCL_GEMM_FASTEST take the scheme unasked, where its integer products run on Hopper's wgmma
 // and no set measured on the device says otherwise (ozaki_unasked): the scheme passed the FP64
-// tensor cores' product at 8192^3 on both the H100 and the H200, and at 4096^3 on the H200 only
-// (the H100, in a run of an older form, 0.88x; docs/performance.md). Those passes of the scheme
-// that are not its integer products grow with two of the dimensions, the products with all three,
-// so its lead grows with each past the corner where it was measured.
+// tensor cores' product at 8192^3 on both the H100 and the H200 in every layout, at 4096^3 in NN
+// and NT only (TN 0.97-0.98x), so below 8192 a card's measured set decides (docs/performance.md).
+// Those passes of the scheme that are not its integer products grow with two of the dimensions,
+// the products with all three, so its lead grows with each past the corner where it was measured.
 inline constexpr uint32_t kOzakiUnaskedFrom = 8192;
 
 // Why `call` takes the scheme unasked, or none: a double product in MQLCL_GEMM_ACCURATE or
