@@ -8,6 +8,7 @@
 
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -778,6 +779,70 @@ BOOST_AUTO_TEST_CASE(step_19_copies_its_tiles_through_tensor_maps_where_rows_ali
                        << ": " << plan);
         }
     }
+  }
+  std::filesystem::remove(cache);
+}
+
+// Step 19's sets of record (the H100's and the H200's tuning files, from which the database is
+// compiled), each at a small shape with edges in M, N and K, every layout, a batch, alpha and
+// beta: rows aligned for the copy engine (offset 2), and an odd offset with odd leading dimensions
+// (what 4097 meets, the work-items copying). The database's sets serve those shapes only on the
+// cards they were tuned for, and tests elsewhere run forms of their own choosing: here each set
+// that ships verifies on any Hopper GPU. Runs on an NVIDIA Hopper GPU.
+std::vector<nlohmann::json> step_19_sets_of_record() {
+  std::vector<nlohmann::json> sets;
+  for (const char *card : {"h100", "h200"}) {
+    std::ifstream in(std::string(MQLCL_TEST_TUNINGS) + "/tuning-" + card + ".json");
+    const nlohmann::json file = nlohmann::json::parse(in); // outlives the loop's items()
+    for (const auto &[device, steps] : file.items())
+      for (const auto &[step, shapes] : steps.items())
+        if (step.rfind("matr_mul_dmma double ", 0) == 0)
+          for (const auto &[shape, entry] : shapes.items())
+            if (std::find(sets.begin(), sets.end(), entry.at("params")) == sets.end())
+              sets.push_back(entry.at("params"));
+  }
+  return sets;
+}
+
+// A parameter's value as the plan writes it (the files hold numbers, or numbers as strings).
+std::string text_of(const nlohmann::json &value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+BOOST_AUTO_TEST_CASE(every_set_of_record_of_step_19_verifies) {
+  if (Context probe = make_context(); !is_nvidia_hopper(probe)) {
+    BOOST_TEST_MESSAGE("not an NVIDIA Hopper GPU: the double product runs step 13's tiles here");
+    return;
+  }
+  if (const char *forced = std::getenv("MQLCL_GEMM_KERNEL"); forced != nullptr && *forced) {
+    BOOST_TEST_MESSAGE("MQLCL_GEMM_KERNEL=" << forced << " runs that kernel instead of step 19");
+    return;
+  }
+  const std::vector<nlohmann::json> sets = step_19_sets_of_record();
+  BOOST_TEST_REQUIRE(sets.size() >= 10u, "the tuning files of record hold step 19's sets");
+  const auto cache = std::filesystem::temp_directory_path() /
+                     ("mqlcl-test-fp64-record-" + std::to_string(std::random_device{}()) + ".json");
+  for (const nlohmann::json &params : sets) {
+    nlohmann::json file, entry;
+    entry["130x68x52"] = {{"kernel_file", "matr_mul_dmma.cl"}, {"params", params}};
+    for (const char *layout : {"NN", "NT", "TN", "TT"})
+      file[tuning_key()][std::string("matr_mul_dmma double ") + layout] = entry;
+    std::ofstream(cache) << file.dump();
+    ScopedEnvironment overlay("MQLCL_TUNE_CACHE", cache.string());
+    Context context = make_context();
+    for (uint32_t odd : {0u, 1u})
+      for (int t = 0; t < 4; ++t) {
+        Case c{130, 68, 52, bool(t & 1), bool(t & 2), true, -1.5, 0.5, 3};
+        c.offset = 2 - odd;
+        c.pad = odd;
+        run_case(context, c);
+        const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
+        BOOST_TEST_REQUIRE(plan.rfind("matr_mul_dmma.cl ", 0) == 0, plan);
+        BOOST_TEST(plan.find("(tuning cache") != std::string::npos, c << ": " << plan);
+        BOOST_TEST(plan.find(" BM=" + text_of(params.at("BM")) + " BN=" + text_of(params.at("BN")) +
+                             " ") != std::string::npos,
+                   c << ", the set " << params.dump() << ": " << plan);
+      }
   }
   std::filesystem::remove(cache);
 }
