@@ -678,6 +678,20 @@ BOOST_AUTO_TEST_CASE(a_tuned_set_says_whether_operands_are_copied) {
   std::filesystem::remove(cache);
 }
 
+// Whether the double product runs step 19 on the test device (an NVIDIA Hopper GPU, no kernel
+// forced); where not, says why.
+bool step_19_runs_here() {
+  if (Context probe = make_context(); !is_nvidia_hopper(probe)) {
+    BOOST_TEST_MESSAGE("not an NVIDIA Hopper GPU: the double product runs step 13's tiles here");
+    return false;
+  }
+  if (const char *forced = std::getenv("MQLCL_GEMM_KERNEL"); forced != nullptr && *forced) {
+    BOOST_TEST_MESSAGE("MQLCL_GEMM_KERNEL=" << forced << " runs that kernel instead of step 19");
+    return false;
+  }
+  return true;
+}
+
 // Step 19 (FP64 tensor cores) reads an operand with K down its rows in place (A_LINES, B_LINES)
 // unless its tuned set copies it first (COPY=1 both, 2 A's, 3 B's): NN's B and TN's A and B;
 // every way the product verifies, and CL_GEMM_PASSES shows the transposing copy only where the set
@@ -687,14 +701,8 @@ BOOST_AUTO_TEST_CASE(step_19_reads_operands_with_k_down_their_rows_in_place_unle
   const auto cache = std::filesystem::temp_directory_path() /
                      ("mqlcl-test-fp64-copy-" + std::to_string(std::random_device{}()) + ".json");
   const std::string key = tuning_key();
-  if (Context probe = make_context(); !is_nvidia_hopper(probe)) {
-    BOOST_TEST_MESSAGE("not an NVIDIA Hopper GPU: the double product runs step 13's tiles here");
+  if (!step_19_runs_here())
     return;
-  }
-  if (const char *forced = std::getenv("MQLCL_GEMM_KERNEL"); forced != nullptr && *forced) {
-    BOOST_TEST_MESSAGE("MQLCL_GEMM_KERNEL=" << forced << " runs that kernel instead of step 19");
-    return;
-  }
   for (int copy : {0, 1, 2, 3}) {
     const std::string entry =
         "{\"64x64x64\": {\"kernel_file\": \"matr_mul_dmma.cl\", \"params\": {\"BM\": 64, "
@@ -731,14 +739,8 @@ BOOST_AUTO_TEST_CASE(step_19_reads_operands_with_k_down_their_rows_in_place_unle
 // and beta: each element verifies every way. Runs on an NVIDIA Hopper GPU, where double runs step
 // 19.
 BOOST_AUTO_TEST_CASE(step_19_copies_its_tiles_through_tensor_maps_where_rows_align) {
-  if (Context probe = make_context(); !is_nvidia_hopper(probe)) {
-    BOOST_TEST_MESSAGE("not an NVIDIA Hopper GPU: the double product runs step 13's tiles here");
+  if (!step_19_runs_here())
     return;
-  }
-  if (const char *forced = std::getenv("MQLCL_GEMM_KERNEL"); forced != nullptr && *forced) {
-    BOOST_TEST_MESSAGE("MQLCL_GEMM_KERNEL=" << forced << " runs that kernel instead of step 19");
-    return;
-  }
   const auto cache = std::filesystem::temp_directory_path() /
                      ("mqlcl-test-fp64-maps-" + std::to_string(std::random_device{}()) + ".json");
   // A set of each copy-engine form (1: padded boxes, 3: K-contiguous tiles swizzled), or one that
@@ -783,12 +785,8 @@ BOOST_AUTO_TEST_CASE(step_19_copies_its_tiles_through_tensor_maps_where_rows_ali
   std::filesystem::remove(cache);
 }
 
-// Step 19's sets of record (the H100's and the H200's tuning files, from which the database is
-// compiled), each at a small shape with edges in M, N and K, every layout, a batch, alpha and
-// beta: rows aligned for the copy engine (offset 2), and an odd offset with odd leading dimensions
-// (what 4097 meets, the work-items copying). The database's sets serve those shapes only on the
-// cards they were tuned for, and tests elsewhere run forms of their own choosing: here each set
-// that ships verifies on any Hopper GPU. Runs on an NVIDIA Hopper GPU.
+// Step 19's distinct sets in the H100's and the H200's tuning files, from which the database is
+// compiled.
 std::vector<nlohmann::json> step_19_sets_of_record() {
   std::vector<nlohmann::json> sets;
   for (const char *card : {"h100", "h200"}) {
@@ -809,15 +807,15 @@ std::string text_of(const nlohmann::json &value) {
   return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
+// Step 19's sets of record (the H100's and the H200's tuning files, from which the database is
+// compiled), each at a small shape with edges in M, N and K, every layout, a batch, alpha and
+// beta: rows aligned for the copy engine (offset 2), and an odd offset with odd leading dimensions
+// (what 4097 meets, the work-items copying). The database's sets serve those shapes only on the
+// cards they were tuned for, and tests elsewhere run forms of their own choosing: here each set
+// that ships verifies on any Hopper GPU. Runs on an NVIDIA Hopper GPU.
 BOOST_AUTO_TEST_CASE(every_set_of_record_of_step_19_verifies) {
-  if (Context probe = make_context(); !is_nvidia_hopper(probe)) {
-    BOOST_TEST_MESSAGE("not an NVIDIA Hopper GPU: the double product runs step 13's tiles here");
+  if (!step_19_runs_here())
     return;
-  }
-  if (const char *forced = std::getenv("MQLCL_GEMM_KERNEL"); forced != nullptr && *forced) {
-    BOOST_TEST_MESSAGE("MQLCL_GEMM_KERNEL=" << forced << " runs that kernel instead of step 19");
-    return;
-  }
   const std::vector<nlohmann::json> sets = step_19_sets_of_record();
   BOOST_TEST_REQUIRE(sets.size() >= 10u, "the tuning files of record hold step 19's sets");
   const auto cache = std::filesystem::temp_directory_path() /
