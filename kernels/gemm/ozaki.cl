@@ -25,9 +25,10 @@
 // against those SAMPLES lines: each line's sums of |x y| less their FP64 rounding bound, the
 // largest as the high word of the double, into sampled (zeros before). For lines along K (step
 // 1) a work-group per line: global (64 * lines, products), local (64, 1); line_stats_across and
-// swept_line_stats_across, the same for lines side by side (line_step 1), 32 lines per
-// work-group in ACROSS_PARTS parts of K: global (32 * ceil(lines / 32), ACROSS_PARTS, products),
-// local (32, ACROSS_PARTS, 1).
+// swept_line_stats_across, the same for lines side by side (line_step 1), with one more argument,
+// group_lines (8, 16 or 32), the lines of a work-group of ACROSS_GROUP work-items, each line in
+// ACROSS_GROUP / group_lines parts of K: global (ACROSS_GROUP * ceil(lines / group_lines), 1,
+// products), local (ACROSS_GROUP, 1, 1).
 // residues(src, offset, stride, line_step, step, lines, length, padded, stats, bits, count, out,
 // tile_lines): the lines' integers modulo each of the first `count` moduli, as chars, in lines
 // (tile_lines 0) or, for TENSOR_CORES 2, in tiles of tile_lines lines (residue_at), zeros past the
@@ -54,8 +55,7 @@
 #endif
 #define REDUCE_EVERY 8192 // 8192 * 127^2 < 2^31
 #define STATS_GROUP 64
-#define ACROSS_LINES 32
-#define ACROSS_PARTS 16
+#define ACROSS_GROUP 512 // an across work-group: group_lines lines side by side, each in parts of K
 #define RESIDUE_TILE 32
 #define RESIDUE_ROWS 8
 #define SAMPLES 4 // the fixed operand's lines against which the swept one's are summed (a double4)
@@ -112,9 +112,11 @@ double below_size(double size, uint length) {
 // |A| |B| give a lower bound that is nearly the size, so the digits never need a second pass for
 // it. They are summed while the swept operand's statistics read its lines, the fixed lines' |x|
 // packed side by side by the fixed operand's statistics before (one 32-byte load an element,
-// the same for a warp's lines across): the swept operand is read once, not twice. On the H200,
-// NN, the statistics of both and the sampled sums took 0.16 ms at 4096^3 and 0.38 at 8192^3.
-// (Tried and not kept, the same way: a pass of its own, sampled_largest, 0.20 / 0.64 ms with the
+// the same for a warp's lines across): the swept operand is read once, not twice. On an H100,
+// NN, the statistics of both and the sampled sums take 0.13 ms at 4096^3 (0.18 with 32 lines to
+// every work-group across and the fixed loop in two).
+// (Tried and not kept, on the H200, where the statistics with 32 lines to every group took 0.16 /
+// 0.38 ms at 4096^3 / 8192^3: a pass of its own, sampled_largest, 0.20 / 0.64 ms with the
 // statistics; the fixed lines read in place, four loads an element, 0.36 / 0.80 with 8 parts of
 // K a work-group across and 0.21 / 0.49 with 16; packed, 8 parts, 0.24 / 0.53. In the pass of
 // its own, the fixed operand's lines side by side, its loads strided in every work-group, 0.32 ms
@@ -155,19 +157,23 @@ inline void walk_line(__global const double *x, ulong step, size_t from, size_t 
       size[2] = fma(f.s2, fabs(y), size[2]);
       size[3] = fma(f.s3, fabs(y), size[3]);
     }
-  } else if (mask) {
+  } else {
+    // One loop whether or not the line is a sample: lines side by side share a warp, and a
+    // second loop for a sample's lanes ran after the first, the pass waiting for it (TN's A at
+    // 4096^2 in groups of 32 lines, H100: 0.153 ms, the swept B beside it 0.105). Unrolled as the
+    // swept loop is: NN's A along K 0.062 ms against 0.074.
+#pragma unroll 4
     for (size_t h = from; h < length; h += every) {
       const double y = x[h * step];
       take(y, top, total);
-      __global double *at = (__global double *)(samples + h);
+      if (mask) {
+        __global double *at = (__global double *)(samples + h);
 #pragma unroll
-      for (int s = 0; s < SAMPLES; ++s)
-        if (mask >> s & 1)
-          at[s] = fabs(y);
+        for (int s = 0; s < SAMPLES; ++s)
+          if (mask >> s & 1)
+            at[s] = fabs(y);
+      }
     }
-  } else {
-    for (size_t h = from; h < length; h += every)
-      take(x[h * step], top, total);
   }
 }
 
@@ -220,27 +226,28 @@ inline void along(__global const double *src, ulong offset, ulong stride, ulong 
 }
 
 // The same for lines side by side: neighbouring work-items read neighbouring lines (coalesced),
-// each of the ACROSS_PARTS rows of the work-group every ACROSS_PARTS-th element of K.
+// each of the work-group's parts (ACROSS_GROUP / group_lines of them) every parts-th element of K.
 inline void across(__global const double *src, ulong offset, ulong stride, ulong line_step,
                    ulong step, uint lines, uint length, __global double *stats, const int role,
-                   __global double4 *samples, volatile __global uint *sampled,
+                   __global double4 *samples, volatile __global uint *sampled, uint group_lines,
                    __local double *largest, __local double *sum, __local double *sizes,
                    __local double *top_of_group) {
-  const size_t line = get_global_id(0), product = get_global_id(2);
-  const int u = get_local_id(0), part = get_local_id(1);
+  const int u = get_local_id(0) % group_lines, part = get_local_id(0) / group_lines;
+  const int parts = ACROSS_GROUP / group_lines;
+  const size_t line = get_group_id(0) * group_lines + u, product = get_global_id(2);
   const size_t kept = min(line, (size_t)lines - 1); // lines past the end repeat the last
   __global const double *x = src + offset + product * stride + kept * line_step;
   double top = 0, total = 0, size[SAMPLES] = {0};
-  walk_line(x, step, part, ACROSS_PARTS, length, role,
+  walk_line(x, step, part, parts, length, role,
             role == FIXED && line < lines ? samples_of(line, lines) : 0,
             samples + product * length, &top, &total, size);
-  largest[part * ACROSS_LINES + u] = top;
-  sum[part * ACROSS_LINES + u] = total;
-  store_stats(largest + u, sum + u, part, ACROSS_PARTS, ACROSS_LINES, line < lines,
+  largest[get_local_id(0)] = top;
+  sum[get_local_id(0)] = total;
+  store_stats(largest + u, sum + u, part, parts, group_lines, line < lines,
               stats + 2 * (product * lines + kept));
   if (role == SWEPT)
-    store_sampled(size, sizes, top_of_group, part, ACROSS_PARTS, ACROSS_LINES, line < lines,
-                  length, sampled + product);
+    store_sampled(size, sizes, top_of_group, part, parts, group_lines, line < lines, length,
+                  sampled + product);
 }
 
 __kernel __attribute__((reqd_work_group_size(STATS_GROUP, 1, 1))) void
@@ -262,24 +269,36 @@ swept_line_stats(__global const double *src, ulong offset, ulong stride, ulong l
         largest, sum, sizes, top_of_group);
 }
 
-__kernel __attribute__((reqd_work_group_size(ACROSS_LINES, ACROSS_PARTS, 1))) void
+// across() with group_lines a constant in each of its three forms, so that its strides and its
+// reductions' widths fold (read at run time, the swept pass took 0.26 ms at 8192^2 in groups of 32
+// lines, where the form before, 32 lines a constant, took 0.23; H100).
+#define ACROSS_AS(lines_constant, role, sizes, top_of_group)                                        \
+  across(src, offset, stride, line_step, step, lines, length, stats, role, samples, sampled,       \
+         lines_constant, largest, sum, sizes, top_of_group)
+#define ACROSS_WITH_CONSTANT_LINES(role, sizes, top_of_group)                                      \
+  if (group_lines == 32)                                                                           \
+    ACROSS_AS(32, role, sizes, top_of_group);                                                      \
+  else if (group_lines == 16)                                                                      \
+    ACROSS_AS(16, role, sizes, top_of_group);                                                      \
+  else                                                                                             \
+    ACROSS_AS(8, role, sizes, top_of_group)
+
+__kernel __attribute__((reqd_work_group_size(ACROSS_GROUP, 1, 1))) void
 line_stats_across(__global const double *src, ulong offset, ulong stride, ulong line_step,
                   ulong step, uint lines, uint length, __global double *stats,
-                  __global double4 *samples, volatile __global uint *sampled) {
-  __local double largest[ACROSS_PARTS * ACROSS_LINES], sum[ACROSS_PARTS * ACROSS_LINES];
-  across(src, offset, stride, line_step, step, lines, length, stats, FIXED, samples, sampled,
-         largest, sum, 0, 0);
+                  __global double4 *samples, volatile __global uint *sampled, uint group_lines) {
+  __local double largest[ACROSS_GROUP], sum[ACROSS_GROUP];
+  ACROSS_WITH_CONSTANT_LINES(FIXED, 0, 0);
 }
 
-__kernel __attribute__((reqd_work_group_size(ACROSS_LINES, ACROSS_PARTS, 1))) void
+__kernel __attribute__((reqd_work_group_size(ACROSS_GROUP, 1, 1))) void
 swept_line_stats_across(__global const double *src, ulong offset, ulong stride,
                         ulong line_step, ulong step, uint lines, uint length,
                         __global double *stats, __global double4 *samples,
-                        volatile __global uint *sampled) {
-  __local double largest[ACROSS_PARTS * ACROSS_LINES], sum[ACROSS_PARTS * ACROSS_LINES],
-      sizes[SAMPLES * ACROSS_PARTS * ACROSS_LINES], top_of_group[ACROSS_PARTS * ACROSS_LINES];
-  across(src, offset, stride, line_step, step, lines, length, stats, SWEPT, samples, sampled,
-         largest, sum, sizes, top_of_group);
+                        volatile __global uint *sampled, uint group_lines) {
+  __local double largest[ACROSS_GROUP], sum[ACROSS_GROUP], sizes[SAMPLES * ACROSS_GROUP],
+      top_of_group[ACROSS_GROUP];
+  ACROSS_WITH_CONSTANT_LINES(SWEPT, sizes, top_of_group);
 }
 
 // The residues of four consecutive integers of a line, `scaled`, for each of the first `count`
