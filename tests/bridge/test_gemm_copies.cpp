@@ -5,9 +5,9 @@
 // 64-bit indices; `pack` likewise. Every element of each copy is checked against the source, and
 // the copy's padding past each line (dst_ld) is left as it was.
 #define BOOST_TEST_MODULE bridge_gemm_copies
-#include "gemm/kernels.hpp"
 #include "gemm/operands.hpp"
 
+#include "embedded_program.hpp"
 #include "opencl_device.hpp"
 
 #include <boost/test/data/test_case.hpp>
@@ -81,17 +81,10 @@ template <class T> void run(int32_t context, const Case &c) {
   for (uint64_t e = 0; e < src_elements; ++e)
     src[e] = T(e % 100003) + T(0.25);
 
-  const std::string text(mqlcl::gemm::kernel_text("transpose.cl"));
-  const std::u16string source(text.begin(), text.end()); // the file is ASCII
-  const std::string options =
-      fmt::format("-DREALTYPE={} -DTILE={} -DINDEX64={}", c.double_precision ? "double" : "float",
-                  c.tile, c.index64 ? 1 : 0);
-  const std::u16string options16(options.begin(), options.end());
-  char16_t log[4096] = {};
-  Program program(CLProgramCreateEx(context, source.c_str(), options16.c_str(), log, 4096));
-  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text()
-                                                                << "\n"
-                                                                << std::string(log, log + 200));
+  Program program = embedded_program(context, "transpose.cl",
+                                     fmt::format("-DREALTYPE={} -DTILE={} -DINDEX64={}",
+                                                 c.double_precision ? "double" : "float", c.tile,
+                                                 c.index64 ? 1 : 0));
   Kernel kernel = make_kernel(program.get(), c.transposes ? u"transpose" : u"pack");
   Buffer in = make_buffer(context, uint32_t(src_elements * sizeof(T)));
   Buffer out = make_buffer(context, uint32_t(dst_elements * sizeof(T)));

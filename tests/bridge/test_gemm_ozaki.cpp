@@ -5,9 +5,9 @@
 // layout, with offsets, leading dimensions, a batch, alpha and beta; with lines spanning many
 // binades (more bits); and where no moduli suffice or values are not finite (the FP64 product).
 #define BOOST_TEST_MODULE bridge_gemm_ozaki
-#include "gemm/kernels.hpp"
 #include "gemm/ozaki.hpp"
 
+#include "embedded_program.hpp"
 #include "opencl_device.hpp"
 #include "scoped_environment.hpp"
 
@@ -686,17 +686,10 @@ void run_across(int32_t context, int32_t program, const char16_t *name, const Ac
 // them in 512 run on Hopper: CLExecute keeps to what the driver reports, so there these kernels
 // are checked only through CLGemm.
 std::optional<Program> across_program(int32_t context) {
-  const std::string text(gemm::kernel_text("ozaki.cl"));
-  const std::u16string source(text.begin(), text.end());
-  const std::string options =
-      fmt::format("-DOZAKI_COUNT={} -DOZAKI_MODULI={}", gemm::kOzakiModuli.size(),
-                  fmt::join(gemm::kOzakiModuli, ","));
-  const std::u16string options16(options.begin(), options.end());
-  char16_t log[2048] = {};
-  Program program(CLProgramCreateEx(context, source.c_str(), options16.c_str(), log, 2048));
-  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text()
-                                                                << "\n"
-                                                                << std::string(log, log + 200));
+  Program program =
+      embedded_program(context, "ozaki.cl",
+                       fmt::format("-DOZAKI_COUNT={} -DOZAKI_MODULI={}", gemm::kOzakiModuli.size(),
+                                   fmt::join(gemm::kOzakiModuli, ",")));
   const int64_t allowed = CLGetInfoInteger(make_kernel(program.get(), u"line_stats_across").get(),
                                            MQLCL_CL_KERNEL_WORK_GROUP_SIZE);
   if (allowed >= 512)
