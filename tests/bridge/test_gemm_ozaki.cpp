@@ -628,17 +628,13 @@ bool ran_in_order(const std::string &passes, std::initializer_list<const char *>
   return true;
 }
 
-// An operand whose lines lie side by side (line_step 1) as the statistics across read them: 37
-// lines (a partial work-group) of K = 29, in a batch of 2, with an offset and a leading dimension
-// past the lines.
-struct Across {
-  uint32_t lines = 37, k = 29, ld = 41, batch = 2;
-  uint64_t offset = 3, stride = uint64_t(29) * 41 + 5;
-  size_t elements() const { return offset + (batch - 1) * stride + size_t(k) * ld; }
-  double at(const std::vector<double> &x, uint32_t p, uint32_t line, uint32_t h) const {
-    return x[offset + p * stride + line + size_t(h) * ld];
-  }
-};
+// An operand whose lines lie side by side (line_step 1) as the statistics across read them: K
+// rows of 37 lines (a partial work-group) for K = 29, in a batch of 2, with an offset, a leading
+// dimension past the lines and a gap between the products.
+Stored across_operand() {
+  const uint32_t k = 29, lines = 37, ld = 41;
+  return {k, lines, ld, 3, uint64_t(k) * ld + 5, 2};
+}
 
 // The buffers a pass of the statistics across writes.
 struct AcrossOutputs {
@@ -647,7 +643,7 @@ struct AcrossOutputs {
 
 // Runs kernel `name` of `program` over `x` in work-groups of `group_lines` lines, as ozaki.cpp
 // launches it; checks each line's largest |x| and sum of |x| against the host's.
-void run_across(int32_t context, int32_t program, const char16_t *name, const Across &o,
+void run_across(int32_t context, int32_t program, const char16_t *name, const Stored &o,
                 const std::vector<double> &x, uint32_t group_lines, const AcrossOutputs &out) {
   Kernel kernel = make_kernel(program, name);
   const Buffer src(filled(context, x));
@@ -656,25 +652,25 @@ void run_across(int32_t context, int32_t program, const char16_t *name, const Ac
   for (const auto &[index, value] :
        {std::pair{1u, o.offset}, {2u, o.stride}, {3u, line_step}, {4u, step}})
     BOOST_TEST_REQUIRE(CLSetKernelArg(kernel.get(), index, &value, 8) == 1);
-  BOOST_TEST_REQUIRE(CLSetKernelArg(kernel.get(), 5, &o.lines, 4) == 1);
-  BOOST_TEST_REQUIRE(CLSetKernelArg(kernel.get(), 6, &o.k, 4) == 1);
+  BOOST_TEST_REQUIRE(CLSetKernelArg(kernel.get(), 5, &o.cols, 4) == 1);
+  BOOST_TEST_REQUIRE(CLSetKernelArg(kernel.get(), 6, &o.rows, 4) == 1);
   for (const auto &[index, buffer] :
        {std::pair{7u, out.stats}, {8u, out.samples}, {9u, out.sampled}})
     BOOST_TEST_REQUIRE(CLSetKernelArgMem(kernel.get(), index, buffer) == 1);
   BOOST_TEST_REQUIRE(CLSetKernelArg(kernel.get(), 10, &group_lines, 4) == 1);
-  const uint32_t groups = (o.lines + group_lines - 1) / group_lines;
+  const uint32_t groups = (o.cols + group_lines - 1) / group_lines;
   const uint32_t global[] = {512 * groups, 1, o.batch}, local[] = {512, 1, 1};
   const int32_t launched = CLExecute(kernel.get(), 3, nullptr, global, local);
   BOOST_TEST_REQUIRE(launched == 1, last_error_text()); // read after the call
-  std::vector<double> got(2 * o.lines * o.batch);
+  std::vector<double> got(2 * o.cols * o.batch);
   BOOST_TEST_REQUIRE(CLBufferRead(out.stats, got.data(), 0, 0, uint32_t(got.size()), 8) ==
                      got.size());
   for (uint32_t p = 0; p < o.batch; ++p)
-    for (uint32_t line = 0; line < o.lines; ++line) {
+    for (uint32_t line = 0; line < o.cols; ++line) {
       double top = 0, sum = 0;
-      for (uint32_t h = 0; h < o.k; ++h)
-        top = std::max(top, std::fabs(o.at(x, p, line, h))), sum += std::fabs(o.at(x, p, line, h));
-      const size_t i = 2 * (size_t(p) * o.lines + line);
+      for (uint32_t h = 0; h < o.rows; ++h)
+        top = std::max(top, std::fabs(x[o.at(p, h, line)])), sum += std::fabs(x[o.at(p, h, line)]);
+      const size_t i = 2 * (size_t(p) * o.cols + line);
       BOOST_TEST(got[i] == top, group_lines << " lines, product " << p << ", line " << line);
       BOOST_TEST(std::fabs(got[i + 1] - sum) <= 1e-13 * sum, "sum of line " << line);
     }
@@ -710,42 +706,43 @@ BOOST_AUTO_TEST_CASE(statistics_across_agree_with_the_host_in_every_group_shape)
   const std::optional<Program> program = across_program(context.get());
   if (!program)
     return;
-  const Across o;
+  const Stored o = across_operand();
   const std::vector<double> fixed = random_values(o.elements(), 6, 71),
                             swept = random_values(o.elements(), 6, 72);
   for (uint32_t group_lines : {32u, 16u, 8u}) {
-    const Buffer stats = make_buffer(context.get(), 2 * o.lines * o.batch * 8);
-    const Buffer samples = make_buffer(context.get(), 4 * o.k * o.batch * 8);
+    const Buffer stats = make_buffer(context.get(), 2 * o.cols * o.batch * 8);
+    const Buffer samples = make_buffer(context.get(), 4 * o.rows * o.batch * 8);
     const Buffer sampled(filled(context.get(), std::vector<double>(o.batch, 0.0))); // a uint each
     const AcrossOutputs out{stats.get(), samples.get(), sampled.get()};
     run_across(context.get(), program->get(), u"line_stats_across", o, fixed, group_lines, out);
-    std::vector<double> packed(4 * o.k * o.batch);
+    std::vector<double> packed(4 * o.rows * o.batch);
     BOOST_TEST_REQUIRE(CLBufferRead(samples.get(), packed.data(), 0, 0, uint32_t(packed.size()),
                                     8) == packed.size());
     for (uint32_t p = 0; p < o.batch; ++p)
-      for (uint32_t h = 0; h < o.k; ++h)
+      for (uint32_t h = 0; h < o.rows; ++h)
         for (uint32_t s = 0; s < 4; ++s)
-          BOOST_TEST(packed[(size_t(p) * o.k + h) * 4 + s] ==
-                     std::fabs(o.at(fixed, p, s * o.lines / 4, h)));
+          BOOST_TEST(packed[(size_t(p) * o.rows + h) * 4 + s] ==
+                     std::fabs(fixed[o.at(p, h, s * o.cols / 4)]));
     run_across(context.get(), program->get(), u"swept_line_stats_across", o, swept, group_lines,
                out);
     std::vector<uint32_t> high_words(o.batch);
     BOOST_TEST_REQUIRE(CLBufferRead(sampled.get(), high_words.data(), 0, 0, o.batch, 4) == o.batch);
     for (uint32_t p = 0; p < o.batch; ++p) {
       double size = 0;
-      for (uint32_t line = 0; line < o.lines; ++line)
+      for (uint32_t line = 0; line < o.cols; ++line)
         for (uint32_t s = 0; s < 4; ++s) {
           Dot2 sum;
-          for (uint32_t h = 0; h < o.k; ++h)
-            sum.add(std::fabs(o.at(fixed, p, s * o.lines / 4, h)),
-                    std::fabs(o.at(swept, p, line, h)));
+          for (uint32_t h = 0; h < o.rows; ++h)
+            sum.add(std::fabs(fixed[o.at(p, h, s * o.cols / 4)]),
+                    std::fabs(swept[o.at(p, h, line)]));
           size = std::max(size, sum.value());
         }
       const uint64_t bits = uint64_t(high_words[p]) << 32;
       double got = 0;
       std::memcpy(&got, &bits, sizeof(got));
       BOOST_TEST(got <= size, group_lines << " lines, product " << p);
-      BOOST_TEST(got >= size * (1 - 0x1p-19 - (o.k + 128) * 0x1p-51), got << " against " << size);
+      BOOST_TEST(got >= size * (1 - 0x1p-19 - (o.rows + 128) * 0x1p-51),
+                 got << " against " << size);
     }
   }
 }
