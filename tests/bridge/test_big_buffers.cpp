@@ -192,7 +192,7 @@ BOOST_AUTO_TEST_CASE(a_buffer_past_the_32_bit_calls) {
   }
   Buffer buffer(CLBufferCreate64(context, bytes, 0));
   BOOST_TEST_REQUIRE(buffer.get() != MQLCL_INVALID_HANDLE,
-                     "CLBufferCreate64(" << bytes << "): " << last_error_text());
+                     "CLBufferCreate64(" << bytes << "): " << last_error);
   BOOST_TEST(static_cast<uint64_t>(CLGetInfoInteger(buffer, MQLCL_CL_BUFFER_SIZE)) == bytes);
   Program program = make_program(context, kAddAt);
   Kernel add_at = make_kernel(program, u"add_at");
@@ -204,17 +204,17 @@ BOOST_AUTO_TEST_CASE(a_buffer_past_the_32_bit_calls) {
       host[i] = pattern(window.first_word + i);
     BOOST_TEST_REQUIRE(CLBufferWrite64(buffer, host.data(), window.first_word * 4, 0, window.words,
                                        4) == window.words,
-                       last_error_text());
+                       last_error);
     const uint64_t first = window.first_word;
     BOOST_TEST_REQUIRE(CLSetKernelArgMem(add_at, 0, buffer) == 1);
     BOOST_TEST_REQUIRE(CLSetKernelArg(add_at, 1, &first, sizeof(first)) == 1);
     BOOST_TEST_REQUIRE(CLSetKernelArg(add_at, 2, &add, sizeof(add)) == 1);
     const uint32_t global[1] = {static_cast<uint32_t>(window.words)};
-    BOOST_TEST_REQUIRE(CLExecute(add_at, 1, nullptr, global, nullptr) == 1, last_error_text());
+    BOOST_TEST_REQUIRE(CLExecute(add_at, 1, nullptr, global, nullptr) == 1, last_error);
     std::fill(host.begin(), host.end(), 0u);
     BOOST_TEST_REQUIRE(CLBufferRead64(buffer, host.data(), window.first_word * 4, 0, window.words,
                                       4) == window.words,
-                       last_error_text());
+                       last_error);
     uint64_t wrong = 0;
     for (uint64_t i = 0; i < window.words; ++i)
       wrong += host[i] != pattern(window.first_word + i) + add;

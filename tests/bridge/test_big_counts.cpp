@@ -120,7 +120,7 @@ BOOST_FIXTURE_TEST_CASE(counts_whose_bytes_pass_2_to_the_64_are_refused_on_an_8_
                          context, MQLCL_CL_DEVICE_MAX_MEM_ALLOC_SIZE)) == fake::kClaimed);
   const uint64_t size = (uint64_t{8} << 30) + (uint64_t{1} << 17);
   Buffer buffer(CLBufferCreate64(context, size, 0));
-  BOOST_TEST_REQUIRE(buffer.get() != MQLCL_INVALID_HANDLE, last_error_text());
+  BOOST_TEST_REQUIRE(buffer.get() != MQLCL_INVALID_HANDLE, last_error);
   BOOST_TEST_REQUIRE(static_cast<uint64_t>(CLGetInfoInteger(buffer, MQLCL_CL_BUFFER_SIZE)) == size);
   std::vector<uint8_t> backing(fake::kBacking, 0x5A);
   BOOST_TEST_REQUIRE(CLBufferWrite64(buffer, backing.data(), 0, 0, backing.size(), 1) ==

@@ -77,7 +77,7 @@ template <class T> struct Run { std::vector<T> a, b, c_before, c_after; };
 template <class T> int32_t make_filled(int32_t context, const std::vector<T> &values) {
   int32_t buffer = CLBufferCreate(context, static_cast<uint32_t>(values.size() * sizeof(T)),
                                   MQLCL_MEM_READ_WRITE);
-  BOOST_TEST_REQUIRE(buffer != MQLCL_INVALID_HANDLE, last_error_text());
+  BOOST_TEST_REQUIRE(buffer != MQLCL_INVALID_HANDLE, last_error);
   BOOST_TEST_REQUIRE(CLBufferWrite(buffer, values.data(), 0, 0,
                                    static_cast<uint32_t>(values.size()),
                                    sizeof(T)) == values.size());
@@ -149,7 +149,7 @@ void run_stored(int32_t context, const Case &c, const Stored &sa, const Stored &
   int32_t done = CLGemm(a, b, cb, type, c.precision, c.transpose_a, c.transpose_b, c.m, c.n, c.k,
                         c.alpha, c.beta, sa.offset, uint32_t(sa.ld), sb.offset, uint32_t(sb.ld),
                         sc.offset, uint32_t(sc.ld), c.batch, sa.stride, sb.stride, sc.stride);
-  BOOST_TEST_REQUIRE(done == 1, c << ": " << last_error_text());
+  BOOST_TEST_REQUIRE(done == 1, c << ": " << last_error);
   run.c_after.resize(sc.elements);
   BOOST_TEST_REQUIRE(CLBufferRead(cb, run.c_after.data(), 0, 0, uint32_t(sc.elements), sizeof(T)) ==
                      sc.elements);
@@ -264,7 +264,7 @@ bool offers_tf32(int32_t context) {
   if (CLGemm(x, x, make_buffer(context, 64), MQLCL_GEMM_FLOAT, MQLCL_GEMM_TF32, 0, 0, 4, 4, 1, 1, 0,
              0, 0, 0, 0, 0, 0, 1, 0, 0, 0) == 1)
     return true;
-  BOOST_TEST_REQUIRE(CLGetLastError() == MQLCL_ERR_OPENCL_NOT_SUPPORTED, last_error_text());
+  BOOST_TEST_REQUIRE(CLGetLastError() == MQLCL_ERR_OPENCL_NOT_SUPPORTED, last_error);
   return false;
 }
 
@@ -445,7 +445,7 @@ BOOST_AUTO_TEST_CASE(a_batch_of_overlapping_b_matrices_is_read_in_place) {
   Buffer dc = make_buffer(context, uint32_t(size_t{batch} * m * n * 4));
   BOOST_TEST_REQUIRE(CLGemm(da, db, dc, MQLCL_GEMM_FLOAT, MQLCL_GEMM_EXACT, 0, 0, m, n, k, 1, 0, 0,
                             k, 0, ldb, 0, n, batch, 0, 1, size_t{m} * n) == 1,
-                     last_error_text());
+                     last_error);
   const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
   BOOST_TEST(plan.rfind("matr_mul_double_buffered.cl", 0) == 0, plan); // the form that reads B
   std::vector<float> c(size_t{batch} * m * n);
@@ -505,7 +505,7 @@ template <class T> struct SparseOperand {
       for (uint64_t r = 0; r < stored.rows; ++r)
         BOOST_TEST_REQUIRE(CLBufferWrite64(buffer, &at(p, r, 0), address(p, r) * sizeof(T), 0,
                                            stored.cols, sizeof(T)) == stored.cols,
-                           last_error_text());
+                           last_error);
   }
   // Reads the rows back; returns how many guards changed.
   size_t read_rows() {
@@ -513,7 +513,7 @@ template <class T> struct SparseOperand {
       for (uint64_t r = 0; r < stored.rows; ++r)
         BOOST_TEST_REQUIRE(CLBufferRead64(buffer, &at(p, r, 0), address(p, r) * sizeof(T), 0,
                                           stored.cols, sizeof(T)) == stored.cols,
-                           last_error_text());
+                           last_error);
     size_t changed = 0;
     for (uint64_t element : guards()) {
       T value{};
@@ -529,7 +529,7 @@ template <class T>
 SparseOperand<T> sparse_operand(int32_t context, const Stored &stored, uint32_t batch,
                                 uint32_t seed) {
   Buffer buffer(CLBufferCreate64(context, stored.elements * sizeof(T), MQLCL_MEM_READ_WRITE));
-  BOOST_TEST_REQUIRE(buffer.get() != MQLCL_INVALID_HANDLE, last_error_text());
+  BOOST_TEST_REQUIRE(buffer.get() != MQLCL_INVALID_HANDLE, last_error);
   SparseOperand<T> operand{stored, batch, std::move(buffer),
                            converted<T>(random_values(batch * stored.rows * stored.cols, seed))};
   operand.write_rows();
@@ -549,7 +549,7 @@ void run_sparse(int32_t context, const Case &c, const Stored &sa, const Stored &
                             c.transpose_b, c.m, c.n, c.k, c.alpha, c.beta, sa.offset,
                             uint32_t(sa.ld), sb.offset, uint32_t(sb.ld), sc.offset, uint32_t(sc.ld),
                             c.batch, sa.stride, sb.stride, sc.stride) == 1,
-                     c << ": " << last_error_text());
+                     c << ": " << last_error);
   BOOST_TEST(cc.read_rows() == 0u, c << ": an element next to C's rows changed");
   size_t wrong = 0;
   for (uint32_t p = 0; p < c.batch; ++p)

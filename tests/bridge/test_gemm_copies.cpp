@@ -112,7 +112,7 @@ template <class T> void run(int32_t context, const Case &c) {
     global[d] = uint32_t(geometry.global[d]);
     local[d] = uint32_t(geometry.local[d]);
   }
-  BOOST_TEST_REQUIRE(CLExecute(kernel.get(), 3, nullptr, global, local) == 1, last_error_text());
+  BOOST_TEST_REQUIRE(CLExecute(kernel.get(), 3, nullptr, global, local) == 1, last_error);
   BOOST_TEST_REQUIRE(CLBufferRead(out.get(), dst.data(), 0, 0, uint32_t(dst_elements), sizeof(T)) ==
                      dst_elements);
 

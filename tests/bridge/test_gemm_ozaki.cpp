@@ -362,7 +362,7 @@ struct Result {
 
 int32_t filled(int32_t context, const std::vector<double> &values) {
   const int32_t buffer = CLBufferCreate(context, uint32_t(values.size() * 8), MQLCL_MEM_READ_WRITE);
-  BOOST_TEST_REQUIRE(buffer != MQLCL_INVALID_HANDLE, last_error_text());
+  BOOST_TEST_REQUIRE(buffer != MQLCL_INVALID_HANDLE, last_error);
   BOOST_TEST_REQUIRE(CLBufferWrite(buffer, values.data(), 0, 0, uint32_t(values.size()), 8) ==
                      values.size());
   return buffer;
@@ -374,7 +374,7 @@ Result run(int32_t context, const Operands &o, int32_t precision) {
   BOOST_TEST_REQUIRE(CLGemm(a, b, c, MQLCL_GEMM_DOUBLE, precision, k.transpose_a, k.transpose_b,
                             k.m, k.n, k.k, k.alpha, k.beta, k.offset, o.sa.ld, k.offset, o.sb.ld,
                             k.offset, o.sc.ld, k.batch, o.sa.stride, o.sb.stride, o.sc.stride) == 1,
-                     last_error_text());
+                     last_error);
   Result result{std::vector<double>(o.c_before.size()), {}, {}};
   BOOST_TEST_REQUIRE(CLBufferRead(c, result.c.data(), 0, 0, uint32_t(result.c.size()), 8) ==
                      result.c.size());
@@ -661,7 +661,7 @@ void run_across(int32_t context, int32_t program, const char16_t *name, const St
   const uint32_t groups = (o.cols + group_lines - 1) / group_lines;
   const uint32_t global[] = {512 * groups, 1, o.batch}, local[] = {512, 1, 1};
   const int32_t launched = CLExecute(kernel.get(), 3, nullptr, global, local);
-  BOOST_TEST_REQUIRE(launched == 1, last_error_text()); // read after the call
+  BOOST_TEST_REQUIRE(launched == 1, last_error); // read after the call
   std::vector<double> got(2 * o.cols * o.batch);
   BOOST_TEST_REQUIRE(CLBufferRead(out.stats, got.data(), 0, 0, uint32_t(got.size()), 8) ==
                      got.size());

@@ -25,8 +25,8 @@ Handles create_all() {
   h.program = CLProgramCreate(h.context, kTestKernels);
   h.kernel = CLKernelCreate(h.program, u"axpy");
   h.buffer = CLBufferCreate(h.context, 1024, MQLCL_MEM_READ_WRITE);
-  BOOST_TEST_REQUIRE(h.buffer != MQLCL_INVALID_HANDLE, last_error_text());
-  BOOST_TEST_REQUIRE(h.kernel != MQLCL_INVALID_HANDLE, last_error_text());
+  BOOST_TEST_REQUIRE(h.buffer != MQLCL_INVALID_HANDLE, last_error);
+  BOOST_TEST_REQUIRE(h.kernel != MQLCL_INVALID_HANDLE, last_error);
   return h;
 }
 
@@ -47,7 +47,7 @@ void free_in_order(const Handles &h, const std::array<int, 4> &order) {
       CLBufferFree(h.buffer);
       break;
     }
-    BOOST_TEST(CLGetLastError() == 0, "free #" << which << ": " << last_error_text());
+    BOOST_TEST(CLGetLastError() == 0, "free #" << which << ": " << last_error);
   }
 }
 
@@ -190,7 +190,7 @@ BOOST_AUTO_TEST_CASE(children_keep_freed_parents_alive) {
   BOOST_TEST(CLSetKernelArgMem(h.kernel, 1, h.buffer) == 1);
   BOOST_TEST(CLSetKernelArg(h.kernel, 2, &a, 4) == 1);
   const uint32_t global[1] = {n};
-  BOOST_TEST(CLExecute(h.kernel, 1, nullptr, global, nullptr) == 1, last_error_text());
+  BOOST_TEST(CLExecute(h.kernel, 1, nullptr, global, nullptr) == 1, last_error);
   BOOST_TEST(CLBufferRead(h.buffer, out.data(), 0, 0, n, 4) == n);
   BOOST_TEST(std::all_of(out.begin(), out.end(), [](float v) { return v == 5.0f; }));
   BOOST_TEST(CLGetInfoInteger(h.kernel, MQLCL_CL_DEVICE_ORDINAL) >= 0);
@@ -227,8 +227,8 @@ BOOST_AUTO_TEST_CASE(ten_thousand_create_free_cycles_do_not_grow) {
   for (int i = 0; i < 10000; ++i) {
     int32_t buffer = CLBufferCreate(context, 64, 0);
     int32_t kernel = CLKernelCreate(program, u"axpy");
-    BOOST_TEST_REQUIRE(buffer != MQLCL_INVALID_HANDLE, last_error_text());
-    BOOST_TEST_REQUIRE(kernel != MQLCL_INVALID_HANDLE, last_error_text());
+    BOOST_TEST_REQUIRE(buffer != MQLCL_INVALID_HANDLE, last_error);
+    BOOST_TEST_REQUIRE(kernel != MQLCL_INVALID_HANDLE, last_error);
     BOOST_TEST_REQUIRE(CLSetKernelArgMem(kernel, 0, buffer) == 1);
     slots.insert(static_cast<uint32_t>(buffer) & 0xFFFF); // the slot field of the handle
     CLKernelFree(kernel);

@@ -121,7 +121,7 @@ template <class T> void check_every_shape_and_panel_count(int32_t context) {
         Product<T> product(context, shape.m, shape.n, shape.k, shape.m + shape.k);
         std::vector<T> c(product.want.size(), T(-99));
         const uint64_t reads = mqlcl_fault::calls(Call::clEnqueueReadBuffer);
-        BOOST_TEST_REQUIRE(product.run(c) == 1, last_error_text());
+        BOOST_TEST_REQUIRE(product.run(c) == 1, last_error);
         BOOST_TEST(product.wrong(c) == 0u);
         // Staged: C comes back in chunks, so at least one read per chunk.
         const uint64_t c_bytes = product.want.size() * sizeof(T);
@@ -163,7 +163,7 @@ constexpr Shape kSideBySide = {64, 1024, 1024};
 template <class T> size_t wrong_in_side_by_side(int32_t context) {
   Product<T> product(context, kSideBySide.m, kSideBySide.n, kSideBySide.k, 5);
   std::vector<T> c(product.want.size(), T(-99));
-  BOOST_TEST_REQUIRE(product.run(c) == 1, last_error_text());
+  BOOST_TEST_REQUIRE(product.run(c) == 1, last_error);
   return product.wrong(c);
 }
 
@@ -189,7 +189,7 @@ BOOST_AUTO_TEST_CASE(the_panels_report_as_one_product) {
   Product<float> product(context, 300, 40, 20, 7);
   std::vector<float> c(product.want.size());
   const uint64_t launches = mqlcl_fault::calls(Call::clEnqueueNDRangeKernel);
-  BOOST_TEST_REQUIRE(product.run(c) == 1, last_error_text());
+  BOOST_TEST_REQUIRE(product.run(c) == 1, last_error);
   const uint64_t made = mqlcl_fault::calls(Call::clEnqueueNDRangeKernel) - launches;
   BOOST_TEST(CLGetInfoInteger(context, MQLCL_CL_GEMM_EXECUTION_TIME) > 0);
   const std::string passes = info_string(context, MQLCL_CL_GEMM_PASSES);
@@ -330,7 +330,7 @@ void check_failure(const Scenario &scenario, const Shape &shape) {
     Product<float> product(context, shape.m, shape.n, shape.k, 21);
     std::vector<float> c(product.want.size(), -1.5f);
     const uint64_t calls_before = mqlcl_fault::calls(scenario.call);
-    BOOST_TEST_REQUIRE(product.run(c) == 1, last_error_text()); // the programs built
+    BOOST_TEST_REQUIRE(product.run(c) == 1, last_error); // the programs built
     const uint64_t nth =
         scenario.nth != 0 ? scenario.nth : mqlcl_fault::calls(scenario.call) - calls_before;
     std::fill(c.begin(), c.end(), -1.5f);
@@ -355,7 +355,7 @@ void check_failure(const Scenario &scenario, const Shape &shape) {
     BOOST_TEST(neither == 0u);
 
     CLResetLastError();
-    BOOST_TEST(product.run(c) == 1, last_error_text());
+    BOOST_TEST(product.run(c) == 1, last_error);
     BOOST_TEST(product.wrong(c) == 0u);
   }
   mqlcl_fault::release_refused();

@@ -35,24 +35,24 @@ BOOST_AUTO_TEST_CASE(an_owner_frees_everything_it_made_with_one_call) {
   NoOwnerAfter reset;
   int64_t before = CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT);
   int32_t owner = CLOwnerCreate();
-  BOOST_TEST_REQUIRE(owner > 0, last_error_text());
+  BOOST_TEST_REQUIRE(owner > 0, last_error);
   int32_t context = CLContextCreate(device_under_test());
   int32_t program = CLProgramCreate(context, kTestKernels);
   int32_t kernel = CLKernelCreate(program, u"axpy");
   int32_t x = CLBufferCreate(context, 64, MQLCL_MEM_READ_WRITE);
   int32_t y = CLBufferCreate(context, 64, MQLCL_MEM_READ_WRITE);
-  BOOST_TEST_REQUIRE(y != MQLCL_INVALID_HANDLE, last_error_text());
+  BOOST_TEST_REQUIRE(y != MQLCL_INVALID_HANDLE, last_error);
   BOOST_TEST(CLSetKernelArgMem(kernel, 0, x) == 1);
   BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT) == before + 5);
   CLResetLastError();
-  BOOST_TEST(CLOwnerFree(owner) == 5, last_error_text());
+  BOOST_TEST(CLOwnerFree(owner) == 5, last_error);
   BOOST_TEST(CLGetLastError() == 0);
   BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT) == before);
   for (int32_t handle : {context, program, kernel, x, y})
     BOOST_TEST(CLHandleType(handle) == MQLCL_OPENCL_INVALID);
   // The thread acts for no owner again, and the freed owner is gone for good.
   int32_t after = CLContextCreate(device_under_test());
-  BOOST_TEST(after != MQLCL_INVALID_HANDLE, last_error_text());
+  BOOST_TEST(after != MQLCL_INVALID_HANDLE, last_error);
   CLContextFree(after);
   CLResetLastError();
   BOOST_TEST(CLOwnerFree(owner) == -1);
@@ -66,11 +66,11 @@ BOOST_AUTO_TEST_CASE(another_owners_handles_are_refused_with_65537) {
   NoOwnerAfter reset;
   int32_t unowned = CLContextCreate(device_under_test());
   int32_t unowned_buffer = CLBufferCreate(unowned, 64, MQLCL_MEM_READ_WRITE);
-  BOOST_TEST_REQUIRE(unowned_buffer != MQLCL_INVALID_HANDLE, last_error_text());
+  BOOST_TEST_REQUIRE(unowned_buffer != MQLCL_INVALID_HANDLE, last_error);
   int32_t a = CLOwnerCreate();
   int32_t a_context = CLContextCreate(device_under_test());
   int32_t a_buffer = CLBufferCreate(a_context, 64, MQLCL_MEM_READ_WRITE);
-  BOOST_TEST_REQUIRE(a_buffer != MQLCL_INVALID_HANDLE, last_error_text());
+  BOOST_TEST_REQUIRE(a_buffer != MQLCL_INVALID_HANDLE, last_error);
   int32_t b = CLOwnerCreate();
   BOOST_TEST(b != a);
   float data[16] = {};
@@ -102,10 +102,10 @@ BOOST_AUTO_TEST_CASE(another_owners_handles_are_refused_with_65537) {
   CLResetLastError();
   BOOST_TEST(CLBufferRead(a_buffer, data, 0, 0, 16, 4) == 0u);
   BOOST_TEST(code_of_last_call() == MQLCL_ERR_OPENCL_NOT_OWNER);
-  BOOST_TEST(CLBufferRead(unowned_buffer, data, 0, 0, 16, 4) == 16u, last_error_text());
+  BOOST_TEST(CLBufferRead(unowned_buffer, data, 0, 0, 16, 4) == 16u, last_error);
   // Back to a: its handles work.
   BOOST_TEST(CLOwnerSelect(a) == 1);
-  BOOST_TEST(CLBufferRead(a_buffer, data, 0, 0, 16, 4) == 16u, last_error_text());
+  BOOST_TEST(CLBufferRead(a_buffer, data, 0, 0, 16, 4) == 16u, last_error);
   BOOST_TEST(CLOwnerFree(a) == 2);
   BOOST_TEST(CLOwnerFree(b) == 0);
   CLResetLastError();
@@ -181,8 +181,7 @@ struct Axpy {
       xs[i] = static_cast<float>(i);
       ys[i] = static_cast<float>(3 * i);
     }
-    BOOST_TEST_REQUIRE(CLBufferWrite(x.get(), xs.data(), 0, 0, 4096, 4) == 4096u,
-                       last_error_text());
+    BOOST_TEST_REQUIRE(CLBufferWrite(x.get(), xs.data(), 0, 0, 4096, 4) == 4096u, last_error);
     BOOST_TEST_REQUIRE(CLBufferWrite(y.get(), ys.data(), 0, 0, 4096, 4) == 4096u);
     float a = 2;
     BOOST_TEST_REQUIRE(CLSetKernelArgMem(kernel.get(), 0, x.get()) == 1);
@@ -199,7 +198,7 @@ struct Axpy {
 BOOST_AUTO_TEST_CASE(start_poll_take_sees_the_kernel_before_it) {
   Axpy k;
   k.launch();
-  BOOST_TEST_REQUIRE(CLBufferReadStart(k.y.get(), 16, 4000 * 4) == 1, last_error_text());
+  BOOST_TEST_REQUIRE(CLBufferReadStart(k.y.get(), 16, 4000 * 4) == 1, last_error);
   int32_t status = CLBufferReadStatus(k.y.get());
   BOOST_TEST((status >= MQLCL_CL_COMPLETE && status <= MQLCL_CL_QUEUED));
   for (int polls = 0; status != MQLCL_CL_COMPLETE && polls < 100000; ++polls) {
@@ -208,7 +207,7 @@ BOOST_AUTO_TEST_CASE(start_poll_take_sees_the_kernel_before_it) {
   }
   BOOST_TEST(status == MQLCL_CL_COMPLETE);
   std::vector<float> out(4002, -1.0f);
-  BOOST_TEST(CLBufferReadTake(k.y.get(), out.data(), 1, 4000, 4) == 4000u, last_error_text());
+  BOOST_TEST(CLBufferReadTake(k.y.get(), out.data(), 1, 4000, 4) == 4000u, last_error);
   BOOST_TEST(out[0] == -1.0f);
   BOOST_TEST(out[4001] == -1.0f);
   for (int i = 0; i < 4000; ++i)
@@ -225,7 +224,7 @@ BOOST_AUTO_TEST_CASE(a_take_before_completion_waits_and_may_take_less) {
     k.launch();
   BOOST_TEST_REQUIRE(CLBufferReadStart(k.y.get(), 0, 4096 * 4) == 1);
   std::vector<double> out(10);
-  BOOST_TEST(CLBufferReadTake(k.y.get(), out.data(), 0, 10, 8) == 10u, last_error_text());
+  BOOST_TEST(CLBufferReadTake(k.y.get(), out.data(), 0, 10, 8) == 10u, last_error);
   std::vector<float> floats(20);
   std::memcpy(floats.data(), out.data(), 80);
   for (int i = 0; i < 20; ++i)
@@ -260,7 +259,7 @@ BOOST_AUTO_TEST_CASE(every_refusal_has_its_code) {
   expect(CLBufferReadTake(k.y.get(), out, UINT32_MAX, 3, UINT32_MAX), 0u,
          MQLCL_ERR_INVALID_PARAMETER);
   // Each refusal of a take leaves the read pending.
-  BOOST_TEST(CLBufferReadTake(k.y.get(), out, 0, 8, 4) == 8u, last_error_text());
+  BOOST_TEST(CLBufferReadTake(k.y.get(), out, 0, 8, 4) == 8u, last_error);
   for (int i = 0; i < 8; ++i)
     BOOST_TEST(out[i] == 3.0f * static_cast<float>(i));
   // Another owner may not start, poll or take a read of this buffer.

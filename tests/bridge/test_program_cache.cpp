@@ -84,7 +84,7 @@ std::string build_log(int32_t program) {
 int64_t build_and_check(int32_t context, const char16_t *source = kScale,
                         const char16_t *options = u"") {
   Program program(CLProgramCreateEx(context, source, options, nullptr, 0));
-  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text());
+  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error);
   const bool scale = source == kScale;
   Kernel kernel = make_kernel(program, scale ? u"scale" : u"shift");
   const float factor = 3.0f;

@@ -53,7 +53,7 @@ BOOST_AUTO_TEST_CASE(build_log_and_options_come_back) {
   std::vector<char16_t> log(4096, u'x');
   Program program(CLProgramCreateEx(context, u"__kernel void k(__global int *o) { o[0] = VALUE; }",
                                     u"-DVALUE=42", log.data(), static_cast<uint32_t>(log.size())));
-  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text());
+  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error);
   BOOST_TEST(std::char_traits<char16_t>::length(log.data()) < log.size()); // terminated
   std::vector<char16_t> options(256);
   BOOST_TEST(CLGetInfoString(program, MQLCL_CL_PROGRAM_BUILD_OPTIONS, options.data(), 256) == 1);
@@ -161,7 +161,7 @@ BOOST_AUTO_TEST_CASE(one_to_three_dimensions_and_global_offsets) {
   Buffer out = make_buffer(context, n * 4);
   BOOST_TEST(CLSetKernelArgMem(kernel, 0, out) == 1);
   const uint32_t offset[3] = {2, 1, 1}, global[3] = {w - 2, h - 1, d - 1}, local[3] = {2, 3, 1};
-  BOOST_TEST(CLExecute(kernel, 3, offset, global, local) == 1, last_error_text());
+  BOOST_TEST(CLExecute(kernel, 3, offset, global, local) == 1, last_error);
   std::vector<int32_t> result(n);
   BOOST_TEST(CLBufferRead(out, result.data(), 0, 0, n, 4) == n);
   for (uint32_t z = 0; z < d; ++z)

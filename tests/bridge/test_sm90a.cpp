@@ -59,10 +59,10 @@ std::string text_of(int32_t handle, int32_t property) {
 int32_t run_store(int32_t context, int32_t program, int32_t value, uint32_t items, uint32_t group) {
   Kernel kernel = make_kernel(program, u"store");
   Buffer out = make_buffer(context, items * 4);
-  BOOST_TEST(CLSetKernelArgMem(kernel, 0, out) == 1, last_error_text());
-  BOOST_TEST(CLSetKernelArg(kernel, 1, &value, sizeof(value)) == 1, last_error_text());
+  BOOST_TEST(CLSetKernelArgMem(kernel, 0, out) == 1, last_error);
+  BOOST_TEST(CLSetKernelArg(kernel, 1, &value, sizeof(value)) == 1, last_error);
   const uint32_t global[1] = {items}, local[1] = {group};
-  BOOST_TEST_REQUIRE(CLExecute(kernel, 1, nullptr, global, local) == 1, last_error_text());
+  BOOST_TEST_REQUIRE(CLExecute(kernel, 1, nullptr, global, local) == 1, last_error);
   std::vector<int32_t> result(items, -1);
   BOOST_TEST_REQUIRE(CLBufferRead(out, result.data(), 0, 0, items, 4) == items);
   for (uint32_t i = 1; i < items; ++i)
@@ -245,21 +245,20 @@ BOOST_AUTO_TEST_CASE(the_option_on_the_default_device) {
       std::string text = to_utf8(log.data());
       BOOST_TEST(text.find("-mqlcl-nv-sm90a") != std::string::npos, text);
       BOOST_TEST(text.find("not NVIDIA PTX for sm_90") != std::string::npos, text);
-      BOOST_TEST(last_error_text().find("CLProgramCreateEx: -mqlcl-nv-sm90a: ") == 0u,
-                 last_error_text());
+      BOOST_TEST(last_error_text().find("CLProgramCreateEx: -mqlcl-nv-sm90a: ") == 0u, last_error);
       // Among other options, and through a NULL log, all the same.
       MQLCL_CHECK_FAILS(CLProgramCreateEx(context, kTrivialKernel,
                                           u"-cl-mad-enable -mqlcl-nv-sm90a -w", nullptr, 0),
                         MQLCL_INVALID_HANDLE, MQLCL_ERR_OPENCL_PROGRAM_CREATE);
       // Without the option the same source builds, and MQLCL_SM90A is not defined.
       Program program(CLProgramCreateEx(context, kTrivialKernel, u"", log.data(), kLogCapacity));
-      BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text());
+      BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error);
       BOOST_TEST(run_store(context, program, 5, 1, 1) == 5);
     } else {
       BOOST_TEST_MESSAGE("an NVIDIA Hopper GPU: -mqlcl-nv-sm90a must build and run wgmma.fence");
       Program program(
           CLProgramCreateEx(context, kWgmmaKernel, u"-mqlcl-nv-sm90a", log.data(), kLogCapacity));
-      BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text());
+      BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error);
       BOOST_TEST_MESSAGE("build log: " << to_utf8(log.data()));
       BOOST_TEST(text_of(program, MQLCL_CL_PROGRAM_BUILD_OPTIONS).find("-mqlcl-nv-sm90a") !=
                  std::string::npos);
@@ -267,12 +266,12 @@ BOOST_AUTO_TEST_CASE(the_option_on_the_default_device) {
       // With NVIDIA's PTX-to-SASS options, which the binary build takes too.
       Program verbose(CLProgramCreateEx(context, kWgmmaKernel, u"-cl-nv-verbose -mqlcl-nv-sm90a",
                                         log.data(), kLogCapacity));
-      BOOST_TEST_REQUIRE(verbose.get() != MQLCL_INVALID_HANDLE, last_error_text());
+      BOOST_TEST_REQUIRE(verbose.get() != MQLCL_INVALID_HANDLE, last_error);
       BOOST_TEST_MESSAGE("build log with -cl-nv-verbose: " << to_utf8(log.data()));
       BOOST_TEST(run_store(context, verbose, 6, 128, 128) == 11006);
       // Without the option the marked instruction stays a comment: it builds and runs as sm_90.
       Program plain(CLProgramCreateEx(context, kWgmmaKernel, u"", log.data(), kLogCapacity));
-      BOOST_TEST_REQUIRE(plain.get() != MQLCL_INVALID_HANDLE, last_error_text());
+      BOOST_TEST_REQUIRE(plain.get() != MQLCL_INVALID_HANDLE, last_error);
       BOOST_TEST(run_store(context, plain, 5, 128, 128) == 5);
     }
   }
@@ -287,7 +286,7 @@ BOOST_AUTO_TEST_CASE(through_a_driver_that_gives_ptx_the_program_is_rebuilt_for_
     std::vector<char16_t> log(kLogCapacity, u'#');
     Program program(CLProgramCreateEx(context, kTrivialKernel, u"-DUNUSED=7 -mqlcl-nv-sm90a",
                                       log.data(), kLogCapacity));
-    BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text());
+    BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error);
 
     // What the driver was given: the retargeted text, its terminator counted in its length.
     BOOST_TEST(fake::received == fake::kPtxForSm90a + std::string(1, '\0'));
@@ -318,11 +317,11 @@ BOOST_AUTO_TEST_CASE(options_the_binary_build_accepts_are_kept) {
     std::vector<char16_t> log(kLogCapacity, u'#');
     Program program(CLProgramCreateEx(context, kTrivialKernel, u"-mqlcl-nv-sm90a -DUNUSED=7",
                                       log.data(), kLogCapacity));
-    BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text());
+    BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error);
     BOOST_TEST(fake::binary_options == std::vector<std::string>{"-DUNUSED=7"});
     BOOST_TEST(to_utf8(log.data()) == fake::kPtxasLog);
     Program plain(CLProgramCreate(context, kTrivialKernel)); // no option: no binary build
-    BOOST_TEST_REQUIRE(plain.get() != MQLCL_INVALID_HANDLE, last_error_text());
+    BOOST_TEST_REQUIRE(plain.get() != MQLCL_INVALID_HANDLE, last_error);
     BOOST_TEST(fake::binary_options.size() == 1u);
     BOOST_TEST(run_store(context, plain, 5, 1, 1) == 5);
   }
@@ -362,7 +361,7 @@ BOOST_AUTO_TEST_CASE(every_failure_fails_with_5105_says_why_and_leaks_no_program
         std::string text = to_utf8(log.data());
         BOOST_TEST(text.find("-mqlcl-nv-sm90a: ") != std::string::npos, text);
         BOOST_TEST(text.find(c.said) != std::string::npos, text);
-        BOOST_TEST(last_error_text().find(c.said) != std::string::npos, last_error_text());
+        BOOST_TEST(last_error_text().find(c.said) != std::string::npos, last_error);
         BOOST_TEST(fake::programs_live == 0);
       }
     }

@@ -137,7 +137,7 @@ BOOST_AUTO_TEST_CASE(transfers_of_every_shape_round_trip_byte_for_byte) {
         int64_t events = mqlcl_fault::acquired(Kind::event);
         BOOST_TEST_REQUIRE(CLBufferWrite(buffer, source.data(), shape.buffer_offset,
                                          shape.data_offset, count, shape.element_size) == count,
-                           last_error_text());
+                           last_error);
         BOOST_TEST(mqlcl_fault::calls(Call::clEnqueueWriteBuffer) - writes ==
                    expected_enqueues(context, shape.bytes));
         BOOST_TEST(mqlcl_fault::acquired(Kind::event) - events ==
@@ -152,7 +152,7 @@ BOOST_AUTO_TEST_CASE(transfers_of_every_shape_round_trip_byte_for_byte) {
         events = mqlcl_fault::acquired(Kind::event);
         BOOST_TEST_REQUIRE(CLBufferRead(buffer, target.data(), shape.buffer_offset,
                                         shape.data_offset, count, shape.element_size) == count,
-                           last_error_text());
+                           last_error);
         BOOST_TEST(mqlcl_fault::calls(Call::clEnqueueReadBuffer) - reads ==
                    expected_enqueues(context, shape.bytes));
         BOOST_TEST(mqlcl_fault::acquired(Kind::event) - events ==
@@ -204,8 +204,8 @@ BOOST_AUTO_TEST_CASE(a_kernel_sees_staged_writes_and_a_staged_read_sees_the_kern
   BOOST_TEST(CLSetKernelArgMem(kernel, 1, by) == 1);
   BOOST_TEST(CLSetKernelArg(kernel, 2, &a, sizeof a) == 1);
   const uint32_t global[1] = {n};
-  BOOST_TEST_REQUIRE(CLExecute(kernel, 1, nullptr, global, nullptr) == 1, last_error_text());
-  BOOST_TEST_REQUIRE(CLBufferRead(by, result.data(), 0, 0, n, 4) == n, last_error_text());
+  BOOST_TEST_REQUIRE(CLExecute(kernel, 1, nullptr, global, nullptr) == 1, last_error);
+  BOOST_TEST_REQUIRE(CLBufferRead(by, result.data(), 0, 0, n, 4) == n, last_error);
   size_t wrong = 0;
   for (uint32_t i = 0; i < n; ++i)
     wrong += result[i] != a * x[i] + y[i] ? 1 : 0;
@@ -472,7 +472,7 @@ BOOST_AUTO_TEST_CASE(a_failed_call_inside_the_staged_path_fails_the_transfer) {
 
         // The same transfer works again, with the right data: no slot was left mid-transfer.
         CLResetLastError();
-        BOOST_TEST(transfer() == bytes, last_error_text());
+        BOOST_TEST(transfer() == bytes, last_error);
         if (scenario.write)
           BOOST_TEST(CLBufferRead(buffer, array.data(), guard, guard, bytes, 1) == bytes);
         BOOST_TEST(first_difference(array.data() + guard,
@@ -514,7 +514,7 @@ BOOST_AUTO_TEST_CASE(no_pinned_memory_falls_back_to_the_direct_path) {
         mqlcl_fault::fail_call(scenario.call, scenario.nth, scenario.injected);
         CLResetLastError();
         BOOST_TEST(CLBufferWrite(buffer, data.data(), 0, 0, bytes, 1) == bytes);
-        BOOST_TEST(CLGetLastError() == 0, last_error_text());
+        BOOST_TEST(CLGetLastError() == 0, last_error);
         mqlcl_fault::clear_faults();
         BOOST_TEST(mqlcl_fault::faults_injected(scenario.call) > 0u);
         BOOST_TEST(CLBufferRead(buffer, back.data(), 0, 0, bytes, 1) == bytes);

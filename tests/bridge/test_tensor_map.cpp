@@ -142,13 +142,13 @@ BOOST_AUTO_TEST_CASE(a_valid_request_is_granted_only_on_hopper) {
   CLResetLastError();
   const int32_t granted = CLBufferTensorMap(f.maps, 64, f.matrix, 0, kRows, kCols, kPitch, 8, 8, 32,
                                             MQLCL_TENSOR_FLOAT32);
-  BOOST_TEST_MESSAGE("CLBufferTensorMap: " << granted << ", " << last_error_text());
+  BOOST_TEST_MESSAGE("CLBufferTensorMap: " << granted << ", " << last_error);
   const bool no_cuda_driver = granted == 0 && refused_for_want_of_the_cuda_driver(); // as it failed
   BOOST_TEST_REQUIRE(CLBufferRead(f.maps, after.data(), 0, 0, 256, 1) == 256u);
   if (!is_nvidia_hopper(f.context)) {
     BOOST_TEST_MESSAGE("not an NVIDIA Hopper GPU: the request must be refused");
     BOOST_TEST(granted == 0);
-    BOOST_TEST(CLGetLastError() == MQLCL_ERR_OPENCL_NOT_SUPPORTED, last_error_text());
+    BOOST_TEST(CLGetLastError() == MQLCL_ERR_OPENCL_NOT_SUPPORTED, last_error);
     BOOST_TEST(after == before, "a refused request wrote into the map's buffer");
     return;
   }
@@ -158,7 +158,7 @@ BOOST_AUTO_TEST_CASE(a_valid_request_is_granted_only_on_hopper) {
     return;
   }
   BOOST_TEST_MESSAGE("an NVIDIA Hopper GPU: the request must be granted");
-  BOOST_TEST(granted == 1, last_error_text());
+  BOOST_TEST(granted == 1, last_error);
   BOOST_TEST(CLGetLastError() == MQLCL_ERR_SUCCESS);
   // The 128 bytes at 64 are the map; nothing else of the buffer changed.
   BOOST_TEST(std::memcmp(after.data(), before.data(), 64) == 0);
@@ -181,8 +181,7 @@ BOOST_AUTO_TEST_CASE(the_switch_refuses_maps_as_without_the_cuda_driver) {
     MQLCL_CHECK_FAILS(CLBufferTensorMap(f.maps, 64, f.matrix, 0, kRows, kCols, kPitch, 8, 8, 32,
                                         MQLCL_TENSOR_FLOAT32),
                       0, MQLCL_ERR_OPENCL_NOT_SUPPORTED);
-    BOOST_TEST(last_error_text().find("MQLCL_CUDA_DRIVER=off") != std::string::npos,
-               last_error_text());
+    BOOST_TEST(last_error_text().find("MQLCL_CUDA_DRIVER=off") != std::string::npos, last_error);
   }
   BOOST_TEST_REQUIRE(CLBufferRead(f.maps, after.data(), 0, 0, 256, 1) == 256u);
   BOOST_TEST(after == before, "a refused request wrote into the map's buffer");
@@ -190,7 +189,7 @@ BOOST_AUTO_TEST_CASE(the_switch_refuses_maps_as_without_the_cuda_driver) {
                                             MQLCL_TENSOR_FLOAT32);
   if (granted == 0 && refused_for_want_of_the_cuda_driver())
     return;
-  BOOST_TEST(granted == 1, last_error_text());
+  BOOST_TEST(granted == 1, last_error);
 }
 
 BOOST_AUTO_TEST_CASE(the_copy_engine_reads_the_boxes_the_maps_describe) {
@@ -202,7 +201,7 @@ BOOST_AUTO_TEST_CASE(the_copy_engine_reads_the_boxes_the_maps_describe) {
   if (CLBufferTensorMap(f.maps, 0, f.matrix, 0, kRows, kCols, kPitch, 8, 8, 0,
                         MQLCL_TENSOR_FLOAT32) == 0 &&
       refused_for_want_of_the_cuda_driver()) {
-    BOOST_TEST_MESSAGE("no CUDA driver: no map to copy by: " << last_error_text());
+    BOOST_TEST_MESSAGE("no CUDA driver: no map to copy by: " << last_error);
     return;
   }
   // Values with low mantissa bits set, so that a TF32 map's rounding shows.
@@ -212,24 +211,24 @@ BOOST_AUTO_TEST_CASE(the_copy_engine_reads_the_boxes_the_maps_describe) {
   BOOST_TEST_REQUIRE(CLBufferWrite(f.matrix, values.data(), 0, 0,
                                    static_cast<uint32_t>(values.size()), 4) == values.size());
   Program program(CLProgramCreateEx(f.context, kCopyKernel, u"-mqlcl-nv-sm90a", nullptr, 0));
-  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text());
+  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error);
   Kernel kernel = make_kernel(program, u"copy_box");
   Buffer out = make_buffer(f.context, 64 * 4);
   for (int32_t type : {MQLCL_TENSOR_FLOAT32, MQLCL_TENSOR_TF32}) {
     BOOST_TEST_REQUIRE(
         CLBufferTensorMap(f.maps, 0, f.matrix, 0, kRows, kCols, kPitch, 8, 8, 0, type) == 1,
-        last_error_text());
+        last_error);
     // Boxes at the origin, across the right edge, and past the bottom and right edges.
     for (auto [row, col] : {std::pair{0, 0}, std::pair{0, 8}, std::pair{3, 4}}) {
       BOOST_TEST_REQUIRE((CLSetKernelArgMem(kernel, 0, f.maps) == 1 &&
                           CLSetKernelArgMem(kernel, 1, out) == 1 &&
                           CLSetKernelArg(kernel, 2, &row, sizeof row) == 1 &&
                           CLSetKernelArg(kernel, 3, &col, sizeof col) == 1),
-                         last_error_text());
+                         last_error);
       const uint32_t offset = 0, items = 64;
-      BOOST_TEST_REQUIRE(CLExecute(kernel, 1, &offset, &items, &items) == 1, last_error_text());
+      BOOST_TEST_REQUIRE(CLExecute(kernel, 1, &offset, &items, &items) == 1, last_error);
       std::vector<float> box(64);
-      BOOST_TEST_REQUIRE(CLBufferRead(out, box.data(), 0, 0, 64, 4) == 64u, last_error_text());
+      BOOST_TEST_REQUIRE(CLBufferRead(out, box.data(), 0, 0, 64, 4) == 64u, last_error);
       for (int r = 0; r < 8; ++r)
         for (int c = 0; c < 8; ++c) {
           const int m = row + r, k = col + c;

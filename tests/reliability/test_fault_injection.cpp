@@ -50,7 +50,7 @@ struct World {
   void launch() {
     set_arguments();
     const uint32_t global[1] = {256};
-    BOOST_TEST_REQUIRE(CLExecute(axpy, 1, nullptr, global, nullptr) == 1, last_error_text());
+    BOOST_TEST_REQUIRE(CLExecute(axpy, 1, nullptr, global, nullptr) == 1, last_error);
     BOOST_TEST_REQUIRE(CLBufferRead(y, host.data(), 0, 0, 256, 4) == 256u);
   }
 };
@@ -286,7 +286,7 @@ BOOST_AUTO_TEST_CASE(every_failing_call_returns_the_documented_code_and_leaks_no
         // The same call succeeds once the driver behaves again: no state was left half-done.
         CLResetLastError();
         int64_t again = scenario.run(world);
-        BOOST_TEST(again != scenario.failure_value, last_error_text());
+        BOOST_TEST(again != scenario.failure_value, last_error);
         BOOST_TEST(CLGetLastError() == 0);
         if (scenario.failure_value == MQLCL_INVALID_HANDLE)
           free_handle(again);
@@ -338,8 +338,7 @@ BOOST_AUTO_TEST_CASE(sm90a_binary_queries_that_fail_leave_nothing_behind) {
         mqlcl_fault::clear_faults();
         BOOST_TEST(mqlcl_fault::faults_injected(Call::clGetProgramInfo) == injected_before + 1);
         BOOST_TEST(CLGetInfoInteger(0, MQLCL_CL_LAST_ERROR) == CL_OUT_OF_RESOURCES);
-        BOOST_TEST(last_error_text().find("clGetProgramInfo") != std::string::npos,
-                   last_error_text());
+        BOOST_TEST(last_error_text().find("clGetProgramInfo") != std::string::npos, last_error);
         BOOST_TEST(to_utf8(g_text).find("-mqlcl-nv-sm90a: clGetProgramInfo") != std::string::npos,
                    to_utf8(g_text));
       }
@@ -372,7 +371,7 @@ BOOST_AUTO_TEST_CASE(program_cache_faults_fall_back_to_source_builds) {
         Program program(CLProgramCreate(world.context, kTestKernels));
         mqlcl_fault::clear_faults();
         BOOST_TEST(mqlcl_fault::faults_injected(fault.call) == injected_before + 1);
-        BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text());
+        BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error);
         BOOST_TEST(CLGetInfoInteger(program, MQLCL_CL_PROGRAM_FROM_CACHE) == 0);
         make_kernel(program, u"axpy");
       }
@@ -391,7 +390,7 @@ BOOST_AUTO_TEST_CASE(program_cache_faults_fall_back_to_source_builds) {
     mqlcl_fault::fail_call(Call::clGetProgramInfo, 1, CL_OUT_OF_RESOURCES);
     Program unstored(CLProgramCreate(world.context, kTestKernels));
     mqlcl_fault::clear_faults();
-    BOOST_TEST(unstored.get() != MQLCL_INVALID_HANDLE, last_error_text());
+    BOOST_TEST(unstored.get() != MQLCL_INVALID_HANDLE, last_error);
     std::error_code error;
     for (const auto &item : std::filesystem::directory_iterator(folder + "-empty", error))
       BOOST_TEST(item.path().extension() != ".bin", item.path()); // the build turn's lock only
@@ -457,7 +456,7 @@ void lose_the_device(World &world) {
   mqlcl_fault::clear_faults();
   BOOST_TEST(last_error_text().find("is lost (CLBufferRead: clEnqueueReadBuffer") !=
                  std::string::npos,
-             last_error_text());
+             last_error);
 }
 
 BOOST_AUTO_TEST_CASE(a_device_that_faults_is_lost_until_its_contexts_are_freed) {
@@ -477,8 +476,7 @@ BOOST_AUTO_TEST_CASE(a_device_that_faults_is_lost_until_its_contexts_are_freed) 
                       MQLCL_ERR_OPENCL_DEVICE_LOST);
     MQLCL_CHECK_FAILS(CLContextCreate(device_under_test()), MQLCL_INVALID_HANDLE,
                       MQLCL_ERR_OPENCL_DEVICE_LOST);
-    BOOST_TEST(last_error_text().find("still holds 2 context(s)") != std::string::npos,
-               last_error_text());
+    BOOST_TEST(last_error_text().find("still holds 2 context(s)") != std::string::npos, last_error);
   }
   {
     World again; // every context freed: a new one, and work on it
@@ -499,7 +497,7 @@ BOOST_AUTO_TEST_CASE(a_lost_device_whose_driver_still_refuses_a_context_stays_lo
   MQLCL_CHECK_FAILS(CLContextCreate(device_under_test()), MQLCL_INVALID_HANDLE,
                     MQLCL_ERR_OPENCL_DEVICE_LOST);
   BOOST_TEST(last_error_text().find("only a restart of the process") != std::string::npos,
-             last_error_text());
+             last_error);
   mqlcl_fault::clear_faults();
   {
     World again; // the next CLContextCreate tries once more
@@ -533,7 +531,7 @@ BOOST_AUTO_TEST_CASE(a_build_that_fails_with_argument_information_is_retried_wit
     mqlcl_fault::fail_call(Call::clBuildProgram, 1, CL_BUILD_PROGRAM_FAILURE);
     Program program(CLProgramCreate(world.context, kTestKernels));
     mqlcl_fault::clear_faults();
-    BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text());
+    BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error);
     BOOST_TEST(mqlcl_fault::calls(Call::clBuildProgram) == builds + 2);
     char16_t options[256] = {};
     BOOST_TEST_REQUIRE(CLGetInfoString(program, MQLCL_CL_PROGRAM_BUILD_OPTIONS, options, 256) == 1);
@@ -634,7 +632,7 @@ BOOST_AUTO_TEST_CASE(the_ozaki_schemes_reads_have_a_queue_of_their_own_or_the_co
                        failed_reads = mqlcl_fault::faults_injected(Call::clEnqueueReadBuffer);
         // Three calls of one shape: the third begins its products while its reads run.
         for (int call = 0; call < 3; ++call) {
-          BOOST_TEST_REQUIRE(world.gemm() == 1, last_error_text());
+          BOOST_TEST_REQUIRE(world.gemm() == 1, last_error);
           world.verify("a call");
         }
         BOOST_TEST(mqlcl_fault::calls(Call::clCreateCommandQueue) == queues + 1);
@@ -644,7 +642,7 @@ BOOST_AUTO_TEST_CASE(the_ozaki_schemes_reads_have_a_queue_of_their_own_or_the_co
         MQLCL_CHECK_FAILS(world.gemm(), 0, MQLCL_ERR_OPENCL_EXECUTE);
         BOOST_TEST(mqlcl_fault::faults_injected(Call::clEnqueueReadBuffer) == failed_reads + 1);
         mqlcl_fault::clear_faults();
-        BOOST_TEST_REQUIRE(world.gemm() == 1, last_error_text());
+        BOOST_TEST_REQUIRE(world.gemm() == 1, last_error);
         world.verify("the call after the failed read");
       }
       leaks.verify();

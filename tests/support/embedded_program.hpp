@@ -19,7 +19,7 @@ inline Program embedded_program(int32_t context, const char *file, const std::st
   const std::u16string options16(options.begin(), options.end());
   char16_t log[4096] = {};
   Program program(CLProgramCreateEx(context, source.c_str(), options16.c_str(), log, 4096));
-  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error_text()
+  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, last_error
                                                                 << "\n"
                                                                 << std::string(log, log + 200));
   return program;

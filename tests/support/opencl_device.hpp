@@ -38,11 +38,21 @@ inline std::string last_error_text() {
   return to_utf8(text.data());
 }
 
+// The last error's text as a check's message: fetched when the message is printed, after the
+// checked call. (Boost.Test may evaluate a message's arguments before the checked expression, so a
+// message of last_error_text() could describe the error before the call: "no error", or a stale
+// one.)
+struct LastError {};
+inline constexpr LastError last_error{};
+inline std::ostream &operator<<(std::ostream &out, LastError) {
+  return out << last_error_text();
+}
+
 // CLGetInfoString's text for `handle`; the calling test fails where the call does.
 inline std::string info_string(int32_t handle, int32_t property) {
   std::vector<char16_t> text(4096);
   BOOST_TEST_REQUIRE(CLGetInfoString(handle, property, text.data(), uint32_t(text.size())) == 1,
-                     last_error_text());
+                     last_error);
   return to_utf8(text.data());
 }
 
@@ -124,27 +134,25 @@ using Buffer = Owned<CLBufferFree>;
 
 inline Context make_context() {
   Context context(CLContextCreate(device_under_test()));
-  BOOST_TEST_REQUIRE(context.get() != MQLCL_INVALID_HANDLE,
-                     "CLContextCreate: " << last_error_text());
+  BOOST_TEST_REQUIRE(context.get() != MQLCL_INVALID_HANDLE, "CLContextCreate: " << last_error);
   return context;
 }
 
 inline Program make_program(int32_t context, const char16_t *source) {
   Program program(CLProgramCreate(context, source));
-  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE,
-                     "CLProgramCreate: " << last_error_text());
+  BOOST_TEST_REQUIRE(program.get() != MQLCL_INVALID_HANDLE, "CLProgramCreate: " << last_error);
   return program;
 }
 
 inline Kernel make_kernel(int32_t program, const char16_t *name) {
   Kernel kernel(CLKernelCreate(program, name));
-  BOOST_TEST_REQUIRE(kernel.get() != MQLCL_INVALID_HANDLE, "CLKernelCreate: " << last_error_text());
+  BOOST_TEST_REQUIRE(kernel.get() != MQLCL_INVALID_HANDLE, "CLKernelCreate: " << last_error);
   return kernel;
 }
 
 inline Buffer make_buffer(int32_t context, uint32_t bytes, uint32_t flags = MQLCL_MEM_READ_WRITE) {
   Buffer buffer(CLBufferCreate(context, bytes, flags));
-  BOOST_TEST_REQUIRE(buffer.get() != MQLCL_INVALID_HANDLE, "CLBufferCreate: " << last_error_text());
+  BOOST_TEST_REQUIRE(buffer.get() != MQLCL_INVALID_HANDLE, "CLBufferCreate: " << last_error);
   return buffer;
 }
 
@@ -156,8 +164,7 @@ inline Buffer make_buffer(int32_t context, uint32_t bytes, uint32_t flags = MQLC
     int32_t mqlcl_error_ = CLGetLastError();                                                       \
     BOOST_TEST(mqlcl_result_ == (failure_value), #call " returned " << mqlcl_result_);             \
     BOOST_TEST(mqlcl_error_ == (code), #call " set " << mqlcl_error_ << ", expected " << (code)    \
-                                                     << " (" << mqlcl_test::last_error_text()      \
-                                                     << ")");                                      \
+                                                     << " (" << mqlcl_test::last_error << ")");    \
   } while (false)
 
 // For the void CL*Free functions: only the last error tells.
