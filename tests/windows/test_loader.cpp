@@ -56,6 +56,12 @@ public:
     if (!ok)
       text_ += what + "\n";
   }
+  // The same with the bridge's last error, read here, after the checked call: a message built
+  // beside the call as an argument may be evaluated before it.
+  void check(bool ok, const std::string &what, const LoadedBridge &bridge) {
+    if (!ok)
+      text_ += what + ": " + bridge.last_error_text() + "\n";
+  }
   std::string text() const { return text_; }
 
 private:
@@ -178,7 +184,7 @@ std::string gemm_round_trip(LoadedBridge &bridge, int32_t element_type, int32_t 
     const auto count = static_cast<uint32_t>(data[i]->size());
     buffers[i] = bridge.CLBufferCreate(context, count * size, MQLCL_MEM_READ_WRITE);
     problems.check(bridge.CLBufferWrite(buffers[i], data[i]->data(), 0, 0, count, size) == count,
-                   name + ": creating or writing a buffer: " + bridge.last_error_text());
+                   name + ": creating or writing a buffer", bridge);
   }
   if (element_type == MQLCL_GEMM_DOUBLE &&
       bridge.CLGetInfoInteger(context, MQLCL_CL_DEVICE_DOUBLE_SUPPORT) != 1) {
@@ -191,7 +197,7 @@ std::string gemm_round_trip(LoadedBridge &bridge, int32_t element_type, int32_t 
     problems.check(bridge.CLGemm(buffers[0], buffers[1], buffers[2], element_type, MQLCL_GEMM_EXACT,
                                  transpose_a, transpose_b, m, n, k, 1.5, -0.5, 0, 0, 0, 0, 0, 0, 1,
                                  0, 0, 0) == 1,
-                   name + ": CLGemm: " + bridge.last_error_text());
+                   name + ": CLGemm", bridge);
     problems.check(bridge.CLBufferRead(buffers[2], result.data(), 0, 0, m * n, size) == m * n,
                    name + ": CLBufferRead");
     size_t wrong = 0;
@@ -206,7 +212,7 @@ std::string gemm_round_trip(LoadedBridge &bridge, int32_t element_type, int32_t 
     problems.check(wrong == 0, name + ": " + std::to_string(wrong) + " of C's " +
                                    std::to_string(m * n) + " elements are wrong");
     problems.check(bridge.CLGetInfoInteger(context, MQLCL_CL_GEMM_EXECUTION_TIME) >= 0,
-                   name + ": CL_GEMM_EXECUTION_TIME: " + bridge.last_error_text());
+                   name + ": CL_GEMM_EXECUTION_TIME", bridge);
   }
   for (int32_t buffer : buffers)
     bridge.CLBufferFree(buffer);
@@ -233,8 +239,7 @@ std::string leave_objects_alive(LoadedBridge &bridge) {
   problems.check(bridge.CLSetKernelArg(kernel, 1, &kSpinIterations, sizeof kSpinIterations) == 1,
                  "CLSetKernelArg");
   const uint32_t global[1] = {kSpinItems};
-  problems.check(bridge.CLExecute(kernel, 1, nullptr, global, nullptr) == 1,
-                 "CLExecute: " + bridge.last_error_text());
+  problems.check(bridge.CLExecute(kernel, 1, nullptr, global, nullptr) == 1, "CLExecute", bridge);
   problems.check(bridge.CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT) == 5, "5 live handles");
   return problems.text();
 }
