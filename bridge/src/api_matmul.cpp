@@ -39,8 +39,9 @@ constexpr uint32_t kMaxPanels = 16;
 // A panel's 128 x 128 tiles of C fill whole waves of kTilesPerUnit per compute unit, to at least
 // kLeastFill of its last wave: on an H200, panels of about one wave (4 at 4096, 16 at 8192) ran
 // the product as fast as one launch while the transfers overlapped it, panels of a wave and a
-// third (3 at 4096) cost more than the overlap saved, and panels of half a wave (8 at 4096, 3 at
-// 2048) more still (docs/performance.md, "From host arrays to host arrays").
+// third (3 at 4096) cost more than the overlap saved, and panels of half a wave or less (8 at
+// 4096, 3 at 2048) more still; on an H100, 2 at 2000 and 2048 saved nothing (docs/performance.md,
+// "From host arrays to host arrays").
 constexpr uint64_t kTilesPerUnit = 2;
 constexpr double kLeastFill = 0.9;
 // From this size of B, on a device that shares the host's memory, A's and B's writes run at once:
