@@ -315,8 +315,9 @@ swept_line_stats_across(__global const double *src, ulong offset, ulong stride,
 // modulus, 0.43 with 18 moduli; the moduli past 10 in float arithmetic on 13-bit fields, 0.19, where
 // four per work-item in double took 0.17. On the H100, 4096^2, 16 moduli: 8 or 16 consecutive
 // elements a work-item, a uchar8 or uchar16 per plane from a block of 32 lines by 64 or 128 of K,
-// 0.23-0.27 and 0.21-0.23 ms an operand against 0.18-0.20; that code at 4, lines along K 0.24
-// against 0.18, side by side 0.18 against 0.20: docs/results/ozaki-residue-runs-h100.txt.)
+// 0.23-0.27 and 0.21-0.23 ms an operand against 0.18-0.20; at 4, with the block read in a loop
+// for each direction, lines along K 0.24 against 0.18, side by side 0.18 against 0.20:
+// docs/results/ozaki-residue-runs-h100.txt.)
 void store_residues(double4 scaled, uint count, __global uchar4 *out, size_t plane) {
   const double round_double = 0x1.8p52;
   const double4 magnitude = fabs(scaled);
