@@ -136,7 +136,7 @@ std::string vector_add_round_trip(LoadedBridge &bridge) {
     buffer = bridge.CLBufferCreate(context, n * 4, MQLCL_MEM_READ_WRITE);
   Problems problems;
   problems.check(kernel != MQLCL_INVALID_HANDLE && buffers[2] != MQLCL_INVALID_HANDLE,
-                 "creating the program, kernel or buffers: " + bridge.last_error_text());
+                 "creating the program, kernel or buffers", bridge);
   problems.check(bridge.CLBufferWrite(buffers[0], a.data(), 0, 0, n, 4) == n, "CLBufferWrite a");
   problems.check(bridge.CLBufferWrite(buffers[1], b.data(), 0, 0, n, 4) == n, "CLBufferWrite b");
   for (uint32_t arg = 0; arg < 3; ++arg)
@@ -154,7 +154,7 @@ std::string vector_add_round_trip(LoadedBridge &bridge) {
   bridge.CLKernelFree(kernel);
   bridge.CLProgramFree(program);
   bridge.CLContextFree(context);
-  problems.check(bridge.CLGetLastError() == 0, "a CL*Free failed: " + bridge.last_error_text());
+  problems.check(bridge.CLGetLastError() == 0, "a CL*Free failed", bridge);
   problems.check(bridge.CLGetInfoInteger(0, MQLCL_CL_OBJECT_COUNT) == 0, "handles left alive");
   return problems.text();
 }
@@ -234,7 +234,7 @@ std::string leave_objects_alive(LoadedBridge &bridge) {
   int32_t out = bridge.CLBufferCreate(context, kSpinItems * 4, MQLCL_MEM_READ_WRITE);
   int32_t spare = bridge.CLBufferCreate(context, 1 << 20, MQLCL_MEM_READ_ONLY);
   problems.check(spare != MQLCL_INVALID_HANDLE && kernel != MQLCL_INVALID_HANDLE,
-                 "creating objects: " + bridge.last_error_text());
+                 "creating objects", bridge);
   problems.check(bridge.CLSetKernelArgMem(kernel, 0, out) == 1, "CLSetKernelArgMem");
   problems.check(bridge.CLSetKernelArg(kernel, 1, &kSpinIterations, sizeof kSpinIterations) == 1,
                  "CLSetKernelArg");
