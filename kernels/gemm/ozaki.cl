@@ -315,8 +315,9 @@ swept_line_stats_across(__global const double *src, ulong offset, ulong stride,
 // modulus, 0.43 with 18 moduli; the moduli past 10 in float arithmetic on 13-bit fields, 0.19, where
 // four per work-item in double took 0.17. On the H100, 4096^2, 16 moduli: 8 or 16 consecutive
 // elements a work-item, a uchar8 or uchar16 per plane from a block of 32 lines by 64 or 128 of K,
-// 0.23-0.27 and 0.21-0.23 ms an operand against 0.18-0.20; at 4, with the block read in a loop
-// for each direction, lines along K 0.24 against 0.18, side by side 0.18 against 0.20:
+// 0.23-0.27 and 0.21-0.23 ms an operand against 0.18-0.20; the block read in one loop for both
+// directions, lines side by side 0.20 ms against 0.18 in a loop of their own, and lines along K
+// 0.24 where a loop of their own walked K in steps of 32 inside, against 0.17-0.18:
 // docs/results/ozaki-residue-runs-h100.txt.)
 void store_residues(double4 scaled, uint count, __global uchar4 *out, size_t plane) {
   const double round_double = 0x1.8p52;
@@ -437,11 +438,18 @@ residues(__global const double *src, ulong offset, ulong stride, ulong line_step
   const size_t product = get_group_id(2), products = get_num_groups(2);
   const int u = get_local_id(0), v = get_local_id(1);
   src += offset + product * stride;
-  const bool along_k = step == 1; // else lines side by side: u walks the lines
-  for (int r = v; r < RESIDUE_TILE; r += RESIDUE_ROWS) {
-    const size_t h = h0 + (along_k ? u : r), line = line0 + (along_k ? r : u);
-    block[along_k ? r : u][along_k ? u : r] =
-        h < length && line < lines ? src[line * line_step + h * step] : 0;
+  // A loop for each direction, each work-item's address a plain sum: one loop for both, its
+  // indices chosen by the direction, read lines side by side 10% slower (see store_residues).
+  if (step == 1) { // lines along K: u walks K
+    for (int r = v; r < RESIDUE_TILE; r += RESIDUE_ROWS) {
+      const size_t h = h0 + u, line = line0 + r;
+      block[r][u] = h < length && line < lines ? src[line * line_step + h] : 0;
+    }
+  } else { // lines side by side: u walks the lines
+    for (int r = v; r < RESIDUE_TILE; r += RESIDUE_ROWS) {
+      const size_t h = h0 + r, line = line0 + u;
+      block[u][r] = h < length && line < lines ? src[line * line_step + h * step] : 0;
+    }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   // Four consecutive elements of a line per work-item, one uchar4 per plane (padded is a multiple
