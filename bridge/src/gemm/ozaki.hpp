@@ -123,7 +123,8 @@ bool ozaki_forced(EnvironmentReader environment);
 // MQLCL_GEMM_FASTEST take the scheme unasked, where its integer products run on Hopper's wgmma
 // and no set measured on the device says otherwise (ozaki_unasked): the scheme passed the FP64
 // tensor cores' product at 8192^3 on both the H100 and the H200 in every layout, at 4096^3 in NN
-// and NT only (TN 0.97-0.98x), so below 8192 a card's measured set decides (docs/performance.md).
+// and NT on both and in TN on the H100 only (1.03x there, 0.98x on the H200), so below 8192 a
+// card's measured set decides (docs/performance.md).
 // Those passes of the scheme that are not its integer products grow with two of the dimensions,
 // the products with all three, so its lead grows with each past the corner where it was measured.
 inline constexpr uint32_t kOzakiUnaskedFrom = 8192;
