@@ -1,5 +1,6 @@
 // The library's GEMM (bridge/src/gemm/ozaki.cpp): a double product from exact integer products,
-// the Ozaki scheme II (Ozaki, Uchino, Imamura, arXiv 2504.08009). The integer products are plain
+// the Ozaki scheme II (Ozaki, Uchino, Imamura, arXiv 2504.08009); with OZAKI_FLOAT 1 a float
+// product (float operands and C, the same sums in double: ozaki_common.cl). The integer products are plain
 // OpenCL C dot products, or NVIDIA's INT8 tensor cores: TENSOR_CORES 1 mma.sync (ozaki_int8.cl),
 // TENSOR_CORES 2 Hopper's wgmma (ozaki_wgmma.cl).
 //
@@ -143,7 +144,7 @@ inline uint samples_of(size_t line, uint lines) {
 // The statistics of `length` elements of a line, each `step` apart from x, from element `from`
 // on, every `every`-th; as `role` and `mask` (samples_of) say, its |x| left in `samples` or its
 // sums of |x y| against them added to size.
-inline void walk_line(__global const double *x, ulong step, size_t from, size_t every, uint length,
+inline void walk_line(__global const element *x, ulong step, size_t from, size_t every, uint length,
                       int role, uint mask, __global double4 *samples, double *top, double *total,
                       double *size) {
   if (role == SWEPT) {
@@ -208,13 +209,13 @@ void store_sampled(const double *size, __local double *sizes, __local double *to
 // The statistics of a line along K (step 1), a work-group per line, in the role `role` (a
 // constant in each kernel below, so that each carries only its own path). sizes and top: local
 // memory for the swept role's sums.
-inline void along(__global const double *src, ulong offset, ulong stride, ulong line_step,
+inline void along(__global const element *src, ulong offset, ulong stride, ulong line_step,
                   ulong step, uint lines, uint length, __global double *stats, const int role,
                   __global double4 *samples, volatile __global uint *sampled,
                   __local double *largest, __local double *sum, __local double *sizes,
                   __local double *top_of_group) {
   const size_t line = get_group_id(0), product = get_group_id(1), t = get_local_id(0);
-  __global const double *x = src + offset + product * stride + line * line_step;
+  __global const element *x = src + offset + product * stride + line * line_step;
   double top = 0, total = 0, size[SAMPLES] = {0};
   walk_line(x, step, t, STATS_GROUP, length, role, role == FIXED ? samples_of(line, lines) : 0,
             samples + product * length, &top, &total, size);
@@ -227,7 +228,7 @@ inline void along(__global const double *src, ulong offset, ulong stride, ulong 
 
 // The same for lines side by side: neighbouring work-items read neighbouring lines (coalesced),
 // each of the work-group's parts (ACROSS_GROUP / group_lines of them) every parts-th element of K.
-inline void across(__global const double *src, ulong offset, ulong stride, ulong line_step,
+inline void across(__global const element *src, ulong offset, ulong stride, ulong line_step,
                    ulong step, uint lines, uint length, __global double *stats, const int role,
                    __global double4 *samples, volatile __global uint *sampled, uint group_lines,
                    __local double *largest, __local double *sum, __local double *sizes,
@@ -236,7 +237,7 @@ inline void across(__global const double *src, ulong offset, ulong stride, ulong
   const int parts = ACROSS_GROUP / group_lines;
   const size_t line = get_group_id(0) * group_lines + u, product = get_global_id(2);
   const size_t kept = min(line, (size_t)lines - 1); // lines past the end repeat the last
-  __global const double *x = src + offset + product * stride + kept * line_step;
+  __global const element *x = src + offset + product * stride + kept * line_step;
   double top = 0, total = 0, size[SAMPLES] = {0};
   walk_line(x, step, part, parts, length, role,
             role == FIXED && line < lines ? samples_of(line, lines) : 0,
@@ -251,7 +252,7 @@ inline void across(__global const double *src, ulong offset, ulong stride, ulong
 }
 
 __kernel __attribute__((reqd_work_group_size(STATS_GROUP, 1, 1))) void
-line_stats(__global const double *src, ulong offset, ulong stride, ulong line_step, ulong step,
+line_stats(__global const element *src, ulong offset, ulong stride, ulong line_step, ulong step,
            uint lines, uint length, __global double *stats, __global double4 *samples,
            volatile __global uint *sampled) {
   __local double largest[STATS_GROUP], sum[STATS_GROUP];
@@ -260,7 +261,7 @@ line_stats(__global const double *src, ulong offset, ulong stride, ulong line_st
 }
 
 __kernel __attribute__((reqd_work_group_size(STATS_GROUP, 1, 1))) void
-swept_line_stats(__global const double *src, ulong offset, ulong stride, ulong line_step,
+swept_line_stats(__global const element *src, ulong offset, ulong stride, ulong line_step,
                  ulong step, uint lines, uint length, __global double *stats,
                  __global double4 *samples, volatile __global uint *sampled) {
   __local double largest[STATS_GROUP], sum[STATS_GROUP], sizes[SAMPLES * STATS_GROUP],
@@ -284,7 +285,7 @@ swept_line_stats(__global const double *src, ulong offset, ulong stride, ulong l
     ACROSS_AS(8, role, sizes, top_of_group)
 
 __kernel __attribute__((reqd_work_group_size(ACROSS_GROUP, 1, 1))) void
-line_stats_across(__global const double *src, ulong offset, ulong stride, ulong line_step,
+line_stats_across(__global const element *src, ulong offset, ulong stride, ulong line_step,
                   ulong step, uint lines, uint length, __global double *stats,
                   __global double4 *samples, volatile __global uint *sampled, uint group_lines) {
   __local double largest[ACROSS_GROUP], sum[ACROSS_GROUP];
@@ -292,7 +293,7 @@ line_stats_across(__global const double *src, ulong offset, ulong stride, ulong 
 }
 
 __kernel __attribute__((reqd_work_group_size(ACROSS_GROUP, 1, 1))) void
-swept_line_stats_across(__global const double *src, ulong offset, ulong stride,
+swept_line_stats_across(__global const element *src, ulong offset, ulong stride,
                         ulong line_step, ulong step, uint lines, uint length,
                         __global double *stats, __global double4 *samples,
                         volatile __global uint *sampled, uint group_lines) {
@@ -430,7 +431,7 @@ inline size_t residue_at(size_t product, size_t line, size_t h, size_t lines, ui
 }
 
 __kernel __attribute__((reqd_work_group_size(RESIDUE_TILE, RESIDUE_ROWS, 1))) void
-residues(__global const double *src, ulong offset, ulong stride, ulong line_step, ulong step,
+residues(__global const element *src, ulong offset, ulong stride, ulong line_step, ulong step,
          uint lines, uint length, uint padded, __global const double *stats, int bits, uint count,
          __global char *out, uint tile_lines) {
   __local double block[RESIDUE_TILE][RESIDUE_TILE + 1]; // [line][h]

@@ -15,6 +15,14 @@
 
 __constant int moduli[OZAKI_COUNT] = {OZAKI_MODULI};
 
+// The operands' and C's elements: float with OZAKI_FLOAT 1 (float products at FP32's accuracy),
+// else double. Every sum, shift and reconstruction is in double either way.
+#if OZAKI_FLOAT
+typedef float element;
+#else
+typedef double element;
+#endif
+
 // The shift that takes a line whose largest |x| is `largest` to at most 2^(bits - 1) before
 // rounding (so at most 2^bits after); 0 for a line of zeros.
 int line_shift(double largest, int bits) {

@@ -184,8 +184,8 @@ inline double4 quad_of_c(__global const char *planes, __global const double *sta
 }
 
 // C = alpha * value + beta * C at `at` (C not read when beta is 0).
-inline void update_c(__global double *at, double value, double alpha, double beta) {
-  *at = beta != 0 ? fma(alpha, value, beta * *at) : alpha * value;
+inline void update_c(__global element *at, double value, double alpha, double beta) {
+  *at = (element)(beta != 0 ? fma(alpha, value, beta * *at) : alpha * value);
 }
 
 // Four adjacent columns of C per work-item, a char4 per plane read straight from global memory
@@ -235,19 +235,19 @@ reconstruct(__global const char *planes, __global const double *stats_a,
 __kernel __attribute__((reqd_work_group_size(LARGEST_GROUP, 1, 1))) void
 reconstruct_into_c(__global const char *planes, __global const double *stats_a,
                    __global const double *stats_b, int bits_a, int bits_b, uint m, uint n,
-                   __global double *c, ulong offset, ulong stride, ulong ld, double alpha,
+                   __global element *c, ulong offset, ulong stride, ulong ld, double alpha,
                    double beta) {
   const size_t j = 4 * get_global_id(0), i = get_global_id(1), product = get_global_id(2);
   if (j >= n)
     return;
   const double4 value = quad_of_c(planes, stats_a, stats_b, bits_a, bits_b, m, n, i, j, product);
   const double v[4] = {value.s0, value.s1, value.s2, value.s3};
-  __global double *at = c + offset + product * stride + i * ld + j;
+  __global element *at = c + offset + product * stride + i * ld + j;
   for (int column = 0; column < 4 && j + column < n; ++column)
     update_c(at + column, v[column], alpha, beta);
 }
 
-__kernel void apply(__global const double *values, __global double *c, ulong offset, ulong stride,
+__kernel void apply(__global const double *values, __global element *c, ulong offset, ulong stride,
                     ulong ld, double alpha, double beta, uint m, uint n) {
   const size_t j = get_global_id(0), i = get_global_id(1), product = get_global_id(2);
   if (i >= m || j >= n)

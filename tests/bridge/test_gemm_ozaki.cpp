@@ -4,6 +4,7 @@
 // accurate to twice FP64's precision and next to the FP64 product on the same inputs: in every
 // layout, with offsets, leading dimensions, a batch, alpha and beta; with lines spanning many
 // binades (more bits); and where no moduli suffice or values are not finite (the FP64 product).
+// Float products by the scheme (float operands and C, FP32's bound) likewise, forced.
 #define BOOST_TEST_MODULE bridge_gemm_ozaki
 #include "gemm/ozaki.hpp"
 
@@ -1029,6 +1030,143 @@ BOOST_AUTO_TEST_CASE(exact_double_products_never_run_the_scheme) {
   Context context = make_context();
   ScopedEnvironment ozaki("MQLCL_GEMM_KERNEL", "ozaki");
   const Result exact = run(context, operands(Case{8, 8, 8}, 0, 3), MQLCL_GEMM_EXACT);
+  BOOST_TEST(!ran_the_scheme(exact), exact.plan);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+// A float call's operands and C as CLGemm reads them (each double of `o` rounded to float), and
+// `o` rounded alike, so that its Dot2 reference is the product of what CLGemm was given.
+std::vector<float> as_floats(std::vector<double> &values) {
+  std::vector<float> floats(values.begin(), values.end());
+  std::copy(floats.begin(), floats.end(), values.begin());
+  return floats;
+}
+
+int32_t filled(int32_t context, const std::vector<float> &values) {
+  const int32_t buffer = CLBufferCreate(context, uint32_t(values.size() * 4), MQLCL_MEM_READ_WRITE);
+  BOOST_TEST_REQUIRE(buffer != MQLCL_INVALID_HANDLE, last_error);
+  BOOST_TEST_REQUIRE(CLBufferWrite(buffer, values.data(), 0, 0, uint32_t(values.size()), 4) ==
+                     values.size());
+  return buffer;
+}
+
+// `o`'s product in float (its values rounded to float first, in `o` too).
+Result run_float(int32_t context, Operands &o, int32_t precision) {
+  const Buffer a(filled(context, as_floats(o.a))), b(filled(context, as_floats(o.b))),
+      c(filled(context, as_floats(o.c_before)));
+  const Case &k = o.c;
+  BOOST_TEST_REQUIRE(CLGemm(a, b, c, MQLCL_GEMM_FLOAT, precision, k.transpose_a, k.transpose_b, k.m,
+                            k.n, k.k, k.alpha, k.beta, k.offset, o.sa.ld, k.offset, o.sb.ld,
+                            k.offset, o.sc.ld, k.batch, o.sa.stride, o.sb.stride, o.sc.stride) == 1,
+                     last_error);
+  std::vector<float> after(o.c_before.size());
+  BOOST_TEST_REQUIRE(CLBufferRead(c, after.data(), 0, 0, uint32_t(after.size()), 4) ==
+                     after.size());
+  return {std::vector<double>(after.begin(), after.end()), info_string(context, MQLCL_CL_GEMM_PLAN),
+          info_string(context, MQLCL_CL_GEMM_PASSES)};
+}
+
+// The float product by the scheme (MQLCL_GEMM_KERNEL=ozaki, ACCURATE): every element within
+// 2^-22 of the product's size of the exact one before its rounding to float, so within
+// 2^-22 size + 2^-24 |ref| after it, where it ran C = A B; C's other elements untouched.
+Result float_scheme(int32_t context, Operands &o) {
+  Result ours;
+  {
+    ScopedEnvironment ozaki("MQLCL_GEMM_KERNEL", "ozaki");
+    ours = run_float(context, o, MQLCL_GEMM_ACCURATE);
+  }
+  bool untouched = false;
+  const double size = size_of(o);
+  const Errors errors = errors_of(o, ours.c, untouched);
+  BOOST_TEST(untouched, "the scheme wrote outside C's elements");
+  double of_bound = 0;
+  if (o.c.alpha == 1 && o.c.beta == 0)
+    for (uint32_t p = 0; p < o.c.batch; ++p)
+      for (uint32_t i = 0; i < o.c.m; ++i)
+        for (uint32_t j = 0; j < o.c.n; ++j) {
+          Dot2 dot;
+          for (uint32_t h = 0; h < o.c.k; ++h)
+            dot.add(a_of(o, p, i, h), b_of(o, p, h, j));
+          const double off = std::fabs((ours.c[o.sc.at(p, i, j)] - dot.sum) - dot.carry);
+          of_bound = std::max(of_bound, off / (0x1p-22 * size + 0x1p-24 * std::fabs(dot.value())));
+        }
+  BOOST_TEST_MESSAGE(o.c.m << "x" << o.c.n << "x" << o.c.k << " float: error " << errors.relative
+                           << ", / the bound " << of_bound << " (" << ours.plan << ")");
+  if (ran_the_scheme(ours))
+    BOOST_TEST(of_bound <= 1 + 0x1p-10, ours.plan);
+  return ours;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(float_products, *boost::unit_test::precondition(needs_device()))
+
+// Every layout, odd sizes, padding, offsets, a batch, alpha and beta: float operands and C, the
+// scheme's error within its bound (float_scheme) and at most an FP32 product's on the same inputs.
+BOOST_AUTO_TEST_CASE(float_products_run_the_scheme_within_its_bound_in_every_layout) {
+  Context context = make_context();
+  uint32_t seed = 41;
+  for (int layout = 0; layout < 4; ++layout) {
+    Case c{37, 29, 83, (layout & 1) != 0, (layout & 2) != 0};
+    if (layout == 3) {
+      c.batch = 3;
+      c.pad = 5;
+      c.offset = 11;
+      c.alpha = -1.5;
+      c.beta = 0.75;
+    }
+    Operands o = operands(c, 3, seed++);
+    const Result ours = float_scheme(context, o);
+    BOOST_TEST(ran_the_scheme(ours), ours.plan);
+    BOOST_TEST(ours.passes.find("reconstruct_into_c") != std::string::npos, ours.passes);
+    bool untouched = false;
+    const Result fp32 = run_float(context, o, MQLCL_GEMM_EXACT);
+    BOOST_TEST(errors_of(o, ours.c, untouched).relative <=
+               std::max(errors_of(o, fp32.c, untouched).relative, 0x1p-23));
+  }
+}
+
+// The float bound asks for fewer bits, so fewer moduli, than double's on the same operands.
+BOOST_AUTO_TEST_CASE(float_products_take_fewer_moduli_than_double) {
+  Context context = make_context();
+  Operands o = operands(Case{24, 40, 256}, 0, 61);
+  const Result ours = float_scheme(context, o);
+  BOOST_TEST_REQUIRE(ran_the_scheme(ours), ours.plan);
+  if (has_double(context)) {
+    ScopedEnvironment ozaki("MQLCL_GEMM_KERNEL", "ozaki");
+    const Result fp64 = run(context, o, MQLCL_GEMM_ACCURATE);
+    BOOST_TEST(bits_in(ours.plan, "MODULI=") < bits_in(fp64.plan, "MODULI="),
+               ours.plan << " against " << fp64.plan);
+  }
+}
+
+// Lines that span more binades than 20 moduli carry: the scheme declines, C is left as it was for
+// the float product that runs instead, and the plan says why.
+BOOST_AUTO_TEST_CASE(a_float_product_no_moduli_carry_runs_without_the_scheme) {
+  Context context = make_context();
+  Case c{16, 16, 32};
+  c.beta = 2;
+  Operands o = operands(c, 0, 5);
+  for (uint32_t i = 0; i < c.m; ++i)
+    for (uint32_t h = 0; h < c.k; ++h) {
+      o.a[o.sa.at(0, i, h)] = h == 0 ? 1 : std::ldexp(1.0 + i * 0.01 + h * 1e-3, -100);
+      o.b[o.sb.at(0, h, i)] = h == 0 ? 0 : 1.0 + h * 1e-3;
+    }
+  const Result ours = float_scheme(context, o);
+  BOOST_TEST(!ran_the_scheme(ours), ours.plan);
+  BOOST_TEST(ours.plan.find("[the Ozaki scheme declined: ") != std::string::npos, ours.plan);
+  bool untouched = false;
+  BOOST_TEST(errors_of(o, ours.c, untouched).relative <= 0x1p-20);
+}
+
+BOOST_AUTO_TEST_CASE(exact_float_products_never_run_the_scheme) {
+  Context context = make_context();
+  ScopedEnvironment ozaki("MQLCL_GEMM_KERNEL", "ozaki");
+  Operands o = operands(Case{8, 8, 8}, 0, 3);
+  const Result exact = run_float(context, o, MQLCL_GEMM_EXACT);
   BOOST_TEST(!ran_the_scheme(exact), exact.plan);
 }
 

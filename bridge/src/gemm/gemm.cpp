@@ -279,16 +279,53 @@ std::optional<std::string> scheme_unasked(const Context &context, ContextState &
                        measured_for(context, state, call, step_of(scheme_form(limits))));
 }
 
+// The Ozaki scheme where MQLCL_GEMM_KERNEL=ozaki forces it (double ACCURATE and FASTEST, float
+// ACCURATE) or the device's sets take it unasked: true where it wrote C. Where it declined, or
+// failed unasked, it left C as it was and `declined` says why.
+bool run_scheme(Context &context, ContextState &state, const Call &call, bool &first,
+                std::string &declined) {
+  const bool forced = call.precision != Precision::exact && call.precision != Precision::tf32 &&
+                      (call.double_precision || call.precision == Precision::accurate) &&
+                      ozaki_forced(os::environment);
+  const bool inexact_double = call.double_precision && call.precision != Precision::exact;
+  const std::optional<std::string> unasked =
+      forced || !inexact_double ? std::nullopt : scheme_unasked(context, state, call);
+  if (!forced && !unasked)
+    return false;
+  try {
+    const std::optional<std::string> why = run_ozaki_product(
+        context, state, call, first, forced ? "MQLCL_GEMM_KERNEL=ozaki" : *unasked,
+        rebuild_pieces(os::environment));
+    if (!why)
+      return true;
+    declined = *why;
+  } catch (const Failure &failure) {
+    // Unasked, a scheme that fails (its scratch takes gigabytes at these sizes) has left C as it
+    // was: the product it stood in for runs instead.
+    if (forced)
+      throw;
+    declined = failure.message();
+  }
+  return false;
+}
+
 // TF32 runs on the tensor cores or fails; ACCURATE and FASTEST take them where they build and
-// fall back to the exact product where they do not.
+// fall back to the exact product where they do not. Where the Ozaki scheme declined, the plan
+// says why after the product that ran instead.
 void run_product(Context &context, ContextState &state, const Call &call, bool continues_last) {
   bool first = !continues_last;
+  std::string declined;
+  if (run_scheme(context, state, call, first, declined))
+    return;
+  const std::string declined_text =
+      declined.empty() ? std::string() : fmt::format(" [the Ozaki scheme declined: {}]", declined);
   const bool wants_tensor_cores = !call.double_precision && call.precision != Precision::exact &&
                                   offers_tensor_cores(*context.device);
   if (wants_tensor_cores && state.tensor_cores != ContextState::TensorCores::unavailable) {
     try {
       if (run_tensor_core_product(context, state, call, first)) {
         state.tensor_cores = ContextState::TensorCores::built;
+        state.last_plan += declined_text;
         return;
       }
     } catch (const Failure &failure) {
@@ -300,36 +337,13 @@ void run_product(Context &context, ContextState &state, const Call &call, bool c
         state.tensor_cores = ContextState::TensorCores::unavailable;
     }
   }
-  const bool inexact_double = call.double_precision && call.precision != Precision::exact;
-  const bool forced = inexact_double && ozaki_forced(os::environment);
-  const std::optional<std::string> unasked =
-      forced || !inexact_double ? std::nullopt : scheme_unasked(context, state, call);
-  if (forced || unasked) {
-    std::string declined;
-    try {
-      const std::optional<std::string> why = run_ozaki_product(
-          context, state, call, first, forced ? "MQLCL_GEMM_KERNEL=ozaki" : *unasked,
-          rebuild_pieces(os::environment));
-      if (!why)
-        return;
-      declined = *why;
-    } catch (const Failure &failure) {
-      // Unasked, a scheme that fails (its scratch takes gigabytes at these sizes) has left C as it
-      // was: the FP64 product runs instead.
-      if (forced)
-        throw;
-      declined = failure.message();
-    }
-    run_exact_product(context, state, call, first);
-    state.last_plan += fmt::format(" [the Ozaki scheme declined: {}]", declined);
-    return;
-  }
   if (call.precision == Precision::tf32)
     fail(MQLCL_ERR_OPENCL_NOT_SUPPORTED,
          fmt::format("CLGemm: MQLCL_GEMM_TF32 is not offered on {}: its tensor-core kernels did "
                      "not build; MQLCL_GEMM_FASTEST runs the fastest precision the device has",
                      context.device->name));
   run_exact_product(context, state, call, first);
+  state.last_plan += declined_text;
 }
 
 ContextState &state_of(Context &context) {

@@ -135,6 +135,7 @@ struct ContextState {
   // before its own are chosen.
   struct OzakiRecent {
     uint32_t m = 0, n = 0, k = 0, batch = 0;
+    bool double_precision = false;
     int bits_a = 0, bits_b = 0;
     unsigned count = 0, calls = 0; // calls: how many running took these digits
   } ozaki_recent;

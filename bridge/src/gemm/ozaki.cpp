@@ -23,9 +23,6 @@ namespace mqlcl::gemm {
 namespace {
 
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
-// The bound, relative to the product's size: half of FP64's unit roundoff u = 2^-53; each
-// element's one rounding adds at most u of itself (ozaki.hpp).
-constexpr int kBoundLog2 = -54;
 constexpr int kMostBits = 120; // a line's integers stay far inside double's exponents
 constexpr const char *kFile = "ozaki.cl", *kRebuildFile = "ozaki_rebuild.cl";
 // The work-groups' shapes kernels/gemm/ozaki.cl and ozaki_rebuild.cl require.
@@ -70,9 +67,9 @@ bool is_zero(const OperandSummary &operand) {
 // The fewest bits an operand's lines can keep for `share` of the bound in one product (the other
 // operand's term and the third the rest).
 int bits_needed(const OperandSummary &operand, const OperandSummary &other, double size_log2,
-                double share) {
+                double share, int bound_log2) {
   const double needed = operand.top_exponent + std::log2(other.largest_sum) -
-                        (kBoundLog2 + std::log2(share) + size_log2);
+                        (bound_log2 + std::log2(share) + size_log2);
   return std::max(1, static_cast<int>(std::ceil(needed)));
 }
 
@@ -249,9 +246,10 @@ double batch_product_bits(const std::vector<OperandSummary> &a,
 }
 
 bool meets_bound(const std::vector<OperandSummary> &a, const std::vector<OperandSummary> &b,
-                 uint32_t k, const std::vector<double> &size_log2, const OzakiDigits &digits) {
+                 uint32_t k, const std::vector<double> &size_log2, const OzakiDigits &digits,
+                 int bound_log2) {
   for (size_t p = 0; p < a.size(); ++p)
-    if (ozaki_error_bound_log2(a[p], b[p], k, digits) > kBoundLog2 + size_log2[p])
+    if (ozaki_error_bound_log2(a[p], b[p], k, digits) > bound_log2 + size_log2[p])
       return false;
   return true;
 }
@@ -262,8 +260,8 @@ bool meets_bound(const std::vector<OperandSummary> &a, const std::vector<Operand
 // one whose products carry the fewest bits.
 OzakiDigits fewest_bits(const std::vector<OperandSummary> &a, const std::vector<OperandSummary> &b,
                         uint32_t k, const std::vector<double> &size_log2, OzakiDigits least,
-                        OzakiDigits most) {
-  while (most.bits_a <= kMostBits && !meets_bound(a, b, k, size_log2, most))
+                        OzakiDigits most, int bound_log2) {
+  while (most.bits_a <= kMostBits && !meets_bound(a, b, k, size_log2, most, bound_log2))
     ++most.bits_a, ++most.bits_b; // the third term, at very few bits
   for (int total = least.bits_a + least.bits_b; total < most.bits_a + most.bits_b; ++total) {
     std::optional<OzakiDigits> best;
@@ -271,7 +269,7 @@ OzakiDigits fewest_bits(const std::vector<OperandSummary> &a, const std::vector<
     for (int bits_a = least.bits_a; bits_a <= std::min(most.bits_a, total - least.bits_b);
          ++bits_a) {
       const OzakiDigits split{bits_a, total - bits_a, 1};
-      if (split.bits_b > most.bits_b || !meets_bound(a, b, k, size_log2, split))
+      if (split.bits_b > most.bits_b || !meets_bound(a, b, k, size_log2, split, bound_log2))
         continue;
       const double needed = batch_product_bits(a, b, k, split);
       if (!best || needed < best_needed)
@@ -287,7 +285,7 @@ OzakiDigits fewest_bits(const std::vector<OperandSummary> &a, const std::vector<
 
 OzakiChoice choose_digits(const std::vector<OperandSummary> &a,
                           const std::vector<OperandSummary> &b, uint32_t k,
-                          const std::vector<double> &size_log2) {
+                          const std::vector<double> &size_log2, int bound_log2) {
   OzakiDigits least, most; // each operand's bits: with all of the bound, with 0.49 of it
   for (size_t p = 0; p < a.size(); ++p) {
     if (!a[p].finite || !b[p].finite)
@@ -298,12 +296,12 @@ OzakiChoice choose_digits(const std::vector<OperandSummary> &a,
       return {std::nullopt, fmt::format("product {} of the batch is zero from operands that are "
                                         "not: it cancels past what any bound certifies",
                                         p)};
-    least.bits_a = std::max(least.bits_a, bits_needed(a[p], b[p], size_log2[p], 1));
-    least.bits_b = std::max(least.bits_b, bits_needed(b[p], a[p], size_log2[p], 1));
-    most.bits_a = std::max(most.bits_a, bits_needed(a[p], b[p], size_log2[p], 0.49));
-    most.bits_b = std::max(most.bits_b, bits_needed(b[p], a[p], size_log2[p], 0.49));
+    least.bits_a = std::max(least.bits_a, bits_needed(a[p], b[p], size_log2[p], 1, bound_log2));
+    least.bits_b = std::max(least.bits_b, bits_needed(b[p], a[p], size_log2[p], 1, bound_log2));
+    most.bits_a = std::max(most.bits_a, bits_needed(a[p], b[p], size_log2[p], 0.49, bound_log2));
+    most.bits_b = std::max(most.bits_b, bits_needed(b[p], a[p], size_log2[p], 0.49, bound_log2));
   }
-  OzakiDigits digits = fewest_bits(a, b, k, size_log2, least, most);
+  OzakiDigits digits = fewest_bits(a, b, k, size_log2, least, most, bound_log2);
   const double needed = batch_product_bits(a, b, k, digits);
   if (digits.bits_a > kMostBits || digits.bits_b > kMostBits ||
       needed >= ozaki_bits_of(kOzakiModuli.size()))
@@ -375,6 +373,11 @@ const std::string &moduli_options() {
   return options;
 }
 
+// The build option of the operands' and C's element type (ozaki_common.cl).
+const char *element_option(bool double_precision) {
+  return double_precision ? "" : " -DOZAKI_FLOAT=1";
+}
+
 // The forms of the integer products, fastest first, and where each runs: whether the device has
 // what it needs, and the context's record of whether it built (nothing for the portable form).
 struct Candidate {
@@ -384,8 +387,8 @@ struct Candidate {
 };
 
 OzakiKernels ozaki_kernels(const Context &context, ContextState &state, const Form &form,
-                           const Params &params) {
-  std::string options = moduli_options();
+                           const Params &params, bool double_precision) {
+  std::string options = moduli_options() + element_option(double_precision);
   for (const auto &[name, value] : params)
     if (name != "GROUP") // the portable form's launch, not its kernel's
       options += fmt::format(" -D{}={}", name, value);
@@ -436,9 +439,10 @@ const std::string &crt_options(unsigned count, unsigned used) {
   return options.at(count - 1).at(used - 2);
 }
 
-RebuildKernels rebuild_kernels(const Context &context, ContextState &state, unsigned count,
-                               unsigned pieces) {
-  const std::string options = fmt::format("{} -DOZAKI_DIGITS={}{}", moduli_options(), count,
+RebuildKernels rebuild_kernels(const Context &context, ContextState &state, const Call &call,
+                               unsigned count, unsigned pieces) {
+  const std::string options = fmt::format("{}{} -DOZAKI_DIGITS={}{}", moduli_options(),
+                                          element_option(call.double_precision), count,
                                           pieces > 0 ? crt_options(count, pieces) : std::string());
   return {kernel_for(context, state, kRebuildFile, options, "reconstruct", false),
           kernel_for(context, state, kRebuildFile, options, "reconstruct_into_c", false),
@@ -475,7 +479,7 @@ std::optional<OzakiKernels> kernels_for(const Context &context, ContextState &st
     if (!form.valid(params, limits, 1))
       continue;
     try {
-      OzakiKernels kernels = ozaki_kernels(context, state, form, params);
+      OzakiKernels kernels = ozaki_kernels(context, state, form, params, call.double_precision);
       kernels.origin = origin;
       if (candidate.built)
         *candidate.built = ContextState::TensorCores::built;
@@ -804,27 +808,27 @@ void reconstruct_into_c(const Context &context, ContextState &state, const Rebui
 // rounding; 0: Garner's, exact, adds none.
 std::string uncertified(const std::vector<OperandSummary> &a, const std::vector<OperandSummary> &b,
                         uint32_t k, const OzakiDigits &digits, const std::vector<double> &size_log2,
-                        unsigned crt = 0) {
+                        int bound_log2, unsigned crt = 0) {
   for (size_t p = 0; p < a.size(); ++p) {
     const double inputs = ozaki_error_bound_log2(a[p], b[p], k, digits);
     const double bound =
         crt > 0 ? log2_sum({inputs, ozaki_crt_error_log2(a[p], b[p], digits, crt)}) : inputs;
-    if (bound != kMinusInfinity && !(bound <= kBoundLog2 + size_log2[p]))
-      return fmt::format("product {}'s bound 2^{:.1f} passes 2^-54 of its size 2^{:.1f}", p, bound,
-                         size_log2[p]);
+    if (bound != kMinusInfinity && !(bound <= bound_log2 + size_log2[p]))
+      return fmt::format("product {}'s bound 2^{:.1f} passes 2^{} of its size 2^{:.1f}", p, bound,
+                         bound_log2, size_log2[p]);
   }
   return {};
 }
 
 // The fewest pieces of the CRT's reconstruction (2 or 3, as `allowed`) whose error keeps every
 // product within the bound at sizes of at least `size_log2`, with the inputs' rounding: at most
-// 2^-54 of the size together; 0 where none does (Garner's reconstruction, exact, then runs).
+// the bound of the size together; 0 where none does (Garner's reconstruction, exact, then runs).
 unsigned crt_pieces(const std::vector<OperandSummary> &a, const std::vector<OperandSummary> &b,
                     uint32_t k, const OzakiDigits &digits, const std::vector<double> &size_log2,
-                    RebuildPieces allowed) {
+                    int bound_log2, RebuildPieces allowed) {
   for (unsigned pieces = std::max(allowed.least, 2u); pieces <= std::min(allowed.most, 3u);
        ++pieces)
-    if (uncertified(a, b, k, digits, size_log2, pieces).empty())
+    if (uncertified(a, b, k, digits, size_log2, bound_log2, pieces).empty())
       return pieces;
   return 0;
 }
@@ -894,7 +898,8 @@ std::string plan_of(const OzakiDigits &digits, const OzakiKernels &k, unsigned p
 // The context's record of its last calls (ContextState::OzakiRecent): of the call's shape; its
 // digits.
 bool of_shape(const ContextState::OzakiRecent &r, const Call &call) {
-  return r.m == call.m && r.n == call.n && r.k == call.k && r.batch == call.batch;
+  return r.m == call.m && r.n == call.n && r.k == call.k && r.batch == call.batch &&
+         r.double_precision == call.double_precision;
 }
 OzakiDigits digits_of(const ContextState::OzakiRecent &r) {
   OzakiDigits digits;
@@ -919,8 +924,15 @@ std::optional<OzakiDigits> recent_digits(const ContextState &state, const Call &
 void note_digits(ContextState &state, const Call &call, const OzakiDigits &digits) {
   ContextState::OzakiRecent &r = state.ozaki_recent;
   const bool same = of_shape(r, call) && digits_of(r) == digits;
-  r = {call.m,        call.n,        call.k,       call.batch,
-       digits.bits_a, digits.bits_b, digits.count, same ? std::min(r.calls + 1, 2u) : 1};
+  r = {call.m,
+       call.n,
+       call.k,
+       call.batch,
+       call.double_precision,
+       digits.bits_a,
+       digits.bits_b,
+       digits.count,
+       same ? std::min(r.calls + 1, 2u) : 1};
 }
 
 } // namespace
@@ -969,11 +981,13 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
   std::vector<double> guess = guess_largest_log2(a_summary, b_summary, call.k);
   for (size_t p = 0; p < guess.size(); ++p)
     guess[p] = std::max(guess[p], lower[p]);
-  OzakiChoice choice = choose_digits(a_summary, b_summary, call.k, guess);
+  const int bound = ozaki_bound_log2(call.double_precision);
+  OzakiChoice choice = choose_digits(a_summary, b_summary, call.k, guess, bound);
   // Digits that meet the bound at the sampled lower bound meet it at the size itself: the
   // reconstruction then writes C, with no check to wait for and no values to keep.
   const bool certified =
-      choice.digits && uncertified(a_summary, b_summary, call.k, *choice.digits, lower).empty();
+      choice.digits &&
+      uncertified(a_summary, b_summary, call.k, *choice.digits, lower, bound).empty();
   if (choice.digits)
     note_digits(state, call, *choice.digits);
   for (int pass = 0; pass < 2 && choice.digits; ++pass) {
@@ -982,8 +996,8 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
                                  : *begun == digits ? Begun::served
                                                     : Begun::missed;
     // The CRT where its error fits at the sampled lower bound of the size, so at the size too.
-    const unsigned pieces = crt_pieces(a_summary, b_summary, call.k, digits, lower, allowed);
-    const RebuildKernels rebuild = rebuild_kernels(context, state, digits.count, pieces);
+    const unsigned pieces = crt_pieces(a_summary, b_summary, call.k, digits, lower, bound, allowed);
+    const RebuildKernels rebuild = rebuild_kernels(context, state, call, digits.count, pieces);
     const Scratch s =
         scratch_for(context, state, call, layout, digits.count, !certified, stats_a, stats_b);
     if (products_begun != Begun::served)
@@ -997,13 +1011,13 @@ std::optional<std::string> run_ozaki_product(const Context &context, ContextStat
     std::vector<double> size = reconstruct(context, state, rebuild, call, s, digits, first);
     for (size_t p = 0; p < size.size(); ++p)
       size[p] = std::max(size[p], lower[p]);
-    const std::string why = uncertified(a_summary, b_summary, call.k, digits, size);
+    const std::string why = uncertified(a_summary, b_summary, call.k, digits, size, bound);
     if (why.empty()) {
       apply_to_c(context, state, rebuild, call, s.values, first);
       state.last_plan = plan_of(digits, kernels, pieces, pass > 0, taken, products_begun);
       return std::nullopt;
     }
-    choice = choose_digits(a_summary, b_summary, call.k, size);
+    choice = choose_digits(a_summary, b_summary, call.k, size, bound);
     if (pass > 0 || (choice.digits && choice.digits->bits_a <= digits.bits_a &&
                      choice.digits->bits_b <= digits.bits_b))
       return why; // a second pass would keep no more bits

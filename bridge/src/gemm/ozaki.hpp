@@ -1,8 +1,8 @@
-// Double products from exact integer products: the Ozaki scheme II (kernels/gemm/ozaki.cl says
-// how). The host reads each line's largest element and sum, chooses how many bits each operand's
-// lines keep and how many moduli carry the product, runs the integer products, and checks the
-// result against the bound below before C is written: a product the scheme cannot carry to FP64
-// accuracy runs the FP64 product instead, never a less accurate one.
+// Double (and float) products from exact integer products: the Ozaki scheme II
+// (kernels/gemm/ozaki.cl says how). The host reads each line's largest element and sum, chooses how
+// many bits each operand's lines keep and how many moduli carry the product, runs the integer
+// products, and checks the result against the bound below before C is written: a product the scheme
+// cannot carry to FP64 accuracy runs the FP64 product instead, never a less accurate one.
 //
 // The bound. A line of A whose largest |a| lies in [2^e, 2^(e+1)) keeps `bits_a` bits: each of its
 // elements is off by at most 2^(e - bits_a) (likewise B), so every element of the product is off
@@ -16,6 +16,9 @@
 // it rounds every term and sum). Where the product
 // cancels (its largest element well below its size), the scheme keeps as many bits as that bound
 // asks, not as many as its largest element alone would.
+// Float products keep the bound at 2^-22 of the size: each element, rebuilt in double, is rounded
+// once to float (2^-24 of itself), so it lies within 2^-22 size + 2^-24 |c| of the exact one, the
+// error bound of an FP32 product (k 2^-24 |A| |B|, about) at k = 4 and a 2 000th of it at 8192.
 #pragma once
 
 #include "gemm/forms.hpp"
@@ -71,6 +74,12 @@ struct OperandSummary {
 std::vector<OperandSummary> summarise(const std::vector<double> &stats, uint32_t products,
                                       uint32_t lines);
 
+// log2 of the bound above relative to the product's size, for double and for float products.
+inline constexpr int kOzakiDoubleBoundLog2 = -54, kOzakiFloatBoundLog2 = -22;
+inline int ozaki_bound_log2(bool double_precision) {
+  return double_precision ? kOzakiDoubleBoundLog2 : kOzakiFloatBoundLog2;
+}
+
 // How the scheme carries a call: bits kept per operand, and moduli.
 struct OzakiDigits {
   int bits_a = 1, bits_b = 1;
@@ -86,15 +95,16 @@ double ozaki_product_bits(const OperandSummary &a, const OperandSummary &b, uint
                           const OzakiDigits &digits);
 
 // The digits for a call whose products' sizes (the largest element of |A| |B|) are at least
-// `size_log2` (log2, one per product; -inf where unknown or zero), or why none serve: a
-// non-finite operand, or more bits than the moduli carry.
+// `size_log2` (log2, one per product; -inf where unknown or zero) within 2^bound_log2 of the size,
+// or why none serve: a non-finite operand, or more bits than the moduli carry.
 struct OzakiChoice {
   std::optional<OzakiDigits> digits;
   std::string why_not;
 };
 OzakiChoice choose_digits(const std::vector<OperandSummary> &a,
                           const std::vector<OperandSummary> &b, uint32_t k,
-                          const std::vector<double> &size_log2);
+                          const std::vector<double> &size_log2,
+                          int bound_log2 = kOzakiDoubleBoundLog2);
 
 // A first guess of log2 of each product's size, from its operands alone: the largest line sums
 // over k^1.5, below the size of random and of same-signed inputs alike (too low a guess costs
@@ -115,8 +125,9 @@ double ozaki_error_bound_log2(const OperandSummary &a, const OperandSummary &b, 
 double ozaki_crt_error_log2(const OperandSummary &a, const OperandSummary &b,
                             const OzakiDigits &digits, unsigned pieces);
 
-// MQLCL_GEMM_KERNEL=ozaki: double products in MQLCL_GEMM_ACCURATE and MQLCL_GEMM_FASTEST run
-// the scheme, in the fastest form the device has, whatever their sizes (tests and measurements).
+// MQLCL_GEMM_KERNEL=ozaki: double products in MQLCL_GEMM_ACCURATE and MQLCL_GEMM_FASTEST, and
+// float products in MQLCL_GEMM_ACCURATE, run the scheme, in the fastest form the device has,
+// whatever their sizes (tests and measurements).
 bool ozaki_forced(EnvironmentReader environment);
 
 // The smallest M, N and K from which double products in MQLCL_GEMM_ACCURATE and
@@ -147,11 +158,11 @@ struct RebuildPieces {
 RebuildPieces rebuild_pieces(EnvironmentReader environment);
 
 // Runs the call's product by the scheme and writes C, or enqueues nothing that touches C and
-// returns why not (the caller then runs the FP64 product). Waits for the queue for the lines'
-// statistics and a lower bound of each product's size; and again for its largest element before
-// C is written, unless the digits meet the bound at that lower bound.
-// `taken`: why the call runs the scheme (MQLCL_GEMM_KERNEL=ozaki, or ozaki_unasked's reason),
-// which the plan says.
+// returns why not (the caller then runs the product the scheme stood in for). Waits for the queue
+// for the lines' statistics and a lower bound of each product's size; and again for its largest
+// element before C is written, unless the digits meet the bound at that lower bound. `taken`: why
+// the call runs the scheme (MQLCL_GEMM_KERNEL=ozaki, or ozaki_unasked's reason), which the plan
+// says.
 std::optional<std::string> run_ozaki_product(const Context &context, ContextState &state,
                                              const Call &call, bool &first,
                                              const std::string &taken, RebuildPieces allowed);
