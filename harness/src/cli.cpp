@@ -181,10 +181,10 @@ Subcommand tune_subcommand() {
                    "with --gemm, on matr_mul_tuned: the double product, cached apart from the "
                    "FP32 one"},
                   {"--accurate", "",
-                   "with --gemm LAYOUT --double: MQLCL_GEMM_ACCURATE's Ozaki scheme, its integer "
-                   "products' set tuned, then the whole scheme timed against the FP64 product: "
-                   "its set says whether CLGemm takes the scheme unasked from that shape up "
-                   "(UNASKED)"}} +
+                   "with --gemm LAYOUT (--double: double's): MQLCL_GEMM_ACCURATE's Ozaki scheme, "
+                   "its integer products' set tuned, then the whole scheme timed against the "
+                   "product it stands in for (FP64's, or float ACCURATE's): its set says whether "
+                   "CLGemm takes the scheme unasked from that shape up (UNASKED)"}} +
               path_options(),
           {}};
 }
@@ -645,9 +645,9 @@ void check_combinations(const CommandLine &command, const std::vector<Step> &cat
     if (command.options.double_precision && (!command.gemm_layout || step->name != kGemmForms[0]))
       bad_input("tune --double: the double product is tuned as CLGemm runs it, apart from the "
                 "FP32 one: mqlcl-replay tune matr_mul_tuned --gemm LAYOUT --double");
-    if (command.gemm_accurate && !command.options.double_precision)
-      bad_input("tune --accurate: the Ozaki scheme is the double product's: mqlcl-replay tune "
-                "matr_mul_tuned --gemm LAYOUT --double --accurate");
+    if (command.gemm_accurate && (!command.gemm_layout || step->name != kGemmForms[0]))
+      bad_input("tune --accurate: the Ozaki scheme is tuned as CLGemm runs it: mqlcl-replay tune "
+                "matr_mul_tuned --gemm LAYOUT [--double] --accurate");
   }
   if (command.mode == Mode::gemm && !command.steps.empty())
     bad_input("gemm takes no script: it times the library's CLGemm (mqlcl-replay gemm --help)");

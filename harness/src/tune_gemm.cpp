@@ -13,11 +13,12 @@
 // user's tuning cache, which CLGemm searches first and `gemm-database` turns into the compiled
 // database. With --double, the double product is tuned (kept as "matr_mul_tuned double LAYOUT"),
 // from its own set and the FP32 one's; on a device with FP64 tensor cores, CLGemm's double product
-// there, step 19's (kept as "matr_mul_dmma double LAYOUT"). With --double --accurate, the Ozaki
-// scheme (MQLCL_GEMM_ACCURATE): its integer products' set tuned as the whole scheme runs, then the
-// best timed against the FP64 product of the same shape, and kept (as "wgmma_int8 double LAYOUT",
-// or the form the device runs) with UNASKED 1 where the scheme was the faster: CLGemm then takes
-// it unasked from that shape up (bridge/src/gemm/ozaki.hpp).
+// there, step 19's (kept as "matr_mul_dmma double LAYOUT"). With --accurate, the Ozaki scheme
+// (MQLCL_GEMM_ACCURATE), double's with --double, else float's: its integer products' set tuned as
+// the whole scheme runs, then the best timed against the product it would stand in for (FP64's
+// own, or float ACCURATE's without the scheme), and kept (as "wgmma_int8 double LAYOUT" or
+// "wgmma_int8 LAYOUT", or the form the device runs) with UNASKED 1 where the scheme was the
+// faster: CLGemm then takes it unasked from that shape up (bridge/src/gemm/ozaki.hpp).
 #include "commands.hpp"
 #include "environment.hpp"
 
@@ -64,6 +65,10 @@ gemm::Shape shape_of(const GeneralGemm &g) {
 
 std::string layout_of(const GeneralGemm &g) {
   return {g.transpose_a ? 'T' : 'N', g.transpose_b ? 'T' : 'N'};
+}
+
+gemm::Element element_of(const GeneralGemm &g) {
+  return g.double_precision ? gemm::Element::float64 : gemm::Element::float32;
 }
 
 struct GemmTuner {
@@ -325,9 +330,9 @@ std::vector<Found> measured_starts(GemmTuner &tuner, const GemmProduct &product,
 // The scheme's set CLGemm runs for the product now (the tuning file's, the database's, else the
 // form's defaults), without UNASKED, the host's.
 Params scheme_set_now(const DeviceInfo &device, gemm::Family form, const GeneralGemm &shape) {
-  const std::optional<gemm::Tuned> tuned = gemm::find_tuned(
-      tuned_sets(), gemm::compiled_entries(), facts_of(device.caps), shape.m, shape.n, shape.k,
-      gemm::step_of(form), gemm::Element::float64, layout_of(shape));
+  const std::optional<gemm::Tuned> tuned =
+      gemm::find_tuned(tuned_sets(), gemm::compiled_entries(), facts_of(device.caps), shape.m,
+                       shape.n, shape.k, gemm::step_of(form), element_of(shape), layout_of(shape));
   const gemm::Form &products = gemm::form_of(form);
   if (tuned)
     if (std::optional<Params> set =
@@ -355,31 +360,49 @@ std::optional<Found> tune_scheme_set(GemmTuner &tuner, const Params &now) {
   return best;
 }
 
-// CLGemm's FP64 product of the shape (MQLCL_GEMM_EXACT, as ACCURATE runs where the scheme is not
-// taken), verified: its best time and plan.
-std::pair<double, std::string> fp64_product_time(const Bridge &bridge, const DeviceInfo &device,
-                                                 const GeneralGemm &shape, uint32_t repeat) {
-  const GemmProduct fp64(shape, MQLCL_GEMM_EXACT);
-  LibraryRun run = fp64.run_library(bridge, device.ordinal, repeat);
+// CLGemm's product of the shape that the scheme stands in for, verified: its best time and plan.
+// Double: FP64's own (MQLCL_GEMM_EXACT, as ACCURATE runs where the scheme is not taken). Float:
+// MQLCL_GEMM_ACCURATE with the scheme's set of the shape at UNASKED 0 in the tuning cache, so
+// that it runs what it runs where the scheme is not taken (3xTF32 on Hopper), whatever the
+// database says of the scheme.
+std::pair<double, std::string> rival_product_time(const GemmTuner &tuner, const Params &set) {
+  const GeneralGemm &shape = tuner.product.shape();
+  const bool fp64 = shape.double_precision;
+  std::optional<ScopedEnvironment> cache;
+  if (!fp64) {
+    std::filesystem::remove(tuner.trial_cache);
+    TunedEntry entry = tuner.of_sets;
+    entry.kernel_file = gemm::kernel_file_of(tuner.form);
+    entry.params = set;
+    entry.params[gemm::kUnaskedParam] = 0;
+    gemm::write_tuned(tuner.trial_cache.string(), entry);
+    cache.emplace("MQLCL_TUNE_CACHE", tuner.trial_cache.string());
+  }
+  const char *name = fp64 ? "FP64" : "float ACCURATE";
+  const GemmProduct rival(shape, fp64 ? MQLCL_GEMM_EXACT : MQLCL_GEMM_ACCURATE);
+  LibraryRun run = rival.run_library(tuner.bridge, tuner.device.ordinal, tuner.repeat);
   if (!run.ok || run.seconds.empty())
-    throw Error(ExitCode::bridge_failure, "CLGemm's FP64 product did not run: " + run.why_not);
-  if (!fp64.check(run.product).verified)
-    throw Error(ExitCode::wrong_results, "CLGemm's FP64 product did not verify: " + run.plan);
+    throw Error(ExitCode::bridge_failure,
+                fmt::format("CLGemm's {} product did not run: {}", name, run.why_not));
+  if (!rival.check(run.product).verified)
+    throw Error(ExitCode::wrong_results,
+                fmt::format("CLGemm's {} product did not verify: {}", name, run.plan));
   return {run.seconds.min(), run.plan};
 }
 
-// tune --gemm LAYOUT --double --accurate.
+// tune --gemm LAYOUT [--double] --accurate.
 int run_scheme_tune(const CommandLine &command, const Bridge &bridge, const DeviceInfo &device,
                     const GeneralGemm &shape) {
   const gemm::Family form = gemm::scheme_form(limits_of(device.caps));
   const Step family = form_step(form);
   const GemmProduct product(shape, MQLCL_GEMM_ACCURATE);
+  const char *rival = shape.double_precision ? "the FP64 product" : "the float product";
   fmt::print("tuning CLGemm's Ozaki scheme ({}) on device {}: {} ({}), {}, one parameter at a "
-             "time, then against the FP64 product\n",
-             family.name, device.ordinal, device.name, device.driver, product.label());
+             "time, then against {}\n",
+             family.name, device.ordinal, device.name, device.driver, product.label(), rival);
   std::fflush(stdout); // before the trials' progress on stderr
   TunedEntry of_sets = tuned_entry(device.caps, family.name, command.options.sizes);
-  of_sets.element = gemm::Element::float64;
+  of_sets.element = element_of(shape);
   of_sets.layout = layout_of(shape);
   GemmTuner tuner(bridge, device, form, family, of_sets, product,
                   std::max(command.options.repeat, 5u),
@@ -392,13 +415,15 @@ int run_scheme_tune(const CommandLine &command, const Bridge &bridge, const Devi
   tuner.progress.clear();
   if (!best)
     throw Error(ExitCode::bridge_failure, "the Ozaki scheme did not run and verify with any set");
-  const auto [fp64_seconds, fp64_plan] = fp64_product_time(bridge, device, shape, tuner.repeat);
-  const bool faster = best->seconds < fp64_seconds * kKeepBelow;
+  const auto [rival_seconds, rival_plan] = rival_product_time(tuner, best->params);
+  std::filesystem::remove(tuner.trial_cache);
+  const bool faster = best->seconds < rival_seconds * kKeepBelow;
   const double gflops = product.flops() / best->seconds / 1e9;
-  fmt::print("\n{} trials; the scheme at {:.2f} GFLOPS:\n  {}\nthe FP64 product at {:.2f} GFLOPS "
-             "({})\nthe scheme {:.3f}x the FP64 product's speed: UNASKED={}\n",
-             tuner.trials, gflops, params_text(best->params), product.flops() / fp64_seconds / 1e9,
-             fp64_plan, fp64_seconds / best->seconds, faster ? 1 : 0);
+  fmt::print("\n{} trials; the scheme at {:.2f} GFLOPS:\n  {}\n{} at {:.2f} GFLOPS ({})\nthe "
+             "scheme {:.3f}x {}'s speed: UNASKED={}\n",
+             tuner.trials, gflops, params_text(best->params), rival,
+             product.flops() / rival_seconds / 1e9, rival_plan, rival_seconds / best->seconds,
+             rival, faster ? 1 : 0);
   TunedEntry entry = of_sets;
   entry.kernel_file = family.kernel_file;
   entry.params = best->params;

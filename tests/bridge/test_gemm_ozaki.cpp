@@ -182,9 +182,10 @@ BOOST_AUTO_TEST_CASE(large_double_products_take_the_scheme_unasked_only_on_wgmma
   BOOST_TEST(!unasked(ampere, call));
 }
 
-// A set of the scheme measured on the device (`tune --gemm LAYOUT --double --accurate`) decides
-// with its UNASKED, on any device and at any size, where it says; one that does not say leaves it
-// to the sizes. Never for EXACT, float, or a kernel the user named.
+// A set of the scheme measured on the device (`tune --gemm LAYOUT [--double] --accurate`) decides
+// with its UNASKED, on any device and at any size, where it says; one that does not say leaves
+// double to the sizes, float to the product it stands in for. Never for EXACT, float FASTEST, or a
+// kernel the user named.
 BOOST_AUTO_TEST_CASE(a_set_measured_on_the_device_decides_the_unasked_scheme) {
   gemm::DeviceLimits hopper, portable;
   hopper.int8_tensor_cores = hopper.int8_wgmma = true;
@@ -214,6 +215,12 @@ BOOST_AUTO_TEST_CASE(a_set_measured_on_the_device_decides_the_unasked_scheme) {
   exact.precision = gemm::Precision::exact;
   single.double_precision = false;
   BOOST_TEST(!gemm::ozaki_unasked(hopper, exact, no_kernel_named, measured(1)));
+  BOOST_TEST(*gemm::ozaki_unasked(hopper, single, no_kernel_named, measured(1)) ==
+             "measured faster than the float product (database, this device: NVIDIA H200 at "
+             "4096x4096x4096 NN)");
+  BOOST_TEST(!gemm::ozaki_unasked(hopper, single, no_kernel_named, measured(0)));
+  BOOST_TEST(!gemm::ozaki_unasked(hopper, single, no_kernel_named, measured(std::nullopt)));
+  single.precision = gemm::Precision::fastest;
   BOOST_TEST(!gemm::ozaki_unasked(hopper, single, no_kernel_named, measured(1)));
   BOOST_TEST(gemm::step_of(gemm::scheme_form(hopper)) == std::string(gemm::kWgmmaInt8Step));
   BOOST_TEST(gemm::step_of(gemm::scheme_form(portable)) == std::string(gemm::kIntegerResiduesStep));

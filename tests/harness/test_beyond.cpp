@@ -889,26 +889,34 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_keeps_the_double_products_set_apart) {
   }
 }
 
-// tune --gemm --double --accurate: the Ozaki scheme's integer products tuned as the whole scheme
-// runs, then timed against the FP64 product; the set is cached under the step of the form the
-// device runs, with UNASKED saying which was the faster (on PoCL the FP64 product, by far), and
-// CLGemm's ACCURATE double product follows what it says: the scheme where 1, FP64 where 0.
-BOOST_AUTO_TEST_CASE(the_scheme_tuner_caches_its_set_and_whether_it_beat_fp64) {
+// tune --gemm [--double] --accurate: the Ozaki scheme's integer products tuned as the whole scheme
+// runs, then timed against the product it stands in for (FP64's, float ACCURATE's); the set is
+// cached under the step of the form the device runs and the element type, with UNASKED saying
+// which was the faster (on PoCL the other product, by far), and CLGemm's ACCURATE product follows
+// what it says: the scheme where 1, the other where 0.
+namespace {
+void check_scheme_tune(bool double_precision) {
   ScratchCache cache("gemm-tune-scheme-cache.json");
   const std::vector<Step> &catalogue = replay_steps();
-  CommandLine command = parse_command_line({"tune", "matr_mul_tuned", "--gemm", "NN", "--double",
-                                            "--accurate", "--size", "24", "--trials", "4",
-                                            "--device", std::to_string(device().ordinal)},
-                                           catalogue);
+  std::vector<std::string> args{
+      "tune",      "matr_mul_tuned", "--gemm", "NN",       "--size",
+      "24",        "--trials",       "4",      "--device", std::to_string(device().ordinal),
+      "--accurate"};
+  if (double_precision)
+    args.push_back("--double");
+  CommandLine command = parse_command_line(args, catalogue);
   BOOST_TEST_REQUIRE(run_tune_command(command, catalogue) == 0);
   Json root = Json::parse(std::ifstream(cache.path));
   const std::string step = gemm::step_of(gemm::scheme_form(limits_of(device().caps)));
-  const Json &entry = root.at(device().caps.tuning_key).at(step + " double NN").at("24x24x24");
+  const Json &entry = root.at(device().caps.tuning_key)
+                          .at(step + (double_precision ? " double NN" : " NN"))
+                          .at("24x24x24");
   BOOST_TEST(entry.at("kernel_file").get<std::string>() == "ozaki.cl");
   const int64_t unasked = entry.at("params").at(gemm::kUnaskedParam).get<int64_t>();
   BOOST_TEST((unasked == 0 || unasked == 1));
   BOOST_TEST_MESSAGE("the scheme's set: " << entry.dump());
-  const GemmProduct product(GeneralGemm{24, 24, 24, 1, false, false, true}, MQLCL_GEMM_ACCURATE);
+  const GemmProduct product(GeneralGemm{24, 24, 24, 1, false, false, double_precision},
+                            MQLCL_GEMM_ACCURATE);
   LibraryRun run = product.run_library(bridge(), device().ordinal, 1);
   BOOST_TEST_REQUIRE(run.ok, run.why_not);
   BOOST_TEST(product.check(run.product).verified);
@@ -919,6 +927,15 @@ BOOST_AUTO_TEST_CASE(the_scheme_tuner_caches_its_set_and_whether_it_beat_fp64) {
         BOOST_TEST(run.plan.find(fmt::format(" {}={}", name, value.get<int64_t>())) !=
                        std::string::npos,
                    name << " in " << run.plan);
+}
+} // namespace
+
+BOOST_AUTO_TEST_CASE(the_scheme_tuner_caches_its_set_and_whether_it_beat_fp64) {
+  check_scheme_tune(true);
+}
+
+BOOST_AUTO_TEST_CASE(the_float_scheme_tuner_caches_its_set_and_whether_it_beat_fp32) {
+  check_scheme_tune(false);
 }
 
 // tune --gemm also descends from the sets CLGemm runs for the shape's other layouts, after the

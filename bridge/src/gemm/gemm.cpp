@@ -287,9 +287,10 @@ bool run_scheme(Context &context, ContextState &state, const Call &call, bool &f
   const bool forced = call.precision != Precision::exact && call.precision != Precision::tf32 &&
                       (call.double_precision || call.precision == Precision::accurate) &&
                       ozaki_forced(os::environment);
-  const bool inexact_double = call.double_precision && call.precision != Precision::exact;
+  const bool offered = call.precision == Precision::accurate ||
+                       (call.double_precision && call.precision == Precision::fastest);
   const std::optional<std::string> unasked =
-      forced || !inexact_double ? std::nullopt : scheme_unasked(context, state, call);
+      forced || !offered ? std::nullopt : scheme_unasked(context, state, call);
   if (!forced && !unasked)
     return false;
   try {

@@ -331,18 +331,21 @@ bool ozaki_forced(EnvironmentReader environment) {
 std::optional<std::string> ozaki_unasked(const DeviceLimits &limits, const Call &call,
                                          EnvironmentReader environment,
                                          const std::optional<Tuned> &measured) {
-  if (!call.double_precision ||
-      (call.precision != Precision::accurate && call.precision != Precision::fastest) ||
-      !environment("MQLCL_GEMM_KERNEL").empty())
+  const bool offered = call.precision == Precision::accurate ||
+                       (call.double_precision && call.precision == Precision::fastest);
+  if (!offered || !environment("MQLCL_GEMM_KERNEL").empty())
     return std::nullopt;
   if (measured) {
     const auto said = measured->entry.params.find(kUnaskedParam);
     if (said != measured->entry.params.end())
       return said->second == 1
-                 ? std::optional("measured faster than the FP64 product (" + measured->origin + ")")
+                 ? std::optional(fmt::format("measured faster than the {} product ({})",
+                                             call.double_precision ? "FP64" : "float",
+                                             measured->origin))
                  : std::nullopt;
   }
-  if (limits.int8_wgmma && std::min({call.m, call.n, call.k}) >= kOzakiUnaskedFrom)
+  if (call.double_precision && limits.int8_wgmma &&
+      std::min({call.m, call.n, call.k}) >= kOzakiUnaskedFrom)
     return fmt::format("M, N and K from {}", kOzakiUnaskedFrom);
   return std::nullopt;
 }

@@ -141,10 +141,11 @@ bool ozaki_forced(EnvironmentReader environment);
 inline constexpr uint32_t kOzakiUnaskedFrom = 8192;
 
 // Why `call` takes the scheme unasked, or none: a double product in MQLCL_GEMM_ACCURATE or
-// MQLCL_GEMM_FASTEST, no kernel named by MQLCL_GEMM_KERNEL, and either `measured` (the scheme
-// form's set measured on the device at the largest shape within the call's, measured_for) says
-// UNASKED=1, or, where no such set says either, M, N and K are at least kOzakiUnaskedFrom on a
-// device whose integer products run on wgmma.
+// MQLCL_GEMM_FASTEST or a float one in MQLCL_GEMM_ACCURATE, no kernel named by MQLCL_GEMM_KERNEL,
+// and either `measured` (the scheme form's set measured on the device at the largest shape within
+// the call's, measured_for) says UNASKED=1, or, for double where no such set says either, M, N
+// and K are at least kOzakiUnaskedFrom on a device whose integer products run on wgmma (float:
+// only where a set says so).
 std::optional<std::string> ozaki_unasked(const DeviceLimits &limits, const Call &call,
                                          EnvironmentReader environment,
                                          const std::optional<Tuned> &measured);
