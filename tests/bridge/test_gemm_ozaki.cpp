@@ -493,6 +493,20 @@ bool ran_the_scheme(const Result &result) {
   return result.plan.rfind("ozaki.cl MODULI=", 0) == 0;
 }
 
+// The layout tests' product: 37 x 29 x 83, A transposed where bit 0 of `layout` is set, B where
+// bit 1 is; layout 3 also with a batch of 3, padded rows, an offset, alpha and beta.
+Case layout_case(int layout) {
+  Case c{37, 29, 83, (layout & 1) != 0, (layout & 2) != 0};
+  if (layout == 3) {
+    c.batch = 3;
+    c.pad = 5;
+    c.offset = 11;
+    c.alpha = -1.5;
+    c.beta = 0.75;
+  }
+  return c;
+}
+
 // A cl_uint of the context's device (CL_DEVICE_*); 0 where the device has no such property.
 uint32_t device_uint(int32_t context, uint32_t property) {
   uint32_t value = 0, size = 0;
@@ -548,14 +562,7 @@ BOOST_AUTO_TEST_CASE(the_scheme_is_as_accurate_as_fp64_in_every_layout) {
   Context context = make_context();
   uint32_t seed = 7;
   for (int layout = 0; layout < 4; ++layout) {
-    Case c{37, 29, 83, (layout & 1) != 0, (layout & 2) != 0};
-    if (layout == 3) {
-      c.batch = 3;
-      c.pad = 5;
-      c.offset = 11;
-      c.alpha = -1.5;
-      c.beta = 0.75;
-    }
+    const Case c = layout_case(layout);
     const Compared r = compare(context, operands(c, 0, seed++));
     BOOST_TEST(ran_the_scheme(r.ours), r.ours.plan);
     // Written into C by the reconstruction itself, with alpha, beta, offsets and batch.
@@ -1117,14 +1124,7 @@ BOOST_AUTO_TEST_CASE(float_products_run_the_scheme_within_its_bound_in_every_lay
   Context context = make_context();
   uint32_t seed = 41;
   for (int layout = 0; layout < 4; ++layout) {
-    Case c{37, 29, 83, (layout & 1) != 0, (layout & 2) != 0};
-    if (layout == 3) {
-      c.batch = 3;
-      c.pad = 5;
-      c.offset = 11;
-      c.alpha = -1.5;
-      c.beta = 0.75;
-    }
+    const Case c = layout_case(layout);
     Operands o = operands(c, 3, seed++);
     const Result ours = float_scheme(context, o);
     BOOST_TEST(ran_the_scheme(ours), ours.plan);
