@@ -20,7 +20,8 @@
 #             GPU: OUT/tuning.json, for `mqlcl-replay gemm-database`
 #   gemm      `mqlcl-replay gemm` as an MQL5 program meets CLGemm, with no tuning cache, at
 #             1000, 2000, 4096, 4097 and 8192 (GEMM_SIZES=N,M for others; GEMM_ARGS=--double
-#             for the double rows only, "--cases REGEX" for some rows: the whole table takes
+#             for the double rows only, --accurate for the ACCURATE rows only (with --double,
+#             double's), "--cases REGEX" for some rows: the whole table takes
 #             more than 10 minutes): gemm-gpu.json
 #   bench     `mqlcl-replay bench` at 2000, 4096 and 8192: bench-gpu.json (BENCH_STEPS=A,B
 #             and BENCH_SIZES=N,M to bench only those)

@@ -236,8 +236,11 @@ Subcommand gemm_subcommand() {
             "calls timed per case after the first, the minimum reported (at "
             "least 5)"},
            {"--double", "",
-            "the double products only (MQL5's matrix): every square, with B and with A "
-            "transposed, and MQLCL_GEMM_ACCURATE as stored"},
+            "the double products only (MQL5's matrix): every square as stored and with B or "
+            "A transposed, MQLCL_GEMM_EXACT then MQLCL_GEMM_ACCURATE"},
+           {"--accurate", "",
+            "the MQLCL_GEMM_ACCURATE products only (--double: double's), every square as stored "
+            "and with B or A transposed: 3xTF32 or the Ozaki scheme, as CLGemm chooses"},
            {"--cases", "REGEX",
             "only the cases whose name (as the table prints it, e.g. \"4096x4096x4096 NN float "
             "tf32\") contains a match of REGEX (ECMAScript), e.g. tf32 or \"float$\""},

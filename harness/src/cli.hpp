@@ -45,7 +45,7 @@ struct CommandLine {
   std::optional<std::string> gemm_layout; // tune --gemm: one of kLayouts
   std::optional<std::string> gemm_cases;  // gemm --cases: a regular expression over case names
   std::optional<uint64_t> max_trials;     // tune --trials: the trials it may run at most
-  bool gemm_accurate = false; // tune --gemm --double --accurate: the Ozaki scheme against FP64
+  bool gemm_accurate = false; // --accurate: tune the Ozaki scheme; gemm the ACCURATE rows only
   // gemm-database: the tuner's files, and the vendor and architecture of devices they do not name
   std::vector<std::filesystem::path> tuning_files;
   std::string gemm_vendor, gemm_architecture;

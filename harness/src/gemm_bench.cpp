@@ -46,14 +46,18 @@ void append_squares(std::vector<GemmCase> &cases, const std::vector<uint32_t> &s
 // exact product there), TF32 not at all and the squares NN and NT only. `double_only` (gemm
 // --double): the double products at every size, as stored, with B and with A transposed, then
 // MQLCL_GEMM_ACCURATE the same three ways (the FP64 product, or under MQLCL_GEMM_KERNEL=ozaki the
-// Ozaki scheme: one run times both beside cuBLAS DGEMM).
-std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu, bool double_only) {
+// Ozaki scheme: one run times both beside cuBLAS DGEMM). `accurate_only` (gemm --accurate):
+// MQLCL_GEMM_ACCURATE alone, of the element type asked for, at every size the three ways.
+std::vector<GemmCase> gemm_cases(const std::vector<uint32_t> &sizes, bool gpu, bool double_only,
+                                 bool accurate_only) {
   std::vector<GemmCase> cases;
-  if (double_only) {
-    append_squares(cases, sizes, true, 3);
+  if (double_only || accurate_only) {
+    if (!accurate_only)
+      append_squares(cases, sizes, true, 3);
     for (uint32_t n : sizes)
       for (int t = 0; t < 3; ++t)
-        cases.push_back({GeneralGemm{n, n, n, 1, t == 2, t == 1, true}, MQLCL_GEMM_ACCURATE});
+        cases.push_back(
+            {GeneralGemm{n, n, n, 1, t == 2, t == 1, double_only}, MQLCL_GEMM_ACCURATE});
     return cases;
   }
   append_squares(cases, sizes, false, gpu ? 3 : 2);
@@ -214,7 +218,8 @@ int run_gemm_command(const CommandLine &command) {
     sizes = device.type == "CPU" ? std::vector<uint32_t>{1000, 2000}
                                  : std::vector<uint32_t>{1000, 2000, 4096, 4097, 8192};
   const std::vector<GemmCase> all_cases =
-      matching_cases(gemm_cases(sizes, device.type != "CPU", command.options.double_precision),
+      matching_cases(gemm_cases(sizes, device.type != "CPU", command.options.double_precision,
+                                command.gemm_accurate),
                      command.gemm_cases);
   const uint32_t repeat = std::max<uint32_t>(command.options.repeat, 5);
   const TextReport say(command.format != Format::json);

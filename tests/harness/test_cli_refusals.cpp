@@ -337,6 +337,41 @@ BOOST_AUTO_TEST_CASE(gemm_double_times_the_double_products_only) {
   }
 }
 
+// gemm --accurate: MQLCL_GEMM_ACCURATE alone, float's (with --double, double's), each square as
+// stored, with B and with A transposed; under MQLCL_GEMM_KERNEL=ozaki the float rows time the
+// Ozaki scheme, verified as every float ACCURATE product is.
+BOOST_AUTO_TEST_CASE(gemm_accurate_times_the_accurate_products_only) {
+  for (bool double_precision : {false, true}) {
+    std::vector<std::string> args{"gemm",     "--accurate", "--sizes",  "24,17",
+                                  "--repeat", "1",          "--format", "json"};
+    if (double_precision)
+      args.push_back("--double");
+    Outcome run = run_replay(args);
+    BOOST_TEST_REQUIRE(run.status == 0, run.out << run.err);
+    const nlohmann::json gemm = nlohmann::json::parse(run.out);
+    std::vector<std::string> cases;
+    for (const nlohmann::json &c : gemm.at("cases")) {
+      cases.push_back(c.at("case").get<std::string>());
+      BOOST_TEST(c.at("verified").get<bool>(), c.dump());
+    }
+    const std::string type = double_precision ? " double accurate" : " float accurate";
+    std::vector<std::string> expected;
+    for (const char *size : {"24x24x24 ", "17x17x17 "})
+      for (const char *layout : {"NN", "NT", "TN"})
+        expected.push_back(size + std::string(layout) + type);
+    BOOST_TEST(cases == expected, boost::test_tools::per_element());
+  }
+  ScopedEnvironment ozaki("MQLCL_GEMM_KERNEL", "ozaki");
+  Outcome scheme =
+      run_replay({"gemm", "--accurate", "--sizes", "96", "--repeat", "1", "--format", "json"});
+  BOOST_TEST_REQUIRE(scheme.status == 0, scheme.out << scheme.err);
+  const nlohmann::json scheme_json = nlohmann::json::parse(scheme.out);
+  for (const nlohmann::json &c : scheme_json.at("cases")) {
+    BOOST_TEST(c.at("verified").get<bool>(), c.dump());
+    BOOST_TEST(has(c.at("plan").get<std::string>(), "ozaki.cl MODULI="), c.dump());
+  }
+}
+
 // gemm --cases: only the cases whose name has a match, in the table's order; a pattern that is
 // not one, or that matches nothing, is refused before anything runs.
 BOOST_AUTO_TEST_CASE(gemm_cases_runs_the_matching_cases_only) {
