@@ -323,7 +323,8 @@ BOOST_AUTO_TEST_CASE(the_caches_of_record_load_with_numbers_or_strings_of_them) 
   }
   // Only the forms CLGemm takes: each form's own (matr_mul_tuned's 6 sizes, 3xTF32's 3, TF32's
   // 1) and those tuned by tune --gemm for one layout, the double products' among them (step 13's
-  // FMA tiles, step 19's tensor-core tiles and the Ozaki scheme's integer products).
+  // FMA tiles, step 19's tensor-core tiles and the Ozaki scheme's integer products), and the
+  // float scheme's integer products.
   BOOST_TEST((per_form == std::map<std::string, int>{{kExactStep, 6},
                                                      {"matr_mul_tuned NN", 3},
                                                      {"matr_mul_tuned NT", 3},
@@ -337,6 +338,9 @@ BOOST_AUTO_TEST_CASE(the_caches_of_record_load_with_numbers_or_strings_of_them) 
                                                      {"wgmma_int8 double NN", 2},
                                                      {"wgmma_int8 double NT", 2},
                                                      {"wgmma_int8 double TN", 2},
+                                                     {"wgmma_int8 NN", 1},
+                                                     {"wgmma_int8 NT", 1},
+                                                     {"wgmma_int8 TN", 2},
                                                      {kAccurateStep, 3},
                                                      {"matr_mul_wgmma_tma_3xtf32 NN", 1},
                                                      {"matr_mul_wgmma_tma_3xtf32 NT", 3},

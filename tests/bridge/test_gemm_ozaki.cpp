@@ -1084,8 +1084,9 @@ Result run_float(int32_t context, Operands &o, int32_t precision) {
 }
 
 // The float product by the scheme (MQLCL_GEMM_KERNEL=ozaki, ACCURATE): every element within
-// 2^-22 of the product's size of the exact one before its rounding to float, so within
-// 2^-22 size + 2^-24 |ref| after it, where it ran C = A B; C's other elements untouched.
+// 2^kOzakiFloatBoundLog2 (2^-20) of the product's size of the exact one before its rounding to
+// float, so within that plus 2^-24 |ref| after it, where it ran C = A B; C's other elements
+// untouched.
 Result float_scheme(int32_t context, Operands &o) {
   Result ours;
   {
@@ -1096,6 +1097,7 @@ Result float_scheme(int32_t context, Operands &o) {
   const double size = size_of(o);
   const Errors errors = errors_of(o, ours.c, untouched);
   BOOST_TEST(untouched, "the scheme wrote outside C's elements");
+  const double bound = std::ldexp(size, gemm::kOzakiFloatBoundLog2);
   double of_bound = 0;
   if (o.c.alpha == 1 && o.c.beta == 0)
     for (uint32_t p = 0; p < o.c.batch; ++p)
@@ -1105,7 +1107,7 @@ Result float_scheme(int32_t context, Operands &o) {
           for (uint32_t h = 0; h < o.c.k; ++h)
             dot.add(a_of(o, p, i, h), b_of(o, p, h, j));
           const double off = std::fabs((ours.c[o.sc.at(p, i, j)] - dot.sum) - dot.carry);
-          of_bound = std::max(of_bound, off / (0x1p-22 * size + 0x1p-24 * std::fabs(dot.value())));
+          of_bound = std::max(of_bound, off / (bound + 0x1p-24 * std::fabs(dot.value())));
         }
   BOOST_TEST_MESSAGE(o.c.m << "x" << o.c.n << "x" << o.c.k << " float: error " << errors.relative
                            << ", / the bound " << of_bound << " (" << ours.plan << ")");
@@ -1119,7 +1121,9 @@ Result float_scheme(int32_t context, Operands &o) {
 BOOST_AUTO_TEST_SUITE(float_products, *boost::unit_test::precondition(needs_device()))
 
 // Every layout, odd sizes, padding, offsets, a batch, alpha and beta: float operands and C, the
-// scheme's error within its bound (float_scheme) and at most an FP32 product's on the same inputs.
+// scheme's error within its bound (float_scheme) and within MQLCL_GEMM_ACCURATE's documented 1e-5
+// of the largest element (at these small K an FP32 product is often closer: the scheme's bound is
+// an FP32 product's own at K = 16, api.md).
 BOOST_AUTO_TEST_CASE(float_products_run_the_scheme_within_its_bound_in_every_layout) {
   Context context = make_context();
   uint32_t seed = 41;
@@ -1130,9 +1134,7 @@ BOOST_AUTO_TEST_CASE(float_products_run_the_scheme_within_its_bound_in_every_lay
     BOOST_TEST(ran_the_scheme(ours), ours.plan);
     BOOST_TEST(ours.passes.find("reconstruct_into_c") != std::string::npos, ours.passes);
     bool untouched = false;
-    const Result fp32 = run_float(context, o, MQLCL_GEMM_EXACT);
-    BOOST_TEST(errors_of(o, ours.c, untouched).relative <=
-               std::max(errors_of(o, fp32.c, untouched).relative, 0x1p-23));
+    BOOST_TEST(errors_of(o, ours.c, untouched).relative <= 1e-5);
   }
 }
 

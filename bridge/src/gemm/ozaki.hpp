@@ -16,9 +16,11 @@
 // it rounds every term and sum). Where the product
 // cancels (its largest element well below its size), the scheme keeps as many bits as that bound
 // asks, not as many as its largest element alone would.
-// Float products keep the bound at 2^-22 of the size: each element, rebuilt in double, is rounded
-// once to float (2^-24 of itself), so it lies within 2^-22 size + 2^-24 |c| of the exact one, the
-// error bound of an FP32 product (k 2^-24 |A| |B|, about) at k = 4 and a 2 000th of it at 8192.
+// Float products keep the bound at 2^-20 of the size: each element, rebuilt in double, is rounded
+// once to float (2^-24 of itself), so it lies within 2^-20 size + 2^-24 |c| of the exact one, the
+// error bound of an FP32 product (k 2^-24 |A| |B|, about) at k = 16 and a 512th of it at 8192.
+// 2^-22 took 8 moduli at 8192^3 where 2^-20 takes 7, and ran 0.90x as fast on the H100
+// (docs/results/ozaki-float-h100.txt).
 #pragma once
 
 #include "gemm/forms.hpp"
@@ -75,7 +77,7 @@ std::vector<OperandSummary> summarise(const std::vector<double> &stats, uint32_t
                                       uint32_t lines);
 
 // log2 of the bound above relative to the product's size, for double and for float products.
-inline constexpr int kOzakiDoubleBoundLog2 = -54, kOzakiFloatBoundLog2 = -22;
+inline constexpr int kOzakiDoubleBoundLog2 = -54, kOzakiFloatBoundLog2 = -20;
 inline int ozaki_bound_log2(bool double_precision) {
   return double_precision ? kOzakiDoubleBoundLog2 : kOzakiFloatBoundLog2;
 }
