@@ -960,7 +960,9 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_other_layouts_sets) {
 }
 
 // A tuning cache answers before the database, also with a set of another size: the tune's starts
-// still include the database's own plan for the product.
+// still include the database's own plan for the product. The first start is the cache's set, with
+// COPY as the database's family gives it: on a GPU that family is step 13's tiles, which start
+// NN both copying B and not, while the cache's set is of the registers kernel.
 BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_databases_set_a_cache_hides) {
   ScratchCache cache("gemm-tune-database-start.json");
   cache.write_cpu_form_set("NN", {512, 512, 512},
@@ -978,7 +980,10 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_databases_set_a_cache_h
   });
   BOOST_TEST_REQUIRE((family != families.end()));
   const std::vector<Params> starts = gemm_tune_starts(device(), *family, nn, cached.params);
-  BOOST_TEST((starts.front() == cached.params));
+  Params first = starts.front(), running = cached.params;
+  first.erase(gemm::kCopyParam);
+  running.erase(gemm::kCopyParam);
+  BOOST_TEST((first == running));
   BOOST_TEST(std::count(starts.begin(), starts.end(), database.params) == 1);
 }
 
