@@ -1,8 +1,8 @@
 // The library's GEMM (bridge/src/gemm/ozaki.cpp): a double product from exact integer products,
 // the Ozaki scheme II (Ozaki, Uchino, Imamura, arXiv 2504.08009); with OZAKI_FLOAT 1 a float
-// product (float operands and C, the same sums in double: ozaki_common.cl). The integer products are plain
-// OpenCL C dot products, or NVIDIA's INT8 tensor cores: TENSOR_CORES 1 mma.sync (ozaki_int8.cl),
-// TENSOR_CORES 2 Hopper's wgmma (ozaki_wgmma.cl).
+// product (float operands and C, the same sums in double: ozaki_common.cl). The integer products
+// are plain OpenCL C dot products, or NVIDIA's INT8 tensor cores: TENSOR_CORES 1 mma.sync
+// (ozaki_int8.cl), TENSOR_CORES 2 Hopper's wgmma (ozaki_wgmma.cl).
 //
 // Each line of K (A's rows, B's columns) is scaled by a power of two so that its largest element
 // reaches 2^(BITS - 1) at most, and rounded to integers: the only rounding of the scheme. The

@@ -2,7 +2,8 @@
 // (kernels/gemm/ozaki.cl says how). The host reads each line's largest element and sum, chooses how
 // many bits each operand's lines keep and how many moduli carry the product, runs the integer
 // products, and checks the result against the bound below before C is written: a product the scheme
-// cannot carry to FP64 accuracy runs the FP64 product instead, never a less accurate one.
+// cannot carry to its bound (FP64's accuracy for double) runs the product it stands in for instead
+// (FP64's; for float, 3xTF32 or FP32's), never a less accurate one.
 //
 // The bound. A line of A whose largest |a| lies in [2^e, 2^(e+1)) keeps `bits_a` bits: each of its
 // elements is off by at most 2^(e - bits_a) (likewise B), so every element of the product is off
