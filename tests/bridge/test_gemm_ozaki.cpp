@@ -553,6 +553,26 @@ const char *scheme_step(int32_t context) {
 
 } // namespace
 
+namespace {
+
+// A's rows alternate in sign around 1 (each off by up to 2^-8), B's columns are each one value
+// near 1: the product cancels to about 2^-8 of its size.
+Operands cancelling_operands() {
+  const Case c{16, 272, 64};
+  Operands o = operands(c, 0, 13);
+  for (double &a : o.a)
+    a = 1 + std::ldexp(a, -8);
+  for (uint32_t i = 0; i < c.m; ++i)
+    for (uint32_t h = 1; h < c.k; h += 2)
+      o.a[o.sa.at(0, i, h)] *= -1;
+  for (uint32_t h = 0; h < c.k; ++h)
+    for (uint32_t j = 0; j < c.n; ++j)
+      o.b[o.sb.at(0, h, j)] = 1 + std::ldexp(j, -12);
+  return o;
+}
+
+} // namespace
+
 BOOST_AUTO_TEST_SUITE(products, *boost::unit_test::precondition(needs_fp64()))
 
 // Every layout, odd sizes, padding, offsets, a batch, alpha and beta: the scheme's error no larger
@@ -905,23 +925,14 @@ BOOST_AUTO_TEST_CASE(a_product_no_moduli_carry_runs_in_fp64) {
   BOOST_TEST(r.scheme == r.fp64);
 }
 
-// A's rows alternate in sign around 1 (each off by up to 2^-8), B's columns are each one value
-// near 1: the product cancels to about 2^-8 of its size. The bound is relative to the size, so the
-// digits the sampled lines certify serve at once: one pass, C written by the reconstruction, with
-// fewer moduli than the largest element alone would ask for, every element within the bound
-// relative to the size (compare checks it).
+// The product cancels to about 2^-8 of its size (cancelling_operands). The bound is relative to
+// the size, so the digits the sampled lines certify serve at once: one pass, C written by the
+// reconstruction, with fewer moduli than the largest element alone would ask for, every element
+// within the bound relative to the size (compare checks it).
 BOOST_AUTO_TEST_CASE(a_cancelling_product_keeps_the_bits_its_size_asks) {
   Context context = make_context();
-  const Case c{16, 272, 64};
-  Operands o = operands(c, 0, 13);
-  for (double &a : o.a)
-    a = 1 + std::ldexp(a, -8);
-  for (uint32_t i = 0; i < c.m; ++i)
-    for (uint32_t h = 1; h < c.k; h += 2)
-      o.a[o.sa.at(0, i, h)] *= -1;
-  for (uint32_t h = 0; h < c.k; ++h)
-    for (uint32_t j = 0; j < c.n; ++j)
-      o.b[o.sb.at(0, h, j)] = 1 + std::ldexp(j, -12);
+  Operands o = cancelling_operands();
+  const Case &c = o.c;
   const Compared r = compare(context, o);
   BOOST_TEST_REQUIRE(ran_the_scheme(r.ours), r.ours.plan);
   BOOST_TEST(r.ours.plan.find("a second pass") == std::string::npos, r.ours.plan);
@@ -1169,6 +1180,18 @@ BOOST_AUTO_TEST_CASE(a_float_product_no_moduli_carry_runs_without_the_scheme) {
   BOOST_TEST(ours.plan.find("[the Ozaki scheme declined: ") != std::string::npos, ours.plan);
   bool untouched = false;
   BOOST_TEST(errors_of(o, ours.c, untouched).relative <= 0x1p-20);
+}
+
+// The cancelling product above in float: every element within the float bound relative to the
+// size (float_scheme checks it: relative to the largest element that is up to 2^8 times more), the
+// digits the sampled lines certify serving at once.
+BOOST_AUTO_TEST_CASE(a_cancelling_float_product_stays_within_its_bound) {
+  Context context = make_context();
+  Operands o = cancelling_operands();
+  const Result ours = float_scheme(context, o);
+  BOOST_TEST_REQUIRE(ran_the_scheme(ours), ours.plan);
+  BOOST_TEST(ours.plan.find("a second pass") == std::string::npos, ours.plan);
+  BOOST_TEST(ours.passes.find("reconstruct_into_c") != std::string::npos, ours.passes);
 }
 
 BOOST_AUTO_TEST_CASE(exact_float_products_never_run_the_scheme) {
