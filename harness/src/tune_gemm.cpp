@@ -456,7 +456,7 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
       planned_product(device.caps, shape_of(product.shape()), layout, product.precision(),
                       gemm::forced_family(environment)); // as CLGemm plans under MQLCL_GEMM_KERNEL
   TunedEntry of_sets = tuned_entry(device.caps, gemm::step_of(plan.family), sizes);
-  of_sets.element = double_precision ? gemm::Element::float64 : gemm::Element::float32;
+  of_sets.element = element_of(shape);
   of_sets.layout = layout;
   DeviceCaps either_memory = device.caps; // MQLCL_GEMM_KERNEL=tiles runs step 13's on any device
   either_memory.dedicated_local_memory = true;

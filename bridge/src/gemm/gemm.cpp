@@ -284,13 +284,11 @@ std::optional<std::string> scheme_unasked(const Context &context, ContextState &
 // failed unasked, it left C as it was and `declined` says why.
 bool run_scheme(Context &context, ContextState &state, const Call &call, bool &first,
                 std::string &declined) {
-  const bool forced = call.precision != Precision::exact && call.precision != Precision::tf32 &&
-                      (call.double_precision || call.precision == Precision::accurate) &&
-                      ozaki_forced(os::environment);
-  const bool offered = call.precision == Precision::accurate ||
-                       (call.double_precision && call.precision == Precision::fastest);
+  if (!ozaki_offered(call))
+    return false;
+  const bool forced = ozaki_forced(os::environment);
   const std::optional<std::string> unasked =
-      forced || !offered ? std::nullopt : scheme_unasked(context, state, call);
+      forced ? std::nullopt : scheme_unasked(context, state, call);
   if (!forced && !unasked)
     return false;
   try {

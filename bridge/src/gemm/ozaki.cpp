@@ -324,6 +324,11 @@ RebuildPieces rebuild_pieces(EnvironmentReader environment) {
   return {};
 }
 
+bool ozaki_offered(const Call &call) {
+  return call.precision == Precision::accurate ||
+         (call.double_precision && call.precision == Precision::fastest);
+}
+
 bool ozaki_forced(EnvironmentReader environment) {
   return environment("MQLCL_GEMM_KERNEL") == "ozaki";
 }
@@ -331,9 +336,7 @@ bool ozaki_forced(EnvironmentReader environment) {
 std::optional<std::string> ozaki_unasked(const DeviceLimits &limits, const Call &call,
                                          EnvironmentReader environment,
                                          const std::optional<Tuned> &measured) {
-  const bool offered = call.precision == Precision::accurate ||
-                       (call.double_precision && call.precision == Precision::fastest);
-  if (!offered || !environment("MQLCL_GEMM_KERNEL").empty())
+  if (!ozaki_offered(call) || !environment("MQLCL_GEMM_KERNEL").empty())
     return std::nullopt;
   if (measured) {
     const auto said = measured->entry.params.find(kUnaskedParam);

@@ -128,9 +128,12 @@ double ozaki_error_bound_log2(const OperandSummary &a, const OperandSummary &b, 
 double ozaki_crt_error_log2(const OperandSummary &a, const OperandSummary &b,
                             const OzakiDigits &digits, unsigned pieces);
 
-// MQLCL_GEMM_KERNEL=ozaki: double products in MQLCL_GEMM_ACCURATE and MQLCL_GEMM_FASTEST, and
-// float products in MQLCL_GEMM_ACCURATE, run the scheme, in the fastest form the device has,
-// whatever their sizes (tests and measurements).
+// Whether the scheme may stand in for `call`'s product: double products in MQLCL_GEMM_ACCURATE
+// and MQLCL_GEMM_FASTEST, float products in MQLCL_GEMM_ACCURATE.
+bool ozaki_offered(const Call &call);
+
+// MQLCL_GEMM_KERNEL=ozaki: the products ozaki_offered names run the scheme, in the fastest form
+// the device has, whatever their sizes (tests and measurements).
 bool ozaki_forced(EnvironmentReader environment);
 
 // The smallest M, N and K from which double products in MQLCL_GEMM_ACCURATE and
