@@ -551,10 +551,6 @@ const char *scheme_step(int32_t context) {
                                                       : gemm::kIntegerResiduesStep;
 }
 
-} // namespace
-
-namespace {
-
 // A's rows alternate in sign around 1 (each off by up to 2^-8), B's columns are each one value
 // near 1: the product cancels to about 2^-8 of its size.
 Operands cancelling_operands() {

@@ -57,6 +57,23 @@ std::string refusal(const std::vector<std::string> &args) {
   return "";
 }
 
+// `mqlcl-replay gemm ARGS` with --format json: its document, the run required to pass.
+nlohmann::json gemm_document(const std::vector<std::string> &args) {
+  Outcome run = run_replay(args);
+  BOOST_TEST_REQUIRE(run.status == 0, run.out << run.err);
+  return nlohmann::json::parse(run.out);
+}
+
+// The names of a gemm document's cases in the table's order, each checked verified.
+std::vector<std::string> verified_cases(const nlohmann::json &gemm) {
+  std::vector<std::string> cases;
+  for (const nlohmann::json &c : gemm.at("cases")) {
+    cases.push_back(c.at("case").get<std::string>());
+    BOOST_TEST(c.at("verified").get<bool>(), c.dump());
+  }
+  return cases;
+}
+
 fs::path work_folder(const std::string &name) {
   fs::path folder = fs::path(MQLCL_TEST_WORK_DIR) / name;
   fs::remove_all(folder);
@@ -298,15 +315,8 @@ BOOST_AUTO_TEST_CASE(gemm_prints_json_with_format_json) {
 // gemm --double: MQL5's matrix products only, each square as stored, with B and with A transposed,
 // exact then accurate.
 BOOST_AUTO_TEST_CASE(gemm_double_times_the_double_products_only) {
-  Outcome run =
-      run_replay({"gemm", "--double", "--sizes", "24,17", "--repeat", "1", "--format", "json"});
-  BOOST_TEST_REQUIRE(run.status == 0, run.out << run.err);
-  const nlohmann::json gemm = nlohmann::json::parse(run.out);
-  std::vector<std::string> cases;
-  for (const nlohmann::json &c : gemm.at("cases")) {
-    cases.push_back(c.at("case").get<std::string>());
-    BOOST_TEST(c.at("verified").get<bool>(), c.dump());
-  }
+  const std::vector<std::string> cases = verified_cases(
+      gemm_document({"gemm", "--double", "--sizes", "24,17", "--repeat", "1", "--format", "json"}));
   const std::vector<std::string> expected{
       "24x24x24 NN double",          "24x24x24 NT double",          "24x24x24 TN double",
       "17x17x17 NN double",          "17x17x17 NT double",          "17x17x17 TN double",
@@ -317,10 +327,8 @@ BOOST_AUTO_TEST_CASE(gemm_double_times_the_double_products_only) {
   // errors, measured against a reference summed in long double on the same inputs, put the
   // scheme's at most FP64's (or within one rounding of the largest element).
   ScopedEnvironment ozaki("MQLCL_GEMM_KERNEL", "ozaki");
-  Outcome scheme =
-      run_replay({"gemm", "--double", "--sizes", "96", "--repeat", "1", "--format", "json"});
-  BOOST_TEST_REQUIRE(scheme.status == 0, scheme.out << scheme.err);
-  const nlohmann::json scheme_json = nlohmann::json::parse(scheme.out);
+  const nlohmann::json scheme_json =
+      gemm_document({"gemm", "--double", "--sizes", "96", "--repeat", "1", "--format", "json"});
   std::map<std::string, double> errors;
   for (const nlohmann::json &c : scheme_json.at("cases")) {
     BOOST_TEST(c.at("verified").get<bool>(), c.dump());
@@ -346,14 +354,7 @@ BOOST_AUTO_TEST_CASE(gemm_accurate_times_the_accurate_products_only) {
                                   "--repeat", "1",          "--format", "json"};
     if (double_precision)
       args.push_back("--double");
-    Outcome run = run_replay(args);
-    BOOST_TEST_REQUIRE(run.status == 0, run.out << run.err);
-    const nlohmann::json gemm = nlohmann::json::parse(run.out);
-    std::vector<std::string> cases;
-    for (const nlohmann::json &c : gemm.at("cases")) {
-      cases.push_back(c.at("case").get<std::string>());
-      BOOST_TEST(c.at("verified").get<bool>(), c.dump());
-    }
+    const std::vector<std::string> cases = verified_cases(gemm_document(args));
     const std::string type = double_precision ? " double accurate" : " float accurate";
     std::vector<std::string> expected;
     for (const char *size : {"24x24x24 ", "17x17x17 "})
@@ -362,10 +363,8 @@ BOOST_AUTO_TEST_CASE(gemm_accurate_times_the_accurate_products_only) {
     BOOST_TEST(cases == expected, boost::test_tools::per_element());
   }
   ScopedEnvironment ozaki("MQLCL_GEMM_KERNEL", "ozaki");
-  Outcome scheme =
-      run_replay({"gemm", "--accurate", "--sizes", "96", "--repeat", "1", "--format", "json"});
-  BOOST_TEST_REQUIRE(scheme.status == 0, scheme.out << scheme.err);
-  const nlohmann::json scheme_json = nlohmann::json::parse(scheme.out);
+  const nlohmann::json scheme_json =
+      gemm_document({"gemm", "--accurate", "--sizes", "96", "--repeat", "1", "--format", "json"});
   for (const nlohmann::json &c : scheme_json.at("cases")) {
     BOOST_TEST(c.at("verified").get<bool>(), c.dump());
     BOOST_TEST(has(c.at("plan").get<std::string>(), "ozaki.cl MODULI="), c.dump());
@@ -375,13 +374,9 @@ BOOST_AUTO_TEST_CASE(gemm_accurate_times_the_accurate_products_only) {
 // gemm --cases: only the cases whose name has a match, in the table's order; a pattern that is
 // not one, or that matches nothing, is refused before anything runs.
 BOOST_AUTO_TEST_CASE(gemm_cases_runs_the_matching_cases_only) {
-  Outcome run = run_replay({"gemm", "--double", "--sizes", "24,17", "--cases", " N[NT] double$",
-                            "--repeat", "1", "--format", "json"});
-  BOOST_TEST_REQUIRE(run.status == 0, run.out << run.err);
-  const nlohmann::json gemm = nlohmann::json::parse(run.out);
-  std::vector<std::string> cases;
-  for (const nlohmann::json &c : gemm.at("cases"))
-    cases.push_back(c.at("case").get<std::string>());
+  const std::vector<std::string> cases =
+      verified_cases(gemm_document({"gemm", "--double", "--sizes", "24,17", "--cases",
+                                    " N[NT] double$", "--repeat", "1", "--format", "json"}));
   const std::vector<std::string> expected{"24x24x24 NN double", "24x24x24 NT double",
                                           "17x17x17 NN double", "17x17x17 NT double"};
   BOOST_TEST(cases == expected, boost::test_tools::per_element());
