@@ -90,6 +90,9 @@ struct GemmTuner {
   size_t trials = 0;
   size_t max_trials = std::numeric_limits<size_t>::max(); // tune --trials
   bool scheme = false; // the Ozaki scheme's integer products, whose plan says more than the set
+  // Written into each trial's cache beside its set: float ACCURATE's tuned product keeps the
+  // Ozaki scheme out with the scheme's set of the shape at UNASKED 0 (scheme_declined).
+  std::optional<TunedEntry> beside;
   std::set<Params> tried;
   ProgressLine progress{stderr, false}; // each trial on a terminal; a pipe gets the summary
 
@@ -125,6 +128,8 @@ struct GemmTuner {
       entry.kernel_file = gemm::kernel_file_of(form);
       entry.params = *params;
       gemm::write_tuned(trial_cache.string(), entry);
+      if (beside)
+        gemm::write_tuned(trial_cache.string(), *beside);
       cache.emplace("MQLCL_TUNE_CACHE", trial_cache.string());
       tried.insert(*params);
     }
@@ -360,6 +365,16 @@ std::optional<Found> tune_scheme_set(GemmTuner &tuner, const Params &now) {
   return best;
 }
 
+// The scheme's `set` for a shape (`of_scheme`: its device, step, element, layout and sizes) at
+// UNASKED 0: in a tuning cache it keeps the scheme from standing in for float ACCURATE's own
+// product of that shape, whatever the database says of the scheme.
+TunedEntry scheme_declined(TunedEntry of_scheme, gemm::Family form, Params set) {
+  of_scheme.kernel_file = gemm::kernel_file_of(form);
+  set[gemm::kUnaskedParam] = 0;
+  of_scheme.params = std::move(set);
+  return of_scheme;
+}
+
 // CLGemm's product of the shape that the scheme stands in for, verified: its best time and plan.
 // Double: FP64's own (MQLCL_GEMM_EXACT, as ACCURATE runs where the scheme is not taken). Float:
 // MQLCL_GEMM_ACCURATE with the scheme's set of the shape at UNASKED 0 in the tuning cache, so
@@ -371,11 +386,7 @@ std::pair<double, std::string> rival_product_time(const GemmTuner &tuner, const 
   std::optional<ScopedEnvironment> cache;
   if (!fp64) {
     std::filesystem::remove(tuner.trial_cache);
-    TunedEntry entry = tuner.of_sets;
-    entry.kernel_file = gemm::kernel_file_of(tuner.form);
-    entry.params = set;
-    entry.params[gemm::kUnaskedParam] = 0;
-    gemm::write_tuned(tuner.trial_cache.string(), entry);
+    gemm::write_tuned(tuner.trial_cache.string(), scheme_declined(tuner.of_sets, tuner.form, set));
     cache.emplace("MQLCL_TUNE_CACHE", tuner.trial_cache.string());
   }
   const char *name = fp64 ? "FP64" : "float ACCURATE";
@@ -466,13 +477,26 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
                   std::filesystem::temp_directory_path() /
                       fmt::format("mqlcl-tune-gemm-{}.json", std::random_device{}()));
   tuner.max_trials = command.max_trials.value_or(tuner.max_trials);
+  if (product.precision() == MQLCL_GEMM_ACCURATE && !double_precision) {
+    // Where a set of the Ozaki scheme says UNASKED 1 (an H100 at 4096 TN), CLGemm would run the
+    // scheme in place of the product tuned: each trial, the start too, declines it.
+    const gemm::Family scheme = gemm::scheme_form(limits_of(device.caps));
+    TunedEntry of_scheme = tuned_entry(device.caps, form_step(scheme).name, sizes);
+    of_scheme.element = element_of(shape);
+    of_scheme.layout = layout;
+    tuner.beside = scheme_declined(of_scheme, scheme, scheme_set_now(device, scheme, shape));
+  }
   std::string ran;
-  std::optional<double> start = tuner.run(std::nullopt, &ran);
+  std::optional<double> start =
+      tuner.run(tuner.beside ? std::optional<Params>(plan.params) : std::nullopt, &ran);
   if (!start)
     throw Error(ExitCode::bridge_failure, "CLGemm did not run and verify with its own plan");
   if (ran.substr(0, ran.rfind(" (")) != plan_set_text(plan))
     throw Error(ExitCode::bridge_failure,
                 fmt::format("CLGemm ran {}, not the planner's {}", ran, gemm::plan_text(plan)));
+  if (tuner.beside)
+    ran =
+        gemm::plan_text(plan); // it ran from the trial's cache: the plan says where the set is from
   tuner.tried.insert(plan.params);
   Found best{plan.params, *start};
   for (const Found &from : measured_starts(tuner, product, plan.params, *start))

@@ -938,6 +938,42 @@ BOOST_AUTO_TEST_CASE(the_float_scheme_tuner_caches_its_set_and_whether_it_beat_f
   check_scheme_tune(false);
 }
 
+// Where a set of the Ozaki scheme says UNASKED 1 for a shape (the H100's database at 4096 TN),
+// float ACCURATE runs the scheme there; tuning float ACCURATE's own product (3xTF32's step) still
+// tunes that product: every trial declines the scheme (it failed at its start, "CLGemm ran
+// ozaki.cl ..., not the planner's ..."), and the user's set of the scheme stays as it was.
+BOOST_AUTO_TEST_CASE(the_gemm_tuner_tunes_float_accurate_where_the_scheme_stands_in) {
+  ScratchCache cache("gemm-tune-beside-scheme-cache.json");
+  const gemm::Family form = gemm::scheme_form(limits_of(device().caps));
+  TunedEntry scheme = tuned_entry(device().caps, gemm::step_of(form), {24, 24, 24});
+  scheme.element = gemm::Element::float32;
+  scheme.layout = "NN";
+  scheme.kernel_file = gemm::kernel_file_of(form);
+  scheme.params = gemm::defaults_of(gemm::form_of(form));
+  scheme.params[gemm::kUnaskedParam] = 1;
+  gemm::write_tuned(cache.path.string(), scheme);
+  const GemmProduct product(GeneralGemm{24, 24, 24, 1, false, false}, MQLCL_GEMM_ACCURATE);
+  const LibraryRun before = product.run_library(bridge(), device().ordinal, 1);
+  BOOST_TEST_REQUIRE(before.ok, before.why_not);
+  BOOST_TEST_REQUIRE(before.plan.rfind("ozaki.cl ", 0) == 0, before.plan);
+
+  const std::vector<Step> &catalogue = replay_steps();
+  CommandLine command =
+      parse_command_line({"tune", "matr_mul_wgmma_tma_3xtf32", "--gemm", "NN", "--size", "24",
+                          "--trials", "3", "--device", std::to_string(device().ordinal)},
+                         catalogue);
+  BOOST_TEST_REQUIRE(run_tune_command(command, catalogue) == 0);
+  const Json root = Json::parse(std::ifstream(cache.path));
+  const Json &kept = root.at(device().caps.tuning_key)
+                         .at(std::string(gemm::step_of(form)) + " NN")
+                         .at("24x24x24")
+                         .at("params");
+  BOOST_TEST(kept.at(gemm::kUnaskedParam).get<int64_t>() == 1);
+  const LibraryRun after = product.run_library(bridge(), device().ordinal, 1);
+  BOOST_TEST_REQUIRE(after.ok, after.why_not);
+  BOOST_TEST(after.plan.rfind("ozaki.cl ", 0) == 0, after.plan);
+}
+
 // tune --gemm also descends from the sets CLGemm runs for the shape's other layouts, after the
 // product's own: a set the tuning cache holds for NT is a start of the NN tune, once.
 BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_other_layouts_sets) {
