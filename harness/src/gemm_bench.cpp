@@ -11,6 +11,7 @@
 #include "json.hpp"
 #include "paths.hpp"
 #include "progress.hpp"
+#include "reference.hpp"
 #include "report.hpp"
 #include "runner.hpp"
 #include "scoped_environment.hpp"
@@ -226,14 +227,16 @@ int run_gemm_command(const CommandLine &command) {
   say("CLGemm on device {}: {} ({}, driver {}), {} calls per case after the first\n",
       device.ordinal, device.name, device.platform, device.driver, repeat);
   say("  (first call, C read included: cold with an empty program cache, warm on a new context "
-      "with the cache holding its build)\n");
+      "with the cache holding its build; every C checked against an fp64 product by {})\n",
+      fp64_product_name());
   say("  {:<34} {:>10} {:>9} {:>5} {:>7} {:>7} {:>9}   {}\n", "case", "GFLOPS", "error", "ok",
       "cold s", "warm ms", "ms", "anchor GFLOPS, verified, error, ratio (ours / anchor speed)");
   const std::string cache = environment("MQLCL_TUNE_CACHE");
   Json json = {
       {"device", {{"name", device.name}, {"driver", device.driver}, {"platform", device.platform}}},
       {"repeat", repeat},
-      {"tuning_cache", cache}};
+      {"tuning_cache", cache},
+      {"reference", fp64_product_name()}};
   Json cases = Json::array();
   bool all_verified = true;
   ProgressLine progress(stderr, command.format == Format::json);

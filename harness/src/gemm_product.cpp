@@ -45,7 +45,7 @@ template <class Work> void on_every_thread(uint32_t tasks, const Work &work) {
     worker.join();
 }
 
-// The fp64 product of every matrix of the batch, by reference.hpp's blocked multiply.
+// The fp64 product of every matrix of the batch, by reference.hpp's multiply_fp64.
 std::vector<double> reference_product(const GeneralGemm &g, const std::vector<double> &a,
                                       const std::vector<double> &b) {
   std::vector<double> c(size_t{g.m} * g.n * g.batch);
@@ -54,7 +54,7 @@ std::vector<double> reference_product(const GeneralGemm &g, const std::vector<do
   for (uint32_t p = 0; p < g.batch; ++p) {
     const std::vector<double> op_a = row_major(a, g.m, g.k, g.transpose_a, size_t{p} * g.m * g.k);
     const std::vector<double> op_b = row_major(b, g.k, g.n, g.transpose_b, size_t{p} * g.n * g.k);
-    multiply_blocked(op_a.data(), op_b.data(), c.data() + size_t{p} * g.m * g.n, g.m, g.n, g.k);
+    multiply_fp64(op_a.data(), op_b.data(), c.data() + size_t{p} * g.m * g.n, g.m, g.n, g.k);
   }
   return c;
 }

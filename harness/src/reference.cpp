@@ -1,9 +1,16 @@
 #include "reference.hpp"
 
+#include "anchors.hpp"
+
+#include <boost/dll/shared_library.hpp>
+
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cmath>
 #include <cstring>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
@@ -128,6 +135,64 @@ void multiply_blocked(const double *a, const double *b, double *c, uint32_t m, u
     thread.join();
 }
 
+namespace {
+
+// OpenBLAS's cblas_dgemm, loaded once per process where the library is installed.
+struct OpenBlasDgemm {
+  using Gemm = void(int, int, int, int, int, int, double, const double *, int, const double *, int,
+                    double, double *, int);
+  std::optional<boost::dll::shared_library> library;
+  Gemm *gemm = nullptr;
+  void (*set_threads)(int) = nullptr;
+};
+
+const OpenBlasDgemm &openblas_dgemm() {
+  static const OpenBlasDgemm loaded = [] {
+    OpenBlasDgemm found;
+    std::string tried;
+    found.library =
+        load_first({"libopenblas.so.0", "libopenblas.so", "libopenblas.dll"}, {}, tried);
+    if (found.library && found.library->has("cblas_dgemm")) {
+      found.gemm = &found.library->get<OpenBlasDgemm::Gemm>("cblas_dgemm");
+      if (found.library->has("openblas_set_num_threads"))
+        found.set_threads = &found.library->get<void(int)>("openblas_set_num_threads");
+    }
+    return found;
+  }();
+  return loaded;
+}
+
+// OpenBLAS's thread count belongs to the process: one product at a time sets it and runs.
+std::mutex dgemm_mutex;
+
+} // namespace
+
+void multiply_fp64(const double *a, const double *b, double *c, uint32_t m, uint32_t n, uint32_t k,
+                   unsigned threads) {
+  constexpr int kRowMajor = 101, kNoTrans = 111;
+  const OpenBlasDgemm &blas = openblas_dgemm();
+  const bool in_int = std::max({m, n, k}) <= uint32_t{INT_MAX};
+  if (blas.gemm == nullptr || m == 0 || n == 0 || k == 0 || !in_int) {
+    multiply_blocked(a, b, c, m, n, k, threads);
+    return;
+  }
+  if (threads == 0)
+    threads = std::max(1u, std::thread::hardware_concurrency());
+  std::lock_guard<std::mutex> lock(dgemm_mutex);
+  if (blas.set_threads != nullptr)
+    blas.set_threads(static_cast<int>(std::min<unsigned>(threads, INT_MAX)));
+  blas.gemm(kRowMajor, kNoTrans, kNoTrans, static_cast<int>(m), static_cast<int>(n),
+            static_cast<int>(k), 1.0, a, static_cast<int>(k), b, static_cast<int>(n), 0.0, c,
+            static_cast<int>(n));
+}
+
+std::string fp64_product_name() {
+  const OpenBlasDgemm &blas = openblas_dgemm();
+  if (blas.gemm == nullptr)
+    return "the harness's blocked product";
+  return "OpenBLAS dgemm (" + blas.library->location().string() + ")";
+}
+
 template <class T>
 Reference reference_product(const Inputs<T> &in, InputRounding rounding, unsigned threads) {
   Reference ref;
@@ -151,7 +216,7 @@ Reference reference_product(const Inputs<T> &in, InputRounding rounding, unsigne
     ref.tie_spread = (row * ref.max_abs_second + col * ref.max_abs_first) * widest;
   }
   ref.product.resize(size_t{ref.rows} * ref.cols);
-  multiply_blocked(a.data(), b.data(), ref.product.data(), ref.rows, ref.cols, k_size, threads);
+  multiply_fp64(a.data(), b.data(), ref.product.data(), ref.rows, ref.cols, k_size, threads);
   for (double value : ref.product)
     ref.max_abs_product = std::max(ref.max_abs_product, std::fabs(value));
   return ref;

@@ -4,6 +4,7 @@
 #include "matrices.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace mqlcl::replay {
@@ -25,10 +26,20 @@ struct Reference {
 float tf32_rounded(float x, InputRounding rounding);
 
 // C (m x n) = A (m x k) B (k x n), every matrix row-major and C overwritten: blocked for the
-// caches, split over `threads` std::threads (0: all hardware threads). What every fp64 reference
-// of the harness multiplies with.
+// caches, split over `threads` std::threads (0: all hardware threads). The harness's own fp64
+// product, where OpenBLAS is not installed.
 void multiply_blocked(const double *a, const double *b, double *c, uint32_t m, uint32_t n,
                       uint32_t k, unsigned threads = 0);
+
+// The same product by OpenBLAS's cblas_dgemm on `threads` threads (0: all hardware threads) where
+// the library loads (libopenblas.so.0; 7x multiply_blocked's speed on 2 cores, which took 10-20 s
+// of each 8192^3 case on a GPU host), else by multiply_blocked. What every fp64 reference of the
+// harness multiplies with.
+void multiply_fp64(const double *a, const double *b, double *c, uint32_t m, uint32_t n, uint32_t k,
+                   unsigned threads = 0);
+
+// What multiply_fp64 runs: "OpenBLAS dgemm (PATH)" or "the harness's blocked product".
+std::string fp64_product_name();
 
 // C = A B in double, blocked for the caches and split over `threads` std::threads (0: all
 // hardware threads), of the inputs rounded to TF32 as `rounding` says (float inputs only).
