@@ -494,9 +494,8 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
   if (ran.substr(0, ran.rfind(" (")) != plan_set_text(plan))
     throw Error(ExitCode::bridge_failure,
                 fmt::format("CLGemm ran {}, not the planner's {}", ran, gemm::plan_text(plan)));
-  if (tuner.beside)
-    ran =
-        gemm::plan_text(plan); // it ran from the trial's cache: the plan says where the set is from
+  if (tuner.beside) // it ran from the trial's cache: the plan says where the set came from
+    ran = gemm::plan_text(plan);
   tuner.tried.insert(plan.params);
   Found best{plan.params, *start};
   for (const Found &from : measured_starts(tuner, product, plan.params, *start))
