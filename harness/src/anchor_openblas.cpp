@@ -25,7 +25,7 @@ AnchorResult openblas_gemm(uint32_t m, uint32_t n, uint32_t k, const T *a, const
   result.name = fmt::format("OpenBLAS {} ({} threads)", is_double ? "dgemm" : "sgemm", threads);
   result.timing = fmt::format("steady_clock around {}, after one warm-up call", function);
   std::string tried;
-  auto library = load_first({"libopenblas.so.0", "libopenblas.so", "libopenblas.dll"}, {}, tried);
+  auto library = load_openblas(tried);
   if (!library || !library->has(function)) {
     result.note = "OpenBLAS is not installed (tried " + tried + ")";
     return result;

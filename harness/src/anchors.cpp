@@ -29,4 +29,8 @@ std::optional<boost::dll::shared_library> load_first(const std::vector<std::stri
   return std::nullopt;
 }
 
+std::optional<boost::dll::shared_library> load_openblas(std::string &tried) {
+  return load_first({"libopenblas.so.0", "libopenblas.so", "libopenblas.dll"}, {}, tried);
+}
+
 } // namespace mqlcl::replay

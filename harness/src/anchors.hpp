@@ -46,6 +46,9 @@ std::optional<boost::dll::shared_library> load_first(const std::vector<std::stri
                                                      const std::vector<std::string> &dirs,
                                                      std::string &tried);
 
+// OpenBLAS, by load_first: the CPU anchor's library and the fp64 references' (reference.hpp).
+std::optional<boost::dll::shared_library> load_openblas(std::string &tried);
+
 // The OpenCL entry points the anchors call without the bridge, loaded from the ICD loader.
 class RawOpenCL;
 

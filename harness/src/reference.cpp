@@ -150,8 +150,7 @@ const OpenBlasDgemm &openblas_dgemm() {
   static const OpenBlasDgemm loaded = [] {
     OpenBlasDgemm found;
     std::string tried;
-    found.library =
-        load_first({"libopenblas.so.0", "libopenblas.so", "libopenblas.dll"}, {}, tried);
+    found.library = load_openblas(tried);
     if (found.library && found.library->has("cblas_dgemm")) {
       found.gemm = &found.library->get<OpenBlasDgemm::Gemm>("cblas_dgemm");
       if (found.library->has("openblas_set_num_threads"))
