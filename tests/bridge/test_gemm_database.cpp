@@ -159,6 +159,42 @@ BOOST_AUTO_TEST_CASE(a_forms_own_entries_are_of_the_replays_layout_nt) {
   BOOST_TEST(at(8192, "NN") == 9); // 3 octaves from the NN set, 4 + 1 from the H100's 8192
 }
 
+// 3xTF32's product reads every layout's operands alike, so its calls take the set of the nearest
+// shape whatever its layout: the call's own layout first at one shape, the replay's layout-less
+// sets last (TN calls took the H100's layout-less 4096 set, 113.8 TFLOP/s on an H200 where NN's
+// and NT's set ran 126.8). The replay's own lookups (no layout) keep to layout-less sets.
+BOOST_AUTO_TEST_CASE(float_accurate_takes_the_nearest_shapes_set_of_any_layout) {
+  const char *h100 = "NVIDIA H100 80GB HBM3";
+  std::vector<TunedEntry> entries = {entry(h100, 4096, 1),
+                                     entry(h100, 1000, 2),
+                                     layout_entry(h100, 4096, 3, "NT"),
+                                     layout_entry(h100, 4096, 4, "NN"),
+                                     layout_entry(h100, 1000, 5, "NT"),
+                                     layout_entry(h100, 2000, 6, "TN")};
+  for (TunedEntry &tuned : entries)
+    tuned.step = kAccurateStep;
+  auto at = [&](uint32_t size, const std::string &layout) {
+    return chosen_bm(lookup({}, entries, kH100, size, size, size, kAccurateStep, layout));
+  };
+  BOOST_TEST(at(4096, "NN") == 4);
+  BOOST_TEST(at(4096, "NT") == 3);
+  const int64_t tn = at(4096, "TN"); // NT's or NN's, one as near as the other
+  BOOST_TEST((tn == 3 || tn == 4), tn);
+  BOOST_TEST(at(2000, "TN") == 6);
+  BOOST_TEST(at(2000, "NN") == 6);
+  BOOST_TEST(at(1000, "NN") == 5); // not the layout-less set of its shape, nor NN's at 4096
+  BOOST_TEST(at(1000, "TN") == 5);
+  BOOST_TEST(at(1000, "") == 2);
+  const int64_t far = at(8192, "TN"); // NT's or NN's at 4096 before the layout-less 4096 set
+  BOOST_TEST((far == 3 || far == 4), far);
+  auto tuned = lookup({}, entries, kH100, 1000, 1000, 1000, kAccurateStep, "TN");
+  BOOST_TEST(tuned->origin.find("at 1000x1000x1000 NT") != std::string::npos, tuned->origin);
+  // Step 14's sets keep to the call's layout or none.
+  for (TunedEntry &exact : entries)
+    exact.step = kExactStep;
+  BOOST_TEST(chosen_at(entries, kH100, 1000, "NN") == 2);
+}
+
 // A part's own entry of one layout does not hide the architecture's entries at other shapes: an
 // H200 with only an NN set for 4096 takes the H100's at 1000, a shape of other edges.
 BOOST_AUTO_TEST_CASE(a_parts_own_entries_win_only_near_their_shapes) {

@@ -360,15 +360,31 @@ double layout_octaves(const std::string &entry_layout, const std::string &call_l
                                                               : kOtherLayoutOctaves;
 }
 
+// 3xTF32's product reads every layout's operands in one form (A with K along its rows, through a
+// map or a copy; B through its split pass), so a set tuned for any layout suits a call of any:
+// the H200's TN tune at 4096 ended at its NN and NT set (126.8 TFLOP/s), where the call had taken
+// the layout-less set tuned through the replay (113.8). The shape decides; at one shape the
+// call's own layout comes first (its tune timed its passes too), the replay's sets last.
+constexpr double kSameFormOtherLayoutOctaves = 0.125;
+
+double same_form_layout_octaves(const std::string &entry_layout, const std::string &call_layout) {
+  if (entry_layout == call_layout)
+    return 0;
+  return entry_layout.empty() ? kReplayEntryOctaves : kSameFormOtherLayoutOctaves;
+}
+
+using LayoutOctaves = double (*)(const std::string &entry_layout, const std::string &call_layout);
+
 // The entry of `entries` nearest to m x n x k for `layout` on `device`, or nullptr.
 const TunedEntry *nearest(const std::vector<const TunedEntry *> &entries, uint32_t m, uint32_t n,
-                          uint32_t k, const std::string &layout, const std::string &device) {
+                          uint32_t k, const std::string &layout, const std::string &device,
+                          LayoutOctaves layout_distance) {
   const bool whole = whole_tiles(m, n, k);
   const TunedEntry *best = nullptr;
   double best_score = std::numeric_limits<double>::infinity();
   for (const TunedEntry *entry : entries) {
     double score = octaves(entry->m, m) + octaves(entry->n, n) + octaves(entry->k, k) +
-                   layout_octaves(entry->layout, layout) +
+                   layout_distance(entry->layout, layout) +
                    (entry->device != device ? kOtherDeviceOctaves : 0);
     if (whole_tiles(entry->m, entry->n, entry->k) != whole)
       score += 1000; // another edge shape: only when no entry shares the call's
@@ -389,10 +405,10 @@ std::vector<const TunedEntry *> matching(const std::vector<TunedEntry> &entries,
   return found;
 }
 
-Tuned described(const char *origin, const TunedEntry &entry, const std::string &layout) {
+Tuned described(const char *origin, const TunedEntry &entry) {
   return Tuned{entry, std::string(origin) + ": " + entry.device + " at " + std::to_string(entry.m) +
                           "x" + std::to_string(entry.n) + "x" + std::to_string(entry.k) +
-                          (entry.layout.empty() ? "" : " " + layout)};
+                          (entry.layout.empty() ? "" : " " + entry.layout)};
 }
 
 // The nearest entry of the tuning cache, else of the compiled database, among those `of_call`
@@ -401,21 +417,21 @@ template <class OfCall>
 std::optional<Tuned> search(const std::vector<TunedEntry> &overlay,
                             const std::vector<TunedEntry> &database, const DeviceFacts &device,
                             uint32_t m, uint32_t n, uint32_t k, const std::string &layout,
-                            OfCall of_call) {
+                            OfCall of_call, LayoutOctaves layout_distance = layout_octaves) {
   const std::vector<const TunedEntry *> cached = matching(overlay, [&](const TunedEntry &e) {
     return of_call(e) && e.device == device.name && e.driver == device.driver;
   });
-  if (const TunedEntry *entry = nearest(cached, m, n, k, layout, device.name))
-    return described("tuning cache", *entry, layout);
+  if (const TunedEntry *entry = nearest(cached, m, n, k, layout, device.name, layout_distance))
+    return described("tuning cache", *entry);
   const std::vector<const TunedEntry *> compiled = matching(database, [&](const TunedEntry &e) {
     return of_call(e) && e.vendor_id == device.vendor_id &&
            (e.device == device.name ||
             (!device.architecture.empty() && e.architecture == device.architecture));
   });
-  if (const TunedEntry *entry = nearest(compiled, m, n, k, layout, device.name))
+  if (const TunedEntry *entry = nearest(compiled, m, n, k, layout, device.name, layout_distance))
     return described(entry->device == device.name ? "database, this device"
                                                   : "database, this architecture",
-                     *entry, layout);
+                     *entry);
   return std::nullopt;
 }
 
@@ -426,6 +442,8 @@ std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
                                 uint32_t m, uint32_t n, uint32_t k, const std::string &step,
                                 Element element, const std::string &layout) {
   auto of_step = [&](const TunedEntry &e) { return e.step == step && e.element == element; };
+  if (step == kAccurateStep && !layout.empty()) // CLGemm's call, not the replay's
+    return search(overlay, database, device, m, n, k, layout, of_step, same_form_layout_octaves);
   if (std::optional<Tuned> tuned =
           search(overlay, database, device, m, n, k, layout, [&](const TunedEntry &e) {
             return of_step(e) && (e.layout.empty() || e.layout == layout);
@@ -466,11 +484,11 @@ std::optional<Tuned> find_measured_below(const std::vector<TunedEntry> &overlay,
   const std::vector<const TunedEntry *> cached = matching(
       overlay, [&](const TunedEntry &e) { return of_call(e) && e.driver == device.driver; });
   if (const TunedEntry *entry = largest_within(cached, m, n, k))
-    return described("tuning cache", *entry, layout);
+    return described("tuning cache", *entry);
   const std::vector<const TunedEntry *> compiled = matching(
       database, [&](const TunedEntry &e) { return of_call(e) && e.vendor_id == device.vendor_id; });
   if (const TunedEntry *entry = largest_within(compiled, m, n, k))
-    return described("database, this device", *entry, layout);
+    return described("database, this device", *entry);
   return std::nullopt;
 }
 
