@@ -379,6 +379,7 @@ BOOST_AUTO_TEST_CASE(the_caches_of_record_load_with_numbers_or_strings_of_them) 
                                                      {"wgmma_int8 TN", 2},
                                                      {kAccurateStep, 3},
                                                      {"matr_mul_wgmma_tma_3xtf32 NN", 1},
+                                                     {"matr_mul_wgmma_tma_3xtf32 TN", 1},
                                                      {"matr_mul_wgmma_tma_3xtf32 NT", 3},
                                                      {kTf32Step, 1},
                                                      {"matr_mul_wgmma_tma_tf32 NN", 1},
