@@ -911,6 +911,59 @@ BOOST_AUTO_TEST_CASE(tf32_reads_b_stored_k_by_n_as_it_is_where_its_set_says_so) 
   std::filesystem::remove(cache);
 }
 
+// Where 3xTF32's set measured on the device says EXACT_FASTER=1 (`tune matr_mul_wgmma_tma_3xtf32
+// --gemm TN` timed the FP32 product faster there), float ACCURATE calls of its layout, one matrix
+// each, whose M, N and K are within it and within no smaller set run the FP32 product, and the
+// plan says why; a smaller set saying EXACT_FASTER=0, another layout, a batch, a call past every
+// set, and FASTEST keep the tensor cores. Every product verifies. Runs where they are offered.
+BOOST_AUTO_TEST_CASE(float_accurate_runs_the_fp32_product_where_it_was_measured_faster) {
+  if (Context probe = make_context(); !offers_tf32(probe)) {
+    BOOST_TEST_MESSAGE("no tensor-core precisions on this device: ACCURATE is the FP32 product");
+    return;
+  }
+  const auto cache =
+      std::filesystem::temp_directory_path() /
+      ("mqlcl-test-exact-faster-" + std::to_string(std::random_device{}()) + ".json");
+  const std::string key = tuning_key();
+  const auto set = [](int exact_faster) {
+    return "{\"kernel_file\": \"matr_mul_wgmma_tf32.cl\", \"params\": {\"EXACT_FASTER\": " +
+           std::to_string(exact_faster) + "}}";
+  };
+  std::ofstream(cache) << "{\"" << key
+                       << "\": {\"matr_mul_wgmma_tma_3xtf32 TN\": {\"40x40x40\": " << set(0)
+                       << ", \"64x64x64\": " << set(1) << ", \"96x96x96\": " << set(0) << "}}}";
+  ScopedEnvironment overlay("MQLCL_TUNE_CACHE", cache.string());
+  Context context = make_context(); // reads the cache at its first CLGemm
+  Case batched{64, 64, 64, true, false};
+  batched.batch = 2;
+  Case fastest{64, 64, 64, true, false};
+  fastest.precision = MQLCL_GEMM_FASTEST;
+  const struct {
+    Case c;
+    bool fp32;
+  } calls[] = {{Case{64, 64, 64, true, false}, true},
+               {Case{50, 60, 41, true, false}, true},
+               {Case{40, 40, 40, true, false}, false},
+               {Case{80, 70, 90, true, false}, false},
+               {Case{100, 100, 100, true, false}, false},
+               {Case{64, 64, 64, false, true}, false},
+               {batched, false},
+               {fastest, false}};
+  for (auto [c, fp32] : calls) {
+    if (c.precision == MQLCL_GEMM_EXACT)
+      c.precision = MQLCL_GEMM_ACCURATE;
+    run_case(context, c);
+    const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
+    BOOST_TEST((plan.rfind("matr_mul_wgmma_tf32.cl ", 0) != 0) == fp32, c << ": " << plan);
+    BOOST_TEST((plan.find(" [the FP32 product: measured faster than 3xTF32 (tuning cache: ") !=
+                std::string::npos) == fp32,
+               c << ": " << plan);
+    if (fp32)
+      BOOST_TEST(plan.find(" at 64x64x64 TN)]") != std::string::npos, plan);
+  }
+  std::filesystem::remove(cache);
+}
+
 // The double product takes the sets tuned for it (`tune --gemm LAYOUT --double`, "matr_mul_tuned
 // double NN", or on FP64 tensor cores "matr_mul_dmma double NN"), and the FP32 product does not:
 // the same shape in float runs its own plan.

@@ -5,6 +5,7 @@
 #include "devices.hpp"
 #include "gemm/planner.hpp"
 #include "gemm/runtime.hpp"
+#include "gemm/tensor_cores.hpp"
 #include "gemm/tuning_file.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 using namespace mqlcl;
@@ -295,6 +297,97 @@ BOOST_AUTO_TEST_CASE(the_measured_set_is_the_largest_within_the_call_on_this_dev
   const auto compiled = measured(overlay, kH200, 2048, 2048, 2048);
   BOOST_TEST(chosen_bm(compiled) == 2);
   BOOST_TEST(compiled->origin.find("database, this device") == 0, compiled->origin);
+}
+
+// The measured set that decides for a call whose rival wins at small sizes (find_measured_above):
+// of this very device, of the call's layout and element type, naming the parameter asked about,
+// the smallest whose M, N and K each reach the call's; the tuning cache (of this driver) and the
+// database compete on shape, the cache's first at one shape.
+BOOST_AUTO_TEST_CASE(the_measured_set_around_the_call_is_the_smallest_on_this_device) {
+  const auto accurate = [](const char *device, uint32_t m, uint32_t n, uint32_t k, int64_t bm,
+                           std::optional<int64_t> exact_faster, const char *driver = "") {
+    TunedEntry e = entry(device, 0, bm, driver, "matr_mul_wgmma_tf32.cl");
+    e.m = m, e.n = n, e.k = k;
+    e.step = kAccurateStep;
+    e.layout = "TN";
+    if (exact_faster)
+      e.params[kExactFasterParam] = *exact_faster;
+    return e;
+  };
+  const std::vector<TunedEntry> database = {
+      accurate("NVIDIA H100 80GB HBM3", 1000, 1000, 1000, 1, 1),
+      accurate("NVIDIA H100 80GB HBM3", 2000, 2000, 2000, 2, 0),
+      accurate("NVIDIA H100 80GB HBM3", 4096, 4096, 512, 3, 1),
+      accurate("NVIDIA H100 80GB HBM3", 1500, 1500, 1500, 4, std::nullopt), // says nothing
+      accurate("NVIDIA H200", 4096, 4096, 4096, 5, 1)};
+  const auto around = [&](const std::vector<TunedEntry> &overlay, const DeviceFacts &device,
+                          uint32_t m, uint32_t n, uint32_t k, const std::string &layout = "TN",
+                          Element element = Element::float32) {
+    return find_measured_above(overlay, database, device, m, n, k, kAccurateStep, element, layout,
+                               kExactFasterParam);
+  };
+  BOOST_TEST(chosen_bm(around({}, kH100, 1000, 1000, 1000)) == 1);
+  BOOST_TEST(chosen_bm(around({}, kH100, 500, 1000, 64)) == 1);
+  BOOST_TEST(chosen_bm(around({}, kH100, 1001, 1000, 1000)) == 2); // 1500's names nothing
+  BOOST_TEST(chosen_bm(around({}, kH100, 2000, 2000, 300)) == 2);  // 2000³ before 4096² x 512
+  BOOST_TEST(chosen_bm(around({}, kH100, 3000, 3000, 300)) == 3);
+  BOOST_TEST(!around({}, kH100, 3000, 3000, 3000));
+  BOOST_TEST(!around({}, kH100, 1000, 1000, 1000, "NT"));
+  BOOST_TEST(!around({}, kH100, 1000, 1000, 1000, "TN", Element::float64));
+  // The H200 has its own set only; a part of the architecture with none has nothing.
+  BOOST_TEST(chosen_bm(around({}, kH200, 1000, 1000, 1000)) == 5);
+  BOOST_TEST(
+      !around({}, DeviceFacts{0x10DE, "sm_90", "NVIDIA H800", "580.159.04"}, 1000, 1000, 1000));
+  // The cache of this driver, at one shape, before the database; a smaller set of the database
+  // around the call before a larger one of the cache; another driver's cache is not read.
+  const std::vector<TunedEntry> overlay = {
+      accurate("NVIDIA H100 80GB HBM3", 1000, 1000, 1000, 6, 0, "580.159.04"),
+      accurate("NVIDIA H100 80GB HBM3", 4096, 4096, 4096, 7, 0, "580.159.04"),
+      accurate("NVIDIA H100 80GB HBM3", 800, 800, 800, 8, 0, "570.00")};
+  const auto cached = around(overlay, kH100, 900, 900, 900);
+  BOOST_TEST(chosen_bm(cached) == 6);
+  BOOST_TEST(cached->origin == "tuning cache: NVIDIA H100 80GB HBM3 at 1000x1000x1000 TN",
+             cached->origin);
+  const auto compiled = around(overlay, kH100, 1500, 1500, 1500);
+  BOOST_TEST(chosen_bm(compiled) == 2);
+  BOOST_TEST(compiled->origin ==
+                 "database, this device: NVIDIA H100 80GB HBM3 at 2000x2000x2000 TN",
+             compiled->origin);
+  BOOST_TEST(chosen_bm(around(overlay, kH100, 3000, 3000, 3000)) == 7);
+}
+
+// 3xTF32's set measured around the call decides with its EXACT_FASTER, for float ACCURATE products
+// of one matrix only: 1 runs the FP32 product, 0 or a set that says nothing keeps 3xTF32; never for
+// TF32, FASTEST, EXACT, double or a batch.
+BOOST_AUTO_TEST_CASE(a_measured_set_gives_float_accurate_to_the_fp32_product) {
+  Call call;
+  call.precision = Precision::accurate;
+  call.m = call.n = call.k = 1000;
+  const auto measured = [](std::optional<int64_t> exact_faster) {
+    Tuned tuned;
+    tuned.entry.params = {{"BM", 128}};
+    if (exact_faster)
+      tuned.entry.params[kExactFasterParam] = *exact_faster;
+    tuned.origin = "database, this device: NVIDIA H100 80GB HBM3 at 1000x1000x1000 TN";
+    return std::optional(tuned);
+  };
+  const auto why = exact_product_faster(call, measured(1));
+  BOOST_TEST_REQUIRE(why.has_value());
+  BOOST_TEST(*why == "the FP32 product: measured faster than 3xTF32 (database, this device: "
+                     "NVIDIA H100 80GB HBM3 at 1000x1000x1000 TN)");
+  BOOST_TEST(!exact_product_faster(call, measured(0)));
+  BOOST_TEST(!exact_product_faster(call, measured(std::nullopt)));
+  BOOST_TEST(!exact_product_faster(call, std::nullopt));
+  for (Precision other : {Precision::tf32, Precision::fastest, Precision::exact}) {
+    Call asked = call;
+    asked.precision = other;
+    BOOST_TEST(!exact_product_faster(asked, measured(1)));
+  }
+  Call fp64 = call, batched = call;
+  fp64.double_precision = true;
+  batched.batch = 2;
+  BOOST_TEST(!exact_product_faster(fp64, measured(1)));
+  BOOST_TEST(!exact_product_faster(batched, measured(1)));
 }
 
 BOOST_AUTO_TEST_CASE(the_users_tuning_cache_comes_before_the_database) {

@@ -309,8 +309,9 @@ bool run_scheme(Context &context, ContextState &state, const Call &call, bool &f
 }
 
 // TF32 runs on the tensor cores or fails; ACCURATE and FASTEST take them where they build and
-// fall back to the exact product where they do not. Where the Ozaki scheme declined, the plan
-// says why after the product that ran instead.
+// fall back to the exact product where they do not; ACCURATE runs the exact product also where
+// it was measured faster than 3xTF32 on the device (exact_product_faster). Where the Ozaki
+// scheme declined, or 3xTF32 gave way, the plan says why after the product that ran instead.
 void run_product(Context &context, ContextState &state, const Call &call, bool continues_last) {
   bool first = !continues_last;
   std::string declined;
@@ -320,7 +321,13 @@ void run_product(Context &context, ContextState &state, const Call &call, bool c
       declined.empty() ? std::string() : fmt::format(" [the Ozaki scheme declined: {}]", declined);
   const bool wants_tensor_cores = !call.double_precision && call.precision != Precision::exact &&
                                   offers_tensor_cores(*context.device);
-  if (wants_tensor_cores && state.tensor_cores != ContextState::TensorCores::unavailable) {
+  const std::optional<std::string> exact_faster =
+      wants_tensor_cores
+          ? exact_product_faster(
+                call, measured_around(context, state, call, kAccurateStep, kExactFasterParam))
+          : std::nullopt;
+  if (wants_tensor_cores && !exact_faster &&
+      state.tensor_cores != ContextState::TensorCores::unavailable) {
     try {
       if (run_tensor_core_product(context, state, call, first)) {
         state.tensor_cores = ContextState::TensorCores::built;
@@ -343,6 +350,8 @@ void run_product(Context &context, ContextState &state, const Call &call, bool c
                      context.device->name));
   run_exact_product(context, state, call, first);
   state.last_plan += declined_text;
+  if (exact_faster)
+    state.last_plan += " [" + *exact_faster + "]";
 }
 
 ContextState &state_of(Context &context) {

@@ -72,6 +72,7 @@ Plan tensor_plan(const DeviceLimits &device, const Shape &shape, Family family,
       fits(device, family, tuned->entry.params, shape.element_size)) {
     plan.origin = tuned->origin;
     plan.params = over_defaults(form, tuned->entry.params);
+    plan.params.erase(kExactFasterParam); // the host's
   }
   const bool set_names_maps = plan.origin != "defaults" && tuned->entry.params.count("TMA") != 0;
   if (fp64)

@@ -231,6 +231,13 @@ std::optional<Tuned> measured_for(const Context &context, ContextState &state, c
       step, call.double_precision ? Element::float64 : Element::float32, layout_of(call));
 }
 
+std::optional<Tuned> measured_around(const Context &context, ContextState &state, const Call &call,
+                                     const char *step, const char *param) {
+  return find_measured_above(
+      overlay_of(state), compiled_database(), facts_of(*context.device), call.m, call.n, call.k,
+      step, call.double_precision ? Element::float64 : Element::float32, layout_of(call), param);
+}
+
 std::string layout_of(const Call &call) {
   return {call.a.transposed ? 'T' : 'N', call.b.transposed ? 'T' : 'N'};
 }

@@ -41,6 +41,12 @@ std::optional<Tuned> tuned_for(const Context &context, ContextState &state, cons
 std::optional<Tuned> measured_for(const Context &context, ContextState &state, const Call &call,
                                   const char *step);
 
+// The set of `step` measured on the context's device for the call's element type and layout that
+// names `param`, whose M, N and K are each at least the call's, the smallest such
+// (find_measured_above): the user's tuning file and the compiled database together.
+std::optional<Tuned> measured_around(const Context &context, ContextState &state, const Call &call,
+                                     const char *step, const char *param);
+
 // The compiled database (compiled_entries), made once per process.
 const std::vector<TunedEntry> &compiled_database();
 

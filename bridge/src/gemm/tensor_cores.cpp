@@ -305,4 +305,15 @@ bool run_tensor_core_product(Context &context, ContextState &state, const Call &
   return true;
 }
 
+std::optional<std::string> exact_product_faster(const Call &call,
+                                                const std::optional<Tuned> &measured) {
+  if (call.double_precision || call.precision != Precision::accurate || call.batch != 1 ||
+      !measured)
+    return std::nullopt;
+  const auto said = measured->entry.params.find(kExactFasterParam);
+  if (said == measured->entry.params.end() || said->second != 1)
+    return std::nullopt;
+  return fmt::format("the FP32 product: measured faster than 3xTF32 ({})", measured->origin);
+}
+
 } // namespace mqlcl::gemm

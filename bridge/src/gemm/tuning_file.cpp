@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -472,7 +473,44 @@ const TunedEntry *largest_within(const std::vector<const TunedEntry *> &entries,
   return best;
 }
 
+// The smallest of `entries` at least m x n x k in every dimension, or nullptr; the first of
+// equal volume.
+const TunedEntry *smallest_around(const std::vector<const TunedEntry *> &entries, uint32_t m,
+                                  uint32_t n, uint32_t k) {
+  const TunedEntry *best = nullptr;
+  for (const TunedEntry *entry : entries)
+    if (entry->m >= m && entry->n >= n && entry->k >= k &&
+        (best == nullptr ||
+         double(entry->m) * entry->n * entry->k < double(best->m) * best->n * best->k))
+      best = entry;
+  return best;
+}
+
 } // namespace
+
+std::optional<Tuned> find_measured_above(const std::vector<TunedEntry> &overlay,
+                                         const std::vector<TunedEntry> &database,
+                                         const DeviceFacts &device, uint32_t m, uint32_t n,
+                                         uint32_t k, const std::string &step, Element element,
+                                         const std::string &layout, const char *param) {
+  auto of_call = [&](const TunedEntry &e) {
+    return e.step == step && e.element == element && e.layout == layout &&
+           e.device == device.name && e.params.count(param) != 0;
+  };
+  std::vector<const TunedEntry *> both = matching(
+      overlay, [&](const TunedEntry &e) { return of_call(e) && e.driver == device.driver; });
+  const size_t cached = both.size();
+  for (const TunedEntry *entry : matching(database, [&](const TunedEntry &e) {
+         return of_call(e) && e.vendor_id == device.vendor_id;
+       }))
+    both.push_back(entry);
+  const TunedEntry *entry = smallest_around(both, m, n, k);
+  if (entry == nullptr)
+    return std::nullopt;
+  const bool from_cache =
+      std::find(both.begin(), both.begin() + cached, entry) != both.begin() + cached;
+  return described(from_cache ? "tuning cache" : "database, this device", *entry);
+}
 
 std::optional<Tuned> find_measured_below(const std::vector<TunedEntry> &overlay,
                                          const std::vector<TunedEntry> &database,

@@ -36,6 +36,11 @@ inline constexpr const char *kWgmmaInt8Step = "wgmma_int8";
 // matr_mul_tuned --gemm LAYOUT --double --accurate` measured the whole scheme faster than the FP64
 // product at the set's shape on the device, 0 where it did not (gemm/ozaki.hpp, ozaki_unasked).
 inline constexpr const char *kUnaskedParam = "UNASKED";
+// The host's parameter of a tuned 3xTF32 set, not its kernel's: 1 where `mqlcl-replay tune
+// matr_mul_wgmma_tma_3xtf32 --gemm LAYOUT` measured the FP32 product (MQLCL_GEMM_EXACT's) faster
+// than 3xTF32 with the set at its shape and layout on the device, 0 where it did not: float
+// MQLCL_GEMM_ACCURATE then runs the FP32 product (tensor_cores.hpp, exact_product_faster).
+inline constexpr const char *kExactFasterParam = "EXACT_FASTER";
 // A set tuned for one layout of A and B (`tune --gemm LAYOUT`: A, then B; T stored transposed).
 inline constexpr const char *kLayouts[] = {"NN", "NT", "TN", "TT"};
 
@@ -122,6 +127,17 @@ std::optional<Tuned> find_measured_below(const std::vector<TunedEntry> &overlay,
                                          const DeviceFacts &device, uint32_t m, uint32_t n,
                                          uint32_t k, const std::string &step, Element element,
                                          const std::string &layout);
+
+// The set of `step` in `element` and `layout` measured on this very device that names `param`,
+// with the smallest M x N x K among those whose M, N and K are each at least the call's: what was
+// measured there of a product whose lead shrinks as each dimension grows holds for the call. The
+// tuning file's (of this driver) and the compiled database's (of this device's name) compete on
+// shape; at one shape the tuning file's comes first.
+std::optional<Tuned> find_measured_above(const std::vector<TunedEntry> &overlay,
+                                         const std::vector<TunedEntry> &database,
+                                         const DeviceFacts &device, uint32_t m, uint32_t n,
+                                         uint32_t k, const std::string &step, Element element,
+                                         const std::string &layout, const char *param);
 
 // The compiled database's entries (database.inc), made anew: the bridge keeps one copy per
 // process (compiled_database in gemm/runtime.hpp).
