@@ -93,6 +93,9 @@ struct GemmTuner {
   // Written into each trial's cache beside its set: float ACCURATE's tuned product keeps the
   // Ozaki scheme out with the scheme's set of the shape at UNASKED 0 (scheme_declined).
   std::optional<TunedEntry> beside;
+  // 3xTF32's trials: each trial's set says EXACT_FASTER 0 in its cache, so that CLGemm runs it
+  // whatever the database says of the FP32 product at this shape (exact_product_faster).
+  bool says_exact_slower = false;
   std::set<Params> tried;
   ProgressLine progress{stderr, false}; // each trial on a terminal; a pipe gets the summary
 
@@ -127,6 +130,8 @@ struct GemmTuner {
       TunedEntry entry = of_sets;
       entry.kernel_file = gemm::kernel_file_of(form);
       entry.params = *params;
+      if (says_exact_slower)
+        entry.params[gemm::kExactFasterParam] = 0;
       gemm::write_tuned(trial_cache.string(), entry);
       if (beside)
         gemm::write_tuned(trial_cache.string(), *beside);
@@ -375,6 +380,21 @@ TunedEntry scheme_declined(TunedEntry of_scheme, gemm::Family form, Params set) 
   return of_scheme;
 }
 
+// CLGemm's product of the tuner's shape in `precision` as it runs it now, verified: its best time
+// and plan.
+std::pair<double, std::string> timed_product(const GemmTuner &tuner, int32_t precision,
+                                             const char *name) {
+  const GemmProduct product(tuner.product.shape(), precision);
+  LibraryRun run = product.run_library(tuner.bridge, tuner.device.ordinal, tuner.repeat);
+  if (!run.ok || run.seconds.empty())
+    throw Error(ExitCode::bridge_failure,
+                fmt::format("CLGemm's {} product did not run: {}", name, run.why_not));
+  if (!product.check(run.product).verified)
+    throw Error(ExitCode::wrong_results,
+                fmt::format("CLGemm's {} product did not verify: {}", name, run.plan));
+  return {run.seconds.min(), run.plan};
+}
+
 // CLGemm's product of the shape that the scheme stands in for, verified: its best time and plan.
 // Double: FP64's own (MQLCL_GEMM_EXACT, as ACCURATE runs where the scheme is not taken). Float:
 // MQLCL_GEMM_ACCURATE with the scheme's set of the shape at UNASKED 0 in the tuning cache, so
@@ -389,16 +409,8 @@ std::pair<double, std::string> rival_product_time(const GemmTuner &tuner, const 
     gemm::write_tuned(tuner.trial_cache.string(), scheme_declined(tuner.of_sets, tuner.form, set));
     cache.emplace("MQLCL_TUNE_CACHE", tuner.trial_cache.string());
   }
-  const char *name = fp64 ? "FP64" : "float ACCURATE";
-  const GemmProduct rival(shape, fp64 ? MQLCL_GEMM_EXACT : MQLCL_GEMM_ACCURATE);
-  LibraryRun run = rival.run_library(tuner.bridge, tuner.device.ordinal, tuner.repeat);
-  if (!run.ok || run.seconds.empty())
-    throw Error(ExitCode::bridge_failure,
-                fmt::format("CLGemm's {} product did not run: {}", name, run.why_not));
-  if (!rival.check(run.product).verified)
-    throw Error(ExitCode::wrong_results,
-                fmt::format("CLGemm's {} product did not verify: {}", name, run.plan));
-  return {run.seconds.min(), run.plan};
+  return timed_product(tuner, fp64 ? MQLCL_GEMM_EXACT : MQLCL_GEMM_ACCURATE,
+                       fp64 ? "FP64" : "float ACCURATE");
 }
 
 // tune --gemm LAYOUT [--double] --accurate.
@@ -445,6 +457,18 @@ int run_scheme_tune(const CommandLine &command, const Bridge &bridge, const Devi
   return 0;
 }
 
+// 3xTF32's tuned set against the FP32 product of the shape (MQLCL_GEMM_EXACT's, as CLGemm runs
+// it now): EXACT_FASTER 1 where the FP32 product is the faster, so that float ACCURATE runs it
+// there (exact_product_faster).
+void judge_exact_product(const GemmTuner &tuner, double seconds, Params &set) {
+  const auto [exact_seconds, exact_plan] = timed_product(tuner, MQLCL_GEMM_EXACT, "FP32");
+  const bool faster = exact_seconds < seconds * kKeepBelow;
+  fmt::print("the FP32 product at {:.2f} GFLOPS ({}): 3xTF32 {:.3f}x its speed: {}={}\n",
+             tuner.product.flops() / exact_seconds / 1e9, exact_plan, exact_seconds / seconds,
+             gemm::kExactFasterParam, faster ? 1 : 0);
+  set[gemm::kExactFasterParam] = faster ? 1 : 0;
+}
+
 } // namespace
 
 int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &catalogue) {
@@ -485,6 +509,7 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
     of_scheme.element = element_of(shape);
     of_scheme.layout = layout;
     tuner.beside = scheme_declined(of_scheme, scheme, scheme_set_now(device, scheme, shape));
+    tuner.says_exact_slower = plan.family == gemm::Family::tensor_3xtf32;
   }
   std::string ran;
   std::optional<double> start =
@@ -511,6 +536,8 @@ int run_gemm_tune_command(const CommandLine &command, const std::vector<Step> &c
   TunedEntry entry = of_sets;
   entry.kernel_file = gemm::kernel_file_of(plan.family);
   entry.params = best.params;
+  if (tuner.says_exact_slower)
+    judge_exact_product(tuner, best.seconds, entry.params);
   entry.gflops = gflops;
   entry.measured = utc_now();
   cache_tuned(entry); // CLGemm's set for this layout
