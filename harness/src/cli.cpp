@@ -174,7 +174,10 @@ Subcommand tune_subcommand() {
                    "replays of each trial, the minimum kept (at least 3; 5 with "
                    "--gemm)"},
                   {"--seed", "S", "seed of the random matrices (default 2012; not with --gemm)"},
-                  {"--gemm", "NN|NT|TN|TT", "tune CLGemm for that layout of A and B"},
+                  {"--gemm", "NN|NT|TN|TT",
+                   "tune CLGemm for that layout of A and B; matr_mul_wgmma_tma_3xtf32's set is "
+                   "then timed against the FP32 product: it says whether float ACCURATE runs the "
+                   "FP32 product up to that shape (EXACT_FASTER)"},
                   {"--trials", "N",
                    "stop after N trials, keeping the fastest so far (default: no limit)"},
                   {"--double", "",
