@@ -323,8 +323,11 @@ void run_product(Context &context, ContextState &state, const Call &call, bool c
                                   offers_tensor_cores(*context.device);
   const std::optional<std::string> exact_faster =
       wants_tensor_cores
-          ? exact_product_faster(
-                call, measured_around(context, state, call, kAccurateStep, kExactFasterParam))
+          ? exact_product_faster(call,
+                                 [&] {
+                                   return measured_around(context, state, call, kAccurateStep,
+                                                          kExactFasterParam);
+                                 })
           : std::nullopt;
   if (wants_tensor_cores && !exact_faster &&
       state.tensor_cores != ContextState::TensorCores::unavailable) {

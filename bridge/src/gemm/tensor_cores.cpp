@@ -305,10 +305,12 @@ bool run_tensor_core_product(Context &context, ContextState &state, const Call &
   return true;
 }
 
-std::optional<std::string> exact_product_faster(const Call &call,
-                                                const std::optional<Tuned> &measured) {
-  if (call.double_precision || call.precision != Precision::accurate || call.batch != 1 ||
-      !measured)
+std::optional<std::string>
+exact_product_faster(const Call &call, const std::function<std::optional<Tuned>()> &measure) {
+  if (call.double_precision || call.precision != Precision::accurate || call.batch != 1)
+    return std::nullopt;
+  const std::optional<Tuned> measured = measure();
+  if (!measured)
     return std::nullopt;
   const auto said = measured->entry.params.find(kExactFasterParam);
   if (said == measured->entry.params.end() || said->second != 1)

@@ -11,6 +11,7 @@
 #include "gemm/gemm.hpp"
 #include "gemm/tuning_file.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -31,10 +32,11 @@ bool fits_tensor_cores(const Call &call, bool tensor_maps);
 bool run_tensor_core_product(Context &context, ContextState &state, const Call &call, bool &first);
 
 // Why `call` runs the FP32 product in place of 3xTF32, or none: a float product of one matrix in
-// MQLCL_GEMM_ACCURATE, and `measured` (3xTF32's set measured on the device for the call's layout
-// at the smallest shape around the call's, measured_around) says EXACT_FASTER=1. 3xTF32's copies
-// and B's split pass cost most where the product is small (an H100 at 1000^3 TN).
-std::optional<std::string> exact_product_faster(const Call &call,
-                                                const std::optional<Tuned> &measured);
+// MQLCL_GEMM_ACCURATE, and the set `measure` finds (3xTF32's set measured on the device for the
+// call's layout at the smallest shape around the call's, measured_around), looked up only for such
+// a call, says EXACT_FASTER=1. 3xTF32's copies and B's split pass cost most where the product is
+// small (an H200 at 1000^3 TN).
+std::optional<std::string>
+exact_product_faster(const Call &call, const std::function<std::optional<Tuned>()> &measure);
 
 } // namespace mqlcl::gemm
