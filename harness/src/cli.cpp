@@ -166,7 +166,8 @@ Subcommand tune_subcommand() {
           "LAYOUT, tunes the library's CLGemm itself (matr_mul_tuned: FP32, "
           "matr_mul_wgmma_tma_tf32, matr_mul_wgmma_tma_3xtf32) for that layout of A and B (T: "
           "stored transposed): from the set it runs now, one parameter at a time, each trial a "
-          "fresh CLGemm verified element by element; its cache entry is what CLGemm reads first",
+          "fresh CLGemm verified element by element; CLGemm then runs its cache entry at that "
+          "shape and wherever it is nearer than the database's sets",
           std::vector<OptionHelp>{device_option()} + size_options("2000") +
               std::vector<OptionHelp>{
                   {"--local", "X[,Y]", "work-group size of every trial (not with --gemm)"},

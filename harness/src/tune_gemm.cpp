@@ -1,24 +1,25 @@
 // `mqlcl-replay tune STEP --gemm LAYOUT`: the library's CLGemm tuned in place on the device at
 // hand, for one shape (--size, --rows1/--colsrows/--cols2) and layout. It starts from the set
-// CLGemm runs there today (the library's planner, called directly: the user's tuning file's,
-// the database's or the defaults), then tries each tunable of the step's kernel at its other
-// values, one parameter at a time, keeping a change only where the product verifies and is faster,
-// and goes round again until a round keeps nothing; likewise from the database's own set for the
-// shape (which a tuning cache of another size hides) and the sets CLGemm runs for the shape's
-// other layouts (gemm_tune_starts); on step 13's and step 19's kernels, where an operand has K
-// down its rows, each once copying it first and once reading it as it is (COPY; for TN also one
-// of the two alone). Every start is timed first, the descents fastest start first. Each trial
-// is a fresh context whose tuning cache holds that one set (MQLCL_TUNE_CACHE, for the trial only),
-// so the product is built and run exactly as an MQL5 program's would be. The winner goes into the
-// user's tuning cache, which CLGemm searches first and `gemm-database` turns into the compiled
-// database. With --double, the double product is tuned (kept as "matr_mul_tuned double LAYOUT"),
-// from its own set and the FP32 one's; on a device with FP64 tensor cores, CLGemm's double product
-// there, step 19's (kept as "matr_mul_dmma double LAYOUT"). With --accurate, the Ozaki scheme
-// (MQLCL_GEMM_ACCURATE), double's with --double, else float's: its integer products' set tuned as
-// the whole scheme runs, then the best timed against the product it would stand in for (FP64's
-// own, or float ACCURATE's without the scheme), and kept (as "wgmma_int8 double LAYOUT" or
-// "wgmma_int8 LAYOUT", or the form the device runs) with UNASKED 1 where the scheme was the
-// faster: CLGemm then takes it unasked from that shape up (bridge/src/gemm/ozaki.hpp).
+// CLGemm runs there today (the library's planner, called directly: the user's tuning file's, the
+// database's or the defaults), then tries each tunable of the step's kernel at its other values,
+// one parameter at a time, keeping a change only where the product verifies and is faster, and goes
+// round again until a round keeps nothing; likewise from the database's own set for the shape
+// (which the tuning cache's set of the shape hides) and the sets CLGemm runs for the shape's other
+// layouts (gemm_tune_starts); on step 13's and step 19's kernels, where an operand has K down its
+// rows, each once copying it first and once reading it as it is (COPY; for TN also one of the two
+// alone). Every start is timed first, the descents fastest start first. Each trial is a fresh
+// context whose tuning cache holds that one set (MQLCL_TUNE_CACHE, for the trial only), so the
+// product is built and run exactly as an MQL5 program's would be. The winner goes into the user's
+// tuning cache, which CLGemm searches beside its database (the cache's first at a tie) and
+// `gemm-database` turns into the compiled database. With --double, the double product is tuned
+// (kept as "matr_mul_tuned double LAYOUT"), from its own set and the FP32 one's; on a device with
+// FP64 tensor cores, CLGemm's double product there, step 19's (kept as "matr_mul_dmma double
+// LAYOUT"). With --accurate, the Ozaki scheme (MQLCL_GEMM_ACCURATE), double's with --double, else
+// float's: its integer products' set tuned as the whole scheme runs, then the best timed against
+// the product it would stand in for (FP64's own, or float ACCURATE's without the scheme), and kept
+// (as "wgmma_int8 double LAYOUT" or "wgmma_int8 LAYOUT", or the form the device runs) with UNASKED
+// 1 where the scheme was the faster: CLGemm then takes it unasked from that shape up
+// (bridge/src/gemm/ozaki.hpp).
 #include "commands.hpp"
 #include "environment.hpp"
 
@@ -250,14 +251,14 @@ std::optional<Found> descend(GemmTuner &tuner, const Params &start,
   return best;
 }
 
-// The set the database holds for the product itself, which a tuning cache of another size hides
-// (the cache is searched first: a 1000 TN tune in a cache holding 2000's set started from that
-// one only and ended below the database's own), and the sets CLGemm runs for the product's other
-// layouts, of `family`'s kernel: their tiles may suit this one too (an H100 at 4096: NN read as
-// stored in NT's 128 x 128 x 16 tiles ran at 36.5 TFLOP/s, and its descent ended at 51.5
-// against 49.6 from NN's own 64 x 128 x 8 set); for a double product the set the FP32 product
-// of its layout runs too, whose code forms carry over where one parameter at a time from the
-// defaults stops short (4096: 21.5 TFLOP/s with the FP32 set's forms, 18.6 with the defaults).
+// The set the database holds for the product itself, which the tuning cache's set of this shape (or
+// of a nearer one) hides: a tune that started from that one only could end below the database's own
+// (a 1000 TN tune from 2000's set, when the cache was searched first, did), and the sets CLGemm
+// runs for the product's other layouts, of `family`'s kernel: their tiles may suit this one too (an
+// H100 at 4096: NN read as stored in NT's 128 x 128 x 16 tiles ran at 36.5 TFLOP/s, and its descent
+// ended at 51.5 against 49.6 from NN's own 64 x 128 x 8 set); for a double product the set the FP32
+// product of its layout runs too, whose code forms carry over where one parameter at a time from
+// the defaults stops short (4096: 21.5 TFLOP/s with the FP32 set's forms, 18.6 with the defaults).
 std::vector<Params> other_sets(const DeviceInfo &device, const Step &family,
                                const GemmProduct &product) {
   const GeneralGemm &shape = product.shape();

@@ -256,7 +256,7 @@ BOOST_AUTO_TEST_CASE(cpus_find_the_entries_of_their_simd_width) {
 
 // The measured set that decides for a call (find_measured_below): of this very device (not
 // another of its architecture), of the call's layout and element type, the largest within the
-// call's M, N and K; the tuning cache's of this driver first.
+// call's M, N and K; the tuning cache's of this driver and the database's together.
 BOOST_AUTO_TEST_CASE(the_measured_set_is_the_largest_within_the_call_on_this_device) {
   const auto scheme = [](const char *device, uint32_t m, uint32_t n, uint32_t k, int64_t bm,
                          const char *driver = "") {
@@ -287,15 +287,18 @@ BOOST_AUTO_TEST_CASE(the_measured_set_is_the_largest_within_the_call_on_this_dev
   BOOST_TEST(chosen_bm(measured({}, kH100, 8192, 8192, 8192)) == 4);
   BOOST_TEST(
       !measured({}, DeviceFacts{0x10DE, "sm_90", "NVIDIA H800", "580.159.04"}, 8192, 8192, 8192));
-  // The user's cache, of this driver, first; another driver's is not read.
+  // The user's cache, of this driver, and the database compete on shape, the cache first at one
+  // shape; another driver's is not read.
   const std::vector<TunedEntry> overlay = {scheme("NVIDIA H200", 3000, 3000, 3000, 5, "580.159.04"),
+                                           scheme("NVIDIA H200", 2048, 2048, 2048, 7, "580.159.04"),
                                            scheme("NVIDIA H200", 4096, 4096, 4096, 6, "570.00")};
-  const auto cached = measured(overlay, kH200, 8192, 8192, 8192);
+  const auto cached = measured(overlay, kH200, 3500, 3500, 3500);
   BOOST_TEST(chosen_bm(cached) == 5);
   BOOST_TEST(cached->origin.find("tuning cache") == 0, cached->origin);
-  // Where the cache has none within the call, the database's.
-  const auto compiled = measured(overlay, kH200, 2048, 2048, 2048);
-  BOOST_TEST(chosen_bm(compiled) == 2);
+  BOOST_TEST(chosen_bm(measured(overlay, kH200, 2048, 2048, 2048)) == 7); // cache first at a tie
+  // A larger set of the database's within the call is nearer to it than the cache's.
+  const auto compiled = measured(overlay, kH200, 8192, 8192, 8192);
+  BOOST_TEST(chosen_bm(compiled) == 1);
   BOOST_TEST(compiled->origin.find("database, this device") == 0, compiled->origin);
 }
 
@@ -392,11 +395,20 @@ BOOST_AUTO_TEST_CASE(a_measured_set_gives_float_accurate_to_the_fp32_product) {
   BOOST_TEST(!exact_product_faster(batched, measured(1)));
 }
 
-BOOST_AUTO_TEST_CASE(the_users_tuning_cache_comes_before_the_database) {
-  std::vector<TunedEntry> overlay{entry("NVIDIA H100 80GB HBM3", 4096, 7, "580.159.04")};
+// The user's tuning cache and the database compete on distance, the cache first at a tie: a set
+// tuned at one shape serves near it, and the database's own sets keep theirs.
+BOOST_AUTO_TEST_CASE(the_users_tuning_cache_and_the_database_compete_on_shape) {
+  std::vector<TunedEntry> overlay{entry("NVIDIA H100 80GB HBM3", 4096, 7, "580.159.04"),
+                                  entry("NVIDIA H100 80GB HBM3", 1000, 8, "580.159.04")};
   auto tuned = lookup(overlay, database(), kH100, 4096, 4096, 4096);
   BOOST_TEST(chosen_bm(tuned) == 7);
-  BOOST_TEST(tuned->origin.find("tuning cache") != std::string::npos, tuned->origin);
+  BOOST_TEST(tuned->origin == "tuning cache: NVIDIA H100 80GB HBM3 at 4096x4096x4096");
+  BOOST_TEST(chosen_bm(lookup(overlay, database(), kH100, 1100, 1100, 1100)) == 8);
+  const auto compiled = lookup(overlay, database(), kH100, 2000, 2000, 2000);
+  BOOST_TEST(chosen_bm(compiled) == 2);
+  BOOST_TEST(compiled->origin == "database, this device: NVIDIA H100 80GB HBM3 at 2000x2000x2000");
+  BOOST_TEST(chosen_bm(lookup(overlay, database(), kH100, 8192, 8192, 8192)) == 4);
+  BOOST_TEST(chosen_bm(lookup({overlay[1]}, database(), kH100, 4096, 4096, 4096)) == 1);
   // An entry of another driver is not this device's.
   overlay[0].driver = "575.00";
   BOOST_TEST(chosen_bm(lookup(overlay, database(), kH100, 4096, 4096, 4096)) == 1);

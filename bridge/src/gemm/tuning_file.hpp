@@ -106,11 +106,12 @@ struct Tuned {
   std::string origin;
 };
 
-// The set for an m x n x k product of `step` in `element` with `layout` ("": none): the tuning
-// file's entries (`overlay`) of exactly this device and driver first; else `database` entries
-// of the same vendor and device name or architecture. Among them the nearest in octaves of M, N
-// and K together among those that share the call's whole-tile shape, an entry of the layout
-// before one of any layout, one of this device before another's. Step 19's calls take another
+// The set for an m x n x k product of `step` in `element` with `layout` ("": none), from the
+// tuning file's entries (`overlay`) of exactly this device and driver and the `database` entries
+// of the same vendor and device name or architecture, competing on distance (the tuning file's
+// first at a tie): the nearest in octaves of M, N and K together among those that share the
+// call's whole-tile shape, an entry of the layout before one of any layout, one of this device
+// before another's. Step 19's calls take another
 // layout's set where none of theirs is found; 3xTF32's take the nearest shape of any layout
 // (its product reads every layout alike), the call's own first at one shape.
 std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
@@ -119,9 +120,10 @@ std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
                                 Element element, const std::string &layout);
 
 // The set of `step` in `element` and `layout` measured on this very device (the tuning file's of
-// its driver, else the compiled database's of its name; not another device's of its architecture)
-// with the largest M x N x K among those whose M, N and K are each at most the call's: what was
-// measured there of a product whose lead grows with each dimension holds for the call.
+// its driver and the compiled database's of its name, competing on shape, the tuning file's first
+// at one shape; not another device's of its architecture) with the largest M x N x K among those
+// whose M, N and K are each at most the call's: what was measured there of a product whose lead
+// grows with each dimension holds for the call.
 std::optional<Tuned> find_measured_below(const std::vector<TunedEntry> &overlay,
                                          const std::vector<TunedEntry> &database,
                                          const DeviceFacts &device, uint32_t m, uint32_t n,
