@@ -34,6 +34,17 @@ TunedEntry entry(const char *device, uint32_t size, int64_t bm, const char *driv
   return entry;
 }
 
+// An m x n x k set of `step` in `element` and `layout` for the measured lookups, of `kernel_file`.
+TunedEntry measured_entry(const char *device, uint32_t m, uint32_t n, uint32_t k, int64_t bm,
+                          const char *driver, const char *step, Element element,
+                          const char *kernel_file) {
+  TunedEntry e = entry(device, 0, bm, driver, kernel_file);
+  e.m = m, e.n = n, e.k = k;
+  e.step = step;
+  e.element = element;
+  return e;
+}
+
 // find_tuned for step 14's float sets unless told otherwise.
 std::optional<Tuned> lookup(const std::vector<TunedEntry> &overlay,
                             const std::vector<TunedEntry> &database, const DeviceFacts &device,
@@ -260,10 +271,8 @@ BOOST_AUTO_TEST_CASE(cpus_find_the_entries_of_their_simd_width) {
 BOOST_AUTO_TEST_CASE(the_measured_set_is_the_largest_within_the_call_on_this_device) {
   const auto scheme = [](const char *device, uint32_t m, uint32_t n, uint32_t k, int64_t bm,
                          const char *driver = "") {
-    TunedEntry e = entry(device, 0, bm, driver, "ozaki.cl");
-    e.m = m, e.n = n, e.k = k;
-    e.step = kWgmmaInt8Step;
-    e.element = Element::float64;
+    TunedEntry e =
+        measured_entry(device, m, n, k, bm, driver, kWgmmaInt8Step, Element::float64, "ozaki.cl");
     e.layout = "NN";
     return e;
   };
@@ -309,9 +318,8 @@ BOOST_AUTO_TEST_CASE(the_measured_set_is_the_largest_within_the_call_on_this_dev
 BOOST_AUTO_TEST_CASE(the_measured_set_around_the_call_is_the_smallest_on_this_device) {
   const auto accurate = [](const char *device, uint32_t m, uint32_t n, uint32_t k, int64_t bm,
                            std::optional<int64_t> exact_faster, const char *driver = "") {
-    TunedEntry e = entry(device, 0, bm, driver, "matr_mul_wgmma_tf32.cl");
-    e.m = m, e.n = n, e.k = k;
-    e.step = kAccurateStep;
+    TunedEntry e = measured_entry(device, m, n, k, bm, driver, kAccurateStep, Element::float32,
+                                  "matr_mul_wgmma_tf32.cl");
     e.layout = "TN";
     if (exact_faster)
       e.params[kExactFasterParam] = *exact_faster;
