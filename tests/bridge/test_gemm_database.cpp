@@ -34,7 +34,7 @@ TunedEntry entry(const char *device, uint32_t size, int64_t bm, const char *driv
   return entry;
 }
 
-// An m x n x k set of `step` in `element` and `layout` for the measured lookups, of `kernel_file`.
+// An m x n x k set of `step` in `element` for the measured lookups, of `kernel_file` (no layout).
 TunedEntry measured_entry(const char *device, uint32_t m, uint32_t n, uint32_t k, int64_t bm,
                           const char *driver, const char *step, Element element,
                           const char *kernel_file) {
@@ -401,6 +401,20 @@ BOOST_AUTO_TEST_CASE(a_measured_set_gives_float_accurate_to_the_fp32_product) {
   batched.batch = 2;
   BOOST_TEST(!exact_product_faster(fp64, measured(1)));
   BOOST_TEST(!exact_product_faster(batched, measured(1)));
+  // The sets are searched only for the calls they can decide.
+  int lookups = 0;
+  const auto counted = [&] {
+    ++lookups;
+    return measured(1)();
+  };
+  for (const Call &undecided : {fp64, batched})
+    BOOST_TEST(!exact_product_faster(undecided, counted));
+  Call tf32 = call;
+  tf32.precision = Precision::tf32;
+  BOOST_TEST(!exact_product_faster(tf32, counted));
+  BOOST_TEST(lookups == 0);
+  BOOST_TEST(exact_product_faster(call, counted).has_value());
+  BOOST_TEST(lookups == 1);
 }
 
 // The user's tuning cache and the database compete on distance, the cache first at a tie: a set

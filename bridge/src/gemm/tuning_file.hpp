@@ -111,9 +111,9 @@ struct Tuned {
 // of the same vendor and device name or architecture, competing on distance (the tuning file's
 // first at a tie): the nearest in octaves of M, N and K together among those that share the
 // call's whole-tile shape, an entry of the layout before one of any layout, one of this device
-// before another's. Step 19's calls take another
-// layout's set where none of theirs is found; 3xTF32's take the nearest shape of any layout
-// (its product reads every layout alike), the call's own first at one shape.
+// before another's. Step 19's calls take another layout's set where none of theirs is found;
+// 3xTF32's take the nearest shape of any layout (its product reads every layout alike), the call's
+// own first at one shape.
 std::optional<Tuned> find_tuned(const std::vector<TunedEntry> &overlay,
                                 const std::vector<TunedEntry> &database, const DeviceFacts &device,
                                 uint32_t m, uint32_t n, uint32_t k, const std::string &step,
