@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 
 namespace mqlcl::replay {
 
@@ -186,43 +187,37 @@ private:
   bool ok_ = false;
 };
 
-// One cuBLAS call of the problem, in the column-major view of row-major matrices:
-// C^T (n x m) = op(B)^T * op(A)^T, so B comes first and each operand keeps its own transpose.
-int call_cublas(const CudaLibraries &libraries, void *handle, const GeneralGemm &p,
-                const CudaOperands &on) {
+// One cuBLAS call of the problem in T (DGEMM or SGEMM, strided-batched for a batch), in the
+// column-major view of row-major matrices: C^T (n x m) = op(B)^T * op(A)^T, so B comes first and
+// each operand keeps its own transpose.
+template <class T>
+int call_cublas_of(const boost::dll::shared_library &cublas, void *handle, const GeneralGemm &p,
+                   const CudaOperands &on) {
   constexpr int kNo = 0, kYes = 1;
+  constexpr bool kDouble = std::is_same_v<T, double>;
   const int ta = p.transpose_b ? kYes : kNo, tb = p.transpose_a ? kYes : kNo;
   const int n = int(p.n), m = int(p.m), k = int(p.k);
   const int ldb = int(p.transpose_b ? p.k : p.n), lda = int(p.transpose_a ? p.m : p.k);
   const long long stride_b = (long long)p.n * p.k, stride_a = (long long)p.m * p.k,
                   stride_c = (long long)p.m * p.n;
-  const auto &cublas = *libraries.cublas;
-  if (p.double_precision) {
-    const double one = 1, zero = 0;
-    auto *b = static_cast<const double *>(on.b()), *a = static_cast<const double *>(on.a());
-    auto *c = static_cast<double *>(on.c());
-    if (p.batch > 1)
-      return cublas
-          .get<int(void *, int, int, int, int, int, const double *, const double *, int, long long,
-                   const double *, int, long long, const double *, double *, int, long long, int)>(
-              "cublasDgemmStridedBatched")(handle, ta, tb, n, m, k, &one, b, ldb, stride_b, a, lda,
-                                           stride_a, &zero, c, n, stride_c, int(p.batch));
-    return cublas.get<int(void *, int, int, int, int, int, const double *, const double *, int,
-                          const double *, int, const double *, double *, int)>("cublasDgemm_v2")(
-        handle, ta, tb, n, m, k, &one, b, ldb, a, lda, &zero, c, n);
-  }
-  const float one = 1, zero = 0;
-  auto *b = static_cast<const float *>(on.b()), *a = static_cast<const float *>(on.a());
-  auto *c = static_cast<float *>(on.c());
+  const T one = 1, zero = 0;
+  auto *b = static_cast<const T *>(on.b()), *a = static_cast<const T *>(on.a());
+  auto *c = static_cast<T *>(on.c());
   if (p.batch > 1)
-    return cublas
-        .get<int(void *, int, int, int, int, int, const float *, const float *, int, long long,
-                 const float *, int, long long, const float *, float *, int, long long, int)>(
-            "cublasSgemmStridedBatched")(handle, ta, tb, n, m, k, &one, b, ldb, stride_b, a, lda,
-                                         stride_a, &zero, c, n, stride_c, int(p.batch));
-  return cublas.get<int(void *, int, int, int, int, int, const float *, const float *, int,
-                        const float *, int, const float *, float *, int)>("cublasSgemm_v2")(
+    return cublas.get<int(void *, int, int, int, int, int, const T *, const T *, int, long long,
+                          const T *, int, long long, const T *, T *, int, long long, int)>(
+        kDouble ? "cublasDgemmStridedBatched"
+                : "cublasSgemmStridedBatched")(handle, ta, tb, n, m, k, &one, b, ldb, stride_b, a,
+                                               lda, stride_a, &zero, c, n, stride_c, int(p.batch));
+  return cublas.get<int(void *, int, int, int, int, int, const T *, const T *, int, const T *, int,
+                        const T *, T *, int)>(kDouble ? "cublasDgemm_v2" : "cublasSgemm_v2")(
       handle, ta, tb, n, m, k, &one, b, ldb, a, lda, &zero, c, n);
+}
+
+int call_cublas(const CudaLibraries &libraries, void *handle, const GeneralGemm &p,
+                const CudaOperands &on) {
+  return p.double_precision ? call_cublas_of<double>(*libraries.cublas, handle, p, on)
+                            : call_cublas_of<float>(*libraries.cublas, handle, p, on);
 }
 
 // cuBLAS as its users call it, except where that would let a faster precision in: DGEMM in the
