@@ -995,13 +995,14 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_other_layouts_sets) {
     BOOST_TEST(std::count(starts.begin(), starts.end(), start) == 1);
 }
 
-// A tuning cache answers before the database, also with a set of another size: the tune's starts
-// still include the database's own plan for the product. The first start is the cache's set, with
-// COPY as the database's family gives it: on a GPU that family is step 13's tiles, which start
+// A tuning cache's set nearer to the call than the database's sets hides them, also a set of
+// another size (32 for a call of 24; the database's, of 1000 and up, are further): the tune's
+// starts still include the database's own plan for the product. The first start is the cache's set,
+// with COPY as the database's family gives it: on a GPU that family is step 13's tiles, which start
 // NN both copying B and not, while the cache's set is of the registers kernel.
 BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_databases_set_a_cache_hides) {
   ScratchCache cache("gemm-tune-database-start.json");
-  cache.write_cpu_form_set("NN", {512, 512, 512},
+  cache.write_cpu_form_set("NN", {32, 32, 32},
                            {{"LX", 8}, {"LY", 1}, {"RM", 2}, {"RN", 8}, {"VK", 16}});
   const GemmProduct nn(GeneralGemm{24, 24, 24, 1, false, false}, MQLCL_GEMM_EXACT);
   const gemm::Shape shape{24, 24, 24, 1, sizeof(float)};
