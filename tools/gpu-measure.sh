@@ -115,12 +115,16 @@ for phase in "$@"; do
       found=$(command -v "$name" || echo "$bin/tools/$name")
       mkdir -p "$(dirname "$path")" && ln -sf "$found" "$path" && echo "$path -> $found"
     done <"$bin/tools/paths"
-    # The tests find the tree's own library and kernels, not BIN's (gpu-env.sh's variables).
+    # The tests find the tree's own libraries and kernels, not BIN's (gpu-env.sh's variables and
+    # its place on the library path): a bridge or fault layer beside the pack would otherwise be
+    # loaded in place of the tree's, and the loader's layer (OPENCL_LAYERS, the tree's) would count
+    # calls that the tests' own copy never sees.
+    suite_path=$(tr ':' '\n' <<<"$LD_LIBRARY_PATH" | grep -vxF "$bin" | paste -sd:)
     # The oclgrind test runs kernels on oclgrind's simulator, which the GPU machine lacks: it is
     # left out here (CI job 70-oclgrind.sh runs it).
     echo "left out: test_reliability_oclgrind (label oclgrind: oclgrind's CPU simulator, not on this machine)"
     # shellcheck disable=SC2086 # SUITE_ARGS is a list of ctest arguments
-    env -u MQLCL_LIBRARY -u MQLCL_KERNELS_DIR LD_LIBRARY_PATH="$bin/lib:$LD_LIBRARY_PATH" \
+    env -u MQLCL_LIBRARY -u MQLCL_KERNELS_DIR LD_LIBRARY_PATH="$bin/lib${suite_path:+:$suite_path}" \
       MQLCL_REQUIRE_DEVICE=1 MQLCL_TEST_DEVICE=0 ctest --test-dir "$source_dir/build" -LE oclgrind \
       --output-on-failure --timeout 600 --output-junit "$out/suite.xml" ${SUITE_ARGS:--j 4} \
       >"$out/suite.log" 2>&1
