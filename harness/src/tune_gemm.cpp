@@ -4,22 +4,22 @@
 // database's or the defaults), then tries each tunable of the step's kernel at its other values,
 // one parameter at a time, keeping a change only where the product verifies and is faster, and goes
 // round again until a round keeps nothing; likewise from the database's own set for the shape
-// (which the tuning cache's set of the shape hides) and the sets CLGemm runs for the shape's other
-// layouts (gemm_tune_starts); on step 13's and step 19's kernels, where an operand has K down its
-// rows, each once copying it first and once reading it as it is (COPY; for TN also one of the two
-// alone). Every start is timed first, the descents fastest start first. Each trial is a fresh
-// context whose tuning cache holds that one set (MQLCL_TUNE_CACHE, for the trial only), so the
-// product is built and run exactly as an MQL5 program's would be. The winner goes into the user's
-// tuning cache, which CLGemm searches beside its database (the cache's first at a tie) and
-// `gemm-database` turns into the compiled database. With --double, the double product is tuned
-// (kept as "matr_mul_tuned double LAYOUT"), from its own set and the FP32 one's; on a device with
-// FP64 tensor cores, CLGemm's double product there, step 19's (kept as "matr_mul_dmma double
-// LAYOUT"). With --accurate, the Ozaki scheme (MQLCL_GEMM_ACCURATE), double's with --double, else
-// float's: its integer products' set tuned as the whole scheme runs, then the best timed against
-// the product it would stand in for (FP64's own, or float ACCURATE's without the scheme), and kept
-// (as "wgmma_int8 double LAYOUT" or "wgmma_int8 LAYOUT", or the form the device runs) with UNASKED
-// 1 where the scheme was the faster: CLGemm then takes it unasked from that shape up
-// (bridge/src/gemm/ozaki.hpp).
+// (which the tuning cache's set of the shape hides), the database's set for it on each other device
+// of the architecture and the sets CLGemm runs for the shape's other layouts (gemm_tune_starts); on
+// step 13's and step 19's kernels, where an operand has K down its rows, each once copying it first
+// and once reading it as it is (COPY; for TN also one of the two alone). Every start is timed
+// first, the descents fastest start first. Each trial is a fresh context whose tuning cache holds
+// that one set (MQLCL_TUNE_CACHE, for the trial only), so the product is built and run exactly as
+// an MQL5 program's would be. The winner goes into the user's tuning cache, which CLGemm searches
+// beside its database (the cache's first at a tie) and `gemm-database` turns into the compiled
+// database. With --double, the double product is tuned (kept as "matr_mul_tuned double LAYOUT"),
+// from its own set and the FP32 one's; on a device with FP64 tensor cores, CLGemm's double product
+// there, step 19's (kept as "matr_mul_dmma double LAYOUT"). With --accurate, the Ozaki scheme
+// (MQLCL_GEMM_ACCURATE), double's with --double, else float's: its integer products' set tuned as
+// the whole scheme runs, then the best timed against the product it would stand in for (FP64's own,
+// or float ACCURATE's without the scheme), and kept (as "wgmma_int8 double LAYOUT" or "wgmma_int8
+// LAYOUT", or the form the device runs) with UNASKED 1 where the scheme was the faster: CLGemm then
+// takes it unasked from that shape up (bridge/src/gemm/ozaki.hpp).
 #include "commands.hpp"
 #include "environment.hpp"
 
@@ -251,14 +251,29 @@ std::optional<Found> descend(GemmTuner &tuner, const Params &start,
   return best;
 }
 
+// The devices other than `device` of its vendor and architecture whose sets the compiled database
+// holds, each once.
+std::vector<std::string> sibling_devices(const DeviceCaps &device) {
+  std::vector<std::string> names;
+  for (const gemm::TunedEntry &entry : gemm::compiled_entries())
+    if (entry.vendor_id == device.vendor_id && entry.architecture == device.architecture &&
+        entry.device != device.device_name &&
+        std::find(names.begin(), names.end(), entry.device) == names.end())
+      names.push_back(entry.device);
+  return names;
+}
+
 // The set the database holds for the product itself, which the tuning cache's set of this shape (or
 // of a nearer one) hides: a tune that started from that one only could end below the database's own
-// (a 1000 TN tune from 2000's set, when the cache was searched first, did), and the sets CLGemm
-// runs for the product's other layouts, of `family`'s kernel: their tiles may suit this one too (an
-// H100 at 4096: NN read as stored in NT's 128 x 128 x 16 tiles ran at 36.5 TFLOP/s, and its descent
-// ended at 51.5 against 49.6 from NN's own 64 x 128 x 8 set); for a double product the set the FP32
-// product of its layout runs too, whose code forms carry over where one parameter at a time from
-// the defaults stops short (4096: 21.5 TFLOP/s with the FP32 set's forms, 18.6 with the defaults).
+// (a 1000 TN tune from 2000's set, when the cache was searched first, did); the set it gives the
+// product on each other device of this architecture, which this device's own sets hide (on an
+// H100, FP32 TN at 2000 ran at 0.94x cuBLAS in the H200's set against 0.92x in its own, step 19's
+// NN at 8192 at 0.97x against 0.95x); and the sets CLGemm runs for the product's other layouts, of
+// `family`'s kernel: their tiles may suit this one too (an H100 at 4096: NN read as stored in NT's
+// 128 x 128 x 16 tiles ran at 36.5 TFLOP/s, and its descent ended at 51.5 against 49.6 from NN's
+// own 64 x 128 x 8 set); for a double product the set the FP32 product of its layout runs too,
+// whose code forms carry over where one parameter at a time from the defaults stops short (4096:
+// 21.5 TFLOP/s with the FP32 set's forms, 18.6 with the defaults).
 std::vector<Params> other_sets(const DeviceInfo &device, const Step &family,
                                const GemmProduct &product) {
   const GeneralGemm &shape = product.shape();
@@ -280,6 +295,15 @@ std::vector<Params> other_sets(const DeviceInfo &device, const Step &family,
                       gemm::forced_family(environment), TunedSources::database);
   if (gemm::kernel_file_of(database.family) == family.kernel_file)
     sets.push_back(database.params);
+  for (const std::string &name : sibling_devices(device.caps)) {
+    DeviceCaps sibling = device.caps;
+    sibling.device_name = name;
+    const gemm::Plan plan =
+        planned_product(sibling, shape_of(shape), layout_of(shape), product.precision(),
+                        gemm::forced_family(environment), TunedSources::database);
+    if (gemm::kernel_file_of(plan.family) == family.kernel_file)
+      sets.push_back(plan.params);
+  }
   for (const GeneralGemm &other : others) {
     const gemm::Plan plan = planned_product(device.caps, shape_of(other), layout_of(other),
                                             product.precision(), gemm::forced_family(environment));

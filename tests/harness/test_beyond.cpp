@@ -1024,6 +1024,47 @@ BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_databases_set_a_cache_h
   BOOST_TEST(std::count(starts.begin(), starts.end(), database.params) == 1);
 }
 
+// The database's set for the product on another device of the same architecture, which the
+// device's own sets hide, is a start too: two Hopper cards of the compiled database, the first as
+// the device (its limits those of a Hopper card), at a shape where their sets differ.
+BOOST_AUTO_TEST_CASE(the_gemm_tuner_also_starts_from_the_set_of_another_device_of_its_kind) {
+  ScratchCache cache("gemm-tune-sibling-start.json");
+  std::vector<std::string> hopper;
+  for (const gemm::TunedEntry &entry : gemm::compiled_entries())
+    if (entry.vendor_id == 0x10DE && entry.architecture == "sm_90" &&
+        std::find(hopper.begin(), hopper.end(), entry.device) == hopper.end())
+      hopper.push_back(entry.device);
+  BOOST_TEST_REQUIRE(hopper.size() >= 2u, "the database holds two Hopper cards' sets");
+  DeviceInfo card = device();
+  card.caps.vendor_id = 0x10DE;
+  card.caps.compute_capability = 90;
+  card.caps.architecture = "sm_90";
+  card.caps.device_name = hopper[0];
+  card.caps.dedicated_local_memory = true;
+  card.caps.local_mem_bytes = uint64_t{48} << 10;
+  card.caps.kernel_local_mem_bytes = uint64_t{227} << 10;
+  card.caps.max_work_group_size = 1024;
+  card.caps.compute_units = 132;
+  DeviceCaps other = card.caps;
+  other.device_name = hopper[1];
+  const gemm::Shape shape{2000, 2000, 2000, 1, sizeof(float)};
+  const gemm::Plan own = planned_product(card.caps, shape, "TN", MQLCL_GEMM_EXACT, std::nullopt,
+                                         TunedSources::database);
+  const gemm::Plan theirs =
+      planned_product(other, shape, "TN", MQLCL_GEMM_EXACT, std::nullopt, TunedSources::database);
+  BOOST_TEST_REQUIRE((own.family == theirs.family));
+  BOOST_TEST_REQUIRE((own.params != theirs.params), "the two cards' sets must differ at 2000 TN");
+  const std::vector<Step> families =
+      tuning_families(*find_step(replay_steps(), "matr_mul_tuned"), card.caps);
+  const auto family = std::find_if(families.begin(), families.end(), [&](const Step &step) {
+    return step.kernel_file == gemm::kernel_file_of(own.family);
+  });
+  BOOST_TEST_REQUIRE((family != families.end()));
+  const GemmProduct tn(GeneralGemm{2000, 2000, 2000, 1, true, false}, MQLCL_GEMM_EXACT);
+  const std::vector<Params> starts = gemm_tune_starts(card, *family, tn, own.params);
+  BOOST_TEST(std::count(starts.begin(), starts.end(), theirs.params) == 1);
+}
+
 // On step 13's kernel a start is taken with each operand that has K down its rows copied first
 // and read as it is (COPY 1 and 0); for TN, where both have, also with A's copy only (2: NN's
 // form) and B's only (3). NT has no such operand: its starts have no COPY.
