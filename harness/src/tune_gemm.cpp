@@ -252,9 +252,12 @@ std::optional<Found> descend(GemmTuner &tuner, const Params &start,
 }
 
 // The devices other than `device` of its vendor and architecture whose sets the compiled database
-// holds, each once.
+// holds, each once; none where the architecture is unknown, as CLGemm's lookup counts no set of
+// another device there (tuning_file.cpp, candidates).
 std::vector<std::string> sibling_devices(const DeviceCaps &device) {
   std::vector<std::string> names;
+  if (device.architecture.empty())
+    return names;
   for (const gemm::TunedEntry &entry : gemm::compiled_entries())
     if (entry.vendor_id == device.vendor_id && entry.architecture == device.architecture &&
         entry.device != device.device_name &&
