@@ -36,10 +36,12 @@
 #             as expected
 #   variants  one replay per line of the file $VARIANTS, "STEP SIZE [NAME=VALUE ...]": kernel
 #             parameters tried side by side (CSV rows, with each kernel's build options)
-#   profile   Nsight Compute (ncu, from the CUDA toolkit) on step 13's product at 4096 as the
-#             driver compiled it and on cuBLAS's FP32 SGEMM, and on step 19's double product and
-#             cuBLAS DGEMM, through BIN/mqlcl-ptx-replay: profile-step13.csv, profile-cublas.csv,
-#             profile-step19.csv, profile-cublas-double.csv (issue efficiency, stall reasons)
+#   profile   Nsight Compute (ncu, from the CUDA toolkit) on step 13's product at 4096 (or at
+#             PROFILE_SIZE, a size with NT sets of record) with the card's NT set, as the driver
+#             compiled it, and on cuBLAS's FP32 SGEMM, and on step 19's double product and cuBLAS
+#             DGEMM, through BIN/mqlcl-ptx-replay: profile-step13.csv, profile-cublas.csv,
+#             profile-step19.csv, profile-cublas-double.csv (issue efficiency, stall reasons;
+#             PROFILE_KERNELS="step13 cublas" for some of them)
 # The step lists come from the catalogue (`mqlcl-replay --list --format csv`: beyond, tuned,
 # tf32). The tuning cache is OUT/tuning.json; copy an earlier one there to reuse it.
 set -uo pipefail
@@ -74,6 +76,31 @@ steps_where() {
     awk -F, -v column="$1" -v separator="${2:- }" \
       'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == column) c = i; next }
        c && $c == "yes" { printf "%s%s", (n++ ? separator : ""), $1 } END { print "" }'
+}
+
+# mqlcl-ptx-replay's arguments, one a line, for the set of `key` at size^3 in the tuning file
+# `tuning` (a database source: one device, key -> "MxKxN" -> params): the kernel file, the size,
+# the launch and the parameters; a step 19 set's --double. TMA and COPY are CLGemm's alone (the
+# replay writes no tensor maps and copies nothing): left out, so the work-items copy the tiles.
+database_set_args() {
+  python3 - "$root" "$@" <<'PY'
+import json, sys
+root, tuning, key, size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+device = next(iter(json.load(open(tuning)).values()))
+entry = device.get(key, {}).get(f"{size}x{size}x{size}")
+if entry:
+    p = {k: int(v) for k, v in entry["params"].items() if k not in ("TMA", "COPY")}
+    tiles = -(-size // p["BM"]) * -(-size // p["BN"])
+    if "WM" in p:
+        local = (p["BM"] // p["WM"]) * (p["BN"] // p["WN"]) * 32
+    else:
+        local = (p["BM"] // p["TM"]) * (p["BN"] // p["TN"])
+    args = [f"{root}/kernels/{entry['kernel_file']}", "--size", str(size), "--groups", str(tiles),
+            "--local", str(local)] + (["--double"] if "double" in key else [])
+    for name, value in sorted(p.items()):
+        args += ["-D", f"{name}={value}"]
+    print("\n".join(args))
+PY
 }
 
 for phase in "$@"; do
@@ -233,24 +260,28 @@ for phase in "$@"; do
     metrics=smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum
     metrics+=,smsp__inst_executed_pipe_fma.sum,launch__registers_per_thread,launch__block_size
     metrics+=,sm__warps_active.avg.per_cycle_active,sm__cycles_elapsed.avg.per_second
-    metrics+=,launch__grid_size
+    metrics+=,launch__grid_size,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem
     metrics+=',regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio'
-    # Step 13 with the H100's tuning at 4096 (bridge/src/gemm/tunings/tuning-h100.json), tiles and code
-    # form and layout: 1024 tiles of 128 x 128, 256 work-items each.
-    step13=("$root/kernels/matr_mul_double_buffered.cl" --size 4096 --groups 1024 --local 256
-      -D BM=128 -D BN=128 -D BK=16 -D TM=8 -D TN=8 -D PAD=4 -D GROUP_M=8 -D WARP_ROWS=2
-      -D FMA_ORDER=2 -D POINTERS=1 -D GATHER=1 -D CARRY=1 -D ROTATE_A=3 -D ROTATE_B=3
-      -D PAIRED_LANES=0)
-    # Step 19 with the H200's set for NT at 4096 (the replay's layout: B as N lines of K): 2048
-    # tiles of 64 x 128, 128 work-items each.
-    step19=("$root/kernels/matr_mul_dmma.cl" --double --size 4096 --groups 2048 --local 128
-      -D BM=64 -D BN=128 -D BK=16 -D WM=64 -D WN=32 -D MMA_K=16 -D STAGES=3 -D GROUP_M=16)
-    for what in step13 cublas step19 cublas-double; do
+    # Steps 13 and 19 with this card's sets of record for NT at the size (bridge/src/gemm/tunings/
+    # tuning-h100.json or -h200.json): the replay lays B out as N lines of K, CLGemm's NT.
+    size=${PROFILE_SIZE:-4096}
+    card=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 | grep -o 'H[0-9]00')
+    card=${card:-H100}
+    tuning=$root/bridge/src/gemm/tunings/tuning-${card,,}.json
+    mapfile -t step13 < <(database_set_args "$tuning" "matr_mul_tuned NT" "$size")
+    mapfile -t step19 < <(database_set_args "$tuning" "matr_mul_dmma double NT" "$size")
+    if [[ ${#step13[@]} -eq 0 || ${#step19[@]} -eq 0 ]]; then
+      echo "profile: no NT sets at $size in $tuning" >&2
+      exit 2
+    fi
+    echo "step 13: ${step13[*]}"
+    echo "step 19: ${step19[*]}"
+    for what in ${PROFILE_KERNELS:-step13 cublas step19 cublas-double}; do
       case $what in
       step13) args=("${step13[@]}") ;;
-      cublas) args=(--cublas --size 4096) ;;
+      cublas) args=(--cublas --size "$size") ;;
       step19) args=("${step19[@]}") ;;
-      cublas-double) args=(--cublas --double --size 4096) ;;
+      cublas-double) args=(--cublas --double --size "$size") ;;
       esac
       step "profile: $what"
       "$bin/mqlcl-ptx-replay" "${args[@]}" --repeat 10
@@ -260,7 +291,7 @@ for phase in "$@"; do
       # ncu's own lines and the tool's are not quoted: the kernel's name (cuBLAS's says its
       # tiles), then the metric rows, name and value.
       grep -E '^"' "$out/profile-$what.csv" | awk -F'","' 'NR > 1 && !seen[$5]++ {print "kernel", $5}'
-      grep -E '^".*(issue_active|inst_executed|registers|block_size|grid_size|warps_active|per_second|stalled)' \
+      grep -E '^".*(issue_active|inst_executed|registers|block_size|grid_size|warps_active|per_second|stalled|occupancy)' \
         "$out/profile-$what.csv" | awk -F'","' '{v = $NF; gsub(/[",]/, "", v); print $(NF - 2), v}'
     done
     ;;
