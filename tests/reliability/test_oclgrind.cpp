@@ -129,14 +129,17 @@ BOOST_AUTO_TEST_CASE(the_tuned_steps_cpu_form_runs_clean_under_oclgrind_too) {
 // Step 13's loads drop their edge checks along each dimension that is a whole multiple of its
 // tiles (the 32 x 32 x 8 tiles above): with none (32 x 32 x 32), and with edges on all sides where
 // K is a multiple of 4, so the 16-byte loads run (21 x 20 x 19; the catalogue's 19 takes 4-byte
-// loads), no access goes out of bounds, whether it reads float4s along K or gathers 4 lines at one
-// k, and whether each gathering slice computes its addresses or advances pointers.
+// loads), or where the lines are too, so that no gathered group of 4 straddles an edge and those
+// past it read the last 4 lines (36 x 20 x 28), no access goes out of bounds, whether it reads
+// float4s along K or gathers 4 lines at one k, and whether each gathering slice computes its
+// addresses or advances pointers.
 BOOST_AUTO_TEST_CASE(step_13_runs_clean_with_and_without_edge_checks) {
   const Step &step = *find_step(replay_steps(), "matr_mul_double_buffered");
   for (const char *gather : {"0", "1"})
     for (const char *pointers : {"0", "1"})
       for (const auto &[rows1, colsrows, cols2] : {std::array<const char *, 3>{"32", "32", "32"},
-                                                   std::array<const char *, 3>{"21", "20", "19"}}) {
+                                                   std::array<const char *, 3>{"21", "20", "19"},
+                                                   std::array<const char *, 3>{"36", "20", "28"}}) {
         if (std::string_view(pointers) == "1" && std::string_view(gather) == "0")
           continue; // POINTERS only with GATHER
         std::string label =
