@@ -6,7 +6,9 @@
 // after another (cols * dst_ld elements each). An operand whose K runs down its columns (A
 // transposed, or B as row-major K x N) is copied so, for the products that read K-contiguous
 // lines. Launch: 3-D, global = (cols, rows) rounded up to TILE and divided by 4, then the batch;
-// local = (TILE / 4, TILE / 4, 1).
+// local = (TILE / 4, TILE / 4, 1). With IN_REGISTERS 1 (devices whose local memory is a part of
+// global memory: CPUs), the same launch moves each work-item's 4 x 4 block through registers, with
+// no local tile and no barrier.
 //
 // pack(src, dst, offset, stride, ld, rows, cols, dst_ld): the same matrices copied as they are,
 // rows dst_ld apart (rows * dst_ld elements per matrix): for tensor maps, whose rows must start
@@ -19,6 +21,9 @@
 #endif
 #ifndef TILE // a TILE x TILE block per work-group: 64, 32 or 16
 #define TILE 64
+#endif
+#ifndef IN_REGISTERS // 1: each work-item's 4 x 4 block through registers (CPUs)
+#define IN_REGISTERS 0
 #endif
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -36,6 +41,35 @@
 #define BANKS (sizeof(REALTYPE) == 8 ? 16 : 32)
 #define ROTATE4(v, r) ((r) == 0 ? (v) : (r) == 1 ? (v).yzwx : (r) == 2 ? (v).zwxy : (v).wxyz)
 
+#if IN_REGISTERS
+// Work-item (x, y) moves the 4 x 4 block at row 4y, column 4x: four rows read as vectors, written
+// as four vectors of dst's rows; blocks at an edge element by element. On a CPU the local tile and
+// its barrier only add work: PoCL on 2 cores of an AMD EPYC took 0.9-1.9 ms for 1000 x 1000 floats
+// and 3.7-5.3 for 2000 x 2000 in CLGemm's NN, where the local tile's form took 1.8-2.6 and 6.3-8.4.
+__kernel void transpose(__global const REALTYPE *src, __global REALTYPE *dst, ulong offset,
+                        ulong stride, index_t ld, index_t rows, index_t cols, index_t dst_ld) {
+  const size_t product = get_global_id(2);
+  src += offset + product * stride;
+  dst += product * (size_t)cols * dst_ld;
+  const index_t col = (index_t)get_global_id(0) * 4, row = (index_t)get_global_id(1) * 4;
+  if (row + 4 <= rows && col + 4 <= cols) {
+    REAL4 v[4];
+    for (int i = 0; i < 4; ++i)
+      v[i] = CONCAT(vload, 4)(0, src + (size_t)(row + i) * ld + col);
+    CONCAT(vstore, 4)((REAL4)(v[0].x, v[1].x, v[2].x, v[3].x), 0, dst + (size_t)col * dst_ld + row);
+    CONCAT(vstore, 4)((REAL4)(v[0].y, v[1].y, v[2].y, v[3].y), 0,
+                      dst + (size_t)(col + 1) * dst_ld + row);
+    CONCAT(vstore, 4)((REAL4)(v[0].z, v[1].z, v[2].z, v[3].z), 0,
+                      dst + (size_t)(col + 2) * dst_ld + row);
+    CONCAT(vstore, 4)((REAL4)(v[0].w, v[1].w, v[2].w, v[3].w), 0,
+                      dst + (size_t)(col + 3) * dst_ld + row);
+    return;
+  }
+  for (index_t r = row; r < min(row + 4, rows); ++r)
+    for (index_t c = col; c < min(col + 4, cols); ++c)
+      dst[(size_t)c * dst_ld + r] = src[(size_t)r * ld + c];
+}
+#else
 // Each work-group moves a TILE x TILE block through a TILE x (TILE + 1) local tile; each work-item
 // reads 4 rows' 4-element vectors (all in flight before the barrier) and writes 4 vectors of the
 // block's columns. The padding puts a tile row one bank after the last, and each work-item takes
@@ -103,6 +137,7 @@ transpose(__global const REALTYPE *src, __global REALTYPE *dst, ulong offset, ul
     }
   }
 }
+#endif // IN_REGISTERS
 
 // Four adjacent elements of a row a work-item, stored as one vector where dst's rows start on
 // 16-byte boundaries (tried, not kept: one element a work-item, 0.065 ms where this form takes

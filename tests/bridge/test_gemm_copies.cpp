@@ -2,8 +2,9 @@
 // device, launched as bridge/src/gemm/operands.cpp launches them: `transpose` at each block side
 // the library picks (64, 32, 16) in float and double, over whole blocks of 4-aligned rows (vectors
 // in and out), rows that are not 4-aligned, partial blocks, batches with offsets and strides, and
-// 64-bit indices; `pack` likewise. Every element of each copy is checked against the source, and
-// the copy's padding past each line (dst_ld) is left as it was.
+// 64-bit indices, in both forms (the local tile, and with IN_REGISTERS each work-item's block in
+// registers, as on CPUs); `pack` likewise. Every element of each copy is checked against the
+// source, and the copy's padding past each line (dst_ld) is left as it was.
 #define BOOST_TEST_MODULE bridge_gemm_copies
 #include "gemm/operands.hpp"
 
@@ -29,7 +30,8 @@ struct Shape {
 };
 
 struct Case {
-  bool transposes; // the kernel `transpose`, else `pack`
+  bool transposes;   // the kernel `transpose`, else `pack`
+  bool in_registers; // transpose's form for devices without dedicated local memory
   uint32_t tile;
   bool double_precision, index64;
   Shape shape;
@@ -37,10 +39,11 @@ struct Case {
 
 std::ostream &operator<<(std::ostream &out, const Case &c) {
   const Shape &s = c.shape;
-  return out << (c.transposes ? "transpose" : "pack") << " TILE " << c.tile
-             << (c.double_precision ? " double" : " float") << (c.index64 ? " INDEX64" : "") << " "
-             << s.rows << "x" << s.cols << " ld " << s.ld << " dst_ld " << s.dst_ld << " batch "
-             << s.batch << " offset " << s.offset << " stride " << s.stride;
+  return out << (c.transposes ? "transpose" : "pack") << (c.in_registers ? " IN_REGISTERS" : "")
+             << " TILE " << c.tile << (c.double_precision ? " double" : " float")
+             << (c.index64 ? " INDEX64" : "") << " " << s.rows << "x" << s.cols << " ld " << s.ld
+             << " dst_ld " << s.dst_ld << " batch " << s.batch << " offset " << s.offset
+             << " stride " << s.stride;
 }
 
 // The lines of a copy: cols of `rows` elements (transpose) or rows of `cols` (pack).
@@ -59,16 +62,21 @@ std::vector<Case> cases() {
   };
   std::vector<Case> all;
   for (bool transposes : {true, false})
-    for (uint32_t tile : {64u, 32u, 16u})
-      for (bool dp : {false, true})
-        for (Shape shape : shapes) {
-          // A copy line is a column (transpose) or a row (pack); dst_ld pads it alike.
-          if (!transposes)
-            shape.dst_ld = shape.cols + (shape.dst_ld - shape.rows);
-          all.push_back({transposes, tile, dp, false, shape});
-        }
-  all.push_back({true, 64, false, true, shapes[1]});
-  all.push_back({true, 64, true, true, shapes[0]});
+    for (bool in_registers : {false, true})
+      for (uint32_t tile : {64u, 32u, 16u})
+        for (bool dp : {false, true})
+          for (Shape shape : shapes) {
+            if (in_registers && !transposes) // pack has one form
+              continue;
+            // A copy line is a column (transpose) or a row (pack); dst_ld pads it alike.
+            if (!transposes)
+              shape.dst_ld = shape.cols + (shape.dst_ld - shape.rows);
+            all.push_back({transposes, in_registers, tile, dp, false, shape});
+          }
+  for (bool in_registers : {false, true}) {
+    all.push_back({true, in_registers, 64, false, true, shapes[1]});
+    all.push_back({true, in_registers, 64, true, true, shapes[0]});
+  }
   return all;
 }
 
@@ -81,10 +89,11 @@ template <class T> void run(int32_t context, const Case &c) {
   for (uint64_t e = 0; e < src_elements; ++e)
     src[e] = T(e % 100003) + T(0.25);
 
-  Program program = embedded_program(context, "transpose.cl",
-                                     fmt::format("-DREALTYPE={} -DTILE={} -DINDEX64={}",
-                                                 c.double_precision ? "double" : "float", c.tile,
-                                                 c.index64 ? 1 : 0));
+  Program program =
+      embedded_program(context, "transpose.cl",
+                       fmt::format("-DREALTYPE={} -DTILE={} -DINDEX64={} -DIN_REGISTERS={}",
+                                   c.double_precision ? "double" : "float", c.tile,
+                                   c.index64 ? 1 : 0, c.in_registers ? 1 : 0));
   Kernel kernel = make_kernel(program.get(), c.transposes ? u"transpose" : u"pack");
   Buffer in = make_buffer(context, uint32_t(src_elements * sizeof(T)));
   Buffer out = make_buffer(context, uint32_t(dst_elements * sizeof(T)));

@@ -83,11 +83,15 @@ std::pair<cl_mem, uint64_t> enqueue_copy(const Context &context, ContextState &s
                                          ScratchSlot slot, bool &first) {
   const size_t element = call.double_precision ? 8 : 4;
   const size_t tile = copy_tile(*context.device, element);
-  cl_kernel kernel = kernel_for(context, state, kCopyFile,
-                                fmt::format("-DREALTYPE={} -DTILE={} -DINDEX64={}",
-                                            call.double_precision ? "double" : "float", tile,
-                                            call.index64 ? 1 : 0),
-                                transposes ? "transpose" : "pack");
+  // Where local memory is a part of global memory (CPUs), the transposes' local tile is only
+  // overhead: each work-item moves its 4 x 4 block through registers instead, in the same launch.
+  const bool in_registers = !context.device->dedicated_local_memory;
+  cl_kernel kernel =
+      kernel_for(context, state, kCopyFile,
+                 fmt::format("-DREALTYPE={} -DTILE={} -DINDEX64={} -DIN_REGISTERS={}",
+                             call.double_precision ? "double" : "float", tile, call.index64 ? 1 : 0,
+                             in_registers ? 1 : 0),
+                 transposes ? "transpose" : "pack");
   const uint32_t copies = operand.stride == 0 ? 1 : call.batch;
   const uint64_t matrix = (transposes ? cols : rows) * pitch;
   cl_mem copy = scratch(context, state, slot, matrix * copies * element);
