@@ -270,13 +270,27 @@ for phase in "$@"; do
     tuning=$root/bridge/src/gemm/tunings/tuning-${card,,}.json
     mapfile -t step13 < <(database_set_args "$tuning" "matr_mul_tuned NT" "$size")
     mapfile -t step19 < <(database_set_args "$tuning" "matr_mul_dmma double NT" "$size")
-    if [[ ${#step13[@]} -eq 0 || ${#step19[@]} -eq 0 ]]; then
-      echo "profile: no NT sets at $size in $tuning" >&2
-      exit 2
-    fi
-    echo "step 13: ${step13[*]}"
-    echo "step 19: ${step19[*]}"
-    for what in ${PROFILE_KERNELS:-step13 cublas step19 cublas-double}; do
+    kernels=${PROFILE_KERNELS:-step13 cublas step19 cublas-double}
+    # Only the steps asked for need a set at the size.
+    for what in $kernels; do
+      case $what in
+      step13 | step19)
+        declare -n set=$what
+        if [[ ${#set[@]} -eq 0 ]]; then
+          echo "profile: no NT set of $what at $size in $tuning" >&2
+          exit 2
+        fi
+        echo "$what: ${set[*]}"
+        unset -n set
+        ;;
+      cublas | cublas-double) ;;
+      *)
+        echo "profile: unknown kernel $what (step13, cublas, step19, cublas-double)" >&2
+        exit 2
+        ;;
+      esac
+    done
+    for what in $kernels; do
       case $what in
       step13) args=("${step13[@]}") ;;
       cublas) args=(--cublas --size "$size") ;;
