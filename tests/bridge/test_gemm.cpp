@@ -678,6 +678,60 @@ BOOST_AUTO_TEST_CASE(a_tuned_set_says_whether_operands_are_copied) {
   std::filesystem::remove(cache);
 }
 
+// Step 13's tiles reading every operand as stored (COPY=0), in 32 x 32 tiles, where C's lines are a
+// multiple of 4 but not of the tiles (36 x 40) or not of 4 either (35), and K not of the 8-deep
+// slices: a gathered piece of four lines past the edge reads the last four lines
+// (kernels/tiles/slice_copies.cl), the other loads read zeros there. Every layout verifies, both
+// ways of loading (GATHER), float and double, scaled, in a padded batch whose rows stay 16-byte
+// aligned; test_reliability_oclgrind runs this case to see that no load leaves a matrix.
+std::string small_tiles_entry(int gather) {
+  return "{\"32x32x32\": {\"kernel_file\": \"matr_mul_double_buffered.cl\", \"params\": {"
+         "\"BM\": 32, \"BN\": 32, \"BK\": 8, \"TM\": 4, \"TN\": 4, \"PAD\": 4, "
+         "\"GROUP_M\": 8, \"WARP_ROWS\": 4, \"COPY\": 0, \"GATHER\": " +
+         std::to_string(gather) + "}}}";
+}
+
+BOOST_AUTO_TEST_CASE(lines_past_the_tiles_edge_reach_only_what_is_never_stored) {
+  const auto cache = std::filesystem::temp_directory_path() /
+                     ("mqlcl-test-lines-" + std::to_string(std::random_device{}()) + ".json");
+  const std::string key = tuning_key();
+  ScopedEnvironment overlay("MQLCL_TUNE_CACHE", cache.string());
+  ScopedEnvironment tiles("MQLCL_GEMM_KERNEL", std::string("tiles"));
+  ScopedEnvironment whole("MQLCL_GEMM_EDGES", std::string("tiles"));
+  for (int gather : {0, 1}) {
+    std::ofstream(cache) << "{\"" << key << "\": {\"matr_mul_tuned\": " << small_tiles_entry(gather)
+                         << ", \"matr_mul_tuned double\": " << small_tiles_entry(gather) << "}}";
+    Context context = make_context(); // reads the cache at its first CLGemm
+    for (const Case &shape : {Case{36, 40, 20}, Case{35, 40, 20}})
+      for (int t = 0; t < 4; ++t)
+        for (bool dp : {false, true}) {
+          if (shape.m % 4 && (t != 0 || dp))
+            continue; // each line guarded, as in every layout: once is enough
+          Case c = shape;
+          c.transpose_a = t & 1;
+          c.transpose_b = t & 2;
+          c.double_precision = dp;
+          if (t == 1 || t == 2) {
+            c.alpha = -1.5;
+            c.beta = 0.5;
+            c.batch = 2;
+            c.pad = 4;
+            c.offset = 8;
+          }
+          run_case(context, c);
+          const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
+          BOOST_TEST(plan.rfind("matr_mul_double_buffered.cl ", 0) == 0, c << ": " << plan);
+          BOOST_TEST(plan.find(" BM=32 ") != std::string::npos, c << ": " << plan);
+          BOOST_TEST(plan.find(" COPY=0 ") != std::string::npos, c << ": " << plan);
+          BOOST_TEST(plan.find(" GATHER=" + std::to_string(gather) + " ") != std::string::npos,
+                     c << ": " << plan);
+          BOOST_TEST(plan.find("(tuning cache") != std::string::npos, c << ": " << plan);
+          BOOST_TEST(plan.find("thin.cl") == std::string::npos, c << ": " << plan);
+        }
+  }
+  std::filesystem::remove(cache);
+}
+
 // Whether the double product runs step 19 on the test device (an NVIDIA Hopper GPU, no kernel
 // forced); where not, says why.
 bool step_19_runs_here() {

@@ -201,33 +201,45 @@ BOOST_AUTO_TEST_CASE(step_13_runs_clean_in_rotated_and_paired_layouts) {
 #endif
 
 #if defined(MQLCL_OCLGRIND_WRAPPER) && !defined(MQLCL_SANITIZED_BUILD)
-// The Ozaki scheme's kernels (the portable form: oclgrind is no GPU) as test_bridge_gemm_ozaki's
-// small cases run them: every layout, odd sizes, offsets, a batch, whole and partial groups of
-// columns, a second pass and a product the scheme declines. (A load of a plane past the call's
-// moduli was found so.) A process per case: oclgrind starts its log afresh with each context.
-BOOST_AUTO_TEST_CASE(the_ozaki_schemes_kernels_run_clean_under_oclgrind) {
+// One test case of a test program of the bridge, on oclgrind's device with its checks on: it passes
+// and oclgrind reports nothing. A process per case: oclgrind starts its log afresh with each
+// context.
+void runs_clean_under_oclgrind(const char *program, const std::string &suite, const char *test) {
   std::filesystem::path work = MQLCL_TEST_WORK_DIR;
   std::filesystem::create_directories(work);
   ScopedEnvironment library("MQLCL_OPENCL_LIBRARY", std::string(MQLCL_OCLGRIND_RUNTIME));
   ScopedEnvironment races("OCLGRIND_DATA_RACES", std::string("1"));
   ScopedEnvironment api("OCLGRIND_CHECK_API", std::string("1"));
   ScopedEnvironment required("MQLCL_REQUIRE_DEVICE", std::string("1")); // no skipping
+  const std::filesystem::path log = work / (suite + "-" + test + ".log");
+  std::filesystem::remove(log);
+  ScopedEnvironment file("OCLGRIND_LOG", log.string());
+  const Outcome run = harness_test::run_program(program, {"--run_test=" + suite + "/" + test});
+  BOOST_TEST(run.status == 0, test << "\n" << run.out << run.err);
+  BOOST_TEST(harness_test::has(run.out, "Running 1 test case"), test << "\n" << run.out);
+  const std::string reported =
+      std::filesystem::exists(log) ? harness_test::read_file(log) : std::string();
+  BOOST_TEST(reported.empty(), test << ": oclgrind reported\n" << reported.substr(0, 4000));
+}
+
+// The Ozaki scheme's kernels (the portable form: oclgrind is no GPU) as test_bridge_gemm_ozaki's
+// small cases run them: every layout, odd sizes, offsets, a batch, whole and partial groups of
+// columns, a second pass and a product the scheme declines. (A load of a plane past the call's
+// moduli was found so.)
+BOOST_AUTO_TEST_CASE(the_ozaki_schemes_kernels_run_clean_under_oclgrind) {
   for (const char *test : {"the_scheme_is_as_accurate_as_fp64_in_every_layout",
                            "lines_spanning_many_binades_keep_more_bits",
                            "whole_and_partial_groups_of_columns_rebuild_alike",
                            "a_product_smaller_than_guessed_takes_a_second_pass",
-                           "a_product_no_moduli_carry_runs_in_fp64"}) {
-    const std::filesystem::path log = work / (std::string("ozaki-") + test + ".log");
-    std::filesystem::remove(log);
-    ScopedEnvironment file("OCLGRIND_LOG", log.string());
-    const Outcome run =
-        harness_test::run_program(MQLCL_TEST_OZAKI, {std::string("--run_test=products/") + test});
-    BOOST_TEST(run.status == 0, test << "\n" << run.out << run.err);
-    BOOST_TEST(harness_test::has(run.out, "Running 1 test case"), test << "\n" << run.out);
-    const std::string reported =
-        std::filesystem::exists(log) ? harness_test::read_file(log) : std::string();
-    BOOST_TEST(reported.empty(), test << ": oclgrind reported\n" << reported.substr(0, 4000));
-  }
+                           "a_product_no_moduli_carry_runs_in_fp64"})
+    runs_clean_under_oclgrind(MQLCL_TEST_OZAKI, "products", test);
+}
+
+// CLGemm's step 13 reading operands as stored in every layout, where lines past the tiles' edge
+// read the last line or the last four lines (test_bridge_gemm's case): none reads past a matrix.
+BOOST_AUTO_TEST_CASE(the_gemms_tiles_read_no_line_past_a_matrix) {
+  runs_clean_under_oclgrind(MQLCL_TEST_GEMM, "gemm",
+                            "lines_past_the_tiles_edge_reach_only_what_is_never_stored");
 }
 
 // oclgrind's wrapper preloads its runtime (LD_PRELOAD), the usual way to run a program under it:
