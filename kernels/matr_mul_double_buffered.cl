@@ -41,6 +41,9 @@
 // - GATHER's loads past K reading element K - 1 and dropping it by a select, instead of a branch
 //   around them: 4096 x 4097 x 4096 with the H200's 4096 NT set 4.25 ms against 4.17 (4096^3:
 //   2.77).
+// - The other loads of lines past the edge unguarded, as the gathered ones are (the last line or
+//   four read instead of zeros): H100, CLGemm NN 2000 0.481 ms against 0.358 with both; 44.3-44.7
+//   against 44.6-45.1 TFLOP/s with the float4s along K alone (docs/results, step13-unguarded-*).
 //
 // Launch: 1-D, global = ceil(ROWS1/BM) * ceil(COLS2/BN) * THREADS, local = THREADS.
 //
