@@ -275,13 +275,13 @@ for phase in "$@"; do
     for what in $kernels; do
       case $what in
       step13 | step19)
-        declare -n set=$what
-        if [[ ${#set[@]} -eq 0 ]]; then
+        declare -n chosen=$what
+        if [[ ${#chosen[@]} -eq 0 ]]; then
           echo "profile: no NT set of $what at $size in $tuning" >&2
           exit 2
         fi
-        echo "$what: ${set[*]}"
-        unset -n set
+        echo "$what: ${chosen[*]}"
+        unset -n chosen
         ;;
       cublas | cublas-double) ;;
       *)

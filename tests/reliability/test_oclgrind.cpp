@@ -235,8 +235,9 @@ BOOST_AUTO_TEST_CASE(the_ozaki_schemes_kernels_run_clean_under_oclgrind) {
     runs_clean_under_oclgrind(MQLCL_TEST_OZAKI, "products", test);
 }
 
-// CLGemm's step 13 reading operands as stored in every layout, where lines past the tiles' edge
-// read the last line or the last four lines (test_bridge_gemm's case): none reads past a matrix.
+// CLGemm's step 13 reading operands as stored in every layout, where gathered pieces of four lines
+// past the tiles' edge read the last four lines (test_bridge_gemm's case): none reads past a
+// matrix.
 BOOST_AUTO_TEST_CASE(the_gemms_tiles_read_no_line_past_a_matrix) {
   runs_clean_under_oclgrind(MQLCL_TEST_GEMM, "gemm",
                             "lines_past_the_tiles_edge_reach_only_what_is_never_stored");
