@@ -48,6 +48,23 @@ std::ostream &operator<<(std::ostream &out, const Case &c) {
              << c.precision;
 }
 
+// `shape` in layout `t` (bit 0: A transposed, bit 1: B transposed) and precision `dp`; the two
+// mixed layouts also scale (alpha -1.5, `beta`) and run a batch of 2 with rows `pad` elements
+// longer than the matrix and operands from element `offset`.
+Case in_layout(Case shape, int t, bool dp, uint32_t pad, uint64_t offset, double beta) {
+  shape.transpose_a = t & 1;
+  shape.transpose_b = t & 2;
+  shape.double_precision = dp;
+  if (t == 1 || t == 2) {
+    shape.alpha = -1.5;
+    shape.beta = beta;
+    shape.batch = 2;
+    shape.pad = pad;
+    shape.offset = offset;
+  }
+  return shape;
+}
+
 // A matrix as CLGemm sees it in a buffer: `rows` x `cols` stored with rows `ld` apart, from
 // element `offset`, the batch's matrices `stride` apart; `elements` in the buffer.
 struct Stored {
@@ -707,17 +724,7 @@ BOOST_AUTO_TEST_CASE(lines_past_the_tiles_edge_reach_only_what_is_never_stored) 
         for (bool dp : {false, true}) {
           if (shape.m % 4 && (t != 0 || dp))
             continue; // each line guarded, as in every layout: once is enough
-          Case c = shape;
-          c.transpose_a = t & 1;
-          c.transpose_b = t & 2;
-          c.double_precision = dp;
-          if (t == 1 || t == 2) {
-            c.alpha = -1.5;
-            c.beta = 0.5;
-            c.batch = 2;
-            c.pad = 4;
-            c.offset = 8;
-          }
+          const Case c = in_layout(shape, t, dp, 4, 8, 0.5); // rows stay 16-byte aligned
           run_case(context, c);
           const std::string plan = info_string(context, MQLCL_CL_GEMM_PLAN);
           BOOST_TEST(plan.rfind("matr_mul_double_buffered.cl ", 0) == 0, c << ": " << plan);
@@ -1075,17 +1082,7 @@ BOOST_AUTO_TEST_CASE(thin_edges_run_apart_from_the_whole_tiles_and_verify) {
     for (const Case &shape : shapes)
       for (int t = 0; t < 4; ++t)
         for (bool dp : {false, true}) {
-          Case c = shape;
-          c.transpose_a = t & 1;
-          c.transpose_b = t & 2;
-          c.double_precision = dp;
-          if (t == 1 || t == 2) {
-            c.alpha = -1.5;
-            c.beta = t == 1 ? 0.5 : 0;
-            c.batch = 2;
-            c.pad = 3;
-            c.offset = 5;
-          }
+          const Case c = in_layout(shape, t, dp, 3, 5, t == 1 ? 0.5 : 0);
           const std::string plan = plan_after(context, c);
           BOOST_TEST(plan.find(" + thin.cl for ") != std::string::npos, c << ": " << plan);
           BOOST_TEST(plan.find(" BM=64 ") != std::string::npos, c << ": " << plan);
