@@ -10,7 +10,7 @@
 # chunks on as many lanes as cores, whose code test_bridge_staging_small_chunks runs in 64 KiB
 # chunks on 3 lanes, refilling each many times a transfer (TSan's slowest tests: 200, 180 and 140 s).
 # Suppressions (third-party frames only) are in sanitizers/; docs/reliability.md has the figures.
-# The longest job: on 2 cores about 13 minutes for asan and 12 for tsan, building included; each
+# The longest job: on 2 cores about 14 minutes for asan and 11 for tsan, building included; each
 # phase prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
