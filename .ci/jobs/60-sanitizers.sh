@@ -2,13 +2,8 @@
 # The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer at the
 # exit of every test) and under ThreadSanitizer: the asan and tsan presets, each built and run.
 # TSan leaves out the tests labelled one_thread, whose own work runs on the test's thread alone on
-# a CPU device (CLGemm's products, kernels' results checked by test_bridge_gemm_tiles and
-# test_harness_beyond, and the direct transfers of test_bridge_staging_auto but its threads' case,
-# which runs on its own): a race needs two threads; CLGemm's shared state meets four in
-# test_bridge_matmul, and the harness's reference product, split over threads, runs under TSan in
-# test_harness_replays and test_harness_cli. It also leaves out test_bridge_staging's run in 4 MiB
-# chunks on as many lanes as cores, whose code test_bridge_staging_small_chunks runs in 64 KiB
-# chunks on 3 lanes, refilling each many times a transfer (TSan's slowest tests: 200, 180 and 140 s).
+# a CPU device, and test_bridge_staging's run in 4 MiB chunks, whose code the 64 KiB-chunk run
+# covers (CMakePresets.json; docs/reliability.md says why each).
 # Suppressions (third-party frames only) are in sanitizers/; docs/reliability.md has the figures.
 # The longest job: on 2 cores about 14 minutes for asan and 11 for tsan, building included; each
 # phase prints its time.
