@@ -22,8 +22,9 @@ namespace {
 // MQLCL_CL_LAST_TRANSFER: "write 16777216 bytes staged (lanes 8, chunks 4): 0.300 ms; host
 // copies 1.300 ms and waits 0.000 ms over the lanes, DMA 0.000 ms; 2 chunks still copying to the
 // device at return; enqueues 0.050 ms over the lanes, the last lane began at 0.020 ms" (and "; on
-// threads started for the call ..." when the parked ones were busy), or "read 1024 bytes direct:
-// 0.020 ms".
+// threads started for the call ..." when the parked ones were busy or could not start, and "; 2
+// lanes on the calling thread ..." for lanes whose threads could not start), or "read 1024 bytes
+// direct: 0.020 ms".
 std::string last_transfer_text(Context &context) {
   TransferRecord r;
   {
@@ -46,7 +47,11 @@ std::string last_transfer_text(Context &context) {
   text += fmt::format("; enqueues {:.3f} ms over the lanes, the last lane began at {:.3f} ms",
                       ms(r.enqueue_ns), ms(r.last_start_ns));
   if (r.own_threads)
-    text += "; on threads started for the call (another transfer held the parked ones)";
+    text += "; on threads started for the call (another transfer held the parked ones, or one "
+            "could not start)";
+  if (r.lanes_on_caller > 0)
+    text += fmt::format("; {} {} on the calling thread (their threads could not start)",
+                        r.lanes_on_caller, r.lanes_on_caller == 1 ? "lane" : "lanes");
   return text;
 }
 

@@ -72,8 +72,10 @@ struct TransferRecord {
   // Staged: the lanes' enqueues and flushes, summed; when the last lane began, after the call.
   int64_t enqueue_ns = 0, last_start_ns = 0;
   // Staged: the lanes ran on threads started for the call, because another transfer held the
-  // parked ones (lane_pool.hpp).
+  // parked ones or one of them could not start (lane_pool.hpp); and how many lanes then ran on
+  // the calling thread, after its own, because their threads could not start either.
   bool own_threads = false;
+  size_t lanes_on_caller = 0;
 };
 
 // A one-line kernel that reports where a buffer lives in device memory, for tensor maps

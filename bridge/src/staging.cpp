@@ -36,10 +36,10 @@ int64_t nanoseconds_since(Clock::time_point start) {
 // ---- Pinned staging -----------------------------------------------------------------------
 //
 // A staged transfer passes through the context's pinned slots (a ring of them) in chunks of one
-// slot each, copied by several lanes at once, each a thread with a slice of every chunk: the
-// host copy is the bottleneck, one thread copies about 10 GB/s on the H100's and H200's hosts
-// while the DMA of pinned memory runs at 45-55 GB/s (docs/api.md has the figures). The ring lets
-// the copies of one chunk overlap the DMA of those before it.
+// slot each, copied by several lanes at once, each a thread taking the chunks' pieces in order as
+// it comes free: the host copy is the bottleneck, one thread copies about 10 GB/s on the H100's
+// and H200's hosts while the DMA of pinned memory runs at 45-55 GB/s (docs/api.md has the
+// figures). The ring lets the copies of one chunk overlap the DMA of those before it.
 
 enum class StagingMode { automatic, on, off };
 
@@ -114,11 +114,13 @@ bool staging_ready(Context &context) {
 }
 
 // One staged call: the device range, its chunks on the context's ring of slots, and what its
-// lanes share. Chunk c passes through slot (first + c) % slots. Every lane copies its slice of
-// every chunk, chunk after chunk, so a chunk is ready as soon as the slowest slice is, and a
-// chunk's copies never wait for one thread: the lane that finishes a chunk last enqueues its DMA
-// (a write) or the DMA of the chunk that next uses its slot (a read). Each slot keeps the event
-// of its last DMA; whoever uses the slot next waits for it first.
+// lanes share. Chunk c passes through slot (first + c) % slots. Each chunk is cut in pieces,
+// and the lanes take the transfer's pieces in order, each lane its next as soon as it is free,
+// so the chunks fill in order and no chunk waits for one lane: a lane that wakes late, or copies
+// slowly, takes fewer pieces (with a fixed slice of every chunk per lane, the call waited for the
+// slowest). The lane that finishes a chunk's last piece enqueues its DMA (a write) or the DMA of
+// the chunk that next uses its slot (a read). Each slot keeps the event of its last DMA; whoever
+// uses the slot next waits for it first.
 struct StagedTransfer {
   StagedTransfer(Context &context_, cl_mem memory_, size_t offset_, size_t bytes_, bool read_,
                  const TransferRoute &route_)
@@ -126,6 +128,11 @@ struct StagedTransfer {
         route(route_) {}
   StagedTransfer(const StagedTransfer &) = delete;
   StagedTransfer &operator=(const StagedTransfer &) = delete;
+
+  // Pieces per lane in a chunk: enough that a lane which wakes late or copies slowly leaves its
+  // share to the others, few enough that taking one (an atomic add) costs nothing beside its copy
+  // (128 KiB of a 4 MiB chunk on 8 lanes).
+  static constexpr size_t kPiecesPerLane = 4;
 
   Context &context;
   cl_mem memory;
@@ -141,29 +148,45 @@ struct StagedTransfer {
   size_t slots = context.staging.slots.size();
   size_t first = context.staging.next_slot;
   size_t lanes = Staging::lane_count();
-  // A lane's part of a chunk, in whole pages.
-  size_t slice = ((chunk_size + lanes - 1) / lanes + 4095) / 4096 * 4096;
-  std::atomic<bool> stop{false}; // a lane failed: the others end early
-  // Per slot: the lanes done with its current chunk; this call's chunks enqueued through it.
-  std::unique_ptr<std::atomic<size_t>[]> lanes_done =
+  // A piece: a few per lane in each chunk, in whole pages; a whole chunk has pieces_per_chunk,
+  // the last chunk as many as its bytes need.
+  size_t piece =
+      ((chunk_size + kPiecesPerLane * lanes - 1) / (kPiecesPerLane * lanes) + 4095) / 4096 * 4096;
+  size_t pieces_per_chunk = (chunk_size + piece - 1) / piece;
+  size_t pieces =
+      chunks == 0 ? 0
+                  : (chunks - 1) * pieces_per_chunk + (length_of(chunks - 1) + piece - 1) / piece;
+  std::atomic<size_t> next_piece{0}; // the next piece a free lane takes
+  std::atomic<bool> stop{false};     // a lane failed: the others end early
+  // Per slot: the pieces of its current chunk done; this call's chunks enqueued through it.
+  std::unique_ptr<std::atomic<size_t>[]> pieces_done =
       std::make_unique<std::atomic<size_t>[]>(slots);
   std::vector<size_t> enqueued = std::vector<size_t>(slots, 0);
-  std::mutex enqueued_mutex; // guards `enqueued`
+  // Per slot: this call's chunks for which it was found ready (slot_ready).
+  std::vector<size_t> ready = std::vector<size_t>(slots, 0);
+  std::mutex enqueued_mutex; // guards `enqueued` and `ready`
   std::condition_variable enqueued_more;
   // Summed over the lanes, but for the latest lane's start after the call began.
   std::atomic<int64_t> copy_ns{0}, wait_ns{0}, dma_ns{0}, enqueue_ns{0}, last_start_ns{0};
-  size_t left_running = 0; // a write's DMA in flight at return
-  bool pooled = true;      // false: the lanes ran on threads started for this call
+  size_t left_running = 0;    // a write's DMA in flight at return
+  bool pooled = true;         // false: the lanes ran on threads started for this call
+  size_t lanes_on_caller = 0; // lanes that ran on the calling thread: no thread could start
 
   size_t slot_index(size_t chunk) const { return (first + chunk) % slots; }
   StagingSlot &slot_of(size_t chunk) { return context.staging.slots[slot_index(chunk)]; }
   size_t start_of(size_t chunk) const { return chunk * chunk_size; }
   size_t length_of(size_t chunk) const { return std::min(chunk_size, bytes - start_of(chunk)); }
-  // The lane's slice of the chunk, from its start: [begin, end), empty for lanes past its end.
-  std::pair<size_t, size_t> slice_of(size_t chunk, size_t lane) const {
-    const size_t length = length_of(chunk), begin = std::min(lane * slice, length);
-    return {begin, std::min(begin + slice, length)};
+  size_t pieces_of(size_t chunk) const {
+    return chunk + 1 < chunks ? pieces_per_chunk : pieces - chunk * pieces_per_chunk;
   }
+  // The piece's bytes in its chunk, from the chunk's start: [begin, end).
+  std::pair<size_t, size_t> bytes_of(size_t piece_index) const {
+    const size_t chunk = piece_index / pieces_per_chunk, length = length_of(chunk);
+    const size_t begin = piece_index % pieces_per_chunk * piece;
+    return {begin, std::min(begin + piece, length)};
+  }
+  // The next piece for a free lane; `pieces` or more when none is left, or after halt().
+  size_t take_piece() { return stop.load() ? pieces : next_piece.fetch_add(1); }
 
   // Notes when a lane began, before its first copy or enqueue.
   void lane_started() {
@@ -184,10 +207,33 @@ struct StagedTransfer {
     enqueued_more.wait(lock, [&] { return stop.load() || enqueued[index] >= count; });
     return !stop.load();
   }
-  // True for the lane that is the last to finish its slice of the chunk.
+  // Before a lane copies the piece: its chunk's slot is ready, its chunks before this one in this
+  // call (`enqueued_before` of them) enqueued and the DMA whose event it holds done. The lane that
+  // took the chunk's first piece waits for that DMA, once per chunk (so the waits are as many
+  // whichever lanes take the pieces); the others wait for it to say so. False on halt().
+  bool slot_ready(size_t piece_index, size_t enqueued_before, const char *call, int32_t code,
+                  int64_t &lane_wait_ns) {
+    const size_t chunk = piece_index / pieces_per_chunk, index = slot_index(chunk);
+    const size_t round = chunk / slots;
+    if (piece_index % pieces_per_chunk != 0) {
+      const Clock::time_point start = Clock::now();
+      std::unique_lock<std::mutex> lock(enqueued_mutex);
+      enqueued_more.wait(lock, [&] { return stop.load() || ready[index] > round; });
+      lane_wait_ns += nanoseconds_since(start);
+      return !stop.load();
+    }
+    if (!wait_enqueued(index, enqueued_before))
+      return false;
+    wait_for(slot_of(chunk), call, code, lane_wait_ns);
+    std::lock_guard<std::mutex> lock(enqueued_mutex);
+    ready[index] = round + 1;
+    enqueued_more.notify_all();
+    return true;
+  }
+  // True for the lane that finished the chunk's last piece.
   bool finished_last(size_t chunk) {
-    std::atomic<size_t> &done = lanes_done[slot_index(chunk)];
-    if (done.fetch_add(1) + 1 < lanes)
+    std::atomic<size_t> &done = pieces_done[slot_index(chunk)];
+    if (done.fetch_add(1) + 1 < pieces_of(chunk))
       return false;
     done.store(0); // no lane touches the slot again before its next chunk is enqueued
     return true;
@@ -257,8 +303,9 @@ struct StagedTransfer {
 };
 
 // lane(0) on the calling thread, the others on threads started for this call and joined before
-// returning; a lane whose thread cannot start runs here, after lane 0 (lanes are independent).
-void run_on_threads_of_the_call(size_t lanes, const LanePool::Lane &lane) {
+// returning; a lane whose thread cannot start runs here, after lane 0 (a lane takes pieces while
+// any is left, so lane 0 alone completes the transfer). Returns how many lanes ran so.
+size_t run_on_threads_of_the_call(size_t lanes, const LanePool::Lane &lane) {
   std::vector<os::Thread> helpers;
   std::vector<size_t> without_thread;
   helpers.reserve(lanes); // emplace_back below then throws only if a thread can't start
@@ -275,6 +322,7 @@ void run_on_threads_of_the_call(size_t lanes, const LanePool::Lane &lane) {
     lane(index);
   for (os::Thread &helper : helpers)
     helper.join();
+  return without_thread.size();
 }
 
 // Runs lane(0) .. lane(lanes - 1) at once: the first on the calling thread, the others on the
@@ -297,7 +345,7 @@ template <class Lane> void run_lanes(StagedTransfer &transfer, Lane &&lane) {
   };
   transfer.pooled = LanePool::instance().run(transfer.lanes, guarded_lane);
   if (!transfer.pooled)
-    run_on_threads_of_the_call(transfer.lanes, guarded_lane);
+    transfer.lanes_on_caller = run_on_threads_of_the_call(transfer.lanes, guarded_lane);
   if (first_failure) {
     transfer.settle_slots();
     std::rethrow_exception(first_failure);
@@ -325,16 +373,21 @@ size_t still_running(StagedTransfer &transfer) {
 // last of them are left running (their events in the slots, for the next user to wait for), so
 // that what the program does next (typically the next write's copies) overlaps them.
 void staged_write(StagedTransfer &transfer, const char *source) {
-  run_lanes(transfer, [&](size_t lane) {
+  run_lanes(transfer, [&](size_t) {
     int64_t copy_ns = 0, wait_ns = 0, enqueue_ns = 0;
-    for (size_t chunk = 0; chunk < transfer.chunks; ++chunk) {
-      // The slot's chunk before this one (this call's, if any) is enqueued: wait for its DMA,
-      // or for an earlier write's.
-      if (!transfer.wait_enqueued(transfer.slot_index(chunk), chunk / transfer.slots))
-        return;
+    size_t ready_chunk = SIZE_MAX; // the chunk whose slot this lane last found free
+    for (size_t piece; (piece = transfer.take_piece()) < transfer.pieces;) {
+      const size_t chunk = piece / transfer.pieces_per_chunk;
       StagingSlot &slot = transfer.slot_of(chunk);
-      transfer.wait_for(slot, "CLBufferWrite: clWaitForEvents", MQLCL_ERR_OPENCL_INTERNAL, wait_ns);
-      const auto [begin, end] = transfer.slice_of(chunk, lane);
+      // The slot's chunk before this one (this call's, if any) is enqueued and its DMA done,
+      // or an earlier write's.
+      if (chunk != ready_chunk) {
+        if (!transfer.slot_ready(piece, chunk / transfer.slots, "CLBufferWrite: clWaitForEvents",
+                                 MQLCL_ERR_OPENCL_INTERNAL, wait_ns))
+          return;
+        ready_chunk = chunk;
+      }
+      const auto [begin, end] = transfer.bytes_of(piece);
       const Clock::time_point copy_start = Clock::now();
       copy_for_staged_write(slot.host + begin, source + transfer.start_of(chunk) + begin,
                             end - begin);
@@ -370,16 +423,21 @@ void staged_read(StagedTransfer &transfer, char *target) {
     throw;
   }
   transfer.account(0, first_waits_ns, first_enqueues_ns);
-  run_lanes(transfer, [&](size_t lane) {
+  run_lanes(transfer, [&](size_t) {
     int64_t copy_ns = 0, wait_ns = 0, enqueue_ns = 0;
-    for (size_t chunk = 0; chunk < transfer.chunks; ++chunk) {
-      if (!transfer.wait_enqueued(transfer.slot_index(chunk), chunk / transfer.slots + 1))
-        return;
+    size_t landed_chunk = SIZE_MAX; // the chunk this lane last saw land
+    for (size_t piece; (piece = transfer.take_piece()) < transfer.pieces;) {
+      const size_t chunk = piece / transfer.pieces_per_chunk;
       StagingSlot &slot = transfer.slot_of(chunk);
-      // The in-order queue runs the read after every command before it: a failed kernel shows
-      // here.
-      transfer.wait_for(slot, "CLBufferRead: clWaitForEvents", MQLCL_ERR_OPENCL_EXECUTE, wait_ns);
-      const auto [begin, end] = transfer.slice_of(chunk, lane);
+      // The chunk is enqueued and landed. The in-order queue runs the read after every command
+      // before it: a failed kernel shows here.
+      if (chunk != landed_chunk) {
+        if (!transfer.slot_ready(piece, chunk / transfer.slots + 1, "CLBufferRead: clWaitForEvents",
+                                 MQLCL_ERR_OPENCL_EXECUTE, wait_ns))
+          return;
+        landed_chunk = chunk;
+      }
+      const auto [begin, end] = transfer.bytes_of(piece);
       const Clock::time_point copy_start = Clock::now();
       copy_for_staged_read(target + transfer.start_of(chunk) + begin, slot.host + begin,
                            end - begin);
@@ -417,6 +475,7 @@ bool staged(Context &context, cl_mem memory, size_t offset, size_t bytes, Transf
   record.enqueue_ns = transfer.enqueue_ns;
   record.last_start_ns = transfer.last_start_ns;
   record.own_threads = !transfer.pooled;
+  record.lanes_on_caller = transfer.lanes_on_caller;
   return true;
 }
 

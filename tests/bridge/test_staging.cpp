@@ -280,7 +280,7 @@ BOOST_AUTO_TEST_CASE(the_last_transfer_says_where_its_time_went) {
                                      &running) == (read ? 6 : 7),
                          text);
       BOOST_TEST(chunks == expected_enqueues(context, bytes));
-      BOOST_TEST(lanes == Staging::lane_count()); // every lane copies a slice of every chunk
+      BOOST_TEST(lanes == Staging::lane_count()); // the lanes that take the chunks' pieces
       BOOST_TEST(copies > 0);
       if (read) {
         BOOST_TEST(dma > 0); // every chunk's DMA waited for
