@@ -25,6 +25,10 @@
 #             more than 10 minutes): gemm-gpu.json
 #   bench     `mqlcl-replay bench` at 2000, 4096 and 8192: bench-gpu.json (BENCH_STEPS=A,B
 #             and BENCH_SIZES=N,M to bench only those)
+#   hostab    bench's section from host arrays to host arrays (--host-only, no OpenBLAS) with
+#             BIN's bridge and with another ($HOSTAB_LIBRARY, a libmqlcl.so built from another
+#             commit), alternating, HOSTAB_ROUNDS rounds (3) at HOSTAB_SIZES (1024,2048,4096):
+#             hostab-bin-N.json, hostab-other-N.json, and each run's rows in the log
 #   unstaged  the bench's bridge-cost part at 2000 with the bridge's pinned staging off
 #             (MQLCL_STAGING=off), so the bridge makes the same calls as raw OpenCL:
 #             bench-gpu-unstaged.json
@@ -314,6 +318,23 @@ for phase in "$@"; do
     # shellcheck disable=SC2086 # BENCH_STEPS is one comma-separated word or nothing
     "$replay" bench ${BENCH_STEPS:-} --device 0 --sizes "${BENCH_SIZES:-2000,4096,8192}" \
       --output "$out/bench-gpu.json"
+    ;;
+  hostab)
+    step hostab
+    if [[ ! -f ${HOSTAB_LIBRARY:-} ]]; then
+      echo "hostab: HOSTAB_LIBRARY names no file" >&2
+      exit 2
+    fi
+    for round in $(seq "${HOSTAB_ROUNDS:-3}"); do
+      for bridge in bin other; do
+        library=$bin/libmqlcl.so
+        [[ $bridge == other ]] && library=$(realpath "$HOSTAB_LIBRARY")
+        step "hostab round $round, $bridge: $library"
+        MQLCL_LIBRARY=$library "$replay" bench --device 0 --host-only --no-cpu \
+          --host-sizes "${HOSTAB_SIZES:-1024,2048,4096}" \
+          --output "$out/hostab-$bridge-$round.json" | grep -E '^ +[0-9]+ |floor'
+      done
+    done
     ;;
   *)
     echo "unknown phase $phase" >&2

@@ -195,7 +195,7 @@ struct StagedTransfer {
     while (since > latest && !last_start_ns.compare_exchange_weak(latest, since)) {
     }
   }
-  // A lane failed: the others stop at their next chunk, or now if waiting for one.
+  // A lane failed: the others stop at their next piece, or now if waiting for a slot.
   void halt() {
     std::lock_guard<std::mutex> lock(enqueued_mutex);
     stop.store(true);
