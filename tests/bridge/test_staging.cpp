@@ -9,6 +9,7 @@
 #include "leak_check.hpp"
 #include "objects.hpp"
 #include "opencl_device.hpp"
+#include "random_bytes.hpp"
 #include "staging_mode.hpp"
 #include "test_kernels.hpp"
 
@@ -61,16 +62,6 @@ uint64_t expected_enqueues(int32_t context, size_t bytes) {
 int64_t expected_events(int32_t context, size_t bytes) {
   return expect_staged(context, bytes) ? static_cast<int64_t>(expected_enqueues(context, bytes))
                                        : 0;
-}
-
-std::vector<uint8_t> random_bytes(size_t count, uint32_t seed) {
-  std::vector<uint8_t> bytes(count);
-  std::mt19937 random(seed);
-  for (size_t i = 0; i < count; i += 4) {
-    auto value = static_cast<uint32_t>(random());
-    std::memcpy(bytes.data() + i, &value, std::min<size_t>(4, count - i));
-  }
-  return bytes;
 }
 
 // Index of the first byte where a and b differ over `count` bytes, or -1.

@@ -6,6 +6,7 @@
 #define BOOST_TEST_MODULE bridge_staging_no_threads
 #include "objects.hpp"
 #include "opencl_device.hpp"
+#include "random_bytes.hpp"
 #include "staging_mode.hpp"
 #include "thread_start_failures.h"
 
@@ -13,7 +14,6 @@
 
 #include <cstdio>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -26,14 +26,6 @@ const size_t kChunk = Staging::chunk_bytes();
 const size_t kRing = Staging::kSlotsPerLane * Staging::lane_count();
 // Every slot refilled, and an odd tail.
 const size_t kBytes = (2 * kRing + 3) * kChunk + 4097;
-
-std::vector<uint8_t> random_bytes(size_t count, uint32_t seed) {
-  std::vector<uint8_t> bytes(count);
-  std::mt19937 random(seed);
-  for (uint8_t &byte : bytes)
-    byte = static_cast<uint8_t>(random());
-  return bytes;
-}
 
 // How many lanes the last transfer's record says ran on the calling thread (0 when it names none).
 size_t lanes_on_caller(const std::string &record) {
